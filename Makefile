@@ -1,0 +1,25 @@
+# The two commands a new machine needs: `make run` and `make test`.
+SWIFT ?= swift
+
+.PHONY: run test build bench-zmq deps
+
+## Runs Lyceum with its embedded defaults, installing libzmq first when it is missing.
+run:
+	@scripts/ensure-deps.sh
+	$(SWIFT) build -c release --product lyceum
+	.build/release/lyceum --version
+
+## Builds and runs the whole test suite, installing what the tests need first.
+test:
+	@scripts/ensure-deps.sh test
+	$(SWIFT) build --build-tests
+	$(SWIFT) test
+
+build:
+	@scripts/ensure-deps.sh
+	$(SWIFT) build
+
+## Swift wrapper vs C libzmq, PUSH→PULL throughput (issue: Foundation).
+bench-zmq:
+	@scripts/ensure-deps.sh
+	Benchmarks/zmq-throughput.sh

@@ -1,0 +1,34 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// Data flows down this list: libzmq → Swift wrapper → Majordomo → services → journal → executable.
+let package = Package(
+    name: "Lyceum",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "lyceum", targets: ["lyceum"]),
+        .library(name: "ZeroMQ", targets: ["ZeroMQ"]),
+    ],
+    targets: [
+        // libzmq from Debian's libzmq3-dev: a module map and a shim header, nothing else.
+        .systemLibrary(
+            name: "CZMQ",
+            pkgConfig: "libzmq",
+            providers: [.apt(["libzmq3-dev"])]
+        ),
+        // The only module that imports CZMQ.
+        .target(name: "ZeroMQ", dependencies: ["CZMQ"]),
+        .executableTarget(name: "lyceum", dependencies: ["ZeroMQ"]),
+
+        .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
+
+        // Benchmarks are executables, never timed tests: `make bench-zmq` runs this one.
+        .executableTarget(
+            name: "zmq-throughput",
+            dependencies: ["ZeroMQ"],
+            path: "Benchmarks/ZeroMQThroughput",
+            exclude: ["pushpull.c"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,38 @@
+import CZMQ
+
+/// One frame, owned by libzmq (`zmq_msg_t`), reusable across receives so that a receive
+/// loop allocates nothing per message for small frames.
+///
+/// A message belongs to one thread at a time, like a ``Socket``.
+public final class Message {
+    let pointer: UnsafeMutablePointer<zmq_msg_t>
+
+    /// Creates an empty message (`zmq_msg_init`).
+    public init() {
+        pointer = .allocate(capacity: 1)
+        zmq_msg_init(pointer)
+    }
+
+    deinit {
+        zmq_msg_close(pointer)
+        pointer.deallocate()
+    }
+
+    /// The frame's size in bytes (`zmq_msg_size`).
+    public var count: Int { zmq_msg_size(pointer) }
+
+    /// Whether more frames of the same message follow this one (`zmq_msg_more`).
+    public var hasMore: Bool { zmq_msg_more(pointer) != 0 }
+
+    /// Calls `body` with the frame's bytes, valid only during the call (`zmq_msg_data`).
+    public func withUnsafeBytes<Result, Failure: Error>(
+        _ body: (UnsafeRawBufferPointer) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try body(UnsafeRawBufferPointer(start: zmq_msg_data(pointer), count: count))
+    }
+
+    /// A copy of the frame's bytes.
+    public var bytes: [UInt8] {
+        withUnsafeBytes { Array($0) }
+    }
+}

@@ -1,0 +1,171 @@
+import CZMQ
+
+/// A ZeroMQ socket.
+///
+/// A socket belongs to one thread at a time (libzmq sockets are not thread-safe), which is
+/// why this type is not `Sendable`: create it on the thread that uses it. It keeps its
+/// ``Context`` alive. Closing is explicit through ``close()`` and also happens when the
+/// socket is released; new sockets have a linger of 0 so that neither can hang on
+/// undeliverable messages (set ``SocketOption/linger`` to keep them for a while).
+public final class Socket {
+    /// The context this socket was created in.
+    public let context: Context
+    /// The socket's messaging pattern.
+    public let type: SocketType
+    private(set) var handle: UnsafeMutableRawPointer?
+    /// Endpoints bound or connected and not yet unbound or disconnected, for error reports.
+    public private(set) var endpoints: [String] = []
+
+    init(context: Context, type: SocketType) throws(ZMQError) {
+        guard let handle = zmq_socket(context.handle, type.rawValue) else {
+            throw ZMQError(code: .init(rawValue: zmq_errno()), operation: "zmq_socket \(type)")
+        }
+        self.context = context
+        self.type = type
+        self.handle = handle
+        try set(.linger, to: 0)
+    }
+
+    deinit { close() }
+
+    /// Whether ``close()`` has been called.
+    public var isClosed: Bool { handle == nil }
+
+    /// Closes the socket (`zmq_close`); later calls on it fail with `ENOTSOCK`. Closing twice is harmless.
+    public func close() {
+        guard let handle else { return }
+        zmq_close(handle)
+        self.handle = nil
+    }
+
+    /// The live handle, or a typed `ENOTSOCK` error naming the operation after ``close()``.
+    func open(_ operation: @autoclosure () -> String) throws(ZMQError) -> UnsafeMutableRawPointer {
+        guard let handle else {
+            throw ZMQError(code: .init(rawValue: ENOTSOCK), operation: operation())
+        }
+        return handle
+    }
+
+    /// Accepts connections on an endpoint such as `tcp://127.0.0.1:*` (`zmq_bind`).
+    /// A `*` port binds a free one; read it back from ``lastEndpoint``.
+    public func bind(_ endpoint: String) throws(ZMQError) {
+        try check(zmq_bind(try open("bind"), endpoint), "bind", endpoint: endpoint)
+        endpoints.append(try lastEndpoint)
+    }
+
+    /// Connects to an endpoint (`zmq_connect`); the connection itself is made in the background.
+    public func connect(_ endpoint: String) throws(ZMQError) {
+        try check(zmq_connect(try open("connect"), endpoint), "connect", endpoint: endpoint)
+        endpoints.append(endpoint)
+    }
+
+    /// Stops accepting on a bound endpoint (`zmq_unbind`).
+    public func unbind(_ endpoint: String) throws(ZMQError) {
+        try check(zmq_unbind(try open("unbind"), endpoint), "unbind", endpoint: endpoint)
+        endpoints.removeAll { $0 == endpoint }
+    }
+
+    /// Drops a connection made with ``connect(_:)`` (`zmq_disconnect`).
+    public func disconnect(_ endpoint: String) throws(ZMQError) {
+        try check(zmq_disconnect(try open("disconnect"), endpoint), "disconnect", endpoint: endpoint)
+        endpoints.removeAll { $0 == endpoint }
+    }
+
+    /// The endpoint most recently bound or connected, with wildcards resolved (`ZMQ_LAST_ENDPOINT`).
+    public var lastEndpoint: String {
+        get throws(ZMQError) { try option(.lastEndpoint) }
+    }
+
+    /// What the socket can do now without waiting (`ZMQ_EVENTS`).
+    public var events: PollEvents {
+        get throws(ZMQError) { PollEvents(rawValue: Int16(truncatingIfNeeded: try option(.events))) }
+    }
+
+    // MARK: Sending
+
+    /// Sends one frame (`zmq_send`), copying the bytes.
+    ///
+    /// - Returns: `false` when the frame was not queued because the socket would block
+    ///   (with ``SendOptions/dontWait``, or when the send timeout expired).
+    @discardableResult
+    public func send(_ frame: UnsafeRawBufferPointer, options: SendOptions = []) throws(ZMQError) -> Bool {
+        let handle = try open("send")
+        let result = retryingOnInterrupt { zmq_send(handle, frame.baseAddress, frame.count, options.rawValue) }
+        return try wouldBlockIsFalse(result, "send")
+    }
+
+    /// Sends one frame of bytes (`[UInt8]`, `ArraySlice`, `String.UTF8View`, `Data`, …).
+    ///
+    /// - Returns: `false` when the frame was not queued because the socket would block.
+    @discardableResult
+    public func send<Bytes: Collection<UInt8>>(_ frame: Bytes, options: SendOptions = []) throws(ZMQError) -> Bool {
+        // The closures cannot throw typed errors through the standard library, so they return Results.
+        let sent: Result<Bool, ZMQError> = frame.withContiguousStorageIfAvailable { buffer in
+            Result { () throws(ZMQError) in try send(UnsafeRawBufferPointer(buffer), options: options) }
+        } ?? Array(frame).withUnsafeBytes { buffer in
+            Result { () throws(ZMQError) in try send(buffer, options: options) }
+        }
+        return try sent.get()
+    }
+
+    /// Sends the frames of one message atomically: all arrive or none do.
+    ///
+    /// - Returns: `false` when the message was not queued because the socket would block
+    ///   (checked on the first frame; once it is queued the rest cannot block).
+    @discardableResult
+    public func send<Frame: Collection<UInt8>>(multipart frames: some Collection<Frame>, options: SendOptions = []) throws(ZMQError) -> Bool {
+        var remaining = frames.count
+        guard remaining > 0 else {
+            throw ZMQError(code: .invalidArgument, operation: "send multipart with no frames")
+        }
+        for frame in frames {
+            remaining -= 1
+            let frameOptions = remaining > 0 ? options.union(.more) : options.subtracting(.more)
+            if try !send(frame, options: frameOptions) { return false }
+        }
+        return true
+    }
+
+    // MARK: Receiving
+
+    /// Receives one frame into a reusable message (`zmq_msg_recv`); the message's previous
+    /// content is released, and no buffer is allocated for small frames.
+    ///
+    /// - Returns: `false` when no frame was there (with ``ReceiveOptions/dontWait``, or when
+    ///   the receive timeout expired).
+    public func receive(into message: Message, options: ReceiveOptions = []) throws(ZMQError) -> Bool {
+        let handle = try open("receive")
+        let result = retryingOnInterrupt { zmq_msg_recv(message.pointer, handle, options.rawValue) }
+        return try wouldBlockIsFalse(result, "receive")
+    }
+
+    /// Receives one frame as a new byte array, of whatever size it has.
+    ///
+    /// - Returns: `nil` when no frame was there.
+    public func receive(options: ReceiveOptions = []) throws(ZMQError) -> [UInt8]? {
+        let message = Message()
+        return try receive(into: message, options: options) ? message.bytes : nil
+    }
+
+    /// Receives every frame of one message.
+    ///
+    /// - Returns: `nil` when no message was there. The frames after the first are never
+    ///   waited for: libzmq delivers a message's frames together.
+    public func receiveMultipart(options: ReceiveOptions = []) throws(ZMQError) -> [[UInt8]]? {
+        let message = Message()
+        guard try receive(into: message, options: options) else { return nil }
+        var frames = [message.bytes]
+        while message.hasMore {
+            _ = try receive(into: message)
+            frames.append(message.bytes)
+        }
+        return frames
+    }
+
+    private func wouldBlockIsFalse(_ result: Int32, _ operation: String) throws(ZMQError) -> Bool {
+        if result >= 0 { return true }
+        let code = ZMQError.Code(rawValue: zmq_errno())
+        if code == .wouldBlock { return false }
+        throw ZMQError(code: code, operation: operation, endpoint: endpoints.isEmpty ? nil : endpoints.joined(separator: ", "))
+    }
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Lyceum needs, only when they are missing, so that `make run`
+# and `make test` work on a fresh machine. Pass extra package groups as arguments:
+#   ensure-deps.sh            libzmq (to build and run)
+#   ensure-deps.sh test       + pyzmq for /usr/bin/python3 (independent peers in the tests)
+#   ensure-deps.sh bench      + redis-server, redis-benchmark (reference figures)
+set -euo pipefail
+
+missing=()
+pkg-config --exists libzmq 2>/dev/null || missing+=(libzmq3-dev pkg-config)
+for group in "$@"; do
+  case "$group" in
+    test)
+      /usr/bin/python3 -c 'import zmq' 2>/dev/null || missing+=(python3-zmq) ;;
+    bench)
+      command -v redis-server >/dev/null || missing+=(redis-server)
+      command -v redis-benchmark >/dev/null || missing+=(redis-tools) ;;
+    *) echo "ensure-deps: unknown group '$group'" >&2; exit 2 ;;
+  esac
+done
+
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "ensure-deps: installing ${missing[*]}" >&2
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
