@@ -18,7 +18,9 @@ let package = Package(
         ),
         // The only module that imports CZMQ.
         .target(name: "ZeroMQ", dependencies: ["CZMQ"]),
-        .executableTarget(name: "lyceum", dependencies: ["ZeroMQ"]),
+        // The append-only journal: durable, checksummed, replayed on start, compacted. No sockets.
+        .target(name: "Journal"),
+        .executableTarget(name: "lyceum", dependencies: ["ZeroMQ", "Journal"]),
 
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
 

@@ -1,0 +1,29 @@
+/// One change to a keyed collection, as the journal stores it: a put of a JSON object, or a delete.
+///
+/// The journal never interprets `value`; it is the caller's compact JSON object (no raw newline).
+public struct JournalChange: Sendable, Equatable {
+    /// The collection the key belongs to, e.g. `books` or `progress`.
+    public let collection: String
+    /// The entity's key within its collection.
+    public let key: String
+    /// The entity's new JSON object, or `nil` when the change deletes it.
+    public let value: [UInt8]?
+
+    /// A change that stores `value` (a compact JSON object) under `key`.
+    public static func put(_ collection: String, key: String, value: [UInt8]) -> JournalChange {
+        JournalChange(collection: collection, key: key, value: value)
+    }
+
+    /// A change that removes `key`.
+    public static func delete(_ collection: String, key: String) -> JournalChange {
+        JournalChange(collection: collection, key: key, value: nil)
+    }
+}
+
+/// The in-memory state that a journal's records build; the caller owns it and its meaning.
+public protocol JournalState {
+    /// Applies one committed change, during replay and after each acknowledged write.
+    mutating func apply(_ change: JournalChange)
+    /// Changes that rebuild the current state from nothing; compaction writes these.
+    func snapshot() -> [JournalChange]
+}
