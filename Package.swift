@@ -22,7 +22,9 @@ let package = Package(
         .target(name: "Journal"),
         .executableTarget(name: "lyceum", dependencies: ["ZeroMQ", "Journal"]),
 
-        .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
+        // Utilities the test targets share: threads, processes, free endpoints.
+        .target(name: "LyceumTestSupport", path: "Tests/LyceumTestSupport"),
+        .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "LyceumTestSupport"]),
 
         // Benchmarks are executables, never timed tests: `make bench-zmq` runs this one.
         .executableTarget(

@@ -5,13 +5,16 @@ import CZMQ
 /// A socket belongs to one thread at a time (libzmq sockets are not thread-safe), which is
 /// why this type is not `Sendable`: create it on the thread that uses it. It keeps its
 /// ``Context`` alive. Closing is explicit through ``close()`` and also happens when the
-/// socket is released; new sockets have a linger of 0 so that neither can hang on
-/// undeliverable messages (set ``SocketOption/linger`` to keep them for a while).
+/// socket is released. New sockets have a linger of ``defaultLinger`` instead of libzmq's
+/// "forever", so that messages still queued at close get a bounded time to be delivered and
+/// terminating the context can never hang on an unreachable peer.
 public final class Socket {
     /// The context this socket was created in.
     public let context: Context
     /// The socket's messaging pattern.
     public let type: SocketType
+    /// Milliseconds that messages queued at close are kept for delivery, unless set otherwise.
+    public static let defaultLinger: Int32 = 1000
     private(set) var handle: UnsafeMutableRawPointer?
     /// Endpoints bound or connected and not yet unbound or disconnected, for error reports.
     public private(set) var endpoints: [String] = []
@@ -23,7 +26,7 @@ public final class Socket {
         self.context = context
         self.type = type
         self.handle = handle
-        try set(.linger, to: 0)
+        try set(.linger, to: Self.defaultLinger)
     }
 
     deinit { close() }

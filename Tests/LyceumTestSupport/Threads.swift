@@ -1,0 +1,43 @@
+import Foundation
+
+/// Errors the test utilities report instead of hanging.
+public struct TestTimeout: Error, CustomStringConvertible {
+    /// What was being waited for.
+    public let what: String
+    /// How long it was waited for.
+    public let limit: Duration
+    /// `timed out after <limit> waiting for <what>`.
+    public var description: String { "timed out after \(limit) waiting for \(what)" }
+}
+
+/// A value computed on a dedicated thread, so that blocking ZeroMQ calls never occupy the
+/// test runner's cooperative threads.
+public final class ThreadResult<Value: Sendable>: @unchecked Sendable {
+    // Guarded by `condition`.
+    private var outcome: Result<Value, any Error>?
+    private let condition = NSCondition()
+
+    /// Starts `body` on a new thread.
+    public init(_ name: String = "test", _ body: @escaping @Sendable () throws -> Value) {
+        let thread = Thread { [self] in
+            let result = Result { try body() }
+            condition.lock()
+            outcome = result
+            condition.broadcast()
+            condition.unlock()
+        }
+        thread.name = name
+        thread.start()
+    }
+
+    /// Waits for the thread's value, rethrowing its error; fails after `limit`.
+    public func value(within limit: Duration = .seconds(10)) throws -> Value {
+        let deadline = Date(timeIntervalSinceNow: Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18)
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if let outcome { return try outcome.get() }
+            if !condition.wait(until: deadline) { throw TestTimeout(what: "thread result", limit: limit) }
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import LyceumTestSupport
+import Testing
+import ZeroMQ
+
+@Suite("Errors, polling, shutdown and closing")
+struct LifecycleTests {
+    @Test("Binding an endpoint in use is a typed error naming the endpoint")
+    func bindConflict() throws {
+        let context = try Context()
+        let first = try context.socket(.router)
+        try first.bind("tcp://127.0.0.1:*")
+        let endpoint = try first.lastEndpoint
+        let second = try context.socket(.router)
+        let error = try #require(throws: ZMQError.self) { try second.bind(endpoint) }
+        #expect(error.code == .addressInUse)
+        #expect(error.endpoint == endpoint)
+        #expect(error.description == "bind \(endpoint): Address already in use")
+    }
+
+    @Test("Malformed endpoints and closed sockets are typed errors, not crashes")
+    func malformedEndpointsAndClosedSockets() throws {
+        let context = try Context()
+        let socket = try context.socket(.dealer)
+        #expect(throws: ZMQError.self) { try socket.connect("tcp://") }
+        let unknownTransport = try #require(throws: ZMQError.self) { try socket.bind("carrier-pigeon://x") }
+        #expect(unknownTransport.code == .transportNotSupported)
+        socket.close()
+        socket.close()
+        #expect(socket.isClosed)
+        let closed = try #require(throws: ZMQError.self) { try socket.send([1]) }
+        #expect(closed.operation == "send")
+    }
+
+    @Test("The poller times out when nothing is ready and reports sockets and descriptors that are")
+    func poller() throws {
+        let context = try Context()
+        let pull = try context.socket(.pull)
+        try pull.bind("inproc://poller")
+        let push = try context.socket(.push)
+        try push.connect("inproc://poller")
+        var descriptors: [Int32] = [0, 0]
+        #expect(pipe(&descriptors) == 0)
+        defer { close(descriptors[0]); close(descriptors[1]) }
+
+        var poller = Poller()
+        let socketIndex = try poller.add(pull)
+        let pipeIndex = poller.add(fileDescriptor: descriptors[0])
+        let clock = ContinuousClock()
+        let start = clock.now
+        #expect(try poller.poll(timeout: .milliseconds(60)) == 0)
+        #expect(clock.now - start >= .milliseconds(55))
+
+        try push.send([42])
+        #expect(try poller.poll(timeout: .seconds(5)) == 1)
+        #expect(poller.events(at: socketIndex) == .readable)
+        #expect(poller.events(at: pipeIndex).isEmpty)
+
+        #expect(write(descriptors[1], "x", 1) == 1)
+        #expect(try poller.poll(timeout: .seconds(5)) == 2)
+        #expect(poller.events(at: pipeIndex) == .readable)
+        #expect(try pull.events.contains(.readable))
+    }
+
+    @Test("Context shutdown unblocks a blocked receive with a terminated error")
+    func shutdownUnblocksReceive() throws {
+        let context = try Context()
+        let blocked = ThreadResult("blocked receiver") { () throws -> ZMQError? in
+            let pull = try context.socket(.pull)
+            try pull.bind("inproc://never")
+            do throws(ZMQError) {
+                _ = try pull.receive()
+                return nil
+            } catch {
+                return error
+            }
+        }
+        Thread.sleep(forTimeInterval: 0.1)
+        context.shutdown()
+        let error = try #require(try blocked.value(within: .seconds(5)))
+        #expect(error.code == .terminated)
+        #expect(error.description.contains("terminated"))
+    }
+
+    @Test("Closing a socket with unsent messages and linger 0 does not hang")
+    func closeWithUnsentMessages() throws {
+        let finished = ThreadResult("closer") { () throws -> Bool in
+            let context = try Context()
+            let push = try context.socket(.push)
+            try push.set(.linger, to: 0)
+            // Nobody listens here, so the messages stay queued.
+            try push.connect("tcp://127.0.0.1:9")
+            for _ in 0..<100 { try push.send([UInt8](repeating: 7, count: 1024), options: .dontWait) }
+            push.close()
+            return true  // the context terminates here, on release
+        }
+        #expect(try finished.value(within: .seconds(5)))
+    }
+
+    @Test("Messages queued at close are still delivered within the default linger")
+    func defaultLingerDelivers() throws {
+        let context = try Context()
+        let pull = try context.socket(.pull)
+        try pull.set(.receiveTimeout, to: 5000)
+        try pull.bind("tcp://127.0.0.1:*")
+        let push = try context.socket(.push)
+        #expect(try push.option(.linger) == Socket.defaultLinger)
+        try push.connect(try pull.lastEndpoint)
+        for number in 0..<2000 { try push.send(withUnsafeBytes(of: Int32(number)) { Array($0) }) }
+        push.close()
+        for number in 0..<2000 {
+            #expect(try pull.receive() == withUnsafeBytes(of: Int32(number)) { Array($0) })
+        }
+    }
+
+    @Test("Released sockets close themselves, letting the context terminate within the linger")
+    func socketsCloseOnRelease() throws {
+        let finished = ThreadResult("releaser") { () throws -> Bool in
+            let context = try Context()
+            for _ in 0..<10 {
+                let push = try context.socket(.push)
+                try push.connect("tcp://127.0.0.1:9")
+                try push.send([1], options: .dontWait)
+            }
+            return true
+        }
+        #expect(try finished.value(within: .seconds(5)))
+    }
+}
