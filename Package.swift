@@ -18,13 +18,18 @@ let package = Package(
         ),
         // The only module that imports CZMQ.
         .target(name: "ZeroMQ", dependencies: ["CZMQ"]),
+        // Structured, levelled logs to stderr, shared by every module.
+        .target(name: "Logging"),
+        // The Service protocol and the one owner of signals and orderly shutdown.
+        .target(name: "Lifecycle", dependencies: ["Logging"]),
         // The append-only journal: durable, checksummed, replayed on start, compacted. No sockets.
         .target(name: "Journal"),
-        .executableTarget(name: "lyceum", dependencies: ["ZeroMQ", "Journal"]),
+        .executableTarget(name: "lyceum", dependencies: ["ZeroMQ", "Journal", "Logging", "Lifecycle"]),
 
         // Utilities the test targets share: threads, processes, free endpoints.
         .target(name: "LyceumTestSupport", path: "Tests/LyceumTestSupport"),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "LyceumTestSupport"]),
+        .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
 
         // Benchmarks are executables, never timed tests: `make bench-zmq` runs this one.
         .executableTarget(
