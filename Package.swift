@@ -23,6 +23,9 @@ let package = Package(
         .executableTarget(name: "lyceum", dependencies: ["ZeroMQ", "Journal"]),
 
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
+        // JournalTests runs journal-stress as a child process to kill it; the dependency builds it.
+        .testTarget(name: "JournalTests", dependencies: ["Journal", "journal-stress"]),
+        .executableTarget(name: "journal-stress", dependencies: ["Journal"], path: "Tests/JournalStress"),
 
         // Benchmarks are executables, never timed tests: `make bench-zmq` runs this one.
         .executableTarget(

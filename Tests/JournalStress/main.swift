@@ -1,0 +1,67 @@
+// The child process the journal's crash tests kill. Usage:
+//   journal-stress append DIR WRITERS   append forever from WRITERS threads with policy `always`;
+//                                       print "SEQ KEY" for each acknowledged record
+//   journal-stress compact DIR STEP     replay DIR, then compact it and SIGKILL itself at STEP
+//                                       (one of CompactionStep's raw values)
+import Foundation
+@_spi(Testing) import Journal
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("journal-stress: \(message)\n".utf8))
+    exit(2)
+}
+
+/// Writes one whole line with a single write(2), so that a kill never leaves half a line reported.
+func report(_ line: String) {
+    let bytes = Array((line + "\n").utf8)
+    bytes.withUnsafeBytes { _ = write(1, $0.baseAddress, $0.count) }
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count == 4 else { fail("usage: journal-stress append DIR WRITERS | compact DIR STEP") }
+let directory = arguments[2]
+
+switch arguments[1] {
+case "append":
+    guard let writers = Int(arguments[3]), writers > 0 else { fail("WRITERS must be a positive number") }
+    var state = KeyedJournalState()
+    let journal: Journal
+    do { journal = try Journal.open(directory: directory, state: &state) } catch { fail("\(error)") }
+    let run = getpid()
+    for writer in 0..<writers {
+        Thread {
+            var counter = 0
+            while true {
+                let key = "p\(run)-w\(writer)-\(counter)"
+                let value = Array(#"{"writer":\#(writer),"counter":\#(counter),"padding":"\#(String(repeating: "x", count: 64))"}"#.utf8)
+                do {
+                    let acknowledgement = try journal.append([.put("stress", key: key, value: value)]).waitUntilDurable()
+                    report("\(acknowledgement.sequence) \(key)")
+                } catch {
+                    fail("\(error)")
+                }
+                counter += 1
+            }
+        }.start()
+    }
+    while true { sleep(60) }
+
+case "compact":
+    guard let step = CompactionStep(rawValue: arguments[3]) else { fail("unknown step \(arguments[3])") }
+    var options = JournalOptions()
+    options.compactionStepHook = { reached in
+        if reached == step { kill(getpid(), SIGKILL) }
+    }
+    var state = KeyedJournalState()
+    do {
+        let journal = try Journal.open(directory: directory, options: options, state: &state)
+        let sequence = journal.lastSequence
+        try journal.compact { (state, sequence) }
+        journal.close()
+    } catch {
+        fail("\(error)")
+    }
+
+default:
+    fail("unknown mode \(arguments[1])")
+}
