@@ -34,6 +34,8 @@ let package = Package(
             path: "Benchmarks/ZeroMQThroughput",
             exclude: ["pushpull.c"]
         ),
+        // `make bench-journal` runs this one (Benchmarks/journal-bench.sh).
+        .executableTarget(name: "journal-bench", dependencies: ["Journal"], path: "Benchmarks/JournalBench"),
     ],
     swiftLanguageModes: [.v6]
 )

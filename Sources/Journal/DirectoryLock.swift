@@ -12,7 +12,7 @@ final class DirectoryLock: Sendable {
 
     init(path: String) throws {
         let fd = try SystemCall.open(path, O_RDWR | O_CREAT)
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+        guard Self.lock(fd) else {
             let code = errno
             var buffer = [UInt8](repeating: 0, count: 32)
             let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
@@ -31,6 +31,17 @@ final class DirectoryLock: Sendable {
     }
 
     deinit { close(fd) }
+
+    /// Tries for half a second before giving up: a holder that is exiting, or a child process that
+    /// another thread is spawning (it shares our descriptors until it execs), lets go shortly.
+    private static func lock(_ fd: Int32) -> Bool {
+        for _ in 0..<50 {
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 { return true }
+            guard errno == EWOULDBLOCK || errno == EINTR else { return false }
+            usleep(10_000)
+        }
+        return flock(fd, LOCK_EX | LOCK_NB) == 0
+    }
 }
 
 import Foundation

@@ -158,6 +158,40 @@ struct JSONCursor {
         }
     }
 
+    /// Skips one object or array by its brackets and strings alone, without checking the grammar
+    /// in between; false if the bytes end first. For lines whose checksum already vouches that the
+    /// journal wrote them from a validated value, where the full check would only cost time.
+    mutating func skipContainer() -> Bool {
+        var depth = 0
+        while index < end {
+            switch base[index] {
+            case 0x22:
+                index += 1
+                while true {
+                    guard index < end, let quote = memchr(base + index, 0x22, end - index) else { return false }
+                    let position = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(quote))
+                    var backslashes = 0
+                    while position - backslashes - 1 >= index, base[position - backslashes - 1] == 0x5C { backslashes += 1 }
+                    index = position + 1
+                    if backslashes % 2 == 0 { break }
+                }
+                continue
+            case 0x7B, 0x5B:
+                depth += 1
+            case 0x7D, 0x5D:
+                depth -= 1
+                if depth == 0 {
+                    index += 1
+                    return true
+                }
+            default:
+                break
+            }
+            index += 1
+        }
+        return false
+    }
+
     private mutating func skipWhitespace() {
         while index < end, base[index] == 0x20 || base[index] == 0x09 || base[index] == 0x0D { index += 1 }
     }

@@ -24,6 +24,14 @@ enum JournalScanner {
     static func scan<State: JournalState>(
         fd: Int32, path: String, into state: inout State, progress: ((JournalProgress) -> Void)?
     ) throws -> JournalScan {
+        let scan = try scanLines(fd: fd, path: path, into: &state, progress: progress)
+        progress?(JournalProgress(phase: .replay, bytesDone: scan.validEnd, bytesTotal: scan.fileSize))
+        return scan
+    }
+
+    private static func scanLines<State: JournalState>(
+        fd: Int32, path: String, into state: inout State, progress: ((JournalProgress) -> Void)?
+    ) throws -> JournalScan {
         var scan = JournalScan()
         scan.fileSize = try SystemCall.size(fd, path: path)
         let reader = LineReader(fd: fd, path: path, limit: scan.fileSize)
@@ -32,7 +40,6 @@ enum JournalScanner {
         let progressStep: UInt64 = 16 << 20
         var nextReport = progressStep
         progress?(JournalProgress(phase: .replay, bytesDone: 0, bytesTotal: scan.fileSize))
-        defer { progress?(JournalProgress(phase: .replay, bytesDone: scan.validEnd, bytesTotal: scan.fileSize)) }
 
         guard let first = try reader.next(), first.terminated,
               case let .header(version, base, parts)? = parser.parse(first.bytes, into: &changes)
@@ -62,6 +69,9 @@ enum JournalScanner {
         }
         scan.snapshotBytes = scan.validEnd
 
+        // Once the first few MiB are read, the state hears how many changes the rest will bring.
+        var changesApplied = 0
+        var capacityEstimated = scan.fileSize < 8 << 20
         while let line = try reader.next() {
             let expected = scan.lastSequence + 1
             let kind = line.terminated ? parser.parse(line.bytes, into: &changes) : nil
@@ -81,8 +91,14 @@ enum JournalScanner {
                 return scan
             }
             for change in changes { state.apply(change) }
+            changesApplied += changes.count
             changes.removeAll(keepingCapacity: true)
             scan.records += 1
+            if !capacityEstimated, line.offset - scan.snapshotBytes >= 2 << 20 {
+                capacityEstimated = true
+                let perByte = Double(changesApplied) / Double(line.offset - scan.snapshotBytes)
+                state.reserveCapacity(forChanges: Int(perByte * Double(scan.fileSize - scan.snapshotBytes)))
+            }
             scan.lastSequence = sequence
             scan.validEnd = reader.position
             if scan.validEnd >= nextReport {

@@ -175,8 +175,13 @@ struct LineParser {
         if isPut {
             guard cursor.consume(#","value":"#), cursor.index < cursor.end, cursor.base[cursor.index] == 0x7B else { return nil }
             let start = cursor.index
-            guard cursor.skipValue() else { return nil }
-            value = Array(UnsafeBufferPointer(start: cursor.base + start, count: cursor.index - start))
+            guard cursor.skipContainer() else { return nil }
+            let count = cursor.index - start
+            let source = cursor.base + start
+            value = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+                buffer.baseAddress!.initialize(from: source, count: count)
+                initialized = count
+            }
         }
         guard cursor.consume(0x7D) else { return nil }
         return JournalChange(collection: collection, key: key, value: value)
