@@ -6,7 +6,6 @@
 //   journal-bench replay DIR                          replays DIR with progress; prints time and memory
 import Foundation
 import Journal
-import Synchronization
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("journal-bench: \(message)\n".utf8))
@@ -38,6 +37,22 @@ func residentBytes() -> UInt64 {
     return kilobytes * 1024
 }
 
+/// The caller's state behind a pthread mutex: with many more writer threads than cores it sleeps
+/// waiting threads at once, where Synchronization's Mutex spins first and wastes the cores.
+final class LockedState: @unchecked Sendable {
+    // `lock` guards `state`.
+    private let lock = NSLock()
+    private var state: KeyedJournalState
+
+    init(_ state: KeyedJournalState) { self.state = state }
+
+    func withLock<Result>(_ body: (inout KeyedJournalState) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&state)
+    }
+}
+
 func openJournal(_ directory: String, _ options: JournalOptions) -> (Journal, KeyedJournalState) {
     var state = KeyedJournalState()
     do { return (try Journal.open(directory: directory, options: options, state: &state), state) } catch { fail("\(error)") }
@@ -49,7 +64,7 @@ case "append":
     guard arguments.count == 6, let policy = DurabilityPolicy(arguments[2]), let writers = Int(arguments[3]),
           let duration = Double(arguments[4]) else { fail("usage: journal-bench append POLICY WRITERS SECONDS DIR") }
     let (journal, initial) = openJournal(arguments[5], JournalOptions(durability: policy))
-    let state = Mutex(initial)
+    let state = LockedState(initial)
     let deadline = ContinuousClock.now + .milliseconds(Int(duration * 1000))
     let done = DispatchGroup()
     let start = ContinuousClock.now

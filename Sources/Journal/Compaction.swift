@@ -31,7 +31,7 @@ extension Journal {
         capture: () -> (state: any JournalState, sequence: UInt64)
     ) throws -> CompactionReport {
         try writer.withLock { state in
-            guard state.lock != nil else { throw JournalError(.closed, "the journal is closed", path: state.file.path) }
+            guard !state.isClosed else { throw JournalError(.closed, "the journal is closed", path: state.file.path) }
             guard !state.isCompacting else { throw JournalError(.compactionRejected, "a compaction is already running", path: state.file.path) }
             state.isCompacting = true
         }

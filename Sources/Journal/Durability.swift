@@ -11,6 +11,7 @@ final class DurabilityTracker: @unchecked Sendable {
     private let condition = NSCondition()
     private var durableSequence: UInt64
     private var syncing = false
+    private var syncCount: UInt64 = 0
 
     init(durableSequence: UInt64) { self.durableSequence = durableSequence }
 
@@ -29,9 +30,24 @@ final class DurabilityTracker: @unchecked Sendable {
             let covered = sync()
             condition.lock()
             syncing = false
+            syncCount += 1
             durableSequence = max(durableSequence, covered)
             condition.broadcast()
         }
+    }
+
+    /// Syncs performed so far.
+    var syncs: UInt64 {
+        condition.lock()
+        defer { condition.unlock() }
+        return syncCount
+    }
+
+    /// The highest sequence number known to be durable.
+    var durable: UInt64 {
+        condition.lock()
+        defer { condition.unlock() }
+        return durableSequence
     }
 
     /// Records that everything through `sequence` is durable by other means (compaction).

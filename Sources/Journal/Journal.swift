@@ -40,7 +40,10 @@ public final class Journal: Sendable {
         var snapshotBytes: UInt64
         /// Set when rolling back a failed write could not truncate the file; retried first.
         var pendingRollback: Bool = false
+        var appends: UInt64 = 0
         var isCompacting = false
+        /// Set when `close()` begins: no appends or compactions start after it.
+        var isClosed = false
         var lock: DirectoryLock?
         var automaticCompaction: (@Sendable () -> (state: any JournalState, sequence: UInt64))?
     }
@@ -136,7 +139,7 @@ public final class Journal: Sendable {
             throw JournalError(.recordTooLarge, "the record is \(body.count) bytes, more than the maximum of \(options.maximumRecordBytes)")
         }
         let (pending, startCompaction) = try writer.withLock { state in
-            guard state.lock != nil else { throw JournalError(.closed, "the journal is closed", path: state.file.path) }
+            guard !state.isClosed else { throw JournalError(.closed, "the journal is closed", path: state.file.path) }
             if state.pendingRollback {
                 try SystemCall.truncate(state.file.fd, to: state.endOffset, path: state.file.path)
                 state.pendingRollback = false
@@ -152,6 +155,7 @@ public final class Journal: Sendable {
             }
             state.endOffset += UInt64(line.count)
             state.lastSequence = sequence
+            state.appends += 1
             let startCompaction = state.automaticCompaction != nil && !state.isCompacting && Self.compactionDue(state, options)
             if startCompaction { state.isCompacting = true }
             return (PendingWrite(journal: self, sequence: sequence), startCompaction)
@@ -176,10 +180,19 @@ public final class Journal: Sendable {
 
     /// Makes everything written so far durable, then closes the journal and releases the data
     /// directory's lock. Appends fail with `closed` afterwards.
+    /// A running compaction finishes first, so that no rename can happen once the lock is gone.
     public func close() {
         intervalSyncer.withLock { $0?.stop() }
+        writer.withLock { $0.isClosed = true }
+        while writer.withLock({ $0.isCompacting }) { usleep(1000) }
         durability.waitUntilDurable(lastSequence, sync: syncCurrentFile)
         writer.withLock { $0.lock = nil }
+    }
+
+    /// How many records were appended and how many syncs made them durable since the journal
+    /// was opened; with concurrent writers under `always`, group commit keeps syncs below appends.
+    public var statistics: JournalStatistics {
+        JournalStatistics(appends: writer.withLock { $0.appends }, syncs: durability.syncs)
     }
 
     /// Syncs the current file and returns the last sequence number the sync covers.
@@ -234,6 +247,14 @@ public final class Journal: Sendable {
             "path": file.path, "offset": String(offset), "bytes": String(size - offset), "saved_to": savedPath,
         ])
     }
+}
+
+/// Counters that show how a journal has been working since it was opened.
+public struct JournalStatistics: Sendable, Equatable {
+    /// Records appended.
+    public let appends: UInt64
+    /// `fdatasync` calls made to acknowledge writers or by the `interval` policy's thread.
+    public let syncs: UInt64
 }
 
 /// A record written to the journal but not yet known to be durable.

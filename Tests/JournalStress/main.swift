@@ -3,6 +3,9 @@
 //                                       print "SEQ KEY" for each acknowledged record
 //   journal-stress compact DIR STEP     replay DIR, then compact it and SIGKILL itself at STEP
 //                                       (one of CompactionStep's raw values)
+//   journal-stress fill DIR BYTES       with RLIMIT_FSIZE at BYTES (SIGXFSZ ignored), append until a
+//                                       write fails, print "acknowledged N" and "failed CODE ERRNO",
+//                                       lift the limit, append 20 more, print "resumed SEQ"
 import Foundation
 @_spi(Testing) import Journal
 
@@ -18,7 +21,7 @@ func report(_ line: String) {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count == 4 else { fail("usage: journal-stress append DIR WRITERS | compact DIR STEP") }
+guard arguments.count == 4 else { fail("usage: journal-stress append DIR WRITERS | compact DIR STEP | fill DIR BYTES") }
 let directory = arguments[2]
 
 switch arguments[1] {
@@ -57,6 +60,41 @@ case "compact":
         let journal = try Journal.open(directory: directory, options: options, state: &state)
         let sequence = journal.lastSequence
         try journal.compact { (state, sequence) }
+        journal.close()
+    } catch {
+        fail("\(error)")
+    }
+
+case "fill":
+    guard let bytes = UInt64(arguments[3]) else { fail("BYTES must be a number") }
+    var state = KeyedJournalState()
+    do {
+        let journal = try Journal.open(directory: directory, state: &state)
+        signal(SIGXFSZ, SIG_IGN)
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit)
+        let unlimited = limit.rlim_max
+        limit.rlim_cur = rlim_t(bytes)
+        guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0 else { fail("setrlimit failed") }
+        let padding = String(repeating: "p", count: 1000)
+        var acknowledged = 0
+        while true {
+            let change = JournalChange.put("books", key: "b\(acknowledged)", value: Array(#"{"padding":"\#(padding)"}"#.utf8))
+            do {
+                _ = try journal.append([change]).waitUntilDurable()
+                acknowledged += 1
+            } catch let error as JournalError {
+                report("acknowledged \(acknowledged)")
+                report("failed \(error.code) \(error.systemError ?? 0)")
+                break
+            }
+        }
+        limit.rlim_cur = unlimited
+        guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0 else { fail("setrlimit failed") }
+        for number in 0..<20 {
+            _ = try journal.append([.put("books", key: "later\(number)", value: Array("{}".utf8))]).waitUntilDurable()
+        }
+        report("resumed \(journal.lastSequence)")
         journal.close()
     } catch {
         fail("\(error)")
