@@ -57,7 +57,7 @@ rm -rf "$work"/append-*
 
 echo
 echo "== replay of $records books (~200-byte values)"
-$bench generate "$work/replay" "$records" 2>/dev/null
+$bench generate "$work/replay" "$records" 2> >(grep "^generate:" >&2)
 mkdir -p "$work/redis-load/appendonlydir"
 $bench redis-aof "$work/redis-load/appendonlydir/appendonly.aof.1.base.aof" "$records"
 echo "file appendonly.aof.1.base.aof seq 1 type b" > "$work/redis-load/appendonlydir/appendonly.aof.manifest"

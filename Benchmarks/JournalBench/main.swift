@@ -100,6 +100,9 @@ case "generate":
     guard arguments.count == 4, let count = Int(arguments[3]) else { fail("usage: journal-bench generate DIR COUNT") }
     let (journal, _) = openJournal(arguments[2], JournalOptions(durability: .none, compactionMinimumBytes: .max))
     for number in 0..<count {
+        if number % (count / 10 + 1) == 0 {
+            FileHandle.standardError.write(Data("generate: \(number * 100 / count)% (\(number) of \(count) records)\n".utf8))
+        }
         let (key, value) = book(number)
         do { _ = try journal.append([.put("books", key: key, value: value)]).waitUntilDurable() } catch { fail("\(error)") }
     }

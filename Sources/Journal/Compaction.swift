@@ -140,6 +140,9 @@ extension Journal {
         var size = 0
         var total = 0
         for (index, change) in changes.enumerated() {
+            // A state that hands back a malformed value must not get it into a snapshot, where it
+            // would make the journal unreadable; the compaction fails instead.
+            try RecordFormat.validate(change)
             let length = RecordFormat.encodedLength(of: change) + 1
             if size + length > partBytes, index > partStart {
                 parts.append(partStart..<index)

@@ -32,6 +32,7 @@ public struct JournalError: Error, Sendable, Equatable, CustomStringConvertible 
         /// Another compaction is running, or the captured state does not match the journal.
         public static let compactionRejected = Code(name: "compactionRejected")
 
+        /// The code's name.
         public var description: String { name }
     }
 
@@ -64,6 +65,7 @@ public struct JournalError: Error, Sendable, Equatable, CustomStringConvertible 
         self.holderPID = holderPID
     }
 
+    /// The code, the message, and every piece of context that is known, on one line.
     public var description: String {
         var text = "journal \(code): \(message)"
         if let path { text += " [file \(path)" + (offset.map { " offset \($0)" } ?? "") + "]" }

@@ -25,6 +25,7 @@ public enum DurabilityPolicy: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The policy as `init(_:)` parses it.
     public var description: String {
         switch self {
         case .always: "always"
@@ -54,7 +55,7 @@ public struct JournalOptions: Sendable {
     public var compactionRatio: Double
     /// Automatic compaction never starts below this journal size. Default: 64 MiB.
     public var compactionMinimumBytes: UInt64
-    /// The largest record `append` accepts, in bytes. Default: 64 MiB.
+    /// The largest record `append` accepts, in bytes. Default: 64 MiB; the format caps a line at 256 MiB.
     public var maximumRecordBytes: Int
     /// Called at each compaction step; tests use it to crash the process there.
     @_spi(Testing) public var compactionStepHook: (@Sendable (CompactionStep) -> Void)?

@@ -11,6 +11,7 @@ public struct KeyedJournalState: JournalState, Sendable, Equatable {
     /// An empty state.
     public init() {}
 
+    /// Stores the change's value under its collection and key, or removes the key for a delete.
     public mutating func apply(_ change: JournalChange) {
         appliedChanges += 1
         if let value = change.value {

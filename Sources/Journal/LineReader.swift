@@ -24,7 +24,7 @@ final class LineReader {
     private var readOffset: UInt64
 
     /// Reads `fd` from `offset` up to `limit` bytes into the file.
-    init(fd: Int32, path: String, from offset: UInt64 = 0, limit: UInt64, maximumLineBytes: Int = 64 << 20) {
+    init(fd: Int32, path: String, from offset: UInt64 = 0, limit: UInt64, maximumLineBytes: Int = RecordFormat.maximumLineBytes) {
         self.fd = fd
         self.path = path
         self.limit = limit

@@ -20,6 +20,11 @@ enum RecordFormat {
     static let version: UInt64 = 1
     /// `,"crc":"` + 8 hex digits + `"}`: the fixed tail of every line, before its newline.
     static let checksumSuffixLength = 18
+    /// The longest line the format allows, newline included; anything longer is damage. It bounds
+    /// the memory that reading a damaged file can take.
+    static let maximumLineBytes = 256 << 20
+    /// The most a record line adds around its changes: `{"seq":` + 20 digits + checksum + newline.
+    static let lineOverhead = 64
 
     // MARK: Writing
 
