@@ -93,15 +93,19 @@ func files(in directory: String, prefix: String) throws -> [String] {
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 
 /// The `journal-stress` child executable, built beside the test bundle.
-func stressExecutable() throws -> String {
+func stressExecutable() throws -> String { try builtExecutable("journal-stress") }
+
+/// An executable product of this package, found beside the test bundle (where `swift build
+/// --build-tests` puts every product) or in the default debug build directory.
+func builtExecutable(_ name: String) throws -> String {
     let candidates = [
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("journal-stress").path,
-        Bundle.main.bundleURL.appendingPathComponent("journal-stress").path,
-        Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("journal-stress").path,
-        repositoryRoot + "/.build/debug/journal-stress",
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name).path,
+        Bundle.main.bundleURL.appendingPathComponent(name).path,
+        Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent(name).path,
+        repositoryRoot + "/.build/debug/" + name,
     ]
     guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-        throw POSIXError(.ENOENT, userInfo: [NSLocalizedDescriptionKey: "journal-stress not found; run `swift build --build-tests` (looked in \(candidates))"])
+        throw POSIXError(.ENOENT, userInfo: [NSLocalizedDescriptionKey: "\(name) not found; run `swift build --build-tests` (looked in \(candidates))"])
     }
     return found
 }
