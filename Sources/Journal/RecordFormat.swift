@@ -38,9 +38,10 @@ enum RecordFormat {
             guard let base = bytes.baseAddress, memchr(base, 0x0A, bytes.count) == nil else { return false }
             var cursor = JSONCursor(bytes)
             return bytes.first == 0x7B && cursor.skipValue() && cursor.isAtEnd
+                && String(validating: bytes.bindMemory(to: UInt8.self), as: UTF8.self) != nil
         }
         guard valid else {
-            let reason = value.contains(0x0A) ? "contains a raw newline" : "is not one well-formed JSON object"
+            let reason = value.contains(0x0A) ? "contains a raw newline" : "is not one well-formed JSON object in UTF-8"
             throw JournalError(.invalidChange, "the value of \(change.collection)/\(change.key) \(reason)")
         }
     }

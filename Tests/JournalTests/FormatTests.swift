@@ -42,6 +42,7 @@ import Testing
         JournalChange.put("books", key: "b1", value: Array("{\"a\":01}".utf8)),
         JournalChange.put("books", key: "b1", value: Array("{\"a\":\"\\x\"}".utf8)),
         JournalChange.put("books", key: "b1", value: Array("{\"a\":".utf8)),
+        JournalChange.put("books", key: "b1", value: Array("{\"a\":\"".utf8) + [0xFF, 0xFE] + Array("\"}".utf8)),
         JournalChange.put("books", key: "", value: Array("{}".utf8)),
         JournalChange.delete("", key: "b1"),
     ])
