@@ -1,8 +1,9 @@
 // The child process the journal's crash tests kill. Usage:
 //   journal-stress append DIR WRITERS   append forever from WRITERS threads with policy `always`;
 //                                       print "SEQ KEY" for each acknowledged record
-//   journal-stress compact DIR STEP     replay DIR, then compact it and SIGKILL itself at STEP
-//                                       (one of CompactionStep's raw values)
+//   journal-stress compact DIR STEP     replay DIR, start two writers (printing "SEQ KEY" for each
+//                                       acknowledged record), compact while they write, and SIGKILL
+//                                       itself at STEP (one of CompactionStep's raw values)
 //   journal-stress fill DIR BYTES       with RLIMIT_FSIZE at BYTES (SIGXFSZ ignored), append until a
 //                                       write fails, print "acknowledged N" and "failed CODE ERRNO",
 //                                       lift the limit, append 20 more, print "resumed SEQ"
@@ -55,12 +56,31 @@ case "compact":
     options.compactionStepHook = { reached in
         if reached == step { kill(getpid(), SIGKILL) }
     }
-    var state = KeyedJournalState()
+    var replayed = KeyedJournalState()
     do {
-        let journal = try Journal.open(directory: directory, options: options, state: &state)
-        let sequence = journal.lastSequence
-        try journal.compact { (state, sequence) }
-        journal.close()
+        let journal = try Journal.open(directory: directory, options: options, state: &replayed)
+        let state = NSLock()
+        nonisolated(unsafe) var current = replayed  // guarded by `state`
+        for writer in 0..<2 {
+            Thread {
+                for counter in 0... {
+                    let change = JournalChange.put("during", key: "w\(writer)-\(counter)", value: Array(#"{"counter":\#(counter)}"#.utf8))
+                    state.lock()
+                    let pending: PendingWrite
+                    do { pending = try journal.append([change]) } catch { fail("\(error)") }
+                    current.apply(change)
+                    state.unlock()
+                    report("\(pending.waitUntilDurable().sequence) \(change.key)")
+                }
+            }.start()
+        }
+        usleep(50_000)
+        try journal.compact {
+            state.lock()
+            defer { state.unlock() }
+            return (current, journal.lastSequence)
+        }
+        fail("compaction finished without reaching step \(step)")
     } catch {
         fail("\(error)")
     }
