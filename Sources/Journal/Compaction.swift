@@ -113,6 +113,9 @@ extension Journal {
             SystemCall.syncDirectoryOrStop(directory)
             state.file = JournalFile(fd: fd, path: paths.journal)
             state.endOffset = output.count
+            // A rollback still owed to the old file does not concern the new one, which holds
+            // exactly the records through `endOffset`.
+            state.pendingRollback = false
             state.base = captured.sequence
             state.snapshotBytes = snapshotBytes
             return (output.count, state.lastSequence)
