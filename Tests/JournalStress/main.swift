@@ -61,6 +61,7 @@ case "compact":
         let journal = try Journal.open(directory: directory, options: options, state: &replayed)
         let state = NSLock()
         nonisolated(unsafe) var current = replayed  // guarded by `state`
+        nonisolated(unsafe) var acknowledged = 0  // guarded by `state`
         for writer in 0..<2 {
             Thread {
                 for counter in 0... {
@@ -71,10 +72,19 @@ case "compact":
                     current.apply(change)
                     state.unlock()
                     report("\(pending.waitUntilDurable().sequence) \(change.key)")
+                    state.lock()
+                    acknowledged += 1
+                    state.unlock()
                 }
             }.start()
         }
-        usleep(50_000)
+        // Compact only once the writers are going, so that some records are acknowledged before
+        // the snapshot and more arrive while it is written.
+        let deadline = Date().addingTimeInterval(30)
+        while state.withLock({ acknowledged < 10 }) {
+            guard Date() < deadline else { fail("the writers were not acknowledged within 30 s") }
+            usleep(1000)
+        }
         try journal.compact {
             state.lock()
             defer { state.unlock() }
