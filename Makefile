@@ -23,3 +23,9 @@ build:
 bench-zmq:
 	@scripts/ensure-deps.sh
 	Benchmarks/zmq-throughput.sh
+
+## Journal: appends/s per durability policy (1 and 64 writers), 1M-record replay and memory, vs Redis.
+.PHONY: bench-journal
+bench-journal:
+	@scripts/ensure-deps.sh bench
+	Benchmarks/journal-bench.sh

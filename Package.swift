@@ -23,13 +23,16 @@ let package = Package(
         // The Service protocol and the one owner of signals and orderly shutdown.
         .target(name: "Lifecycle", dependencies: ["Logging"]),
         // The append-only journal: durable, checksummed, replayed on start, compacted. No sockets.
-        .target(name: "Journal"),
+        .target(name: "Journal", dependencies: ["Logging"]),
         .executableTarget(name: "lyceum", dependencies: ["ZeroMQ", "Journal", "Logging", "Lifecycle"]),
 
         // Utilities the test targets share: threads, processes, free endpoints.
         .target(name: "LyceumTestSupport", path: "Tests/LyceumTestSupport"),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "LyceumTestSupport"]),
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
+        // JournalTests runs journal-stress as a child process to kill it; the dependency builds it.
+        .testTarget(name: "JournalTests", dependencies: ["Journal", "journal-stress", "LyceumTestSupport"]),
+        .executableTarget(name: "journal-stress", dependencies: ["Journal"], path: "Tests/JournalStress"),
 
         // Benchmarks are executables, never timed tests: `make bench-zmq` runs this one.
         .executableTarget(
@@ -38,6 +41,8 @@ let package = Package(
             path: "Benchmarks/ZeroMQThroughput",
             exclude: ["pushpull.c"]
         ),
+        // `make bench-journal` runs this one (Benchmarks/journal-bench.sh).
+        .executableTarget(name: "journal-bench", dependencies: ["Journal"], path: "Benchmarks/JournalBench"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -26,4 +26,13 @@ public protocol JournalState {
     mutating func apply(_ change: JournalChange)
     /// Changes that rebuild the current state from nothing; compaction writes these.
     func snapshot() -> [JournalChange]
+    /// Called during replay with an estimate of how many changes the whole journal holds, once
+    /// enough of it has been read to judge; a state can reserve room for what those changes will
+    /// leave live, instead of growing its tables step by step. The default does nothing.
+    mutating func reserveCapacity(forChanges estimate: Int)
+}
+
+extension JournalState {
+    /// Does nothing: reserving is an optimisation a state may skip.
+    public mutating func reserveCapacity(forChanges estimate: Int) {}
 }

@@ -18,6 +18,7 @@ case "--version", "version":
     let capabilities = LibZMQ.Capability.allCases.map { "\($0.rawValue)=\(LibZMQ.has($0) ? "yes" : "no")" }
     print("lyceum \(lyceumVersion)")
     print("libzmq \(LibZMQ.version) (\(capabilities.joined(separator: " ")))")
+case "journal": exit(runJournalCommand(Array(arguments.dropFirst())))
 case "--help", "-h", "help", nil:
     print(usage)
 default:

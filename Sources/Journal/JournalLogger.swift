@@ -1,0 +1,6 @@
+import Logging
+
+extension Logger {
+    /// The journal's log lines.
+    static let journal = Logger(component: "journal")
+}

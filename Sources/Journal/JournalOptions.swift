@@ -1,0 +1,73 @@
+/// When an appended record counts as durable, and so when its writer may be acknowledged.
+public enum DurabilityPolicy: Sendable, Equatable, CustomStringConvertible {
+    /// Acknowledged only after the record's bytes are `fdatasync`ed. Concurrent writers share one
+    /// sync (group commit). A crash of the process or of the machine loses nothing acknowledged.
+    case always
+    /// Acknowledged once written to the file (the page cache); a background thread syncs every
+    /// `milliseconds`. A crash of the process loses nothing acknowledged; a crash of the machine
+    /// or a power loss loses the writes acknowledged since the last completed sync, that is, at
+    /// most about `milliseconds` plus the duration of one sync.
+    case interval(milliseconds: Int)
+    /// Acknowledged once written to the file; synced only by compaction and `close()`. For tests
+    /// and benchmarks: a machine crash can lose any amount of acknowledged writes.
+    case none
+
+    /// Parses `always`, `none`, `interval` (every second) or `interval:MILLISECONDS`.
+    public init?(_ text: String) {
+        switch text {
+        case "always": self = .always
+        case "none": self = .none
+        case "interval": self = .interval(milliseconds: 1000)
+        default:
+            guard text.hasPrefix("interval:"), let milliseconds = Int(text.dropFirst("interval:".count)),
+                  milliseconds > 0 else { return nil }
+            self = .interval(milliseconds: milliseconds)
+        }
+    }
+
+    /// The policy as `init(_:)` parses it.
+    public var description: String {
+        switch self {
+        case .always: "always"
+        case .none: "none"
+        case let .interval(milliseconds): "interval:\(milliseconds)"
+        }
+    }
+}
+
+/// The steps of a compaction at which a test can stop the process to prove recovery from each.
+@_spi(Testing)
+public enum CompactionStep: String, Sendable, CaseIterable {
+    /// The new file holds the snapshot and the records carried over, not yet synced.
+    case snapshotWritten
+    /// The new file is complete and synced; the rename has not happened.
+    case beforeRename
+    /// The new file has replaced the journal; the directory has not been synced.
+    case afterRename
+}
+
+/// How a journal behaves; the defaults suit a production service.
+public struct JournalOptions: Sendable {
+    /// When an append counts as durable. Default: `.always`.
+    public var durability: DurabilityPolicy
+    /// Automatic compaction starts when the journal is larger than this multiple of the live data
+    /// (the size of its last snapshot). Default: 2.
+    public var compactionRatio: Double
+    /// Automatic compaction never starts below this journal size. Default: 64 MiB.
+    public var compactionMinimumBytes: UInt64
+    /// The largest record `append` accepts, in bytes. Default: 64 MiB; the format caps a line at 256 MiB.
+    public var maximumRecordBytes: Int
+    /// Called at each compaction step; tests use it to crash the process there.
+    @_spi(Testing) public var compactionStepHook: (@Sendable (CompactionStep) -> Void)?
+
+    /// Options with the given values and defaults for the rest.
+    public init(
+        durability: DurabilityPolicy = .always, compactionRatio: Double = 2,
+        compactionMinimumBytes: UInt64 = 64 << 20, maximumRecordBytes: Int = 64 << 20
+    ) {
+        self.durability = durability
+        self.compactionRatio = compactionRatio
+        self.compactionMinimumBytes = compactionMinimumBytes
+        self.maximumRecordBytes = maximumRecordBytes
+    }
+}

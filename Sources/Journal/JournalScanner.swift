@@ -1,0 +1,144 @@
+/// What reading a journal file from its start found.
+struct JournalScan {
+    /// The sequence number the file's snapshot reflects (0 for a never-compacted journal).
+    var base: UInt64 = 0
+    /// Snapshot parts read.
+    var snapshotParts: UInt64 = 0
+    /// Bytes taken by the header and the snapshot: the live data at the last compaction.
+    var snapshotBytes: UInt64 = 0
+    /// Valid records read after the snapshot.
+    var records: UInt64 = 0
+    /// The sequence number of the last valid record (or `base` when there is none).
+    var lastSequence: UInt64 = 0
+    /// The offset just past the last valid line: where the next record goes.
+    var validEnd: UInt64 = 0
+    /// The file's size when the scan started.
+    var fileSize: UInt64 = 0
+    /// The first problem, if any; nothing after it was delivered.
+    var problem: JournalError?
+}
+
+/// Reads a journal file from its start, delivering committed changes in order and classifying
+/// the first problem by the recovery rules of `protocol/journal.md`.
+enum JournalScanner {
+    static func scan<State: JournalState>(
+        fd: Int32, path: String, into state: inout State, progress: ((JournalProgress) -> Void)?
+    ) throws -> JournalScan {
+        let scan = try scanLines(fd: fd, path: path, into: &state, progress: progress)
+        progress?(JournalProgress(phase: .replay, bytesDone: scan.validEnd, bytesTotal: scan.fileSize))
+        return scan
+    }
+
+    private static func scanLines<State: JournalState>(
+        fd: Int32, path: String, into state: inout State, progress: ((JournalProgress) -> Void)?
+    ) throws -> JournalScan {
+        var scan = JournalScan()
+        scan.fileSize = try SystemCall.size(fd, path: path)
+        let reader = LineReader(fd: fd, path: path, limit: scan.fileSize)
+        var parser = LineParser()
+        var changes: [JournalChange] = []
+        let progressStep: UInt64 = 16 << 20
+        var nextReport = progressStep
+        progress?(JournalProgress(phase: .replay, bytesDone: 0, bytesTotal: scan.fileSize))
+
+        guard let first = try reader.next(), first.terminated,
+              case let .header(version, base, parts)? = parser.parse(first.bytes, into: &changes)
+        else {
+            scan.problem = JournalError(.invalidHeader, "the first line is not a valid lyceum-journal header", path: path, offset: 0)
+            return scan
+        }
+        guard version == RecordFormat.version else {
+            scan.problem = JournalError(.invalidHeader, "format version \(version) is not supported (this build reads version \(RecordFormat.version))", path: path, offset: 0)
+            return scan
+        }
+        scan.base = base
+        scan.lastSequence = base
+        scan.validEnd = reader.position
+
+        while scan.snapshotParts < parts {
+            guard let line = try reader.next(), line.terminated,
+                  case .snapshot(scan.snapshotParts)? = parser.parse(line.bytes, into: &changes)
+            else {
+                scan.problem = JournalError(.corruptSnapshot, "snapshot part \(scan.snapshotParts) of \(parts) is missing or damaged", path: path, offset: scan.validEnd, sequence: base)
+                return scan
+            }
+            for change in changes { state.apply(change) }
+            changes.removeAll(keepingCapacity: true)
+            scan.snapshotParts += 1
+            scan.validEnd = reader.position
+        }
+        scan.snapshotBytes = scan.validEnd
+
+        // Once the first few MiB are read, the state hears how many changes the rest will bring.
+        var changesApplied = 0
+        var capacityEstimated = scan.fileSize < 8 << 20
+        while let line = try reader.next() {
+            let expected = scan.lastSequence + 1
+            let kind = line.terminated ? parser.parse(line.bytes, into: &changes) : nil
+            guard case let .record(sequence)? = kind else {
+                changes.removeAll(keepingCapacity: true)
+                let dropped = scan.fileSize - line.offset
+                if try validLineFollows(line, reader: reader, parser: &parser) {
+                    scan.problem = JournalError(.midJournalCorruption, "the record at this offset is damaged but valid records follow it; refusing to skip it (inspect the file, then `lyceum journal repair` drops everything from here)", path: path, offset: line.offset, sequence: expected)
+                } else {
+                    scan.problem = JournalError(.tornTail, "the last \(dropped) bytes are an incomplete or damaged record with nothing valid after it", path: path, offset: line.offset, sequence: expected)
+                }
+                return scan
+            }
+            guard sequence == expected else {
+                changes.removeAll(keepingCapacity: true)
+                scan.problem = JournalError(.sequenceGap, "a valid record has sequence number \(sequence) where \(expected) was expected (a \(sequence < expected ? "duplicate" : "gap"))", path: path, offset: line.offset, sequence: expected)
+                return scan
+            }
+            for change in changes { state.apply(change) }
+            changesApplied += changes.count
+            changes.removeAll(keepingCapacity: true)
+            scan.records += 1
+            if !capacityEstimated, line.offset - scan.snapshotBytes >= 2 << 20 {
+                capacityEstimated = true
+                let perByte = Double(changesApplied) / Double(line.offset - scan.snapshotBytes)
+                state.reserveCapacity(forChanges: Int(perByte * Double(scan.fileSize - scan.snapshotBytes)))
+            }
+            scan.lastSequence = sequence
+            scan.validEnd = reader.position
+            if scan.validEnd >= nextReport {
+                progress?(JournalProgress(phase: .replay, bytesDone: scan.validEnd, bytesTotal: scan.fileSize))
+                nextReport = scan.validEnd + progressStep
+            }
+        }
+        return scan
+    }
+
+    /// Whether any complete, checksummed line starts after the start of `damaged`, including inside
+    /// it: a lost newline merges a damaged record with the valid one after it.
+    private static func validLineFollows(_ damaged: LineReader.Line, reader: LineReader, parser: inout LineParser) throws -> Bool {
+        var scratch: [JournalChange] = []
+        if damaged.terminated, containsValidLine(damaged.bytes, from: 1, parser: &parser, scratch: &scratch) { return true }
+        while let line = try reader.next() {
+            if line.terminated, containsValidLine(line.bytes, from: 0, parser: &parser, scratch: &scratch) { return true }
+        }
+        return false
+    }
+
+    private static func containsValidLine(_ bytes: UnsafeRawBufferPointer, from start: Int, parser: inout LineParser, scratch: inout [JournalChange]) -> Bool {
+        var index = start
+        while index < bytes.count {
+            guard let brace = memchr(bytes.baseAddress! + index, 0x7B, bytes.count - index) else { return false }
+            index = bytes.baseAddress!.distance(to: UnsafeRawPointer(brace))
+            var cursor = JSONCursor(bytes, from: index)
+            if cursor.consume(#"{"seq":"#) || cursor.consume(#"{"part":"#) {
+                let candidate = UnsafeRawBufferPointer(rebasing: bytes[index...])
+                if parser.parse(candidate, into: &scratch) != nil { return true }
+                scratch.removeAll(keepingCapacity: true)
+            }
+            index += 1
+        }
+        return false
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

@@ -1,0 +1,211 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What one journal line is, once its checksum and shape have been verified.
+enum LineKind: Equatable {
+    /// The first line: the format version, the sequence number the snapshot reflects, its part count.
+    case header(version: UInt64, base: UInt64, parts: UInt64)
+    /// One part of the compacted snapshot that follows the header.
+    case snapshot(part: UInt64)
+    /// One committed transaction.
+    case record(sequence: UInt64)
+}
+
+/// Writes and reads journal lines exactly as `protocol/journal.md` specifies them.
+enum RecordFormat {
+    /// The format version this build writes and reads.
+    static let version: UInt64 = 1
+    /// `,"crc":"` + 8 hex digits + `"}`: the fixed tail of every line, before its newline.
+    static let checksumSuffixLength = 18
+    /// The longest line the format allows, newline included; anything longer is damage. It bounds
+    /// the memory that reading a damaged file can take.
+    static let maximumLineBytes = 256 << 20
+    /// The most a record line adds around its changes: `{"seq":` + 20 digits + checksum + newline.
+    static let lineOverhead = 64
+
+    // MARK: Writing
+
+    /// Checks that the journal can store `change` unchanged on one line.
+    static func validate(_ change: JournalChange) throws {
+        guard !change.collection.isEmpty, !change.key.isEmpty else {
+            throw JournalError(.invalidChange, "a change needs a non-empty collection and key (collection '\(change.collection)', key '\(change.key)')")
+        }
+        guard let value = change.value else { return }
+        let valid = value.withUnsafeBytes { bytes -> Bool in
+            guard let base = bytes.baseAddress, memchr(base, 0x0A, bytes.count) == nil else { return false }
+            var cursor = JSONCursor(bytes)
+            return bytes.first == 0x7B && cursor.skipValue() && cursor.isAtEnd
+                && String(validating: bytes.bindMemory(to: UInt8.self), as: UTF8.self) != nil
+        }
+        guard valid else {
+            let reason = value.contains(0x0A) ? "contains a raw newline" : "is not one well-formed JSON object in UTF-8"
+            throw JournalError(.invalidChange, "the value of \(change.collection)/\(change.key) \(reason)")
+        }
+    }
+
+    /// Appends the `"changes":[…]` member (with its leading comma) for already validated changes.
+    static func appendChanges(_ changes: [JournalChange], to output: inout [UInt8]) {
+        output.append(contentsOf: #","changes":["#.utf8)
+        for (position, change) in changes.enumerated() {
+            if position > 0 { output.append(0x2C) }
+            if let value = change.value {
+                output.append(contentsOf: #"{"put":"#.utf8)
+                JSONWriter.appendString(change.collection, to: &output)
+                output.append(contentsOf: #","key":"#.utf8)
+                JSONWriter.appendString(change.key, to: &output)
+                output.append(contentsOf: #","value":"#.utf8)
+                output.append(contentsOf: value)
+            } else {
+                output.append(contentsOf: #"{"delete":"#.utf8)
+                JSONWriter.appendString(change.collection, to: &output)
+                output.append(contentsOf: #","key":"#.utf8)
+                JSONWriter.appendString(change.key, to: &output)
+            }
+            output.append(0x7D)
+        }
+        output.append(0x5D)
+    }
+
+    /// The bytes `appendChanges` adds for `change`, not counting the separating comma.
+    static func encodedLength(of change: JournalChange) -> Int {
+        let names = JSONWriter.encodedLength(of: change.collection) + JSONWriter.encodedLength(of: change.key)
+        if let value = change.value { return names + value.count + #"{"put":,"key":,"value":}"#.utf8.count }
+        return names + #"{"delete":,"key":}"#.utf8.count
+    }
+
+    /// A complete line (with its checksum and newline) of the given kind; `body` is what
+    /// `appendChanges` produced, or empty for a header.
+    static func line(_ kind: LineKind, body: [UInt8]) -> [UInt8] {
+        var line: [UInt8] = []
+        line.reserveCapacity(body.count + 64)
+        switch kind {
+        case let .header(version, base, parts):
+            line.append(contentsOf: #"{"format":"lyceum-journal","version":"#.utf8)
+            JSONWriter.appendDecimal(version, to: &line)
+            line.append(contentsOf: #","base":"#.utf8)
+            JSONWriter.appendDecimal(base, to: &line)
+            line.append(contentsOf: #","parts":"#.utf8)
+            JSONWriter.appendDecimal(parts, to: &line)
+        case let .snapshot(part):
+            line.append(contentsOf: #"{"part":"#.utf8)
+            JSONWriter.appendDecimal(part, to: &line)
+        case let .record(sequence):
+            line.append(contentsOf: #"{"seq":"#.utf8)
+            JSONWriter.appendDecimal(sequence, to: &line)
+        }
+        line.append(contentsOf: body)
+        let crc = CRC32C.checksum(line)
+        line.append(contentsOf: #","crc":""#.utf8)
+        for shift in stride(from: 28, through: 0, by: -4) {
+            line.append(JSONWriter.hexDigits[Int((crc >> UInt32(shift)) & 0xF)])
+        }
+        line.append(contentsOf: "\"}\n".utf8)
+        return line
+    }
+
+    // MARK: Reading
+
+    /// Whether `line` (without its newline) ends in a checksum that matches the bytes before it.
+    static func checksumMatches(_ line: UnsafeRawBufferPointer) -> Bool {
+        let count = line.count
+        guard count > checksumSuffixLength + 2 else { return false }
+        let bodyEnd = count - checksumSuffixLength
+        var cursor = JSONCursor(line, from: bodyEnd)
+        guard cursor.consume(#","crc":""#) else { return false }
+        var stored: UInt32 = 0
+        for _ in 0..<8 {
+            let byte = cursor.base[cursor.index]
+            // Only lowercase digits are written; anything else is damage.
+            guard let digit = JSONCursor.hexValue(byte), byte < 0x41 || byte > 0x46 else { return false }
+            stored = stored << 4 | UInt32(digit)
+            cursor.index += 1
+        }
+        guard cursor.consume("\"}") else { return false }
+        return CRC32C.checksum(UnsafeRawBufferPointer(rebasing: line[0..<bodyEnd])) == stored
+    }
+}
+
+/// Reads verified lines back; keeps a little state so that replaying millions of records with the
+/// same collection name builds that name once.
+struct LineParser {
+    private var lastCollectionBytes: [UInt8] = []
+    private var lastCollection = ""
+
+    /// The line's kind, with its changes appended to `changes`; nil if the line is damaged or not
+    /// in the journal's exact format. `line` excludes the newline.
+    mutating func parse(_ line: UnsafeRawBufferPointer, into changes: inout [JournalChange]) -> LineKind? {
+        guard RecordFormat.checksumMatches(line) else { return nil }
+        let bodyEnd = line.count - RecordFormat.checksumSuffixLength
+        var cursor = JSONCursor(UnsafeRawBufferPointer(rebasing: line[0..<bodyEnd]))
+        let kind: LineKind
+        if cursor.consume(#"{"seq":"#) {
+            guard let sequence = cursor.readUnsigned() else { return nil }
+            kind = .record(sequence: sequence)
+        } else if cursor.consume(#"{"part":"#) {
+            guard let part = cursor.readUnsigned() else { return nil }
+            kind = .snapshot(part: part)
+        } else if cursor.consume(#"{"format":"lyceum-journal","version":"#) {
+            guard let version = cursor.readUnsigned(), cursor.consume(#","base":"#),
+                  let base = cursor.readUnsigned(), cursor.consume(#","parts":"#),
+                  let parts = cursor.readUnsigned(), cursor.isAtEnd
+            else { return nil }
+            return .header(version: version, base: base, parts: parts)
+        } else {
+            return nil
+        }
+        guard cursor.consume(#","changes":["#) else { return nil }
+        let firstChange = changes.count
+        repeat {
+            guard let change = readChange(&cursor) else {
+                changes.removeSubrange(firstChange...)
+                return nil
+            }
+            changes.append(change)
+        } while cursor.consume(0x2C)
+        guard cursor.consume(0x5D), cursor.isAtEnd else {
+            changes.removeSubrange(firstChange...)
+            return nil
+        }
+        return kind
+    }
+
+    private mutating func readChange(_ cursor: inout JSONCursor) -> JournalChange? {
+        let isPut: Bool
+        if cursor.consume(#"{"put":"#) { isPut = true } else if cursor.consume(#"{"delete":"#) { isPut = false } else { return nil }
+        guard let collection = readCollection(&cursor), cursor.consume(#","key":"#),
+              let key = cursor.readString() else { return nil }
+        var value: [UInt8]?
+        if isPut {
+            guard cursor.consume(#","value":"#), cursor.index < cursor.end, cursor.base[cursor.index] == 0x7B else { return nil }
+            let start = cursor.index
+            guard cursor.skipContainer() else { return nil }
+            let count = cursor.index - start
+            let source = cursor.base + start
+            value = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+                buffer.baseAddress!.initialize(from: source, count: count)
+                initialized = count
+            }
+        }
+        guard cursor.consume(0x7D) else { return nil }
+        return JournalChange(collection: collection, key: key, value: value)
+    }
+
+    private mutating func readCollection(_ cursor: inout JSONCursor) -> String? {
+        // The cached bytes include both quotes, so a prefix match is an exact match.
+        let known = lastCollectionBytes.count
+        if known > 0, cursor.end - cursor.index >= known,
+           lastCollectionBytes.withUnsafeBytes({ memcmp(cursor.base + cursor.index, $0.baseAddress!, known) }) == 0 {
+            cursor.index += known
+            return lastCollection
+        }
+        let start = cursor.index
+        guard let name = cursor.readString() else { return nil }
+        let raw = UnsafeBufferPointer(start: cursor.base + start, count: cursor.index - start)
+        lastCollectionBytes = Array(raw)
+        lastCollection = name
+        return name
+    }
+}

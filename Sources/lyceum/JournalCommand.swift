@@ -1,0 +1,95 @@
+import Foundation
+import Journal
+
+/// `lyceum journal check|repair|compact --data DIR`: the journal's maintenance tools.
+/// Returns the exit status: 0 when the journal is (now) healthy, 1 when it is not or a step
+/// failed, 2 for a usage error.
+func runJournalCommand(_ arguments: [String]) -> Int32 {
+    let usage = """
+        usage: lyceum journal <check|repair|compact> --data DIR
+
+          check     read the journal without changing it; report records, size, live entities and
+                    the first problem with its offset (exit 0 only if healthy)
+          repair    back the journal up, then cut it at its first bad record (refused while a
+                    server holds the directory)
+          compact   rewrite the journal as its live state (refused while a server holds the directory)
+        """
+    guard arguments.count == 3, arguments[1] == "--data", ["check", "repair", "compact"].contains(arguments[0]) else {
+        let asksForHelp = arguments.first.map { ["--help", "-h", "help"].contains($0) } ?? false
+        printError(asksForHelp ? usage : "lyceum journal: expected a subcommand and --data DIR\n\n\(usage)")
+        return asksForHelp ? 0 : 2
+    }
+    let directory = arguments[2]
+    let progress = ProgressPrinter()
+    do {
+        switch arguments[0] {
+        case "check": return try check(directory, progress: progress)
+        case "repair": return try repair(directory, progress: progress)
+        default: return try compact(directory, progress: progress)
+        }
+    } catch {
+        printError("lyceum journal \(arguments[0]): \(error)")
+        return 1
+    }
+}
+
+private func check(_ directory: String, progress: ProgressPrinter) throws -> Int32 {
+    var state = KeyedJournalState()
+    let report = try Journal.check(directory: directory, state: &state, progress: progress.report)
+    let live = state.liveCounts.sorted { $0.key < $1.key }
+    print("journal:        \(report.path)")
+    print("size:           \(report.fileSize) bytes (\(report.validBytes) valid)")
+    print("snapshot:       sequence \(report.snapshotSequence), \(report.snapshotParts) parts")
+    print("records:        \(report.records) after the snapshot, last sequence \(report.lastSequence)")
+    print("live entities:  \(live.reduce(0) { $0 + $1.value })" + (live.isEmpty ? "" : " (" + live.map { "\($0.key)=\($0.value)" }.joined(separator: " ") + ")"))
+    guard let problem = report.problem else {
+        print("status:         healthy")
+        return 0
+    }
+    print("status:         \(problem.code) at offset \(problem.offset.map(String.init) ?? "?")" + (problem.sequence.map { ", sequence \($0)" } ?? ""))
+    print("problem:        \(problem.message)")
+    return 1
+}
+
+private func repair(_ directory: String, progress: ProgressPrinter) throws -> Int32 {
+    let repair = try Journal.repair(directory: directory, progress: progress.report)
+    guard let problem = repair.problem else {
+        print("healthy: nothing to repair")
+        return 0
+    }
+    print("problem:  \(problem.code): \(problem.message)")
+    print("backup:   \(repair.backupPath ?? "none")")
+    print("dropped:  \(repair.droppedBytes) bytes (\(repair.droppedRecords) lines) from offset \(repair.droppedFromOffset)")
+    return 0
+}
+
+private func compact(_ directory: String, progress: ProgressPrinter) throws -> Int32 {
+    // Opening would create an empty journal; a maintenance tool must not invent one.
+    guard FileManager.default.fileExists(atPath: directory + "/journal.jsonl") else {
+        printError("lyceum journal compact: no journal in \(directory)")
+        return 1
+    }
+    var state = KeyedJournalState()
+    let journal = try Journal.open(directory: directory, state: &state, progress: progress.report)
+    defer { journal.close() }
+    let sequence = journal.lastSequence
+    let report = try journal.compact(progress: progress.report) { (state, sequence) }
+    print("compacted: \(report.bytesBefore) → \(report.bytesAfter) bytes, \(report.snapshotChanges) live entities at sequence \(report.snapshotSequence)")
+    return 0
+}
+
+/// Prints progress to stderr, at most once per percent, so that long replays show they move.
+private final class ProgressPrinter {
+    private var lastPercent = -1
+
+    func report(_ progress: JournalProgress) {
+        let percent = Int(progress.fraction * 100)
+        guard percent != lastPercent, progress.bytesTotal > 8 << 20 else { return }
+        lastPercent = percent
+        printError("\(progress.phase.rawValue): \(percent)% (\(progress.bytesDone) of \(progress.bytesTotal) bytes)")
+    }
+}
+
+private func printError(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}

@@ -1,0 +1,135 @@
+// The child process the journal's crash tests kill. Usage:
+//   journal-stress append DIR WRITERS   append forever from WRITERS threads with policy `always`;
+//                                       print "SEQ KEY" for each acknowledged record
+//   journal-stress compact DIR STEP     replay DIR, start two writers (printing "SEQ KEY" for each
+//                                       acknowledged record), compact while they write, and SIGKILL
+//                                       itself at STEP (one of CompactionStep's raw values)
+//   journal-stress fill DIR BYTES       with RLIMIT_FSIZE at BYTES (SIGXFSZ ignored), append until a
+//                                       write fails, print "acknowledged N" and "failed CODE ERRNO",
+//                                       lift the limit, append 20 more, print "resumed SEQ"
+import Foundation
+@_spi(Testing) import Journal
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("journal-stress: \(message)\n".utf8))
+    exit(2)
+}
+
+/// Writes one whole line with a single write(2), so that a kill never leaves half a line reported.
+func report(_ line: String) {
+    let bytes = Array((line + "\n").utf8)
+    bytes.withUnsafeBytes { _ = write(1, $0.baseAddress, $0.count) }
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count == 4 else { fail("usage: journal-stress append DIR WRITERS | compact DIR STEP | fill DIR BYTES") }
+let directory = arguments[2]
+
+switch arguments[1] {
+case "append":
+    guard let writers = Int(arguments[3]), writers > 0 else { fail("WRITERS must be a positive number") }
+    var state = KeyedJournalState()
+    let journal: Journal
+    do { journal = try Journal.open(directory: directory, state: &state) } catch { fail("\(error)") }
+    let run = getpid()
+    for writer in 0..<writers {
+        Thread {
+            var counter = 0
+            while true {
+                let key = "p\(run)-w\(writer)-\(counter)"
+                let value = Array(#"{"writer":\#(writer),"counter":\#(counter),"padding":"\#(String(repeating: "x", count: 64))"}"#.utf8)
+                do {
+                    let acknowledgement = try journal.append([.put("stress", key: key, value: value)]).waitUntilDurable()
+                    report("\(acknowledgement.sequence) \(key)")
+                } catch {
+                    fail("\(error)")
+                }
+                counter += 1
+            }
+        }.start()
+    }
+    while true { sleep(60) }
+
+case "compact":
+    guard let step = CompactionStep(rawValue: arguments[3]) else { fail("unknown step \(arguments[3])") }
+    var options = JournalOptions()
+    options.compactionStepHook = { reached in
+        if reached == step { kill(getpid(), SIGKILL) }
+    }
+    var replayed = KeyedJournalState()
+    do {
+        let journal = try Journal.open(directory: directory, options: options, state: &replayed)
+        let state = NSLock()
+        nonisolated(unsafe) var current = replayed  // guarded by `state`
+        nonisolated(unsafe) var acknowledged = 0  // guarded by `state`
+        for writer in 0..<2 {
+            Thread {
+                for counter in 0... {
+                    let change = JournalChange.put("during", key: "w\(writer)-\(counter)", value: Array(#"{"counter":\#(counter)}"#.utf8))
+                    state.lock()
+                    let pending: PendingWrite
+                    do { pending = try journal.append([change]) } catch { fail("\(error)") }
+                    current.apply(change)
+                    state.unlock()
+                    report("\(pending.waitUntilDurable().sequence) \(change.key)")
+                    state.lock()
+                    acknowledged += 1
+                    state.unlock()
+                }
+            }.start()
+        }
+        // Compact only once the writers are going, so that some records are acknowledged before
+        // the snapshot and more arrive while it is written.
+        let deadline = Date().addingTimeInterval(30)
+        while state.withLock({ acknowledged < 10 }) {
+            guard Date() < deadline else { fail("the writers were not acknowledged within 30 s") }
+            usleep(1000)
+        }
+        try journal.compact {
+            state.lock()
+            defer { state.unlock() }
+            return (current, journal.lastSequence)
+        }
+        fail("compaction finished without reaching step \(step)")
+    } catch {
+        fail("\(error)")
+    }
+
+case "fill":
+    guard let bytes = UInt64(arguments[3]) else { fail("BYTES must be a number") }
+    var state = KeyedJournalState()
+    do {
+        let journal = try Journal.open(directory: directory, state: &state)
+        signal(SIGXFSZ, SIG_IGN)
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit)
+        let unlimited = limit.rlim_max
+        limit.rlim_cur = rlim_t(bytes)
+        guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0 else { fail("setrlimit failed") }
+        let padding = String(repeating: "p", count: 1000)
+        var acknowledged = 0
+        while true {
+            let change = JournalChange.put("books", key: "b\(acknowledged)", value: Array(#"{"padding":"\#(padding)"}"#.utf8))
+            do {
+                _ = try journal.append([change]).waitUntilDurable()
+                acknowledged += 1
+            } catch let error as JournalError {
+                report("acknowledged \(acknowledged)")
+                report("failed \(error.code) \(error.systemError ?? 0)")
+                break
+            }
+        }
+        limit.rlim_cur = unlimited
+        guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0 else { fail("setrlimit failed") }
+        for number in 0..<20 {
+            _ = try journal.append([.put("books", key: "later\(number)", value: Array("{}".utf8))]).waitUntilDurable()
+        }
+        report("resumed \(journal.lastSequence)")
+        journal.close()
+    } catch {
+        fail("\(error)")
+    }
+
+default:
+    fail("unknown mode \(arguments[1])")
+}

@@ -1,0 +1,164 @@
+import Foundation
+import Journal
+import Testing
+
+/// Runs `body` with a new empty directory that is removed afterwards.
+func withTemporaryDirectory<T>(_ body: (String) throws -> T) throws -> T {
+    var template = Array((NSTemporaryDirectory() + "/journal-tests-XXXXXX").utf8CString)
+    let path = try template.withUnsafeMutableBufferPointer { buffer -> String in
+        guard let result = mkdtemp(buffer.baseAddress!) else { throw POSIXError(.init(rawValue: errno)!) }
+        return String(cString: result)
+    }
+    defer { removeDirectory(path) }
+    return try body(path)
+}
+
+/// Removes a test directory; a failure is a test failure, not something to hide.
+func removeDirectory(_ path: String) {
+    do { try FileManager.default.removeItem(atPath: path) } catch { Issue.record("cannot remove \(path): \(error)") }
+}
+
+/// A deterministic random generator, so that a failing trial can be reproduced from its seed.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// A small book as its service would store it.
+func bookValue(_ number: Int, title: String = "A Book") -> [UInt8] {
+    Array(#"{"id":"b\#(number)","title":"\#(title) \#(number)","pages":\#(100 + number)}"#.utf8)
+}
+
+func journalPath(_ directory: String) -> String { directory + "/journal.jsonl" }
+
+func readBytes(_ path: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path))) }
+
+func writeBytes(_ bytes: [UInt8], to path: String) throws { try Data(bytes).write(to: URL(fileURLWithPath: path)) }
+
+/// The byte offset where each line starts, followed by the file's length.
+func lineBoundaries(_ bytes: [UInt8]) -> [Int] {
+    var boundaries = [0]
+    for (index, byte) in bytes.enumerated() where byte == 0x0A { boundaries.append(index + 1) }
+    if boundaries.last != bytes.count { boundaries.append(bytes.count) }
+    return boundaries
+}
+
+/// Writes a journal of `count` single-put records (`books/b1` … `books/bN`) and closes it.
+@discardableResult
+func makeJournal(in directory: String, records count: Int) throws -> KeyedJournalState {
+    var state = KeyedJournalState()
+    let journal = try Journal.open(directory: directory, options: JournalOptions(durability: .none), state: &state)
+    for number in 1...count {
+        let change = JournalChange.put("books", key: "b\(number)", value: bookValue(number))
+        _ = try journal.append([change]).waitUntilDurable()
+        state.apply(change)
+    }
+    journal.close()
+    return state
+}
+
+/// Opens the journal in `directory`, returns what it replayed, and closes it again.
+func reopen(_ directory: String) throws -> (state: KeyedJournalState, lastSequence: UInt64) {
+    var state = KeyedJournalState()
+    let journal = try Journal.open(directory: directory, options: JournalOptions(durability: .none), state: &state)
+    defer { journal.close() }
+    return (state, journal.lastSequence)
+}
+
+/// The error `body` throws, which must be a `JournalError`.
+func journalError(_ body: () throws -> Void) -> JournalError? {
+    do {
+        try body()
+        return nil
+    } catch let error as JournalError {
+        return error
+    } catch {
+        Issue.record("expected a JournalError, got \(error)")
+        return nil
+    }
+}
+
+/// Files in `directory` whose names start with `prefix`.
+func files(in directory: String, prefix: String) throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix(prefix) }.sorted()
+}
+
+/// The repository's root, for the example files under `protocol/`.
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+
+/// The `journal-stress` child executable, built beside the test bundle.
+func stressExecutable() throws -> String { try builtExecutable("journal-stress") }
+
+/// An executable product of this package, found beside the test bundle (where `swift build
+/// --build-tests` puts every product) or in the default debug build directory.
+func builtExecutable(_ name: String) throws -> String {
+    let candidates = [
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name).path,
+        Bundle.main.bundleURL.appendingPathComponent(name).path,
+        Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent(name).path,
+        repositoryRoot + "/.build/debug/" + name,
+    ]
+    guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+        throw POSIXError(.ENOENT, userInfo: [NSLocalizedDescriptionKey: "\(name) not found; run `swift build --build-tests` (looked in \(candidates))"])
+    }
+    return found
+}
+
+/// A child process whose stdout is a pipe, started with posix_spawn so that the test can SIGKILL it.
+final class ChildProcess {
+    let pid: pid_t
+    private let output: Int32
+    private var collected: [UInt8] = []
+
+    init(_ executable: String, _ arguments: [String]) throws {
+        var pipeEnds: [Int32] = [0, 0]
+        guard pipe(&pipeEnds) == 0 else { throw POSIXError(.init(rawValue: errno)!) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
+        posix_spawn_file_actions_addclose(&actions, pipeEnds[0])
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        close(pipeEnds[1])
+        guard result == 0 else {
+            close(pipeEnds[0])
+            throw POSIXError(.init(rawValue: result)!)
+        }
+        self.pid = pid
+        output = pipeEnds[0]
+    }
+
+    deinit { close(output) }
+
+    func kill() { _ = Glibc.kill(pid, SIGKILL) }
+
+    /// Waits for the process to end; returns the signal that ended it, or nil for a normal exit.
+    @discardableResult
+    func wait() -> (signal: Int32?, status: Int32) {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let signal = status & 0x7F
+        return signal != 0 ? (signal, 0) : (nil, (status >> 8) & 0xFF)
+    }
+
+    /// Everything the process wrote to stdout, read until end of file (call after it ended).
+    func readAll() -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(output, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            collected.append(contentsOf: buffer[0..<count])
+        }
+        return collected
+    }
+}
