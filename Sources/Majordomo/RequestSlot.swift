@@ -40,9 +40,19 @@ final class RequestSlot {
     func start(_ new: Request) throws(ZMQError) -> Bool {
         request = new
         let replaced = try openSocketIfNeeded()
+        if replaced, let socket {
+            // A new socket connects in the background; waiting briefly for it lets the request
+            // leave now rather than at the caller's next receive.
+            var poller = Poller()
+            try poller.add(socket, events: .writable)
+            try poller.poll(timeout: min(configuration.timeout, Self.connectionWait))
+        }
         try trySend()
         return replaced
     }
+
+    /// The longest a new request waits in ``start(_:)`` for a new socket's connection.
+    private static let connectionWait = Duration.milliseconds(100)
 
     /// Sends the current attempt when a connection is there; with `ZMQ_IMMEDIATE` nothing is
     /// queued before one is.
