@@ -18,10 +18,17 @@ struct Settings {
     var workers = 4
     var inFlight = 50
     var bodyBytes = 64
+    /// Workers reach the broker over `inproc` (sharing its process) or loopback `tcp`.
+    var workerTransport = "tcp"
 
     init(_ arguments: [String]) {
         var iterator = arguments.makeIterator()
         while let name = iterator.next() {
+            if name == "--worker-transport" {
+                guard let value = iterator.next(), ["tcp", "inproc"].contains(value) else { fail("--worker-transport is tcp or inproc") }
+                workerTransport = value
+                continue
+            }
             guard let text = iterator.next(), let value = Double(text), value > 0 else {
                 fail("\(name) needs a positive number")
             }
@@ -106,15 +113,21 @@ func pipelined(_ client: AsyncClient, into measurement: inout Measurement, recor
 }
 
 do {
+    // Broker and clients have contexts, hence I/O threads, of their own, as in separate processes.
+    let brokerContext = try Context(ioThreads: 1)
     let context = try Context(ioThreads: 1)
-    let broker = try Broker(endpoints: ["tcp://127.0.0.1:*"], configuration: BrokerConfiguration(logLevel: .warning), context: context)
+    let broker = try Broker(endpoints: ["tcp://127.0.0.1:*", "inproc://mdp-bench"],
+                            configuration: BrokerConfiguration(logLevel: .warning), context: brokerContext)
     let brokerThread = ServiceThread(broker, name: "broker")
-    let endpoint = try broker.waitUntilBound()[0]
+    let bound = try broker.waitUntilBound()
+    let endpoint = bound[0]
+    let workerEndpoint = settings.workerTransport == "inproc" ? bound[1] : endpoint
+    let workerContext = settings.workerTransport == "inproc" ? brokerContext : try Context(ioThreads: 1)
     let workers = try (0..<settings.workers).map { index in
-        ServiceThread(try WorkerSession(endpoint: endpoint, service: "echo", configuration: quiet, context: context) { $0 },
+        ServiceThread(try WorkerSession(endpoint: workerEndpoint, service: "echo", configuration: quiet, context: workerContext) { $0 },
                       name: "worker-\(index)")
     }
-    progress("broker on \(endpoint), \(settings.workers) worker sessions, \(settings.bodyBytes)-byte bodies, \(settings.seconds) s per run")
+    progress("broker on \(endpoint), \(settings.workers) worker sessions on \(workerEndpoint), \(settings.bodyBytes)-byte bodies, \(settings.seconds) s per run")
 
     let client = Client(endpoint: endpoint, context: context)
     let synchronous = try measure("broker, 1 synchronous client") { measurement, recording in
@@ -144,7 +157,7 @@ do {
         }
     }
 
-    print("Majordomo echo, loopback TCP, \(settings.bodyBytes)-byte bodies, \(ProcessInfo.processInfo.activeProcessorCount) cores")
+    print("Majordomo echo: clients over loopback TCP, workers over \(settings.workerTransport), \(settings.bodyBytes)-byte bodies, \(ProcessInfo.processInfo.activeProcessorCount) cores")
     for measurement in [synchronous, inFlight, direct] { print(measurement.line) }
     print(String(format: "%d in flight vs reference without broker: %.2f×", settings.inFlight, inFlight.requestsPerSecond / direct.requestsPerSecond))
     print(String(format: "%d in flight vs the guide's C broker (12 000 req/s): %.1f× (goal ≥ 5×)", settings.inFlight, inFlight.requestsPerSecond / 12_000))

@@ -1,12 +1,13 @@
 import ZeroMQ
 
-/// A 7/MDP client that keeps many requests in flight and hands back each reply with the
-/// request it answers.
+/// A 7/MDP client that keeps many requests in flight on one DEALER and hands back each
+/// reply with the request it answers, whatever order workers finish in.
 ///
-/// Each request in flight has a DEALER of its own, so a reply is matched by the socket it
-/// arrives on, whatever order workers finish in, with any conforming broker. Each request is
-/// retried the Lazy Pirate way (``ClientConfiguration``). Not thread-safe: use it from one
-/// thread.
+/// Each request goes out with one routing frame of its own, a tag, before MDP/Client's empty
+/// frame; the broker returns that envelope with the reply, as Lyceum's broker does (and as
+/// any broker must for clients behind ROUTER/DEALER proxies). A request without a reply in
+/// ``ClientConfiguration/timeout`` is sent again under a new tag, so a late reply to an
+/// earlier attempt is recognised and dropped. Not thread-safe: use it from one thread.
 public final class AsyncClient {
     /// Identifies a request sent by ``send(_:body:)``.
     public struct RequestID: Hashable, Sendable {
@@ -24,29 +25,47 @@ public final class AsyncClient {
         public let result: Result<[[UInt8]], MajordomoError>
     }
 
+    private struct Pending {
+        let id: RequestID
+        let service: String
+        let message: ClientMessage
+        var attempt = 1
+        var deadline: ContinuousClock.Instant
+        /// Whether any attempt found a connection to the broker.
+        var reachedBroker = false
+    }
+
     /// The broker's endpoint.
     public let endpoint: String
     /// Timeout and retries.
     public let configuration: ClientConfiguration
     /// Requests that may be in flight at once.
     public let capacity: Int
-    private let slots: [RequestSlot]
-    private var completions = FIFO<Completion>()
+    private let context: Context
+    private var socket: Socket?
     private var poller = Poller()
-    private var pollerIsStale = true
+    /// Requests in flight by the tag of their current attempt.
+    private var pending: [UInt64: Pending] = [:]
+    /// Tags whose attempt waits for a connection, oldest first.
+    private var unsent = FIFO<UInt64>()
+    private var completions = FIFO<Completion>()
+    /// When deadlines must be looked at next: the earliest one, give or take.
+    private var nextSweep: ContinuousClock.Instant
+    private var nextTag: UInt64 = 1
     private var nextID: UInt64 = 1
     private let clock = ContinuousClock()
 
-    /// Creates a client for the broker at `endpoint`; sockets are opened as requests need them.
+    /// Creates a client for the broker at `endpoint`; the socket is opened by the first request.
     public init(endpoint: String, capacity: Int = 64, configuration: ClientConfiguration = ClientConfiguration(), context: Context) {
         self.endpoint = endpoint
         self.configuration = configuration
         self.capacity = max(1, capacity)
-        slots = (0..<max(1, capacity)).map { _ in RequestSlot(context: context, endpoint: endpoint, configuration: configuration) }
+        self.context = context
+        nextSweep = clock.now
     }
 
     /// Requests sent and not yet handed back by ``receive(timeout:)``.
-    public var inFlight: Int { slots.count { !$0.isIdle } + completions.count }
+    public var inFlight: Int { pending.count + completions.count }
 
     /// Sends a request without waiting for its reply.
     /// - Throws: ``MajordomoError/Code/tooManyInFlight`` when ``capacity`` requests are in
@@ -55,20 +74,21 @@ public final class AsyncClient {
         guard !service.isEmpty else {
             throw MajordomoError(code: .invalidArgument, endpoint: endpoint, detail: "empty service name")
         }
-        guard inFlight < capacity, let slot = slots.first(where: \.isIdle) else {
+        guard inFlight < capacity else {
             throw MajordomoError(code: .tooManyInFlight, service: service, endpoint: endpoint,
                                  detail: "\(capacity) requests are in flight already")
         }
         let id = RequestID(value: nextID)
         nextID += 1
-        let request = RequestSlot.Request(
-            id: id, service: service, message: ClientMessage(service: Array(service.utf8), body: body),
-            deadline: clock.now + configuration.timeout)
+        let request = Pending(id: id, service: service, message: ClientMessage(service: Array(service.utf8), body: body),
+                              deadline: clock.now + configuration.timeout)
         do {
-            if try slot.start(request) { pollerIsStale = true }
+            try openSocketIfNeeded()
+            try transmit(request)
         } catch {
             throw MajordomoError(error, service: service)
         }
+        nextSweep = min(nextSweep, request.deadline)
         return id
     }
 
@@ -80,53 +100,133 @@ public final class AsyncClient {
         do {
             while true {
                 if let completion = completions.popFirst() { return completion }
-                if slots.allSatisfy(\.isIdle) { return nil }
-                try collect(now: clock.now)
+                guard !pending.isEmpty, let socket else { return nil }
+                try drainReplies(from: socket)
                 if let completion = completions.popFirst() { return completion }
-                var wakeAt = slots.compactMap(\.deadline).min() ?? clock.now
+                try sendWaitingRequests(on: socket)
+                let now = clock.now
+                if now >= nextSweep {
+                    try sweep(now: now)
+                    continue
+                }
+                if let giveUp, now >= giveUp { return nil }
+                var wakeAt = nextSweep
                 if let giveUp { wakeAt = min(wakeAt, giveUp) }
-                var wait = max(.zero, wakeAt - clock.now)
                 // A request waiting for its connection is retried every millisecond.
-                if slots.contains(where: \.isUnsent) { wait = min(wait, .milliseconds(1)) }
-                if pollerIsStale { try rebuildPoller() }
-                try poller.poll(timeout: wait)
-                try collect(now: clock.now)
-                if let giveUp, clock.now >= giveUp { return completions.popFirst() }
+                if !unsent.isEmpty { wakeAt = min(wakeAt, now + .milliseconds(1)) }
+                try poller.poll(timeout: max(.zero, wakeAt - now))
             }
         } catch {
             throw MajordomoError(error)
         }
     }
 
-    /// Closes every socket; requests in flight are abandoned.
+    /// Closes the socket; requests in flight are abandoned.
     public func close() {
-        for slot in slots { slot.close() }
-        completions = FIFO()
+        socket?.close()
+        socket = nil
         poller = Poller()
-        pollerIsStale = true
+        pending = [:]
+        unsent = FIFO()
+        completions = FIFO()
     }
 
-    private func collect(now: ContinuousClock.Instant) throws(ZMQError) {
-        for slot in slots where !slot.isIdle {
-            guard let request = slot.request else { continue }
-            try slot.trySend()
-            if let result = try slot.receive() {
-                completions.append(Completion(id: request.id, service: request.service, result: result))
+    private func openSocketIfNeeded() throws(ZMQError) {
+        guard socket == nil else { return }
+        let socket = try context.socket(.dealer)
+        // Nothing is queued before a connection exists, so that "unreachable" can be told apart.
+        try socket.set(.immediate, to: true)
+        try socket.set(.maxMessageSize, to: configuration.maxFrameSize)
+        try socket.connect(endpoint)
+        var poller = Poller()
+        try poller.add(socket)
+        self.socket = socket
+        self.poller = poller
+        // A new connection is made in the background; waiting briefly for it lets the first
+        // request leave now rather than at the caller's next receive.
+        var connection = Poller()
+        try connection.add(socket, events: .writable)
+        try connection.poll(timeout: min(configuration.timeout, .milliseconds(100)))
+    }
+
+    /// Sends an attempt under a new tag, or queues it until a connection exists.
+    private func transmit(_ request: Pending) throws(ZMQError) {
+        let tag = nextTag
+        nextTag += 1
+        pending[tag] = request
+        // Attempts leave in order: none overtakes one still waiting for the connection.
+        if unsent.isEmpty, try sendAttempt(tag) { return }
+        unsent.append(tag)
+    }
+
+    /// - Returns: whether the attempt left; `false` while there is no connection.
+    private func sendAttempt(_ tag: UInt64) throws(ZMQError) -> Bool {
+        guard let socket, var request = pending[tag] else { return true }
+        let envelope = withUnsafeBytes(of: tag.bigEndian) { Array($0) }
+        guard try socket.send(multipart: [envelope] + request.message.frames, options: .dontWait) else { return false }
+        if !request.reachedBroker {
+            request.reachedBroker = true
+            pending[tag] = request
+        }
+        return true
+    }
+
+    private func sendWaitingRequests(on socket: Socket) throws(ZMQError) {
+        while let tag = unsent.first {
+            guard try sendAttempt(tag) else { return }
+            _ = unsent.popFirst()
+        }
+    }
+
+    /// Reads every reply that arrived; replies to no current attempt, or naming another
+    /// service, are dropped.
+    private func drainReplies(from socket: Socket) throws(ZMQError) {
+        while let frames = try socket.receiveMultipart(options: .dontWait) {
+            guard frames[0].count == 8 else { continue }
+            let tag = frames[0].withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
+            guard let request = pending[tag] else { continue }
+            let reply: ClientMessage
+            do { reply = try ClientMessage(frames: frames[1...]) } catch { continue }
+            guard reply.service == request.message.service else { continue }
+            pending[tag] = nil
+            let result: Result<[[UInt8]], MajordomoError>
+            if let rejection = BrokerRejection(body: reply.body) {
+                result = .failure(rejection.error(service: request.service, endpoint: endpoint))
+            } else {
+                result = .success(reply.body)
+            }
+            completions.append(Completion(id: request.id, service: request.service, result: result))
+        }
+    }
+
+    /// Retries or fails every request past its deadline, and schedules the next sweep.
+    private func sweep(now: ContinuousClock.Instant) throws(ZMQError) {
+        var earliest = now + configuration.timeout
+        for (tag, request) in pending {
+            guard now >= request.deadline else {
+                earliest = min(earliest, request.deadline)
                 continue
             }
-            let (failure, replaced) = try slot.checkDeadline(now: now)
-            if replaced { pollerIsStale = true }
-            if let failure {
-                completions.append(Completion(id: request.id, service: request.service, result: .failure(failure)))
+            pending[tag] = nil
+            unsent.removeAll { $0 == tag }
+            guard request.attempt < configuration.attempts else {
+                completions.append(Completion(id: request.id, service: request.service, result: .failure(failure(of: request))))
+                continue
             }
+            var retry = request
+            retry.attempt += 1
+            retry.deadline = now + configuration.timeout
+            try transmit(retry)
+            earliest = min(earliest, retry.deadline)
         }
+        nextSweep = earliest
     }
 
-    private func rebuildPoller() throws(ZMQError) {
-        poller = Poller()
-        for slot in slots {
-            if let socket = slot.socket { try poller.add(socket) }
-        }
-        pollerIsStale = false
+    private func failure(of request: Pending) -> MajordomoError {
+        request.reachedBroker
+            ? MajordomoError(code: .timedOut, service: request.service, endpoint: endpoint,
+                             detail: "no reply after \(request.attempt) attempts of \(configuration.timeout)")
+            : MajordomoError(code: .brokerUnreachable, service: request.service, endpoint: endpoint,
+                             detail: "no connection after \(request.attempt) attempts of \(configuration.timeout)")
     }
 }

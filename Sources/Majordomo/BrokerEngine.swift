@@ -9,6 +9,8 @@ final class WorkerRecord {
     var expiry: ContinuousClock.Instant
     /// The client whose request the worker has in hand; `nil` while it waits.
     var client: [UInt8]?
+    /// The routing frames the client put before its empty frame, returned with the reply.
+    var envelope: [[UInt8]] = []
 
     init(identity: [UInt8], service: ServiceRecord, expiry: ContinuousClock.Instant) {
         self.identity = identity
@@ -20,6 +22,7 @@ final class WorkerRecord {
 /// A client's request waiting for a worker.
 struct QueuedRequest {
     let client: [UInt8]
+    let envelope: [[UInt8]]
     let body: [[UInt8]]
     let enqueued: ContinuousClock.Instant
 }
@@ -91,13 +94,7 @@ final class BrokerEngine {
         guard frames.count >= 3, frames.count <= configuration.maxFramesPerMessage else {
             return drop(from: sender, "message has \(frames.count) frames")
         }
-        let header = frames[2]
-        if header == MDP.clientHeader {
-            let message: ClientMessage
-            do { message = try ClientMessage(frames: frames[1...]) } catch { return drop(from: sender, error.description) }
-            guard message.body.count >= 1 else { return drop(from: sender, "REQUEST without a body frame") }
-            try handleClient(sender, message)
-        } else if header == MDP.workerHeader {
+        if frames[2] == MDP.workerHeader || frames[1] == MDP.workerHeader {
             let command: WorkerCommand
             do {
                 command = try WorkerCommand(frames: frames[1...])
@@ -106,8 +103,15 @@ final class BrokerEngine {
                 return try disconnect(sender)
             }
             try handleWorker(sender, command)
+        } else if let delimiter = frames[1...].firstIndex(where: \.isEmpty), delimiter + 1 < frames.count,
+                  frames[delimiter + 1] == MDP.clientHeader {
+            // Routing frames before the empty one (a proxy's, or an AsyncClient's request tag)
+            // are an envelope: kept with the request and returned with its reply.
+            let message: ClientMessage
+            do { message = try ClientMessage(frames: frames[delimiter...]) } catch { return drop(from: sender, error.description) }
+            try handleClient(sender, envelope: Array(frames[1..<delimiter]), message)
         } else {
-            drop(from: sender, "frame 1 is neither MDPC01 nor MDPW01")
+            drop(from: sender, "no MDPC01 or MDPW01 header after an empty frame")
         }
     }
 
@@ -115,9 +119,9 @@ final class BrokerEngine {
         logger.log(.warning, "dropped malformed message", ["peer": Logger.display(sender), "reason": reason])
     }
 
-    private func handleClient(_ client: [UInt8], _ message: ClientMessage) throws(ZMQError) {
+    private func handleClient(_ client: [UInt8], envelope: [[UInt8]], _ message: ClientMessage) throws(ZMQError) {
         if message.service.starts(with: MDP.managementPrefix) {
-            return try reply(to: client, service: message.service, body: [managementAnswer(message)])
+            return try reply(to: client, envelope: envelope, service: message.service, body: [managementAnswer(message)])
         }
         let service: ServiceRecord
         if let existing = services[message.service] {
@@ -126,15 +130,15 @@ final class BrokerEngine {
             service = ServiceRecord(name: message.service)
         }
         if service.requests.count >= configuration.maxQueuedRequestsPerService {
-            return try reject(client, service: message.service, BrokerRejection(
+            return try reject(client, envelope: envelope, service: message.service, BrokerRejection(
                 code: .queueFull, text: "the service's queue holds \(service.requests.count) requests, its limit"))
         }
         if queuedRequests >= configuration.maxQueuedRequests {
-            return try reject(client, service: message.service, BrokerRejection(
+            return try reject(client, envelope: envelope, service: message.service, BrokerRejection(
                 code: .overloaded, text: "the broker holds \(queuedRequests) queued requests, its limit"))
         }
         services[message.service] = service
-        service.requests.append(QueuedRequest(client: client, body: message.body, enqueued: clock.now))
+        service.requests.append(QueuedRequest(client: client, envelope: envelope, body: message.body, enqueued: clock.now))
         queuedRequests += 1
         try dispatch(service)
     }
@@ -165,7 +169,8 @@ final class BrokerEngine {
             guard let worker, worker.client == client else { return try refuse(sender, "REPLY without a matching request") }
             worker.client = nil
             worker.expiry = clock.now + configuration.heartbeat.expiry
-            try reply(to: client, service: worker.service.name, body: body)
+            try reply(to: client, envelope: worker.envelope, service: worker.service.name, body: body)
+            worker.envelope = []
             worker.service.waiting.append(worker)
             try dispatch(worker.service)
         case .heartbeat:
@@ -189,6 +194,7 @@ final class BrokerEngine {
                 _ = service.requests.popFirst()
                 queuedRequests -= 1
                 worker.client = request.client
+                worker.envelope = request.envelope
             } else {
                 logger.log(.warning, "worker unreachable; purged", ["worker": Logger.display(worker.identity)])
                 remove(worker)
@@ -198,15 +204,15 @@ final class BrokerEngine {
 
     // MARK: Sending
 
-    private func reply(to client: [UInt8], service: [UInt8], body: [[UInt8]]) throws(ZMQError) {
-        if try !send([client] + ClientMessage(service: service, body: body).frames) {
+    private func reply(to client: [UInt8], envelope: [[UInt8]], service: [UInt8], body: [[UInt8]]) throws(ZMQError) {
+        if try !send([client] + envelope + ClientMessage(service: service, body: body).frames) {
             logger.log(.warning, "reply dropped: client gone or not reading", ["client": Logger.display(client)])
         }
     }
 
-    private func reject(_ client: [UInt8], service: [UInt8], _ rejection: BrokerRejection) throws(ZMQError) {
+    private func reject(_ client: [UInt8], envelope: [[UInt8]], service: [UInt8], _ rejection: BrokerRejection) throws(ZMQError) {
         logger.log(.warning, "request rejected", ["client": Logger.display(client), "service": Logger.display(service), "code": rejection.code.rawValue])
-        try reply(to: client, service: service, body: [rejection.frame])
+        try reply(to: client, envelope: envelope, service: service, body: [rejection.frame])
     }
 
     /// Answers an invalid or unexpected worker command with DISCONNECT and forgets the worker.
@@ -256,7 +262,7 @@ final class BrokerEngine {
             while let request = service.requests.first, now - request.enqueued >= configuration.unknownServiceTimeout {
                 _ = service.requests.popFirst()
                 queuedRequests -= 1
-                try reject(request.client, service: service.name, BrokerRejection(
+                try reject(request.client, envelope: request.envelope, service: service.name, BrokerRejection(
                     code: .serviceUnknown, text: "no worker registered for the service"))
             }
             if service.isUnused { services[service.name] = nil }

@@ -2,10 +2,9 @@ import ZeroMQ
 
 /// One request in flight on a DEALER of its own, retried the Lazy Pirate way: after a
 /// timeout the socket is closed and the request sent again on a new one, so that a late
-/// reply can never be taken for another request's.
+/// reply can never be taken for another request's. Works with any conforming broker.
 final class RequestSlot {
     struct Request {
-        let id: AsyncClient.RequestID
         let service: String
         let message: ClientMessage
         var attempt = 1
@@ -28,19 +27,15 @@ final class RequestSlot {
         self.configuration = configuration
     }
 
-    var isIdle: Bool { request == nil }
-
     /// Whether the request waits for a connection to be sent.
     var isUnsent: Bool { request.map { !$0.sent } ?? false }
 
     var deadline: ContinuousClock.Instant? { request?.deadline }
 
-    /// Starts a request; the slot must be idle.
-    /// - Returns: `true` when the socket was replaced, so a poller over it must be rebuilt.
-    func start(_ new: Request) throws(ZMQError) -> Bool {
+    /// Starts a request, replacing any the slot had.
+    func start(_ new: Request) throws(ZMQError) {
         request = new
-        let replaced = try openSocketIfNeeded()
-        if replaced, let socket {
+        if try openSocketIfNeeded(), let socket {
             // A new socket connects in the background; waiting briefly for it lets the request
             // leave now rather than at the caller's next receive.
             var poller = Poller()
@@ -48,7 +43,6 @@ final class RequestSlot {
             try poller.poll(timeout: min(configuration.timeout, Self.connectionWait))
         }
         try trySend()
-        return replaced
     }
 
     /// The longest a new request waits in ``start(_:)`` for a new socket's connection.
@@ -83,10 +77,10 @@ final class RequestSlot {
         return nil
     }
 
-    /// Retries or fails the request when its attempt is past its deadline.
-    /// - Returns: the failure when no attempt is left, and whether the socket was replaced.
-    func checkDeadline(now: ContinuousClock.Instant) throws(ZMQError) -> (failure: MajordomoError?, replaced: Bool) {
-        guard var current = request, now >= current.deadline else { return (nil, false) }
+    /// Retries the request on a new socket when its attempt is past its deadline.
+    /// - Returns: the failure when no attempt is left.
+    func checkDeadline(now: ContinuousClock.Instant) throws(ZMQError) -> MajordomoError? {
+        guard var current = request, now >= current.deadline else { return nil }
         socket?.close()
         socket = nil
         guard current.attempt < configuration.attempts else {
@@ -96,7 +90,7 @@ final class RequestSlot {
                                  detail: "no reply after \(current.attempt) attempts of \(configuration.timeout)")
                 : MajordomoError(code: .brokerUnreachable, service: current.service, endpoint: endpoint,
                                  detail: "no connection after \(current.attempt) attempts of \(configuration.timeout)")
-            return (failure, true)
+            return failure
         }
         current.attempt += 1
         current.deadline = now + configuration.timeout
@@ -104,7 +98,7 @@ final class RequestSlot {
         request = current
         _ = try openSocketIfNeeded()
         try trySend()
-        return (nil, true)
+        return nil
     }
 
     func close() {

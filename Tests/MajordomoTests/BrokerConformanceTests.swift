@@ -43,6 +43,21 @@ import ZeroMQ
         #expect(reply == [Self.empty, Self.clientHeader, bytes("echo"), bytes("reply"), []])
     }
 
+    @Test func clientEnvelopeFramesComeBackWithTheReply() throws {
+        let context = try Context()
+        let broker = try RunningBroker(context: context)
+        defer { broker.stop() }
+        let worker = try Self.rawWorker(context, broker.endpoint)
+        let client = try Self.rawClient(context, broker.endpoint)
+        let tag: [UInt8] = [0x00, 0x00, 0x00, 0x07]
+        try client.send(multipart: [tag, Self.empty, Self.clientHeader, bytes("echo"), bytes("tagged")])
+        let request = try #require(try receive(worker) { $0.count > 3 })
+        #expect(request == [Self.empty, Self.workerHeader, [0x02], Self.clientAddress, Self.empty, bytes("tagged")],
+                "the worker sees exactly one client address frame")
+        try worker.send(multipart: [Self.empty, Self.workerHeader, [0x03], Self.clientAddress, Self.empty, bytes("done")])
+        #expect(try receive(client) == [tag, Self.empty, Self.clientHeader, bytes("echo"), bytes("done")])
+    }
+
     @Test func idleWorkersGetHeartbeats() throws {
         let context = try Context()
         let broker = try RunningBroker(context: context)

@@ -1,3 +1,4 @@
+import Foundation
 import Majordomo
 import Testing
 import ZeroMQ
@@ -7,23 +8,61 @@ import ZeroMQ
     static let empty: [UInt8] = []
     static let header = bytes("MDPC01")
 
-    @Test func requestFramesAndAReplyForAnotherServiceIsRejected() throws {
+    @Test func synchronousRequestFramesAndAReplyForAnotherServiceIsIgnored() throws {
+        let context = try Context()
+        let endpoint = Locked<String?>(nil)
+        let seen = Locked<Result<[[UInt8]], ZMQError>?>(nil)
+        let brokerSide = Thread {
+            // Plays the broker: a wrong reply, a malformed one, then the right one.
+            seen.set(Result { () throws(ZMQError) in
+                let router = try context.socket(.router)
+                try router.bind("tcp://127.0.0.1:*")
+                endpoint.set(try router.lastEndpoint)
+                var poller = Poller()
+                try poller.add(router)
+                guard try poller.poll(timeout: .seconds(3)) > 0, let request = try router.receiveMultipart() else { return [] }
+                let address = request[0]
+                try router.send(multipart: [address, Self.empty, Self.header, bytes("other"), bytes("wrong")])
+                try router.send(multipart: [address, Self.empty, bytes("MDPC02"), bytes("echo"), bytes("wrong")])
+                try router.send(multipart: [address, Self.empty, Self.header, bytes("echo"), bytes("right")])
+                pause(milliseconds: 200)
+                return request
+            })
+        }
+        brokerSide.start()
+        #expect(eventually { endpoint.get() != nil })
+        let client = quickClient(try #require(endpoint.get()), context: context, timeout: .seconds(3), attempts: 1)
+        #expect(try client.call("echo", body: [bytes("a"), [0x00]]) == [bytes("right")])
+        #expect(eventually { seen.get() != nil })
+        let request = try #require(try seen.get()?.get())
+        #expect(Array(request.dropFirst()) == [Self.empty, Self.header, bytes("echo"), bytes("a"), [0x00]])
+    }
+
+    @Test func asyncRequestsCarryATagAndRepliesMatchInAnyOrder() throws {
         let context = try Context()
         let router = try context.socket(.router)
         try router.bind("tcp://127.0.0.1:*")
-        let endpoint = try router.lastEndpoint
-        let client = AsyncClient(endpoint: endpoint, configuration: ClientConfiguration(timeout: .seconds(3), attempts: 1), context: context)
-        let id = try client.send("echo", body: [bytes("a"), [0x00]])
-
-        let request = try #require(try receive(router))
-        #expect(Array(request.dropFirst()) == [Self.empty, Self.header, bytes("echo"), bytes("a"), [0x00]])
-        let address = request[0]
-        try router.send(multipart: [address, Self.empty, Self.header, bytes("other"), bytes("wrong")])
-        try router.send(multipart: [address, Self.empty, bytes("MDPC02"), bytes("echo"), bytes("wrong")])
-        try router.send(multipart: [address, Self.empty, Self.header, bytes("echo"), bytes("right")])
-        let completion = try #require(try client.receive(timeout: .seconds(3)))
-        #expect(completion.id == id)
-        #expect(try completion.result.get() == [bytes("right")])
+        let client = AsyncClient(endpoint: try router.lastEndpoint, configuration: ClientConfiguration(timeout: .seconds(3), attempts: 1), context: context)
+        let first = try client.send("echo", body: [bytes("first")])
+        let second = try client.send("echo", body: [bytes("second")])
+        let requests = [try #require(try receive(router)), try #require(try receive(router))]
+        for request in requests {
+            #expect(request.count == 6)
+            #expect(request[1].count == 8, "one routing frame: the request's tag")
+            #expect(Array(request[2...4]) == [Self.empty, Self.header, bytes("echo")])
+        }
+        // Replies in reverse order, plus one under an unknown tag and one for another service.
+        let (address, firstTag, secondTag) = (requests[0][0], requests[0][1], requests[1][1])
+        try router.send(multipart: [address, [UInt8](repeating: 9, count: 8), Self.empty, Self.header, bytes("echo"), bytes("stale")])
+        try router.send(multipart: [address, secondTag, Self.empty, Self.header, bytes("other"), bytes("wrong")])
+        try router.send(multipart: [address, secondTag, Self.empty, Self.header, bytes("echo"), bytes("reply 2")])
+        try router.send(multipart: [address, firstTag, Self.empty, Self.header, bytes("echo"), bytes("reply 1")])
+        let a = try #require(try client.receive(timeout: .seconds(3)))
+        let b = try #require(try client.receive(timeout: .seconds(3)))
+        #expect(a.id == second)
+        #expect(try a.result.get() == [bytes("reply 2")])
+        #expect(b.id == first)
+        #expect(try b.result.get() == [bytes("reply 1")])
     }
 
     @Test func retriesOnANewSocketThenTimesOut() throws {

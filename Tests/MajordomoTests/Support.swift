@@ -78,3 +78,14 @@ func quickClient(_ endpoint: String, context: Context, timeout: Duration = .mill
 }
 
 func pause(milliseconds: Int) { Thread.sleep(forTimeInterval: Double(milliseconds) / 1000) }
+
+/// A value handed between a test and a thread it started.
+final class Locked<Value: Sendable>: @unchecked Sendable {
+    // NSLock guards `value`, which is why the class may be shared.
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+    func set(_ newValue: Value) { lock.withLock { value = newValue } }
+    func get() -> Value { lock.withLock { value } }
+}
