@@ -80,15 +80,31 @@ import ZeroMQ
 
     @Test func noBrokerIsUnreachableNotTimedOut() throws {
         let context = try Context()
-        // Bind then close to get a port nobody listens on.
-        let probe = try context.socket(.router)
-        try probe.bind("tcp://127.0.0.1:*")
-        let endpoint = try probe.lastEndpoint
-        probe.close()
-        let client = quickClient(endpoint, context: context, timeout: .milliseconds(200), attempts: 2)
+        // Port 1 is privileged: no test can be listening there, so connections are refused.
+        let client = quickClient("tcp://127.0.0.1:1", context: context, timeout: .milliseconds(200), attempts: 2)
         #expect {
             try client.call("echo", body: [])
         } throws: { ($0 as? MajordomoError)?.code == .brokerUnreachable }
+    }
+
+    @Test func asyncClientTellsUnreachableFromTimedOut() throws {
+        let context = try Context()
+        let configuration = ClientConfiguration(timeout: .milliseconds(200), attempts: 2)
+        let unreachable = AsyncClient(endpoint: "tcp://127.0.0.1:1", configuration: configuration, context: context)
+        _ = try unreachable.send("echo", body: [])
+        let refused = try #require(try unreachable.receive(timeout: .seconds(2)))
+        #expect(throws: MajordomoError.self) { try refused.result.get() }
+        if case .failure(let error) = refused.result { #expect(error.code == .brokerUnreachable) }
+
+        let silent = try context.socket(.router)
+        try silent.bind("tcp://127.0.0.1:*")
+        let ignored = AsyncClient(endpoint: try silent.lastEndpoint, configuration: configuration, context: context)
+        _ = try ignored.send("echo", body: [])
+        let timedOut = try #require(try ignored.receive(timeout: .seconds(2)))
+        if case .failure(let error) = timedOut.result { #expect(error.code == .timedOut) } else { Issue.record("expected a failure") }
+        var tags: Set<[UInt8]> = []
+        while let frames = try receive(silent, timeout: .milliseconds(100)) { tags.insert(frames[1]) }
+        #expect(tags.count == 2, "the retry goes under a new tag")
     }
 
     @Test func tooManyInFlightIsATypedError() throws {
