@@ -58,6 +58,27 @@ import ZeroMQ
         #expect(try receive(client) == [tag, Self.empty, Self.clientHeader, bytes("echo"), bytes("done")])
     }
 
+    @Test func shutdownSaysDisconnectToEveryWorker() throws {
+        let context = try Context()
+        let broker = try RunningBroker(context: context)
+        let workers = try (0..<3).map { _ in try Self.rawWorker(context, broker.endpoint) }
+        let mmi = quickClient(broker.endpoint, context: context)
+        #expect(try eventually { try mmi.isRegistered("echo") })
+        pause(milliseconds: 100)  // lets the other READYs arrive
+        broker.stop()
+        for worker in workers {
+            #expect(try receive(worker) { Self.isDisconnect($0) } != nil)
+        }
+    }
+
+    @Test func bindFailureIsReportedNotHung() throws {
+        let context = try Context()
+        let broker = try Broker(endpoints: ["tcp://256.0.0.1:1"], context: context)
+        let thread = ServiceThread(broker, name: "failing-broker")
+        #expect(throws: MajordomoError.self) { try broker.waitUntilBound(timeout: .seconds(3)) }
+        #expect(thread.join() != nil)
+    }
+
     @Test func idleWorkersGetHeartbeats() throws {
         let context = try Context()
         let broker = try RunningBroker(context: context)

@@ -125,6 +125,17 @@ import ZeroMQ
         #expect(!readyAgain)
     }
 
+    @Test func shutdownWhileNoBrokerAnswersReturnsPromptly() throws {
+        let context = try Context()
+        let slowBackOff = WorkerConfiguration(heartbeat: fastHeartbeat, reconnectInitialDelay: .seconds(30))
+        let workers = try RunningWorkers(3, endpoint: "tcp://127.0.0.1:1", configuration: slowBackOff, context: context)
+        pause(milliseconds: 500)  // past the first expiry: now in a 30 s back-off
+        let clock = ContinuousClock()
+        let start = clock.now
+        workers.stop()
+        #expect(clock.now - start < .seconds(2))
+    }
+
     @Test func shutdownFinishesTheRequestInHandRepliesAndSaysDisconnect() throws {
         let context = try Context()
         let (router, endpoint) = try Self.rawBroker(context)
