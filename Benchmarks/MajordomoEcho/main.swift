@@ -1,9 +1,12 @@
 // mdp-bench: echo round trips through Lyceum's Majordomo broker over loopback TCP.
 //
-//   1. one synchronous Client, one request at a time;
-//   2. one AsyncClient keeping 50 requests in flight over several worker sessions;
-//   3. the reference, measured in the same run: the same 50-in-flight echo straight from
-//      DEALERs to a ROUTER echo loop, without a broker, i.e. the ceiling libzmq allows here.
+//   1. one synchronous Client, one request at a time, workers over loopback TCP;
+//   2. one AsyncClient keeping 50 requests in flight over several worker sessions connected
+//      over loopback TCP (as separate worker processes would be);
+//   3. the same with the worker sessions connected over inproc (workers in the broker's process);
+//   4. the reference, measured in the same run: the same 50-in-flight client straight to a
+//      ROUTER that echoes, without broker or workers: the ceiling libzmq allows here.
+// Clients always reach the broker over loopback TCP, from a context of their own.
 //
 // Prints requests per second and p50/p99 round-trip latency for each, and the ratios to the
 // reference and to the ZeroMQ guide's C broker (about 12 000 round trips/s at best).
@@ -18,17 +21,10 @@ struct Settings {
     var workers = 4
     var inFlight = 50
     var bodyBytes = 64
-    /// Workers reach the broker over `inproc` (sharing its process) or loopback `tcp`.
-    var workerTransport = "tcp"
 
     init(_ arguments: [String]) {
         var iterator = arguments.makeIterator()
         while let name = iterator.next() {
-            if name == "--worker-transport" {
-                guard let value = iterator.next(), ["tcp", "inproc"].contains(value) else { fail("--worker-transport is tcp or inproc") }
-                workerTransport = value
-                continue
-            }
             guard let text = iterator.next(), let value = Double(text), value > 0 else {
                 fail("\(name) needs a positive number")
             }
@@ -112,55 +108,81 @@ func pipelined(_ client: AsyncClient, into measurement: inout Measurement, recor
     if recording { measurement.latencies.append(clock.now - sent) }
 }
 
-do {
-    // Broker and clients have contexts, hence I/O threads, of their own, as in separate processes.
-    let brokerContext = try Context(ioThreads: 1)
-    let context = try Context(ioThreads: 1)
-    let broker = try Broker(endpoints: ["tcp://127.0.0.1:*", "inproc://mdp-bench"],
-                            configuration: BrokerConfiguration(logLevel: .warning), context: brokerContext)
-    let brokerThread = ServiceThread(broker, name: "broker")
-    let bound = try broker.waitUntilBound()
-    let endpoint = bound[0]
-    let workerEndpoint = settings.workerTransport == "inproc" ? bound[1] : endpoint
-    let workerContext = settings.workerTransport == "inproc" ? brokerContext : try Context(ioThreads: 1)
-    let workers = try (0..<settings.workers).map { index in
-        ServiceThread(try WorkerSession(endpoint: workerEndpoint, service: "echo", configuration: quiet, context: workerContext) { $0 },
-                      name: "worker-\(index)")
-    }
-    progress("broker on \(endpoint), \(settings.workers) worker sessions on \(workerEndpoint), \(settings.bodyBytes)-byte bodies, \(settings.seconds) s per run")
+/// A broker with echo worker sessions, for one or more measurements.
+final class EchoBroker {
+    let broker: Broker
+    let brokerThread: ServiceThread
+    let workers: [ServiceThread]
+    /// Where clients connect: loopback TCP.
+    let endpoint: String
 
-    let client = Client(endpoint: endpoint, context: context)
-    let synchronous = try measure("broker, 1 synchronous client") { measurement, recording in
+    /// Workers connect over `inproc` (sharing the broker's context) or loopback `tcp` (with a
+    /// context of their own, as in another process).
+    init(workersOverInproc: Bool) throws {
+        let brokerContext = try Context(ioThreads: 1)
+        broker = try Broker(endpoints: ["tcp://127.0.0.1:*", "inproc://mdp-bench-\(workersOverInproc)"],
+                            configuration: BrokerConfiguration(logLevel: .warning), context: brokerContext)
+        brokerThread = ServiceThread(broker, name: "broker")
+        let bound = try broker.waitUntilBound()
+        endpoint = bound[0]
+        let workerEndpoint = workersOverInproc ? bound[1] : endpoint
+        let workerContext = workersOverInproc ? brokerContext : try Context(ioThreads: 1)
+        workers = try (0..<settings.workers).map { index in
+            ServiceThread(try WorkerSession(endpoint: workerEndpoint, service: "echo", configuration: quiet, context: workerContext) { $0 },
+                          name: "worker-\(index)")
+        }
+        progress("broker on \(endpoint), \(settings.workers) worker sessions over \(workerEndpoint)")
+    }
+
+    func stop() {
+        for worker in workers { worker.stop() }
+        brokerThread.stop()
+    }
+}
+
+/// Measures `settings.inFlight` requests kept in flight against `endpoint`.
+func measureInFlight(_ name: String, endpoint: String, context: Context) throws -> Measurement {
+    let client = AsyncClient(endpoint: endpoint, capacity: settings.inFlight, context: context)
+    defer { client.close() }
+    var sentAt: [AsyncClient.RequestID: ContinuousClock.Instant] = [:]
+    let measurement = try measure(name) { measurement, recording in
+        try pipelined(client, into: &measurement, recording: recording, sentAt: &sentAt)
+    }
+    while try client.receive(timeout: .seconds(1)) != nil {}
+    return measurement
+}
+
+do {
+    let clientContext = try Context(ioThreads: 1)
+    progress("\(settings.bodyBytes)-byte bodies, \(settings.seconds) s per run")
+
+    let overTCP = try EchoBroker(workersOverInproc: false)
+    let client = Client(endpoint: overTCP.endpoint, context: clientContext)
+    let synchronous = try measure("broker, 1 synchronous client, tcp workers") { measurement, recording in
         let start = clock.now
         _ = try client.call("echo", body: body)
         if recording { measurement.latencies.append(clock.now - start) }
     }
     client.close()
+    let tcpInFlight = try measureInFlight("broker, \(settings.inFlight) in flight, \(settings.workers) tcp workers",
+                                          endpoint: overTCP.endpoint, context: clientContext)
+    overTCP.stop()
 
-    let asyncClient = AsyncClient(endpoint: endpoint, capacity: settings.inFlight, context: context)
-    var sentAt: [AsyncClient.RequestID: ContinuousClock.Instant] = [:]
-    let inFlight = try measure("broker, \(settings.inFlight) in flight, \(settings.workers) workers") { measurement, recording in
-        try pipelined(asyncClient, into: &measurement, recording: recording, sentAt: &sentAt)
-    }
-    while try asyncClient.receive(timeout: .seconds(1)) != nil {}
-    asyncClient.close()
-    for worker in workers { worker.stop() }
-    brokerThread.stop()
+    let overInproc = try EchoBroker(workersOverInproc: true)
+    let inprocInFlight = try measureInFlight("broker, \(settings.inFlight) in flight, \(settings.workers) inproc workers",
+                                             endpoint: overInproc.endpoint, context: clientContext)
+    overInproc.stop()
 
-    // The reference: the same client straight to a ROUTER that echoes MDP replies, no broker.
-    let direct = try Broker.directEchoReference(context: context) { echoEndpoint in
-        let reference = AsyncClient(endpoint: echoEndpoint, capacity: settings.inFlight, context: context)
-        var referenceSentAt: [AsyncClient.RequestID: ContinuousClock.Instant] = [:]
-        defer { reference.close() }
-        return try measure("reference: \(settings.inFlight) in flight, no broker") { measurement, recording in
-            try pipelined(reference, into: &measurement, recording: recording, sentAt: &referenceSentAt)
-        }
+    let reference = try Broker.directEchoReference(context: clientContext) { echoEndpoint in
+        try measureInFlight("reference: \(settings.inFlight) in flight, no broker", endpoint: echoEndpoint, context: clientContext)
     }
 
-    print("Majordomo echo: clients over loopback TCP, workers over \(settings.workerTransport), \(settings.bodyBytes)-byte bodies, \(ProcessInfo.processInfo.activeProcessorCount) cores")
-    for measurement in [synchronous, inFlight, direct] { print(measurement.line) }
-    print(String(format: "%d in flight vs reference without broker: %.2f×", settings.inFlight, inFlight.requestsPerSecond / direct.requestsPerSecond))
-    print(String(format: "%d in flight vs the guide's C broker (12 000 req/s): %.1f× (goal ≥ 5×)", settings.inFlight, inFlight.requestsPerSecond / 12_000))
+    print("Majordomo echo: clients over loopback TCP, \(settings.bodyBytes)-byte bodies, \(ProcessInfo.processInfo.activeProcessorCount) cores")
+    for measurement in [synchronous, tcpInFlight, inprocInFlight, reference] { print(measurement.line) }
+    for measurement in [tcpInFlight, inprocInFlight] {
+        print(String(format: "%@: %.2f× the reference without broker, %.1f× the guide's C broker at 12 000 req/s (goal ≥ 5×)",
+                     measurement.name, measurement.requestsPerSecond / reference.requestsPerSecond, measurement.requestsPerSecond / 12_000))
+    }
 } catch {
     fail("\(error)")
 }
