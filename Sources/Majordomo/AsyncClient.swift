@@ -154,8 +154,13 @@ public final class AsyncClient {
         let tag = nextTag
         nextTag += 1
         pending[tag] = request
-        // Attempts leave in order: none overtakes one still waiting for the connection.
-        if unsent.isEmpty, try sendAttempt(tag) { return }
+        do {
+            // Attempts leave in order: none overtakes one still waiting for the connection.
+            if unsent.isEmpty, try sendAttempt(tag) { return }
+        } catch {
+            pending[tag] = nil
+            throw error
+        }
         unsent.append(tag)
     }
 

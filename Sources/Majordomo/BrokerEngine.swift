@@ -62,7 +62,7 @@ final class BrokerEngine {
         var poller = Poller()
         try poller.add(router)
         poller.add(fileDescriptor: wakeup.fileDescriptor)
-        let housekeeping = min(configuration.heartbeat.interval, configuration.unknownServiceTimeout) / 2
+        let housekeeping = max(min(configuration.heartbeat.interval, configuration.unknownServiceTimeout) / 2, .milliseconds(1))
         var nextHeartbeat = clock.now + configuration.heartbeat.interval
         var nextHousekeeping = clock.now + housekeeping
         while !wakeup.isSignaled {

@@ -30,7 +30,4 @@ struct FIFO<Element> {
         head = 0
         storage.removeAll(where: shouldRemove)
     }
-
-    /// The elements, oldest first.
-    var elements: ArraySlice<Element> { storage[head...] }
 }

@@ -6,9 +6,10 @@ public struct Heartbeat: Equatable, Sendable {
     /// How many intervals of silence mean the peer is gone. Default: 3.
     public var liveness: Int
 
-    /// Creates heartbeat timings; the defaults are the Majordomo guide's.
+    /// Creates heartbeat timings; the defaults are the Majordomo guide's. The interval is at
+    /// least 1 ms and the liveness at least 1.
     public init(interval: Duration = .milliseconds(2500), liveness: Int = 3) {
-        self.interval = interval
+        self.interval = max(interval, .milliseconds(1))
         self.liveness = max(1, liveness)
     }
 

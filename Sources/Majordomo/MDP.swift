@@ -8,7 +8,7 @@ public enum MDP {
     public static let managementPrefix: [UInt8] = Array("mmi.".utf8)
     /// The one 8/MMI service: is a service registered?
     public static let serviceQuery: [UInt8] = Array("mmi.service".utf8)
-    /// MMI answers: found, not found, not implemented.
+    /// MMI answer: at least one worker registered for the service.
     public static let found: [UInt8] = Array("200".utf8)
     /// MMI answer: no worker registered for the service.
     public static let notFound: [UInt8] = Array("404".utf8)
