@@ -4,7 +4,7 @@ public struct WorkerConfiguration: Sendable {
     /// considered dead. Default: 2500 ms × 3.
     public var heartbeat: Heartbeat
     /// Wait before the first reconnection after the broker died or sent DISCONNECT; doubled
-    /// after each reconnection that hears nothing from the broker. Default: 1000 ms.
+    /// after each conversation in which the broker sent no REQUEST or HEARTBEAT. Default: 1000 ms.
     public var reconnectInitialDelay: Duration
     /// Upper bound of the doubling reconnection wait. Default: 32 s.
     public var reconnectMaximumDelay: Duration

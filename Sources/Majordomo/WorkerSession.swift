@@ -56,7 +56,7 @@ public final class WorkerSession: Service {
                 case .shutDown:
                     return
                 case .lost(let heardFromBroker):
-                    // A broker that answered proves the endpoint works: start the back-off over.
+                    // A broker that served or heartbeated proves the endpoint works: start the back-off over.
                     if heardFromBroker { delay = configuration.reconnectInitialDelay }
                     logger.log(.info, "reconnecting", ["endpoint": endpoint, "service": service, "delay_ms": "\(delay.milliseconds)"])
                     try waitForShutdown(upTo: delay)
@@ -119,7 +119,8 @@ public final class WorkerSession: Service {
                     break
                 case .disconnect:
                     logger.log(.info, "broker sent DISCONNECT", ["endpoint": endpoint, "service": service])
-                    return .lost(heardFromBroker: true)
+                    // A broker refusing READY at once gets a growing back-off, not a reconnection storm.
+                    return .lost(heardFromBroker: heardFromBroker)
                 case .ready, .reply:
                     logger.log(.warning, "ignored a command only workers send", ["endpoint": endpoint, "command": "\(command.kind)"])
                     continue
