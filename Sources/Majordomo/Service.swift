@@ -23,12 +23,16 @@ public final class ServiceThread: Sendable {
     /// Starts `service.run()` on a new thread named `name`.
     public init(_ service: any Service, name: String) {
         self.service = service
-        let thread = Thread { [service, finished, outcome] in
+        // Foundation may keep a finished thread's closure; it must not keep the service (and
+        // so its context, whose termination delivers the last messages) alive with it.
+        let running = Locked<(any Service)?>(service)
+        let thread = Thread { [running, finished, outcome] in
             do {
-                try service.run()
+                try running.withLock { $0 }?.run()
             } catch {
                 outcome.withLock { $0 = error }
             }
+            running.withLock { $0 = nil }
             finished.signal()
         }
         thread.name = name

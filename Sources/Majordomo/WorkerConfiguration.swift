@@ -8,7 +8,8 @@ public struct WorkerConfiguration: Sendable {
     public var reconnectInitialDelay: Duration
     /// Upper bound of the doubling reconnection wait. Default: 32 s.
     public var reconnectMaximumDelay: Duration
-    /// How long a shutdown keeps trying to deliver the last REPLY and DISCONNECT. Default: 1000 ms.
+    /// How long, after a shutdown, the context's termination (when its last user releases it)
+    /// may wait to deliver the last REPLY and DISCONNECT. Default: 1000 ms.
     public var shutdownLinger: Duration
     /// Largest frame accepted from the broker (`ZMQ_MAXMSGSIZE`). Default: 4 MiB.
     public var maxFrameSize: Int64

@@ -1,7 +1,8 @@
-// mdp-peer: a Majordomo broker or echo worker in a process of its own, for tests that kill
-// and restart processes. It prints one line per event the tests wait for on stdout:
+// mdp-peer: a Majordomo broker, echo worker or client in a process of its own, for tests that
+// kill and restart processes. It prints one line per event the tests wait for on stdout:
 //   broker: "bound <endpoint>" once per endpoint;  worker: "ready", and with --announce
-//   "serving" when a request starts. SIGINT and SIGTERM shut the services down gracefully.
+//   "serving" when a request starts;  client: "ok <count>", or "error <code>" and exit status 1.
+// SIGINT and SIGTERM shut brokers and workers down gracefully.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,6 +15,7 @@ let usage = """
     usage: mdp-peer broker --bind <endpoint>... [--heartbeat-ms N] [--liveness N] [--unknown-service-ms N]
            mdp-peer worker --connect <endpoint> --service <name> [--sessions N] [--delay-ms N] [--tag TEXT]
                            [--announce] [--heartbeat-ms N] [--liveness N] [--reconnect-ms N] [--reconnect-max-ms N]
+           mdp-peer client --connect <endpoint> --service <name> [--requests N] [--timeout-ms N] [--attempts N]
     """
 
 struct Options {
@@ -58,15 +60,29 @@ func announce(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
+/// The services a signal shuts down, emptied once they have stopped so that nothing keeps them
+/// (and their context, whose termination delivers the last DISCONNECTs) alive until exit.
+final class SignalTargets: @unchecked Sendable {
+    // NSLock guards `services`, which is why the class may be shared with signal handlers.
+    private let lock = NSLock()
+    private var services: [any Service]
+
+    init(_ services: [any Service]) { self.services = services }
+
+    func shutdownAll() { lock.withLock { services }.forEach { $0.shutdown() } }
+    func release() { lock.withLock { services = [] } }
+}
+
 /// Starts the services on threads of their own and shuts them down on SIGINT or SIGTERM.
 /// `started` runs once the threads are, to announce what the tests wait for.
 func runUntilSignaled(_ services: [any Service], started: () -> Void) -> Int32 {
     let threads = services.enumerated().map { ServiceThread($0.element, name: "mdp-peer-\($0.offset)") }
+    let targets = SignalTargets(services)
     var sources: [any DispatchSourceSignal] = []
     for signalNumber in [SIGINT, SIGTERM] {
         signal(signalNumber, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-        source.setEventHandler { for thread in threads { thread.service.shutdown() } }
+        source.setEventHandler { targets.shutdownAll() }
         source.resume()
         sources.append(source)
     }
@@ -79,6 +95,7 @@ func runUntilSignaled(_ services: [any Service], started: () -> Void) -> Int32 {
         }
     }
     for source in sources { source.cancel() }
+    targets.release()
     return status
 }
 
@@ -120,6 +137,27 @@ func main() -> Int32 {
                                   configuration: configuration, context: context, handler: handler)
             }
             return runUntilSignaled(sessions) { announce("ready") }
+        case "client":
+            let configuration = ClientConfiguration(
+                timeout: .milliseconds(try options.int("timeout-ms", default: 2500)), attempts: try options.int("attempts", default: 3))
+            let client = Client(endpoint: try options.string("connect"), configuration: configuration, context: context)
+            let count = try options.int("requests", default: 1)
+            let service = try options.string("service")
+            for index in 0..<count {
+                let body = [Array("request \(index)".utf8)]
+                do throws(MajordomoError) {
+                    let reply = try client.call(service, body: body)
+                    guard reply.starts(with: body) else {
+                        announce("error mismatch")
+                        return 1
+                    }
+                } catch {
+                    announce("error \(error.code)")
+                    return 1
+                }
+            }
+            announce("ok \(count)")
+            return 0
         default:
             throw UsageError(text: "unknown role '\(arguments.first ?? "")'")
         }

@@ -21,6 +21,21 @@ import ZeroMQ
         #expect(try client.call("mmi.unknown", body: [bytes("x")]) == [bytes("501")])
     }
 
+    @Test func oneBrokerServesSeveralEndpoints() throws {
+        let context = try Context()
+        let broker = try Broker(endpoints: ["tcp://127.0.0.1:*", "inproc://several-endpoints"],
+                                configuration: BrokerConfiguration(heartbeat: fastHeartbeat), context: context)
+        let thread = ServiceThread(broker, name: "two-endpoint-broker")
+        defer { thread.stop() }
+        let bound = try broker.waitUntilBound()
+        #expect(bound.count == 2 && bound[1] == "inproc://several-endpoints")
+        let workers = try RunningWorkers(endpoint: bound[1], context: context)
+        defer { workers.stop() }
+        let client = quickClient(bound[0], context: context)
+        #expect(try eventually { try client.isRegistered("echo") })
+        #expect(try client.call("echo", body: [bytes("across")]) == [bytes("across")])
+    }
+
     @Test func fullQueueAnswersWithATypedErrorNotSilence() throws {
         let context = try Context()
         let configuration = BrokerConfiguration(heartbeat: fastHeartbeat, unknownServiceTimeout: .seconds(10), maxQueuedRequestsPerService: 2)

@@ -58,6 +58,22 @@ import ZeroMQ
         #expect(try completion.result.get() == [bytes("important"), bytes("survivor")])
     }
 
+    @Test func clientProcessThroughBrokerProcessToWorkerProcess() throws {
+        let (broker, endpoint) = try Self.startBroker()
+        defer { broker.stop() }
+        let worker = try Self.startWorker(endpoint)
+        defer { worker.stop() }
+        let client = try ChildProcess.peer(["client", "--connect", endpoint, "--service", "echo", "--requests", "100"])
+        defer { client.stop() }
+        #expect(client.waitForExit() == 0)
+        #expect(client.lines.last == "ok 100")
+
+        let lost = try ChildProcess.peer(["client", "--connect", endpoint, "--service", "nobody", "--timeout-ms", "3000"])
+        defer { lost.stop() }
+        #expect(lost.waitForExit() == 1)
+        #expect(lost.lines.last == "error service-unknown")
+    }
+
     @Test func idleLongerThanTheExpiryKeepsWorkersRegistered() throws {
         let context = try Context()
         let (broker, endpoint) = try Self.startBroker()
