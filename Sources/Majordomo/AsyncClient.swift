@@ -133,20 +133,11 @@ public final class AsyncClient {
 
     private func openSocketIfNeeded() throws(ZMQError) {
         guard socket == nil else { return }
-        let socket = try context.socket(.dealer)
-        // Nothing is queued before a connection exists, so that "unreachable" can be told apart.
-        try socket.set(.immediate, to: true)
-        try socket.set(.maxMessageSize, to: configuration.maxFrameSize)
-        try socket.connect(endpoint)
+        let socket = try ClientSupport.connect(context, to: endpoint, configuration)
         var poller = Poller()
         try poller.add(socket)
         self.socket = socket
         self.poller = poller
-        // A new connection is made in the background; waiting briefly for it lets the first
-        // request leave now rather than at the caller's next receive.
-        var connection = Poller()
-        try connection.add(socket, events: .writable)
-        try connection.poll(timeout: min(configuration.timeout, .milliseconds(100)))
     }
 
     /// Sends an attempt under a new tag, or queues it until a connection exists.
@@ -192,14 +183,10 @@ public final class AsyncClient {
             guard let request = pending[tag] else { continue }
             let reply: ClientMessage
             do { reply = try ClientMessage(frames: frames[1...]) } catch { continue }
-            guard reply.service == request.message.service else { continue }
-            pending[tag] = nil
-            let result: Result<[[UInt8]], MajordomoError>
-            if let rejection = BrokerRejection(body: reply.body) {
-                result = .failure(rejection.error(service: request.service, endpoint: endpoint))
-            } else {
-                result = .success(reply.body)
+            guard let result = ClientSupport.outcome(of: reply, for: request.message, service: request.service, endpoint: endpoint) else {
+                continue
             }
+            pending[tag] = nil
             completions.append(Completion(id: request.id, service: request.service, result: result))
         }
     }
@@ -215,7 +202,9 @@ public final class AsyncClient {
             pending[tag] = nil
             unsent.removeAll { $0 == tag }
             guard request.attempt < configuration.attempts else {
-                completions.append(Completion(id: request.id, service: request.service, result: .failure(failure(of: request))))
+                let failure = ClientSupport.exhausted(service: request.service, endpoint: endpoint, attempts: request.attempt,
+                                                      configuration, reachedBroker: request.reachedBroker)
+                completions.append(Completion(id: request.id, service: request.service, result: .failure(failure)))
                 continue
             }
             var retry = request
@@ -225,13 +214,5 @@ public final class AsyncClient {
             earliest = min(earliest, retry.deadline)
         }
         nextSweep = earliest
-    }
-
-    private func failure(of request: Pending) -> MajordomoError {
-        request.reachedBroker
-            ? MajordomoError(code: .timedOut, service: request.service, endpoint: endpoint,
-                             detail: "no reply after \(request.attempt) attempts of \(configuration.timeout)")
-            : MajordomoError(code: .brokerUnreachable, service: request.service, endpoint: endpoint,
-                             detail: "no connection after \(request.attempt) attempts of \(configuration.timeout)")
     }
 }

@@ -35,18 +35,9 @@ final class RequestSlot {
     /// Starts a request, replacing any the slot had.
     func start(_ new: Request) throws(ZMQError) {
         request = new
-        if try openSocketIfNeeded(), let socket {
-            // A new socket connects in the background; waiting briefly for it lets the request
-            // leave now rather than at the caller's next receive.
-            var poller = Poller()
-            try poller.add(socket, events: .writable)
-            try poller.poll(timeout: min(configuration.timeout, Self.connectionWait))
-        }
+        try openSocketIfNeeded()
         try trySend()
     }
-
-    /// The longest a new request waits in ``start(_:)`` for a new socket's connection.
-    private static let connectionWait = Duration.milliseconds(100)
 
     /// Sends the current attempt when a connection is there; with `ZMQ_IMMEDIATE` nothing is
     /// queued before one is.
@@ -66,13 +57,11 @@ final class RequestSlot {
             guard let current = request else { continue }
             let reply: ClientMessage
             do { reply = try ClientMessage(frames: frames[...]) } catch { continue }
-            // A reply naming another service is not this request's.
-            guard reply.service == current.message.service else { continue }
-            request = nil
-            if let rejection = BrokerRejection(body: reply.body) {
-                return .failure(rejection.error(service: current.service, endpoint: endpoint))
+            guard let outcome = ClientSupport.outcome(of: reply, for: current.message, service: current.service, endpoint: endpoint) else {
+                continue
             }
-            return .success(reply.body)
+            request = nil
+            return outcome
         }
         return nil
     }
@@ -85,18 +74,14 @@ final class RequestSlot {
         socket = nil
         guard current.attempt < configuration.attempts else {
             request = nil
-            let failure = current.reachedBroker
-                ? MajordomoError(code: .timedOut, service: current.service, endpoint: endpoint,
-                                 detail: "no reply after \(current.attempt) attempts of \(configuration.timeout)")
-                : MajordomoError(code: .brokerUnreachable, service: current.service, endpoint: endpoint,
-                                 detail: "no connection after \(current.attempt) attempts of \(configuration.timeout)")
-            return failure
+            return ClientSupport.exhausted(service: current.service, endpoint: endpoint, attempts: current.attempt,
+                                           configuration, reachedBroker: current.reachedBroker)
         }
         current.attempt += 1
         current.deadline = now + configuration.timeout
         current.sent = false
         request = current
-        _ = try openSocketIfNeeded()
+        try openSocketIfNeeded()
         try trySend()
         return nil
     }
@@ -107,13 +92,7 @@ final class RequestSlot {
         request = nil
     }
 
-    private func openSocketIfNeeded() throws(ZMQError) -> Bool {
-        guard socket == nil else { return false }
-        let socket = try context.socket(.dealer)
-        try socket.set(.immediate, to: true)
-        try socket.set(.maxMessageSize, to: configuration.maxFrameSize)
-        try socket.connect(endpoint)
-        self.socket = socket
-        return true
+    private func openSocketIfNeeded() throws(ZMQError) {
+        if socket == nil { socket = try ClientSupport.connect(context, to: endpoint, configuration) }
     }
 }
