@@ -129,10 +129,12 @@ func main() -> Int32 {
             let announcing = options.flags.contains("announce")
             let handler: WorkerSession.Handler = { body in
                 if announcing { announce("serving") }
-                if delay > 0 { usleep(UInt32(delay) * 1000) }
+                if delay > 0 { Thread.sleep(forTimeInterval: Double(delay) / 1000) }
                 return tag.map { body + [$0] } ?? body
             }
-            let sessions = try (0..<max(1, try options.int("sessions", default: 1))).map { _ in
+            let sessionCount = try options.int("sessions", default: 1)
+            guard (1...256).contains(sessionCount) else { throw UsageError(text: "--sessions wants 1 to 256") }
+            let sessions = try (0..<sessionCount).map { _ in
                 try WorkerSession(endpoint: try options.string("connect"), service: try options.string("service"),
                                   configuration: configuration, context: context, handler: handler)
             }
