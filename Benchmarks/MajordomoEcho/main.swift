@@ -173,7 +173,7 @@ do {
                                              endpoint: overInproc.endpoint, context: clientContext)
     overInproc.stop()
 
-    let reference = try Broker.directEchoReference(context: clientContext) { echoEndpoint in
+    let reference = try directEchoReference(context: clientContext) { echoEndpoint in
         try measureInFlight("reference: \(settings.inFlight) in flight, no broker", endpoint: echoEndpoint, context: clientContext)
     }
 
