@@ -18,7 +18,7 @@ import ZeroMQ
 
 struct Settings {
     var seconds = 5.0
-    var workers = 4
+    var workers = 16
     var inFlight = 50
     var bodyBytes = 64
 
