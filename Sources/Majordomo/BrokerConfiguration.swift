@@ -3,6 +3,10 @@ public struct BrokerConfiguration: Sendable {
     /// Heartbeats sent to workers, and the silence after which an idle worker is purged.
     /// Default: 2500 ms × 3.
     public var heartbeat: Heartbeat
+    /// How long a worker may hold a request without a word before it is presumed dead and
+    /// purged, so that a worker killed mid-request does not stay registered. A worker that
+    /// replies later gets DISCONNECT and registers again. Default: 60 s.
+    public var maxRequestDuration: Duration
     /// How long a request waits for a worker of a service that has none before the client
     /// gets a `service-unknown` error reply. Default: 2000 ms.
     public var unknownServiceTimeout: Duration
@@ -24,6 +28,7 @@ public struct BrokerConfiguration: Sendable {
     /// Creates a configuration; each argument defaults to the value documented on its property.
     public init(
         heartbeat: Heartbeat = Heartbeat(),
+        maxRequestDuration: Duration = .seconds(60),
         unknownServiceTimeout: Duration = .milliseconds(2000),
         maxQueuedRequestsPerService: Int = 1000,
         maxQueuedRequests: Int = 10_000,
@@ -33,6 +38,7 @@ public struct BrokerConfiguration: Sendable {
         logLevel: Logger.Level = .info
     ) {
         self.heartbeat = heartbeat
+        self.maxRequestDuration = maxRequestDuration
         self.unknownServiceTimeout = unknownServiceTimeout
         self.maxQueuedRequestsPerService = maxQueuedRequestsPerService
         self.maxQueuedRequests = maxQueuedRequests

@@ -4,8 +4,9 @@ import ZeroMQ
 final class WorkerRecord {
     let identity: [UInt8]
     let service: ServiceRecord
-    /// When the worker is purged unless heard from; only idle workers are purged, so that a
-    /// slow request never expires its worker.
+    /// When the worker is purged unless heard from: a heartbeat expiry while it waits, the
+    /// longest request duration while it has a request, so that a slow request never
+    /// expires its worker.
     var expiry: ContinuousClock.Instant
     /// The client whose request the worker has in hand; `nil` while it waits.
     var client: [UInt8]?
@@ -175,7 +176,7 @@ final class BrokerEngine {
             try dispatch(worker.service)
         case .heartbeat:
             guard let worker else { return try refuse(sender, "HEARTBEAT from an unregistered worker") }
-            worker.expiry = clock.now + configuration.heartbeat.expiry
+            worker.expiry = max(worker.expiry, clock.now + configuration.heartbeat.expiry)
         case .disconnect:
             if let worker {
                 logger.log(.info, "worker disconnected", ["worker": Logger.display(sender), "service": Logger.display(worker.service.name)])
@@ -195,6 +196,7 @@ final class BrokerEngine {
                 queuedRequests -= 1
                 worker.client = request.client
                 worker.envelope = request.envelope
+                worker.expiry = max(worker.expiry, clock.now + configuration.maxRequestDuration)
             } else {
                 logger.log(.warning, "worker unreachable; purged", ["worker": Logger.display(worker.identity)])
                 remove(worker)
@@ -247,11 +249,12 @@ final class BrokerEngine {
         if service.isUnused { services[service.name] = nil }
     }
 
-    /// Purges every idle worker silent for longer than the heartbeat expiry, wherever it is in the queue.
+    /// Purges every worker past its expiry, wherever it is in the queue.
     private func purgeExpiredWorkers(now: ContinuousClock.Instant) throws(ZMQError) {
-        let expired = workers.values.filter { $0.client == nil && $0.expiry < now }
+        let expired = workers.values.filter { $0.expiry < now }
         for worker in expired {
-            logger.log(.info, "worker expired", ["worker": Logger.display(worker.identity), "service": Logger.display(worker.service.name)])
+            logger.log(.info, "worker expired", ["worker": Logger.display(worker.identity), "service": Logger.display(worker.service.name),
+                                                  "holding_request": worker.client == nil ? "no" : "yes"])
             remove(worker)
         }
     }

@@ -78,10 +78,11 @@ final class SignalTargets: @unchecked Sendable {
 func runUntilSignaled(_ services: [any Service], started: () -> Void) -> Int32 {
     let threads = services.enumerated().map { ServiceThread($0.element, name: "mdp-peer-\($0.offset)") }
     let targets = SignalTargets(services)
+    let signalQueue = DispatchQueue(label: "mdp-peer.signals")
     var sources: [any DispatchSourceSignal] = []
     for signalNumber in [SIGINT, SIGTERM] {
         signal(signalNumber, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+        let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: signalQueue)
         source.setEventHandler { targets.shutdownAll() }
         source.resume()
         sources.append(source)
@@ -96,6 +97,9 @@ func runUntilSignaled(_ services: [any Service], started: () -> Void) -> Int32 {
     }
     for source in sources { source.cancel() }
     targets.release()
+    // A handler still running holds the services, and with them the context whose
+    // termination (when the last reference goes) delivers the final DISCONNECTs: let it end.
+    signalQueue.sync {}
     return status
 }
 

@@ -154,6 +154,25 @@ import ZeroMQ
         #expect(try eventually { try !mmi.isRegistered("echo") })
     }
 
+    @Test func workerSilentWithARequestPastTheLimitIsPurgedAndALateReplyDisconnected() throws {
+        let context = try Context()
+        let configuration = BrokerConfiguration(heartbeat: fastHeartbeat, maxRequestDuration: .milliseconds(400))
+        let broker = try RunningBroker(configuration, context: context)
+        defer { broker.stop() }
+        let worker = try Self.rawWorker(context, broker.endpoint)
+        let client = try Self.rawClient(context, broker.endpoint)
+        let mmi = quickClient(broker.endpoint, context: context)
+        #expect(try eventually { try mmi.isRegistered("echo") })
+        try client.send(multipart: [Self.empty, Self.clientHeader, bytes("echo"), bytes("stuck")])
+        _ = try #require(try receive(worker) { $0.count > 3 })
+        // Past the heartbeat expiry (300 ms) the worker is kept: it holds a request.
+        pause(milliseconds: 320)
+        #expect(try mmi.isRegistered("echo"))
+        #expect(try eventually(timeout: .seconds(2)) { try !mmi.isRegistered("echo") })
+        try worker.send(multipart: [Self.empty, Self.workerHeader, [0x03], Self.clientAddress, Self.empty, bytes("late")])
+        #expect(try receive(worker) { Self.isDisconnect($0) } != nil)
+    }
+
     @Test func managementInterfaceAnswers200And404And501() throws {
         let context = try Context()
         let broker = try RunningBroker(context: context)
