@@ -171,6 +171,31 @@ import ZeroMQ
         #expect(try client.call("echo", body: [bytes("again")]) == [bytes("again")])
     }
 
+    @Test func asyncClientRidesOutABrokerRestart() throws {
+        let context = try Context()
+        var broker = try RunningBroker(context: context)
+        let endpoint = broker.endpoint
+        let workers = try RunningWorkers(3, endpoint: endpoint, context: context)
+        defer { workers.stop() }
+        let client = AsyncClient(endpoint: endpoint, capacity: 10,
+                                 configuration: ClientConfiguration(timeout: .milliseconds(700), attempts: 5), context: context)
+        #expect(try eventually { try quickClient(endpoint, context: context).isRegistered("echo") })
+        broker.stop()
+        // Sent while no broker listens: they wait for the connection, then for workers.
+        var expected: [AsyncClient.RequestID: [[UInt8]]] = [:]
+        for index in 0..<10 {
+            let body = [bytes("during restart \(index)")]
+            expected[try client.send("echo", body: body)] = body
+        }
+        pause(milliseconds: 200)
+        broker = try RunningBroker(context: context, endpoint: endpoint)
+        defer { broker.stop() }
+        while !expected.isEmpty {
+            let completion = try #require(try client.receive(timeout: .seconds(5)))
+            #expect(try completion.result.get() == expected.removeValue(forKey: completion.id))
+        }
+    }
+
     @Test func gracefulWorkerShutdownUnregistersIt() throws {
         let context = try Context()
         let broker = try RunningBroker(context: context)
