@@ -1,7 +1,7 @@
 # The two commands a new machine needs: `make run` and `make test`.
 SWIFT ?= swift
 
-.PHONY: run test build bench-zmq deps
+.PHONY: run test build bench-zmq bench-mdp deps
 
 ## Runs Lyceum with its embedded defaults, installing libzmq first when it is missing.
 run:
@@ -24,8 +24,16 @@ bench-zmq:
 	@scripts/ensure-deps.sh
 	Benchmarks/zmq-throughput.sh
 
+<<<<<<< HEAD
 ## Journal: appends/s per durability policy (1 and 64 writers), 1M-record replay and memory, vs Redis.
 .PHONY: bench-journal
 bench-journal:
 	@scripts/ensure-deps.sh bench
 	Benchmarks/journal-bench.sh
+=======
+## Majordomo echo through Lyceum's broker: sync client and 50 in flight (issue: Majordomo).
+bench-mdp:
+	@scripts/ensure-deps.sh
+	$(SWIFT) build -c release --product mdp-bench
+	.build/release/mdp-bench
+>>>>>>> majordomo

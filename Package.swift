@@ -8,6 +8,7 @@ let package = Package(
     products: [
         .executable(name: "lyceum", targets: ["lyceum"]),
         .library(name: "ZeroMQ", targets: ["ZeroMQ"]),
+        .library(name: "Majordomo", targets: ["Majordomo"]),
     ],
     targets: [
         // libzmq from Debian's libzmq3-dev: a module map and a shim header, nothing else.
@@ -22,6 +23,8 @@ let package = Package(
         .target(name: "Logging"),
         // The Service protocol and the one owner of signals and orderly shutdown.
         .target(name: "Lifecycle", dependencies: ["Logging"]),
+        // 7/MDP broker, worker sessions and clients; bodies are opaque frames, never parsed.
+        .target(name: "Majordomo", dependencies: ["ZeroMQ", "Logging", "Lifecycle"]),
         // The append-only journal: durable, checksummed, replayed on start, compacted. No sockets.
         .target(name: "Journal", dependencies: ["Logging"]),
         .executableTarget(name: "lyceum", dependencies: ["ZeroMQ", "Journal", "Logging", "Lifecycle"]),
@@ -33,6 +36,15 @@ let package = Package(
         // JournalTests runs journal-stress as a child process to kill it; the dependency builds it.
         .testTarget(name: "JournalTests", dependencies: ["Journal", "journal-stress", "LyceumTestSupport"]),
         .executableTarget(name: "journal-stress", dependencies: ["Journal"], path: "Tests/JournalStress"),
+        // mdp-peer is a dependency so that `swift build --build-tests` builds the processes the
+        // fault tests start; the Python peers are run by /usr/bin/python3.
+        .testTarget(
+            name: "MajordomoTests",
+            dependencies: ["Majordomo", "ZeroMQ", "Lifecycle", "mdp-peer"],
+            exclude: ["Peers"]
+        ),
+        // A broker or echo worker in its own process, for the fault tests to kill and restart.
+        .executableTarget(name: "mdp-peer", dependencies: ["Majordomo", "Lifecycle"], path: "Tests/MajordomoPeer"),
 
         // Benchmarks are executables, never timed tests: `make bench-zmq` runs this one.
         .executableTarget(
@@ -43,6 +55,12 @@ let package = Package(
         ),
         // `make bench-journal` runs this one (Benchmarks/journal-bench.sh).
         .executableTarget(name: "journal-bench", dependencies: ["Journal"], path: "Benchmarks/JournalBench"),
+        // `make bench-mdp`: echo round trips through Lyceum's broker.
+        .executableTarget(
+            name: "mdp-bench",
+            dependencies: ["Majordomo", "ZeroMQ", "Lifecycle", "Logging"],
+            path: "Benchmarks/MajordomoEcho"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,12 +1,13 @@
-/// A long-running part of Lyceum (a broker, a worker session, a publisher) that a
-/// ``ServiceGroup`` starts on its own thread and stops in order.
+/// A long-running part of a process (a broker, a worker session, a publisher) that its owner
+/// starts and stops uniformly.
+///
+/// `run()` blocks the calling thread until the service stops, by itself or after
+/// `shutdown()`; `shutdown()` may be called from any thread, any number of times, before or
+/// during `run()`, and returns at once. A shut-down service finishes what it has in hand and
+/// never hangs.
 public protocol Service: AnyObject, Sendable {
-    /// A short name for logs, such as `broker` or `worker.books.2`.
-    var name: String { get }
-    /// Does the service's work, blocking the calling thread until ``shutdown()`` is called or
-    /// the service fails. Returning means the service has stopped and released what it holds.
+    /// Runs the service on the calling thread until it stops.
     func run() throws
-    /// Asks ``run()`` to finish the work in hand and return soon. Safe to call from any
-    /// thread, before or during `run()`, and more than once.
+    /// Asks the service to stop in an orderly way; `run()` then returns.
     func shutdown()
 }

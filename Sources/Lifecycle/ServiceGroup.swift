@@ -12,15 +12,15 @@ import Synchronization
 /// - SIGHUP: the reload action runs (catalog, log level).
 /// - A service that stops or fails by itself stops the others too.
 public final class ServiceGroup: Sendable {
-    private let services: [any Service]
+    private let services: [(name: String, service: any Service)]
     private let logger: Logger
     private let gracePeriod: Duration
     private let reload: @Sendable () -> Void
-    private let finished = FinishedServices()
+    private let exits = Mutex((count: 0, anyFailed: false))
 
-    /// A group of `services`, started in order and stopped in reverse order.
+    /// A group of named services, started in order and stopped in reverse order.
     public init(
-        services: [any Service],
+        _ services: [(name: String, service: any Service)],
         logger: Logger = Logger(component: "lifecycle"),
         gracePeriod: Duration = .seconds(10),
         reload: @escaping @Sendable () -> Void = {}
@@ -32,24 +32,18 @@ public final class ServiceGroup: Sendable {
     }
 
     /// Runs until every service has stopped.
+    ///
+    /// ``TerminationSignals/blockInAllThreads()`` must have been called before any thread started.
     /// - Returns: the process's exit status: 0 after an orderly stop, 1 if a service failed.
-    ///   ``TerminationSignals/blockInAllThreads()`` must have been called before any thread started.
     public func run() -> Int32 {
-        for service in services {
-            let thread = Thread { [finished, logger] in
-                do {
-                    try service.run()
-                    finished.record(failed: false)
-                } catch {
-                    logger.error("service failed", ["service": service.name, "error": "\(error)"])
-                    finished.record(failed: true)
-                }
+        let threads = services.map { entry in
+            ServiceThread(entry.service, name: entry.name) { [self] error in
+                if let error { logger.error("service failed", ["service": entry.name, "error": "\(error)"]) }
+                exits.withLock { $0 = (count: $0.count + 1, anyFailed: $0.anyFailed || error != nil) }
             }
-            thread.name = service.name
-            thread.start()
         }
         var stopRequestedAt: ContinuousClock.Instant?
-        while finished.count < services.count {
+        while exits.withLock({ $0.count }) < threads.count {
             if let signal = TerminationSignals.next(within: 100) {
                 switch signal {
                 case SIGHUP:
@@ -64,7 +58,7 @@ public final class ServiceGroup: Sendable {
                     shutdownAll()
                 }
             }
-            if stopRequestedAt == nil, finished.count > 0 {
+            if stopRequestedAt == nil, exits.withLock({ $0.count }) > 0 {
                 logger.warning("a service stopped by itself: stopping the others")
                 stopRequestedAt = .now
                 shutdownAll()
@@ -74,23 +68,12 @@ public final class ServiceGroup: Sendable {
                 exit(1)
             }
         }
-        return finished.anyFailed ? 1 : 0
+        for thread in threads { thread.join() }
+        return exits.withLock { $0.anyFailed } ? 1 : 0
     }
 
     /// Asks every service to stop, the last started first.
     public func shutdownAll() {
-        for service in services.reversed() { service.shutdown() }
+        for entry in services.reversed() { entry.service.shutdown() }
     }
-}
-
-/// How many services have returned from `run()`, and whether any failed.
-private final class FinishedServices: Sendable {
-    private let state = Mutex((count: 0, anyFailed: false))
-
-    func record(failed: Bool) {
-        state.withLock { $0 = (count: $0.count + 1, anyFailed: $0.anyFailed || failed) }
-    }
-
-    var count: Int { state.withLock { $0.count } }
-    var anyFailed: Bool { state.withLock { $0.anyFailed } }
 }

@@ -1,0 +1,82 @@
+import Lifecycle
+import Logging
+import Dispatch
+import ZeroMQ
+
+/// A 7/MDP broker: one ROUTER, bound to one or more endpoints, serving clients and workers.
+///
+/// It routes requests by service name to waiting workers, least recently used first; queues
+/// requests for busy or absent services within bounds, answering with a ``BrokerRejection``
+/// rather than silence when it cannot; purges workers that stop heartbeating; sends DISCONNECT
+/// for invalid or unexpected worker commands; and answers 8/MMI `mmi.*` itself.
+/// `run()` is meant to be called once.
+public final class Broker: Service {
+    /// The endpoints to bind, such as `tcp://127.0.0.1:*`.
+    public let endpoints: [String]
+    /// Timings and bounds.
+    public let configuration: BrokerConfiguration
+    private let context: Context
+    private let wakeup: Wakeup
+    private let binding = Locked<Result<[String], MajordomoError>?>(nil)
+    private let bindingSettled = DispatchSemaphore(value: 0)
+
+    /// Creates a broker that will bind `endpoints` when it runs.
+    public init(endpoints: [String], configuration: BrokerConfiguration = BrokerConfiguration(), context: Context) throws(MajordomoError) {
+        guard !endpoints.isEmpty else {
+            throw MajordomoError(code: .invalidArgument, detail: "a broker needs at least one endpoint to bind")
+        }
+        self.endpoints = endpoints
+        self.configuration = configuration
+        self.context = context
+        wakeup = try Wakeup()
+    }
+
+    /// Binds, then routes until ``shutdown()``; on shutdown every registered worker gets DISCONNECT.
+    /// - Throws: ``MajordomoError`` when an endpoint cannot be bound or the context is terminated.
+    public func run() throws {
+        let logger = Logger(component: "broker")
+        let router: Socket
+        do {
+            router = try context.socket(.router)
+            try router.set(.routerMandatory, to: true)
+            try router.set(.maxMessageSize, to: configuration.maxFrameSize)
+            for endpoint in endpoints { try router.bind(endpoint) }
+        } catch {
+            let failure = MajordomoError(error)
+            settleBinding(.failure(failure))
+            logger.log(.error, "cannot bind", ["error": failure.description])
+            throw failure
+        }
+        settleBinding(.success(router.endpoints))
+        logger.log(.info, "broker listening", ["endpoints": router.endpoints.joined(separator: ",")])
+        let engine = BrokerEngine(router: router, configuration: configuration, logger: logger)
+        do {
+            try engine.route(until: wakeup)
+        } catch {
+            logger.log(.error, "broker stopped on a socket error", ["error": error.description])
+            throw MajordomoError(error)
+        }
+        logger.log(.info, "broker stopped")
+    }
+
+    /// Stops routing; `run()` returns after sending DISCONNECT to the registered workers.
+    public func shutdown() {
+        wakeup.signal()
+    }
+
+    /// Waits until `run()` has bound its endpoints.
+    /// - Returns: the bound endpoints, wildcard ports resolved, in the order given.
+    /// - Throws: the bind failure, or ``MajordomoError/Code/timedOut`` after `timeout`.
+    public func waitUntilBound(timeout: Duration = .seconds(5)) throws(MajordomoError) -> [String] {
+        guard bindingSettled.wait(timeout: .now() + .milliseconds(Int(timeout.milliseconds))) == .success else {
+            throw MajordomoError(code: .timedOut, endpoint: endpoints.joined(separator: ","), detail: "the broker has not bound its endpoints yet")
+        }
+        bindingSettled.signal()
+        return try binding.withLock { $0! }.get()
+    }
+
+    private func settleBinding(_ result: Result<[String], MajordomoError>) {
+        binding.withLock { $0 = result }
+        bindingSettled.signal()
+    }
+}

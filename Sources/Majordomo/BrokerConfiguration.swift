@@ -1,0 +1,46 @@
+/// Timings and bounds of a ``Broker``; every default is documented in `protocol/majordomo.md`.
+public struct BrokerConfiguration: Sendable {
+    /// Heartbeats sent to workers, and the silence after which an idle worker is purged.
+    /// Default: 2500 ms × 3.
+    public var heartbeat: Heartbeat
+    /// How long a worker may hold a request without a word before it is presumed dead and
+    /// purged, so that a worker killed mid-request does not stay registered. A worker that
+    /// replies later gets DISCONNECT and registers again. Default: 60 s.
+    public var maxRequestDuration: Duration
+    /// How long a request waits for a worker of a service that has none before the client
+    /// gets a `service-unknown` error reply. Default: 2000 ms.
+    public var unknownServiceTimeout: Duration
+    /// Requests queued for one service before more get a `queue-full` error reply. Default: 1000.
+    public var maxQueuedRequestsPerService: Int
+    /// Requests queued for all services together before more get a `broker-overloaded`
+    /// error reply. Default: 10 000.
+    public var maxQueuedRequests: Int
+    /// Workers registered at once; a READY beyond this gets DISCONNECT. Default: 10 000.
+    public var maxWorkers: Int
+    /// Largest frame accepted; a peer sending a larger one is disconnected by libzmq
+    /// (`ZMQ_MAXMSGSIZE`). Default: 4 MiB.
+    public var maxFrameSize: Int64
+    /// Frames accepted in one message; longer messages are dropped. Default: 64.
+    public var maxFramesPerMessage: Int
+
+    /// Creates a configuration; each argument defaults to the value documented on its property.
+    public init(
+        heartbeat: Heartbeat = Heartbeat(),
+        maxRequestDuration: Duration = .seconds(60),
+        unknownServiceTimeout: Duration = .milliseconds(2000),
+        maxQueuedRequestsPerService: Int = 1000,
+        maxQueuedRequests: Int = 10_000,
+        maxWorkers: Int = 10_000,
+        maxFrameSize: Int64 = 4 << 20,
+        maxFramesPerMessage: Int = 64
+    ) {
+        self.heartbeat = heartbeat
+        self.maxRequestDuration = maxRequestDuration
+        self.unknownServiceTimeout = unknownServiceTimeout
+        self.maxQueuedRequestsPerService = maxQueuedRequestsPerService
+        self.maxQueuedRequests = maxQueuedRequests
+        self.maxWorkers = maxWorkers
+        self.maxFrameSize = maxFrameSize
+        self.maxFramesPerMessage = maxFramesPerMessage
+    }
+}

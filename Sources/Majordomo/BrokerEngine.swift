@@ -1,0 +1,294 @@
+import Logging
+import ZeroMQ
+
+/// A registered worker, as the broker sees it.
+final class WorkerRecord {
+    let identity: [UInt8]
+    let service: ServiceRecord
+    /// When the worker is purged unless heard from: a heartbeat expiry while it waits, the
+    /// longest request duration while it has a request, so that a slow request never
+    /// expires its worker.
+    var expiry: ContinuousClock.Instant
+    /// The client whose request the worker has in hand; `nil` while it waits.
+    var client: [UInt8]?
+    /// The routing frames the client put before its empty frame, returned with the reply.
+    var envelope: [[UInt8]] = []
+
+    init(identity: [UInt8], service: ServiceRecord, expiry: ContinuousClock.Instant) {
+        self.identity = identity
+        self.service = service
+        self.expiry = expiry
+    }
+}
+
+/// A client's request waiting for a worker.
+struct QueuedRequest {
+    let client: [UInt8]
+    let envelope: [[UInt8]]
+    let body: [[UInt8]]
+    let enqueued: ContinuousClock.Instant
+}
+
+/// A service's queue of requests and its waiting workers, least recently used first.
+final class ServiceRecord {
+    let name: [UInt8]
+    var requests = FIFO<QueuedRequest>()
+    var waiting = FIFO<WorkerRecord>()
+    var workerCount = 0
+
+    init(name: [UInt8]) { self.name = name }
+
+    var isUnused: Bool { workerCount == 0 && requests.isEmpty }
+}
+
+/// The broker's routing state and loop, confined to the thread running ``Broker/run()``.
+final class BrokerEngine {
+    private let router: Socket
+    private let configuration: BrokerConfiguration
+    private let logger: Logger
+    private let clock = ContinuousClock()
+    private var workers: [[UInt8]: WorkerRecord] = [:]
+    private var services: [[UInt8]: ServiceRecord] = [:]
+    private var queuedRequests = 0
+
+    /// Messages handled between two looks at the clock, so that a flood cannot starve heartbeats.
+    private static let batch = 4096
+
+    init(router: Socket, configuration: BrokerConfiguration, logger: Logger) {
+        self.router = router
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    func route(until wakeup: Wakeup) throws(ZMQError) {
+        var poller = Poller()
+        try poller.add(router)
+        poller.add(fileDescriptor: wakeup.fileDescriptor)
+        let housekeeping = max(min(configuration.heartbeat.interval, configuration.unknownServiceTimeout) / 2, .milliseconds(1))
+        var nextHeartbeat = clock.now + configuration.heartbeat.interval
+        var nextHousekeeping = clock.now + housekeeping
+        while !wakeup.isSignaled {
+            let deadline = min(nextHeartbeat, nextHousekeeping)
+            try poller.poll(timeout: max(.zero, deadline - clock.now))
+            var handled = 0
+            while handled < Self.batch, let frames = try router.receiveMultipart(options: .dontWait) {
+                try handle(frames)
+                handled += 1
+            }
+            let now = clock.now
+            if now >= nextHousekeeping {
+                try purgeExpiredWorkers(now: now)
+                try rejectRequestsForAbsentServices(now: now)
+                nextHousekeeping = now + housekeeping
+            }
+            if now >= nextHeartbeat {
+                try sendHeartbeats()
+                nextHeartbeat = now + configuration.heartbeat.interval
+            }
+        }
+        try disconnectAllWorkers()
+    }
+
+    // MARK: Dispatching messages
+
+    private func handle(_ frames: [[UInt8]]) throws(ZMQError) {
+        let sender = frames[0]
+        guard frames.count >= 3, frames.count <= configuration.maxFramesPerMessage else {
+            return drop(from: sender, "message has \(frames.count) frames")
+        }
+        if frames[2] == MDP.workerHeader || frames[1] == MDP.workerHeader {
+            let command: WorkerCommand
+            do {
+                command = try WorkerCommand(frames: frames[1...])
+            } catch {
+                logger.log(.warning, "invalid worker command; disconnecting", ["peer": Logger.display(sender), "reason": error.description])
+                return try disconnect(sender)
+            }
+            try handleWorker(sender, command)
+        } else if let delimiter = frames[1...].firstIndex(where: \.isEmpty), delimiter + 1 < frames.count,
+                  frames[delimiter + 1] == MDP.clientHeader {
+            // Routing frames before the empty one (a proxy's, or an AsyncClient's request tag)
+            // are an envelope: kept with the request and returned with its reply.
+            let message: ClientMessage
+            do { message = try ClientMessage(frames: frames[delimiter...]) } catch { return drop(from: sender, error.description) }
+            try handleClient(sender, envelope: Array(frames[1..<delimiter]), message)
+        } else {
+            drop(from: sender, "no MDPC01 or MDPW01 header after an empty frame")
+        }
+    }
+
+    private func drop(from sender: [UInt8], _ reason: String) {
+        logger.log(.warning, "dropped malformed message", ["peer": Logger.display(sender), "reason": reason])
+    }
+
+    private func handleClient(_ client: [UInt8], envelope: [[UInt8]], _ message: ClientMessage) throws(ZMQError) {
+        if message.service.starts(with: MDP.managementPrefix) {
+            return try reply(to: client, envelope: envelope, service: message.service, body: [managementAnswer(message)])
+        }
+        let service: ServiceRecord
+        if let existing = services[message.service] {
+            service = existing
+        } else {
+            service = ServiceRecord(name: message.service)
+        }
+        if service.requests.count >= configuration.maxQueuedRequestsPerService {
+            return try reject(client, envelope: envelope, service: message.service, BrokerRejection(
+                code: .queueFull, text: "the service's queue holds \(service.requests.count) requests, its limit"))
+        }
+        if queuedRequests >= configuration.maxQueuedRequests {
+            return try reject(client, envelope: envelope, service: message.service, BrokerRejection(
+                code: .overloaded, text: "the broker holds \(queuedRequests) queued requests, its limit"))
+        }
+        services[message.service] = service
+        service.requests.append(QueuedRequest(client: client, envelope: envelope, body: message.body, enqueued: clock.now))
+        queuedRequests += 1
+        try dispatch(service)
+    }
+
+    /// 8/MMI: `mmi.service` says whether a worker serves the service named in the body.
+    private func managementAnswer(_ message: ClientMessage) -> [UInt8] {
+        guard message.service == MDP.serviceQuery else { return MDP.notImplemented }
+        let registered = services[message.body[0]].map { $0.workerCount > 0 } ?? false
+        return registered ? MDP.found : MDP.notFound
+    }
+
+    private func handleWorker(_ sender: [UInt8], _ command: WorkerCommand) throws(ZMQError) {
+        let worker = workers[sender]
+        switch command {
+        case .ready(let name):
+            if worker != nil { return try refuse(sender, "READY from a registered worker") }
+            if name.starts(with: MDP.managementPrefix) { return try refuse(sender, "READY for a management service") }
+            if workers.count >= configuration.maxWorkers { return try refuse(sender, "the broker has \(workers.count) workers, its limit") }
+            let service = services[name] ?? ServiceRecord(name: name)
+            services[name] = service
+            let record = WorkerRecord(identity: sender, service: service, expiry: clock.now + configuration.heartbeat.expiry)
+            workers[sender] = record
+            service.workerCount += 1
+            service.waiting.append(record)
+            logger.log(.info, "worker registered", ["worker": Logger.display(sender), "service": Logger.display(name)])
+            try dispatch(service)
+        case .reply(let client, let body):
+            guard let worker, worker.client == client else { return try refuse(sender, "REPLY without a matching request") }
+            worker.client = nil
+            worker.expiry = clock.now + configuration.heartbeat.expiry
+            try reply(to: client, envelope: worker.envelope, service: worker.service.name, body: body)
+            worker.envelope = []
+            worker.service.waiting.append(worker)
+            try dispatch(worker.service)
+        case .heartbeat:
+            guard let worker else { return try refuse(sender, "HEARTBEAT from an unregistered worker") }
+            worker.expiry = max(worker.expiry, clock.now + configuration.heartbeat.expiry)
+        case .disconnect:
+            if let worker {
+                logger.log(.info, "worker disconnected", ["worker": Logger.display(sender), "service": Logger.display(worker.service.name)])
+                remove(worker)
+            }
+        case .request:
+            try refuse(sender, "REQUEST from a worker")
+        }
+    }
+
+    /// Sends the service's oldest requests to its least recently used waiting workers.
+    private func dispatch(_ service: ServiceRecord) throws(ZMQError) {
+        while let request = service.requests.first, let worker = service.waiting.popFirst() {
+            let command = WorkerCommand.request(client: request.client, body: request.body)
+            if try send([worker.identity] + command.frames) {
+                _ = service.requests.popFirst()
+                queuedRequests -= 1
+                worker.client = request.client
+                worker.envelope = request.envelope
+                worker.expiry = max(worker.expiry, clock.now + configuration.maxRequestDuration)
+            } else {
+                logger.log(.warning, "worker unreachable; purged", ["worker": Logger.display(worker.identity)])
+                remove(worker)
+            }
+        }
+    }
+
+    // MARK: Sending
+
+    private func reply(to client: [UInt8], envelope: [[UInt8]], service: [UInt8], body: [[UInt8]]) throws(ZMQError) {
+        if try !send([client] + envelope + ClientMessage(service: service, body: body).frames) {
+            logger.log(.warning, "reply dropped: client gone or not reading", ["client": Logger.display(client)])
+        }
+    }
+
+    private func reject(_ client: [UInt8], envelope: [[UInt8]], service: [UInt8], _ rejection: BrokerRejection) throws(ZMQError) {
+        logger.log(.warning, "request rejected", ["client": Logger.display(client), "service": Logger.display(service), "code": rejection.code.rawValue])
+        try reply(to: client, envelope: envelope, service: service, body: [rejection.frame])
+    }
+
+    /// Answers an invalid or unexpected worker command with DISCONNECT and forgets the worker.
+    private func refuse(_ sender: [UInt8], _ reason: String) throws(ZMQError) {
+        logger.log(.warning, "unexpected worker command; disconnecting", ["peer": Logger.display(sender), "reason": reason])
+        try disconnect(sender)
+    }
+
+    private func disconnect(_ sender: [UInt8]) throws(ZMQError) {
+        if let worker = workers[sender] { remove(worker) }
+        try send([sender] + WorkerCommand.disconnect.frames)
+    }
+
+    /// Sends without ever waiting.
+    /// - Returns: `false` when the peer is gone or its queue is full, so the message was dropped.
+    @discardableResult
+    private func send(_ frames: [[UInt8]]) throws(ZMQError) -> Bool {
+        do {
+            return try router.send(multipart: frames, options: .dontWait)
+        } catch where error.code == .hostUnreachable {
+            return false
+        }
+    }
+
+    // MARK: Timers
+
+    private func remove(_ worker: WorkerRecord) {
+        workers[worker.identity] = nil
+        let service = worker.service
+        service.workerCount -= 1
+        service.waiting.removeAll { $0 === worker }
+        if service.isUnused { services[service.name] = nil }
+    }
+
+    /// Purges every worker past its expiry, wherever it is in the queue.
+    private func purgeExpiredWorkers(now: ContinuousClock.Instant) throws(ZMQError) {
+        let expired = workers.values.filter { $0.expiry < now }
+        for worker in expired {
+            logger.log(.info, "worker expired", ["worker": Logger.display(worker.identity), "service": Logger.display(worker.service.name),
+                                                  "holding_request": worker.client == nil ? "no" : "yes"])
+            remove(worker)
+        }
+    }
+
+    /// Answers `service-unknown` to requests that waited too long for a service with no worker.
+    private func rejectRequestsForAbsentServices(now: ContinuousClock.Instant) throws(ZMQError) {
+        for service in Array(services.values) where service.workerCount == 0 {
+            while let request = service.requests.first, now - request.enqueued >= configuration.unknownServiceTimeout {
+                _ = service.requests.popFirst()
+                queuedRequests -= 1
+                try reject(request.client, envelope: request.envelope, service: service.name, BrokerRejection(
+                    code: .serviceUnknown, text: "no worker registered for the service"))
+            }
+            if service.isUnused { services[service.name] = nil }
+        }
+    }
+
+    private func sendHeartbeats() throws(ZMQError) {
+        let heartbeat = WorkerCommand.heartbeat.frames
+        for worker in workers.values where worker.client == nil {
+            try send([worker.identity] + heartbeat)
+        }
+    }
+
+    private func disconnectAllWorkers() throws(ZMQError) {
+        let disconnect = WorkerCommand.disconnect.frames
+        for worker in workers.values {
+            try send([worker.identity] + disconnect)
+        }
+        workers.removeAll()
+        services.removeAll()
+        // Give the DISCONNECTs a moment to leave after the socket is closed.
+        try router.set(.linger, to: 500)
+        router.close()
+    }
+}

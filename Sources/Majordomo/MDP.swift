@@ -1,0 +1,25 @@
+/// The constants of 7/MDP (https://rfc.zeromq.org/spec/7/) and 8/MMI.
+public enum MDP {
+    /// `MDPC01`: the protocol frame of every MDP/Client command.
+    public static let clientHeader: [UInt8] = Array("MDPC01".utf8)
+    /// `MDPW01`: the protocol frame of every MDP/Worker command.
+    public static let workerHeader: [UInt8] = Array("MDPW01".utf8)
+    /// Services whose names start with this are answered by the broker itself (8/MMI).
+    public static let managementPrefix: [UInt8] = Array("mmi.".utf8)
+    /// The one 8/MMI service: is a service registered?
+    public static let serviceQuery: [UInt8] = Array("mmi.service".utf8)
+    /// MMI answer: at least one worker registered for the service.
+    public static let found: [UInt8] = Array("200".utf8)
+    /// MMI answer: no worker registered for the service.
+    public static let notFound: [UInt8] = Array("404".utf8)
+    /// MMI answer: no such management service.
+    public static let notImplemented: [UInt8] = Array("501".utf8)
+}
+
+/// Why a message is not a valid MDP command; logged by whoever drops it.
+public struct ProtocolViolation: Error, Equatable, Sendable, CustomStringConvertible {
+    /// A sentence naming the rule broken, such as `expected 3 frames, got 4`.
+    public let description: String
+
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,31 @@
+/// Timings of a ``WorkerSession``; every default is documented in `protocol/majordomo.md`.
+public struct WorkerConfiguration: Sendable {
+    /// Heartbeats sent to the broker when idle, and the silence after which the broker is
+    /// considered dead. Default: 2500 ms × 3.
+    public var heartbeat: Heartbeat
+    /// Wait before the first reconnection after the broker died or sent DISCONNECT; doubled
+    /// after each conversation in which the broker sent no REQUEST or HEARTBEAT. Default: 1000 ms.
+    public var reconnectInitialDelay: Duration
+    /// Upper bound of the doubling reconnection wait. Default: 32 s.
+    public var reconnectMaximumDelay: Duration
+    /// How long, after a shutdown, the context's termination (when its last user releases it)
+    /// may wait to deliver the last REPLY and DISCONNECT. Default: 1000 ms.
+    public var shutdownLinger: Duration
+    /// Largest frame accepted from the broker (`ZMQ_MAXMSGSIZE`). Default: 4 MiB.
+    public var maxFrameSize: Int64
+
+    /// Creates a configuration; each argument defaults to the value documented on its property.
+    public init(
+        heartbeat: Heartbeat = Heartbeat(),
+        reconnectInitialDelay: Duration = .milliseconds(1000),
+        reconnectMaximumDelay: Duration = .seconds(32),
+        shutdownLinger: Duration = .milliseconds(1000),
+        maxFrameSize: Int64 = 4 << 20
+    ) {
+        self.heartbeat = heartbeat
+        self.reconnectInitialDelay = reconnectInitialDelay
+        self.reconnectMaximumDelay = max(reconnectMaximumDelay, reconnectInitialDelay)
+        self.shutdownLinger = shutdownLinger
+        self.maxFrameSize = maxFrameSize
+    }
+}

@@ -1,0 +1,214 @@
+import Lifecycle
+import Majordomo
+import Testing
+import ZeroMQ
+
+/// Lyceum's broker driven by plain DEALER sockets speaking the frames of 7/MDP's tables.
+@Suite struct BrokerConformanceTests {
+    static let clientAddress: [UInt8] = [0x00, 0x43, 0x00, 0x01, 0xFF]
+    static let empty: [UInt8] = []
+    static let workerHeader = bytes("MDPW01")
+    static let clientHeader = bytes("MDPC01")
+
+    /// A raw worker that has sent READY for `service`.
+    static func rawWorker(_ context: Context, _ endpoint: String, service: String = "echo") throws -> Socket {
+        let worker = try context.socket(.dealer)
+        try worker.connect(endpoint)
+        try worker.send(multipart: [empty, workerHeader, [0x01], bytes(service)])
+        return worker
+    }
+
+    static func rawClient(_ context: Context, _ endpoint: String, address: [UInt8] = clientAddress) throws -> Socket {
+        let client = try context.socket(.dealer)
+        try client.set(.routingID, to: address)
+        try client.connect(endpoint)
+        return client
+    }
+
+    static func isDisconnect(_ frames: [[UInt8]]) -> Bool { frames == [empty, workerHeader, [0x05]] }
+
+    @Test func requestAndReplyCarryEveryFrameAndTheBinaryClientAddress() throws {
+        let context = try Context()
+        let broker = try RunningBroker(context: context)
+        defer { broker.stop() }
+        let worker = try Self.rawWorker(context, broker.endpoint)
+        let client = try Self.rawClient(context, broker.endpoint)
+        // The READY has to be in before the request, or the request waits in the queue: both work.
+        try client.send(multipart: [Self.empty, Self.clientHeader, bytes("echo"), bytes("part 1"), [0x00, 0x02]])
+
+        let request = try #require(try receive(worker) { $0.count > 3 })
+        #expect(request == [Self.empty, Self.workerHeader, [0x02], Self.clientAddress, Self.empty, bytes("part 1"), [0x00, 0x02]])
+
+        try worker.send(multipart: [Self.empty, Self.workerHeader, [0x03], Self.clientAddress, Self.empty, bytes("reply"), []])
+        let reply = try #require(try receive(client))
+        #expect(reply == [Self.empty, Self.clientHeader, bytes("echo"), bytes("reply"), []])
+    }
+
+    @Test func clientEnvelopeFramesComeBackWithTheReply() throws {
+        let context = try Context()
+        let broker = try RunningBroker(context: context)
+        defer { broker.stop() }
+        let worker = try Self.rawWorker(context, broker.endpoint)
+        let client = try Self.rawClient(context, broker.endpoint)
+        let tag: [UInt8] = [0x00, 0x00, 0x00, 0x07]
+        try client.send(multipart: [tag, Self.empty, Self.clientHeader, bytes("echo"), bytes("tagged")])
+        let request = try #require(try receive(worker) { $0.count > 3 })
+        #expect(request == [Self.empty, Self.workerHeader, [0x02], Self.clientAddress, Self.empty, bytes("tagged")],
+                "the worker sees exactly one client address frame")
+        try worker.send(multipart: [Self.empty, Self.workerHeader, [0x03], Self.clientAddress, Self.empty, bytes("done")])
+        #expect(try receive(client) == [tag, Self.empty, Self.clientHeader, bytes("echo"), bytes("done")])
+    }
+
+    @Test func shutdownSaysDisconnectToEveryWorker() throws {
+        let context = try Context()
+        let broker = try RunningBroker(context: context)
+        let workers = try (0..<3).map { _ in try Self.rawWorker(context, broker.endpoint) }
+        let mmi = quickClient(broker.endpoint, context: context)
+        #expect(try eventually { try mmi.isRegistered("echo") })
+        pause(milliseconds: 100)  // lets the other READYs arrive
+        broker.stop()
+        for worker in workers {
+            #expect(try receive(worker) { Self.isDisconnect($0) } != nil)
+        }
+    }
+
+    @Test func bindFailureIsReportedNotHung() throws {
+        let context = try Context()
+        let broker = try Broker(endpoints: ["tcp://256.0.0.1:1"], context: context)
+        let thread = ServiceThread(broker, name: "failing-broker")
+        #expect(throws: MajordomoError.self) { try broker.waitUntilBound(timeout: .seconds(3)) }
+        #expect(thread.join() != nil)
+    }
+
+    @Test func idleWorkersGetHeartbeats() throws {
+        let context = try Context()
+        let broker = try RunningBroker(context: context)
+        defer { broker.stop() }
+        let worker = try Self.rawWorker(context, broker.endpoint)
+        let heartbeat = try receive(worker, timeout: .seconds(1))
+        #expect(heartbeat == [Self.empty, Self.workerHeader, [0x04]])
+    }
+
+    @Test func leastRecentlyUsedWorkerGetsTheNextRequest() throws {
+        let context = try Context()
+        let broker = try RunningBroker(context: context)
+        defer { broker.stop() }
+        let first = try Self.rawWorker(context, broker.endpoint)
+        let client = try Self.rawClient(context, broker.endpoint)
+        let mmi = quickClient(broker.endpoint, context: context)
+        #expect(try eventually { try mmi.isRegistered("echo") })
+        let second = try Self.rawWorker(context, broker.endpoint)
+        pause(milliseconds: 100)  // lets the second READY arrive
+
+        func roundTrip(expecting worker: Socket) throws {
+            try client.send(multipart: [Self.empty, Self.clientHeader, bytes("echo"), bytes("x")])
+            let request = try #require(try receive(worker) { $0.count > 3 })
+            try worker.send(multipart: [Self.empty, Self.workerHeader, [0x03], request[3], Self.empty, bytes("y")])
+            #expect(try receive(client)?.last == bytes("y"))
+        }
+        try roundTrip(expecting: first)
+        try roundTrip(expecting: second)
+        try roundTrip(expecting: first)
+    }
+
+    @Test(arguments: [
+        ("HEARTBEAT from an unregistered worker", [[UInt8]]([[], bytes("MDPW01"), [0x04]])),
+        ("REPLY without a request", [[], bytes("MDPW01"), [0x03], [0x01], [], bytes("x")]),
+        ("REQUEST from a worker", [[], bytes("MDPW01"), [0x02], [0x01], [], bytes("x")]),
+        ("unknown command byte", [[], bytes("MDPW01"), [0x07]]),
+        ("two-byte command", [[], bytes("MDPW01"), [0x01, 0x01], bytes("echo")]),
+        ("READY without a service", [[], bytes("MDPW01"), [0x01]]),
+        ("READY with an empty service", [[], bytes("MDPW01"), [0x01], []]),
+        ("READY for mmi.", [[], bytes("MDPW01"), [0x01], bytes("mmi.service")]),
+        ("HEARTBEAT with an extra frame", [[], bytes("MDPW01"), [0x04], bytes("extra")]),
+    ])
+    func invalidOrUnexpectedWorkerCommandsGetDisconnect(_ name: String, _ frames: [[UInt8]]) throws {
+        let context = try Context()
+        let broker = try RunningBroker(context: context)
+        defer { broker.stop() }
+        let worker = try context.socket(.dealer)
+        try worker.connect(broker.endpoint)
+        try worker.send(multipart: frames)
+        #expect(try receive(worker, timeout: .seconds(2)).map(Self.isDisconnect) == true, "\(name)")
+    }
+
+    @Test func secondReadyDisconnectsAndUnregistersTheWorker() throws {
+        let context = try Context()
+        let broker = try RunningBroker(context: context)
+        defer { broker.stop() }
+        let worker = try Self.rawWorker(context, broker.endpoint)
+        let mmi = quickClient(broker.endpoint, context: context)
+        #expect(try eventually { try mmi.isRegistered("echo") })
+        try worker.send(multipart: [Self.empty, Self.workerHeader, [0x01], bytes("echo")])
+        #expect(try receive(worker) { Self.isDisconnect($0) } != nil)
+        #expect(try mmi.isRegistered("echo") == false)
+    }
+
+    @Test func workerDisconnectUnregistersIt() throws {
+        let context = try Context()
+        let broker = try RunningBroker(context: context)
+        defer { broker.stop() }
+        let worker = try Self.rawWorker(context, broker.endpoint)
+        let mmi = quickClient(broker.endpoint, context: context)
+        #expect(try eventually { try mmi.isRegistered("echo") })
+        try worker.send(multipart: [Self.empty, Self.workerHeader, [0x05]])
+        #expect(try eventually { try !mmi.isRegistered("echo") })
+    }
+
+    @Test func workerSilentWithARequestPastTheLimitIsPurgedAndALateReplyDisconnected() throws {
+        let context = try Context()
+        let configuration = BrokerConfiguration(heartbeat: fastHeartbeat, maxRequestDuration: .milliseconds(400))
+        let broker = try RunningBroker(configuration, context: context)
+        defer { broker.stop() }
+        let worker = try Self.rawWorker(context, broker.endpoint)
+        let client = try Self.rawClient(context, broker.endpoint)
+        let mmi = quickClient(broker.endpoint, context: context)
+        #expect(try eventually { try mmi.isRegistered("echo") })
+        try client.send(multipart: [Self.empty, Self.clientHeader, bytes("echo"), bytes("stuck")])
+        _ = try #require(try receive(worker) { $0.count > 3 })
+        // Past the heartbeat expiry (300 ms) the worker is kept: it holds a request.
+        pause(milliseconds: 320)
+        #expect(try mmi.isRegistered("echo"))
+        #expect(try eventually(timeout: .seconds(2)) { try !mmi.isRegistered("echo") })
+        try worker.send(multipart: [Self.empty, Self.workerHeader, [0x03], Self.clientAddress, Self.empty, bytes("late")])
+        #expect(try receive(worker) { Self.isDisconnect($0) } != nil)
+    }
+
+    @Test func managementInterfaceAnswers200And404And501() throws {
+        let context = try Context()
+        let broker = try RunningBroker(context: context)
+        defer { broker.stop() }
+        let worker = try Self.rawWorker(context, broker.endpoint)
+        defer { worker.close() }
+        let client = try Self.rawClient(context, broker.endpoint)
+        let mmi = quickClient(broker.endpoint, context: context)
+        #expect(try eventually { try mmi.isRegistered("echo") })
+
+        for (service, body, answer) in [("mmi.service", "echo", "200"), ("mmi.service", "nobody", "404"), ("mmi.status", "echo", "501")] {
+            try client.send(multipart: [Self.empty, Self.clientHeader, bytes(service), bytes(body)])
+            #expect(try receive(client) == [Self.empty, Self.clientHeader, bytes(service), bytes(answer)])
+        }
+    }
+
+    @Test func allExpiredWorkersArePurgedNotOnlyThoseBeforeALiveOne() throws {
+        let context = try Context()
+        let broker = try RunningBroker(context: context)
+        defer { broker.stop() }
+        let silentFirst = try Self.rawWorker(context, broker.endpoint, service: "a")
+        let live = try Self.rawWorker(context, broker.endpoint, service: "b")
+        let silentLast = try Self.rawWorker(context, broker.endpoint, service: "c")
+        defer { for socket in [silentFirst, silentLast] { socket.close() } }
+        let mmi = quickClient(broker.endpoint, context: context)
+        #expect(try eventually { try ["a", "b", "c"].allSatisfy { try mmi.isRegistered($0) } })
+        // Only the live worker heartbeats, for well over the expiry (300 ms).
+        let clock = ContinuousClock()
+        let until = clock.now + .milliseconds(900)
+        while clock.now < until {
+            try live.send(multipart: [Self.empty, Self.workerHeader, [0x04]])
+            _ = try receive(live, timeout: .milliseconds(50))
+        }
+        #expect(try mmi.isRegistered("a") == false)
+        #expect(try mmi.isRegistered("b") == true)
+        #expect(try mmi.isRegistered("c") == false)
+    }
+}
