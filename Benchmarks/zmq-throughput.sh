@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 messages=${1:-1000000}
 size=${2:-32}
-rounds=${3:-5}
+rounds=${3:-11}
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
