@@ -24,6 +24,11 @@ let package = Package(
 
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
 
+        // The learning services' domain: JSON of our own, catalog, books, progress, and the
+        // request envelope that the Majordomo workers call. No sockets below this line.
+        .target(name: "JSON"),
+        .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+
         // Benchmarks are executables, never timed tests: `make bench-zmq` runs this one.
         .executableTarget(
             name: "zmq-throughput",
