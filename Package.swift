@@ -30,6 +30,8 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .target(name: "Books", dependencies: ["JSON", "Journal"]),
         .testTarget(name: "BooksTests", dependencies: ["Books", "JSON", "Journal"]),
+        .target(name: "LearningServices", dependencies: ["JSON", "Journal", "Books"]),
+        .testTarget(name: "LearningServicesTests", dependencies: ["LearningServices", "JSON", "Journal", "Books"]),
 
         // Benchmarks are executables, never timed tests: `make bench-zmq` runs this one.
         .executableTarget(
