@@ -28,6 +28,8 @@ let package = Package(
         // request envelope that the Majordomo workers call. No sockets below this line.
         .target(name: "JSON"),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .target(name: "Catalog", dependencies: ["JSON"], resources: [.copy("SampleCatalog")]),
+        .testTarget(name: "CatalogTests", dependencies: ["Catalog", "JSON"]),
         .target(name: "Books", dependencies: ["JSON", "Journal"]),
         .testTarget(name: "BooksTests", dependencies: ["Books", "JSON", "Journal"]),
         .target(name: "LearningServices", dependencies: ["JSON", "Journal", "Books"]),
