@@ -32,8 +32,8 @@ let package = Package(
         .testTarget(name: "CatalogTests", dependencies: ["Catalog", "JSON"]),
         .target(name: "Books", dependencies: ["JSON", "Journal"]),
         .testTarget(name: "BooksTests", dependencies: ["Books", "JSON", "Journal"]),
-        .target(name: "LearningServices", dependencies: ["JSON", "Journal", "Books"]),
-        .testTarget(name: "LearningServicesTests", dependencies: ["LearningServices", "JSON", "Journal", "Books"]),
+        .target(name: "LearningServices", dependencies: ["JSON", "Journal", "Catalog", "Books"]),
+        .testTarget(name: "LearningServicesTests", dependencies: ["LearningServices", "JSON", "Journal", "Catalog", "Books"]),
 
         // Benchmarks are executables, never timed tests: `make bench-zmq` runs this one.
         .executableTarget(
