@@ -32,8 +32,10 @@ let package = Package(
         .testTarget(name: "CatalogTests", dependencies: ["Catalog", "JSON"]),
         .target(name: "Books", dependencies: ["JSON", "Journal"]),
         .testTarget(name: "BooksTests", dependencies: ["Books", "JSON", "Journal"]),
-        .target(name: "LearningServices", dependencies: ["JSON", "Journal", "Catalog", "Books"]),
-        .testTarget(name: "LearningServicesTests", dependencies: ["LearningServices", "JSON", "Journal", "Catalog", "Books"]),
+        .target(name: "Progress", dependencies: ["JSON", "Journal", "Catalog"]),
+        .testTarget(name: "ProgressTests", dependencies: ["Progress", "Catalog", "JSON", "Journal"]),
+        .target(name: "LearningServices", dependencies: ["JSON", "Journal", "Catalog", "Books", "Progress"]),
+        .testTarget(name: "LearningServicesTests", dependencies: ["LearningServices", "JSON", "Journal", "Catalog", "Books", "Progress"]),
 
         // Benchmarks are executables, never timed tests: `make bench-zmq` runs this one.
         .executableTarget(
