@@ -114,6 +114,12 @@ public struct JSONObjectReader {
         return number
     }
 
+    /// A required number member within `range`.
+    public mutating func double(_ key: String, in range: ClosedRange<Double>) throws(JSONReadError) -> Double {
+        guard let number = try optionalDouble(key, in: range) else { throw JSONReadError(path: path(of: key), message: "is required") }
+        return number
+    }
+
     /// An array member's elements with their JSONPaths, or `nil` when absent.
     public mutating func optionalArray(_ key: String) throws(JSONReadError) -> [(value: JSONValue, path: String)]? {
         guard let value = optionalValue(key) else { return nil }
