@@ -44,6 +44,12 @@ let package = Package(
             path: "Benchmarks/ZeroMQThroughput",
             exclude: ["pushpull.c"]
         ),
+        // `swift run -c release service-handling`: per-request cost of the services, and replay speed.
+        .executableTarget(
+            name: "service-handling",
+            dependencies: ["LearningServices", "Books", "Catalog", "JSON", "Journal"],
+            path: "Benchmarks/ServiceHandling"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -65,21 +65,25 @@ public struct BookLibrary: JournalState, Sendable {
     }
 
     public mutating func apply(_ change: JournalChange) {
-        guard change.collection == Self.collection, let slash = change.key.lastIndex(of: "/") else { return }
-        let learner = String(change.key[..<slash])
-        let id = String(change.key[change.key.index(after: slash)...])
+        guard change.collection == Self.collection else { return }
         guard let value = change.value else {
+            guard let slash = change.key.lastIndex(of: "/") else { return }
+            let learner = String(change.key[..<slash])
+            let id = String(change.key[change.key.index(after: slash)...])
             if shelves[learner]?.removeValue(forKey: id) != nil {
                 count -= 1
                 if shelves[learner]?.isEmpty == true { shelves[learner] = nil }
             }
             return
         }
-        guard let book = Book(journalValue: value), book.id == id, book.learner == learner else {
+        // The key is `learner/id`; compare its bytes rather than splitting it into new strings.
+        guard let book = Book(journalValue: value),
+            change.key.utf8.elementsEqual([book.learner.utf8, "/".utf8, book.id.utf8].joined())
+        else {
             undecodableChanges += 1
             return
         }
-        if shelves[learner, default: [:]].updateValue(book, forKey: id) == nil { count += 1 }
+        if shelves[book.learner, default: [:]].updateValue(book, forKey: book.id) == nil { count += 1 }
     }
 
     public func snapshot() -> [JournalChange] {

@@ -9,25 +9,29 @@ public struct SearchHit: Sendable {
     public let lessons: [Lesson]
 }
 
-/// The folded (case- and diacritic-free) words of one course, computed once per catalog.
+/// The folded (case-, diacritic- and width-free) UTF-8 text and words of one course, computed
+/// once per catalog so that a search compares bytes only.
 struct SearchIndexEntry: Sendable {
-    let title: String
-    let titleWords: [String]
-    let categoryWords: [String]
-    let description: String
-    let descriptionWords: [String]
-    let lessons: [(text: String, words: [String])]
+    struct Field: Sendable {
+        let text: [UInt8]
+        let words: [[UInt8]]
+
+        init(_ text: String?) {
+            self.text = Array(SearchText.fold(text ?? "").utf8)
+            words = SearchText.words(self.text)
+        }
+    }
+
+    let title: Field
+    let category: Field
+    let description: Field
+    let lessons: [Field]
 
     init(_ course: Course) {
-        title = SearchText.fold(course.title)
-        titleWords = SearchText.words(title)
-        categoryWords = SearchText.words(SearchText.fold(course.category ?? ""))
-        description = SearchText.fold(course.description ?? "")
-        descriptionWords = SearchText.words(description)
-        lessons = course.lessons.map { lesson in
-            let text = SearchText.fold(lesson.title)
-            return (text, SearchText.words(text))
-        }
+        title = Field(course.title)
+        category = Field(course.category)
+        description = Field(course.description)
+        lessons = course.lessons.map { Field($0.title) }
     }
 }
 
@@ -36,15 +40,31 @@ enum SearchText {
         text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
     }
 
-    static func words(_ folded: String) -> [String] {
-        folded.split { !($0.isLetter || $0.isNumber) }.map(String.init)
+    /// Maximal runs of letters and digits; any non-ASCII byte counts as part of a word.
+    static func words(_ text: [UInt8]) -> [[UInt8]] {
+        text.split { byte in
+            byte < 0x80 && !((UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte))
+        }.map(Array.init)
     }
 
     /// 3 for an equal word, 2 for a word with the term as prefix, 1 for a substring, else 0.
-    static func match(_ term: String, words: [String], text: String) -> Int {
-        if words.contains(term) { return 3 }
-        if words.contains(where: { $0.hasPrefix(term) }) { return 2 }
-        return text.contains(term) ? 1 : 0
+    static func match(_ term: [UInt8], in field: SearchIndexEntry.Field) -> Int {
+        var best = 0
+        for word in field.words where word.count >= term.count {
+            if word == term { return 3 }
+            if word.starts(with: term) { best = 2 }
+        }
+        if best == 0, contains(field.text, term) { best = 1 }
+        return best
+    }
+
+    static func contains(_ text: [UInt8], _ term: [UInt8]) -> Bool {
+        guard !term.isEmpty, text.count >= term.count else { return false }
+        for start in 0...(text.count - term.count) where text[start] == term[0] {
+            if text[start..<start + term.count].elementsEqual(term) { return true }
+        }
+        return false
     }
 }
 
@@ -56,22 +76,21 @@ extension Catalog {
     /// titles, ignoring case and diacritics; best first (title matches outrank lesson titles,
     /// which outrank categories and descriptions), ties in title order.
     public func search(_ query: String, limit: Int) -> [SearchHit] {
-        let foldedQuery = SearchText.fold(query)
-        let terms = Array(SearchText.words(foldedQuery).prefix(Self.maxSearchTerms))
+        let terms = Array(SearchText.words(Array(SearchText.fold(query).utf8)).prefix(Self.maxSearchTerms))
         guard !terms.isEmpty else { return [] }
-        let phrase = terms.joined(separator: " ")
+        let phrase = Array(terms.joined(separator: [UInt8(ascii: " ")]))
         var hits: [SearchHit] = []
         for (course, entry) in zip(courses, searchIndex) {
             var score = 0
             var lessonMatches = Array(repeating: false, count: entry.lessons.count)
             var matchesAll = true
             for term in terms {
-                let title = [0, 7, 9, 12][SearchText.match(term, words: entry.titleWords, text: entry.title)]
-                let category = [0, 0, 3, 4][SearchText.match(term, words: entry.categoryWords, text: "")]
-                let description = [0, 1, 2, 2][SearchText.match(term, words: entry.descriptionWords, text: entry.description)]
+                let title = [0, 7, 9, 12][SearchText.match(term, in: entry.title)]
+                let category = [0, 1, 3, 4][SearchText.match(term, in: entry.category)]
+                let description = [0, 1, 2, 2][SearchText.match(term, in: entry.description)]
                 var lesson = 0
-                for (index, lessonEntry) in entry.lessons.enumerated() {
-                    let strength = [0, 2, 4, 5][SearchText.match(term, words: lessonEntry.words, text: lessonEntry.text)]
+                for (index, field) in entry.lessons.enumerated() {
+                    let strength = [0, 2, 4, 5][SearchText.match(term, in: field)]
                     if strength > 0 { lessonMatches[index] = true }
                     lesson = max(lesson, strength)
                 }
@@ -83,7 +102,7 @@ extension Catalog {
                 score += best
             }
             guard matchesAll else { continue }
-            if terms.count > 1, entry.title.contains(phrase) { score += 5 }
+            if terms.count > 1, SearchText.contains(entry.title.text, phrase) { score += 5 }
             let lessons = zip(course.lessons, lessonMatches).filter(\.1).map(\.0)
             hits.append(SearchHit(course: course, score: score, lessons: lessons))
         }

@@ -13,6 +13,9 @@ public struct Course: Sendable, Equatable {
     public let time: String?
     public let lessons: [Lesson]
     public let quiz: Quiz?
+    /// Seconds of the course: the sum of the lesson durations that are known, else the stated
+    /// `time`, else `nil`.
+    public let totalSeconds: Int?
 
     public init(
         id: String, title: String, category: String?, description: String?, image: String?, time: String?,
@@ -26,14 +29,8 @@ public struct Course: Sendable, Equatable {
         self.time = time
         self.lessons = lessons
         self.quiz = quiz
-    }
-
-    /// Seconds of the course: the sum of the lesson durations that are known, else the stated
-    /// `time`, else `nil`.
-    public var totalSeconds: Int? {
         let known = lessons.compactMap(\.durationSeconds)
-        if !known.isEmpty { return known.reduce(0, +) }
-        return time.flatMap(DurationText.seconds)
+        totalSeconds = known.isEmpty ? time.flatMap(DurationText.seconds) : known.reduce(0, +)
     }
 
     /// The position of lesson `id` in `lessons`.
@@ -51,6 +48,8 @@ public struct Lesson: Sendable, Equatable {
     /// The source's own duration text, e.g. "12:30" or "15 min".
     public let duration: String?
     public let explanation: String?
+    /// `duration` in seconds when it can be read.
+    public let durationSeconds: Int?
 
     public init(id: String, title: String, video: String?, thumbnail: String?, duration: String?, explanation: String?) {
         self.id = id
@@ -59,10 +58,8 @@ public struct Lesson: Sendable, Equatable {
         self.thumbnail = thumbnail
         self.duration = duration
         self.explanation = explanation
+        durationSeconds = duration.flatMap(DurationText.seconds)
     }
-
-    /// `duration` in seconds when it can be read.
-    public var durationSeconds: Int? { duration.flatMap(DurationText.seconds) }
 }
 
 /// A course's test: multiple-choice questions with one correct answer each.

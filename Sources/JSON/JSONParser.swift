@@ -44,7 +44,7 @@ public struct JSONParser: Sendable {
     }
 }
 
-private struct Scanner {
+struct Scanner {
     let bytes: UnsafeBufferPointer<UInt8>
     let maxDepth: Int
     var position = 0
@@ -102,6 +102,7 @@ private struct Scanner {
         guard depth <= maxDepth else { throw JSONParseError(.tooDeep, at: position) }
         position += 1
         var members: [JSONObject.Member] = []
+        members.reserveCapacity(8)
         skipWhitespace()
         if try peek() == UInt8(ascii: "}") {
             position += 1
@@ -113,7 +114,7 @@ private struct Scanner {
             let keyOffset = position
             guard try peek() == UInt8(ascii: "\"") else { throw JSONParseError(.unexpectedByte, at: position) }
             let key = try string()
-            if members.count < 8 {
+            if members.count < 32 {
                 for member in members where member.key == key { throw JSONParseError(.duplicateKey, at: keyOffset) }
             } else {
                 if keys.isEmpty { keys = Set(members.map(\.key)) }

@@ -10,6 +10,14 @@ enum Reply {
         return output
     }
 
+    /// `{"ok":true,"result":…}` around an already serialized result.
+    static func success(serialized result: [UInt8]) -> [UInt8] {
+        var output: [UInt8] = Array(#"{"ok":true,"result":"#.utf8)
+        output.append(contentsOf: result)
+        output.append(UInt8(ascii: "}"))
+        return output
+    }
+
     /// `{"ok":false,"error":{"code":…,"message":…,"field":…}}`
     static func failure(_ error: ServiceError) -> [UInt8] {
         var output: [UInt8] = Array(#"{"ok":false,"error":"#.utf8)

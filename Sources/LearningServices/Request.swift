@@ -9,7 +9,8 @@ public struct Request {
     public let requestID: String?
     /// The remaining members; `op`, `request_id` and `v` are already consumed.
     public var parameters: JSONObjectReader
-    /// A hash of the whole request, telling a retry from a different request with the same id.
+    /// A hash of the whole request, telling a retry from a different request with the same id;
+    /// computed only when `requestID` is present.
     let fingerprint: UInt64
 
     /// Parses and checks the envelope of a request frame.
@@ -37,7 +38,8 @@ public struct Request {
         } catch {
             throw ServiceError(error)
         }
-        fingerprint = Request.fnv1a(value.serialized())
+        // Only idempotent writes need the hash; reads skip the re-serialization.
+        fingerprint = requestID == nil ? 0 : Request.fnv1a(value.serialized())
     }
 
     /// Reads the parameters with `body`, then refuses members the operation did not read.

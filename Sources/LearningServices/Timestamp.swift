@@ -15,11 +15,32 @@ enum Timestamp {
         let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
         let seconds = dayMilliseconds / 1000
-        func pad(_ value: Int64, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        func append(_ value: Int64, width: Int) {
+            var divisor: Int64 = 1
+            for _ in 1..<width { divisor *= 10 }
+            var rest = value
+            while divisor > 0 {
+                bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor % 10))
+                rest %= divisor
+                divisor /= 10
+            }
         }
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(seconds / 3600, 2)):\(pad(seconds / 60 % 60, 2)):"
-            + "\(pad(seconds % 60, 2)).\(pad(dayMilliseconds % 1000, 3))Z"
+        append(year, width: 4)
+        bytes.append(UInt8(ascii: "-"))
+        append(month, width: 2)
+        bytes.append(UInt8(ascii: "-"))
+        append(day, width: 2)
+        bytes.append(UInt8(ascii: "T"))
+        append(seconds / 3600, width: 2)
+        bytes.append(UInt8(ascii: ":"))
+        append(seconds / 60 % 60, width: 2)
+        bytes.append(UInt8(ascii: ":"))
+        append(seconds % 60, width: 2)
+        bytes.append(UInt8(ascii: "."))
+        append(dayMilliseconds % 1000, width: 3)
+        bytes.append(UInt8(ascii: "Z"))
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
