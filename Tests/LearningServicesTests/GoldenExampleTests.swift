@@ -16,14 +16,20 @@ import Testing
         return (FileManager.default.subpaths(atPath: examples) ?? []).filter { $0.hasSuffix(".json") }.sorted()
     }
 
-    @Test func everyOperationHasAnExample() {
+    @Test func everyOperationHasAnExampleAndSchemas() {
         let operations = [
             "books": ["create", "get", "update", "delete", "list"],
             "catalog": ["list_courses", "get_course", "get_lesson", "get_quiz", "list_categories", "search"],
             "progress": ["mark_watched", "mark_unwatched", "save_position", "begin_course", "open_lesson", "submit_quiz", "get", "list", "course_stats"],
         ]
         for (service, ops) in operations {
-            for op in ops { #expect(Self.exampleFiles.contains("\(service)/\(op).json"), "no example for \(service).\(op)") }
+            for op in ops {
+                #expect(Self.exampleFiles.contains("\(service)/\(op).json"), "no example for \(service).\(op)")
+                for kind in ["request", "result"] {
+                    let schema = Self.protocolDirectory.appendingPathComponent("schemas/\(service).\(op).\(kind).json")
+                    #expect(FileManager.default.fileExists(atPath: schema.path), "no \(kind) schema for \(service).\(op)")
+                }
+            }
         }
     }
 
@@ -54,6 +60,35 @@ import Testing
             let updated: JSONValue = ["description": document["description"] ?? .null, "exchanges": .array(regenerated)]
             try Data(updated.serialized()).write(to: url)
         }
+    }
+
+    @Test(arguments: exampleFiles)
+    func theExampleConformsToTheSchemas(file: String) throws {
+        let validator = try SchemaValidator(directory: Self.protocolDirectory.appendingPathComponent("schemas"))
+        let url = Self.protocolDirectory.appendingPathComponent("examples").appendingPathComponent(file)
+        let document = try JSONParser().parse(Array(try Data(contentsOf: url)))
+        guard case .array(let exchanges)? = document["exchanges"] else { return }
+        let directory = String(file.prefix { $0 != "/" })
+        let service = directory == "envelope" ? "books" : directory
+        for exchange in exchanges {
+            let reply = try #require(exchange["reply"])
+            if reply["ok"] == true, let request = exchange["request"], case .string(let op)? = request["op"] {
+                #expect(validator.problems(request, against: "\(service).\(op).request.json") == [], "\(file): \(op) request")
+                #expect(validator.problems(reply["result"] ?? .null, against: "\(service).\(op).result.json") == [], "\(file): \(op) result")
+            } else if reply["ok"] == false {
+                #expect(validator.problems(reply, matching: ["$ref": "common.json#/$defs/error_reply"]) == [], "\(file): error reply")
+            }
+        }
+    }
+
+    @Test func theValidatorCatchesDeviations() throws {
+        let validator = try SchemaValidator(directory: Self.protocolDirectory.appendingPathComponent("schemas"))
+        let problems = validator.problems(["book": ["id": 1, "rating": 9, "extra": true]], against: "books.get.result.json")
+        #expect(problems.contains("$.book.id: number is not [\"string\"]"))
+        #expect(problems.contains("$.book.rating: above 5.0"))
+        #expect(problems.contains("$.book.extra: is not allowed"))
+        #expect(problems.contains("$.book.title: is required"))
+        #expect(validator.problems(["op": "list", "learner": "a b"], against: "books.list.request.json").count == 1)
     }
 
     static func service(for name: String) throws -> any LearningService {
