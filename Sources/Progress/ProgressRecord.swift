@@ -18,6 +18,33 @@ extension CourseProgress {
 
     /// Decodes a payload written by `journalValue()`; `nil` when it is not one.
     public init?(journalValue bytes: [UInt8]) {
+        // Replay decodes every record: read the members in the order `journalValue()` writes
+        // them, and only parse generally when a payload was written some other way.
+        let fast = JSONRecordReader.read(bytes) { (reader) -> CourseProgress? in
+            guard reader.member("learner"), let learner = reader.string(), reader.member("course"), let course = reader.string(),
+                reader.member("watched"), case .array(let watchedValues)? = reader.anyValue(),
+                reader.member("positions"), case .object(let positionValues)? = reader.anyValue(),
+                reader.member("current"), let current = reader.anyValue(), reader.member("best"), let best = reader.anyValue(),
+                reader.member("latest"), let latest = reader.anyValue(), reader.member("completed"), case .bool(let completed)? = reader.anyValue(),
+                reader.member("started_at"), let started = reader.integer(), reader.member("updated_at"), let updated = reader.integer(),
+                let watched = Self.lessonIDs(watchedValues), let positions = Self.positions(positionValues),
+                let bestAttempt = Self.attempt(best), let latestAttempt = Self.attempt(latest)
+            else { return nil }
+            let currentLesson: String?
+            switch current {
+            case .string(let id): currentLesson = id
+            case .null: currentLesson = nil
+            default: return nil
+            }
+            return CourseProgress(
+                learner: learner, course: course, watched: watched, positions: positions, currentLesson: currentLesson,
+                bestAttempt: bestAttempt, latestAttempt: latestAttempt, completed: completed, startedAt: Int64(started),
+                updatedAt: Int64(updated))
+        }
+        if let fast {
+            self = fast
+            return
+        }
         guard case .success(.object(let object)) = Result(catching: { () throws(JSONParseError) in try JSONParser().parse(bytes) })
         else { return nil }
         var learner: String?, course: String?, current: String?, started: Int?, updated: Int?, completed: Bool?
@@ -33,23 +60,16 @@ extension CourseProgress {
             case ("started_at", .integer(let number)): started = number
             case ("updated_at", .integer(let number)): updated = number
             case ("watched", .array(let ids)):
-                for id in ids {
-                    guard case .string(let text) = id else { return nil }
-                    watched.insert(text)
-                }
+                guard let decoded = Self.lessonIDs(ids) else { return nil }
+                watched = decoded
             case ("positions", .object(let map)):
-                for entry in map {
-                    switch entry.value {
-                    case .double(let seconds): positions[entry.key] = seconds
-                    case .integer(let seconds): positions[entry.key] = Double(seconds)
-                    default: return nil
-                    }
-                }
+                guard let decoded = Self.positions(map) else { return nil }
+                positions = decoded
             case ("best", let attempt):
-                guard let decoded = QuizAttempt(journalJSON: attempt) else { return nil }
+                guard let decoded = Self.attempt(attempt) else { return nil }
                 best = decoded
             case ("latest", let attempt):
-                guard let decoded = QuizAttempt(journalJSON: attempt) else { return nil }
+                guard let decoded = Self.attempt(attempt) else { return nil }
                 latest = decoded
             default: return nil
             }
@@ -58,6 +78,35 @@ extension CourseProgress {
         self.init(
             learner: learner, course: course, watched: watched, positions: positions, currentLesson: current,
             bestAttempt: best, latestAttempt: latest, completed: completed, startedAt: Int64(started), updatedAt: Int64(updated))
+    }
+}
+
+extension CourseProgress {
+    private static func lessonIDs(_ values: [JSONValue]) -> Set<String>? {
+        var ids: Set<String> = []
+        for value in values {
+            guard case .string(let id) = value else { return nil }
+            ids.insert(id)
+        }
+        return ids
+    }
+
+    private static func positions(_ object: JSONObject) -> [String: Double]? {
+        var positions: [String: Double] = [:]
+        for entry in object {
+            switch entry.value {
+            case .double(let seconds): positions[entry.key] = seconds
+            case .integer(let seconds): positions[entry.key] = Double(seconds)
+            default: return nil
+            }
+        }
+        return positions
+    }
+
+    /// `.some(nil)` for JSON null, `.some(attempt)` for an attempt, `nil` for anything else.
+    private static func attempt(_ value: JSONValue) -> QuizAttempt?? {
+        if value == .null { return .some(nil) }
+        return QuizAttempt(journalJSON: value).map { .some($0) }
     }
 }
 

@@ -81,4 +81,15 @@ import Testing
         rebuilt.apply(.put(BookLibrary.collection, key: "ada/x", value: Array("{\"id\":1}".utf8)))
         #expect(rebuilt.undecodableChanges == 1 && rebuilt.count == 2)
     }
+
+    @Test func theFastAndTheGeneralDecodingAgree() {
+        let book = Book(
+            id: "b1", learner: "ada", title: "Ἰλιάς \"Α\"", author: "Ὅμηρος", genre: .poetry, rating: 5, review: "line\nbreak",
+            version: 3, createdAt: 1, updatedAt: 2)
+        #expect(Book(journalValue: book.journalValue()) == book)
+        let reordered = #"{"learner":"ada","id":"b1","title":"Ἰλιάς \"Α\"","author":"Ὅμηρος","genre":"Poetry","rating":5,"#
+            + #""review":"line\nbreak","version":3,"created_at":1,"updated_at":2}"#
+        #expect(Book(journalValue: Array(reordered.utf8)) == book)
+        #expect(Book(journalValue: Array(#"{"id":"b1"}"#.utf8)) == nil)
+    }
 }

@@ -72,3 +72,20 @@ import Testing
         #expect(rebuilt.courses(of: "grace").map(\.course) == ["algebra"])
     }
 }
+
+@Suite struct ProgressPayloadTests {
+    @Test func theFastAndTheGeneralDecodingAgree() throws {
+        let record = CourseProgress(
+            learner: "ada", course: "c1", watched: ["l1", "l3"], positions: ["l2": 12.5, "l3": 7],
+            currentLesson: "l3", bestAttempt: QuizAttempt(score: 2, total: 3, wrong: ["q2"], answers: [1, 0, 2], submittedAt: 5),
+            latestAttempt: nil, completed: false, startedAt: 1, updatedAt: 9)
+        let payload = record.journalValue()
+        #expect(CourseProgress(journalValue: payload) == record)
+        // The same members in another order take the general path.
+        let reordered = Array(#"{"course":"c1","learner":"ada","watched":["l1","l3"],"positions":{"l2":12.5,"l3":7},"current":"l3","#.utf8)
+            + Array(#""best":{"score":2,"total":3,"wrong":["q2"],"answers":[1,0,2],"at":5},"latest":null,"completed":false,"#.utf8)
+            + Array(#""started_at":1,"updated_at":9}"#.utf8)
+        #expect(CourseProgress(journalValue: reordered) == record)
+        #expect(CourseProgress(journalValue: Array(#"{"learner":"ada"}"#.utf8)) == nil)
+    }
+}
