@@ -61,12 +61,31 @@ public final class Catalog: Sendable {
     }
 
     /// The sample catalog that ships with Lyceum: one file in each supported format.
-    public static func sample() throws(CatalogLoadError) -> Catalog { try load(paths: [samplePath]) }
-
-    /// The directory of the sample catalog's files.
-    public static var samplePath: String {
-        Bundle.module.resourceURL.map { $0.appendingPathComponent("SampleCatalog").path } ?? "SampleCatalog"
+    public static func sample() throws(CatalogLoadError) -> Catalog {
+        guard let path = samplePath else {
+            throw CatalogLoadError(
+                file: "\(resourceBundleName)/SampleCatalog", path: "$",
+                message: "is not installed next to the executable; copy the resource bundle beside it or pass catalog files")
+        }
+        return try load(paths: [path])
     }
+
+    /// The directory of the sample catalog's files, or `nil` when the resource bundle is not
+    /// installed. Looked up beside the executable (where SwiftPM builds and installs it) rather
+    /// than through `Bundle.module`, which stops the process when the bundle is missing.
+    public static var samplePath: String? {
+        let places = [Bundle.main.executableURL?.deletingLastPathComponent(), Bundle.main.resourceURL, Bundle.main.bundleURL]
+        for case let place? in places {
+            // SwiftPM's bundle layout on Linux, then on macOS.
+            for bundle in [resourceBundleName, "Lyceum_Catalog.bundle/Contents/Resources", "Lyceum_Catalog.bundle"] {
+                let candidate = place.appendingPathComponent(bundle).appendingPathComponent("SampleCatalog")
+                if FileManager.default.fileExists(atPath: candidate.path) { return candidate.path }
+            }
+        }
+        return nil
+    }
+
+    private static let resourceBundleName = "Lyceum_Catalog.resources"
 
     private static func expand(_ paths: [String]) throws(CatalogLoadError) -> [String] {
         var files: [String] = []

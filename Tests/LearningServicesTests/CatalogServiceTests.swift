@@ -46,7 +46,7 @@ import Testing
         let store = CatalogStore(Catalog())
         let service = CatalogService(store: store)
         #expect(result(try service.call(#"{"op":"list_categories"}"#)) == ["categories": []])
-        try store.reload(from: [Catalog.samplePath])
+        try store.reload(from: [try #require(Catalog.samplePath)])
         #expect(result(try service.call(#"{"op":"get_course","course":"2"}"#))?["course"]?["title"] == "Geometry")
     }
 }
