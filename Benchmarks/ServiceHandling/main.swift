@@ -50,6 +50,11 @@ for index in 0..<replayCount {
         createdAt: 1_767_603_600_000, updatedAt: 1_767_603_600_000)
     payloads.append(.put(BookLibrary.collection, key: "\(book.learner)/\(book.id)", value: book.journalValue()))
 }
+let decodeStart = DispatchTime.now().uptimeNanoseconds
+var decoded = 0
+for change in payloads where Book(journalValue: change.value!) != nil { decoded += 1 }
+let decodeSeconds = Double(DispatchTime.now().uptimeNanoseconds - decodeStart) / 1e9
+FileHandle.standardError.write(Data("decoding \(decoded) book payloads alone: \(String(format: "%.2f", decodeSeconds)) s\n".utf8))
 let replayStart = DispatchTime.now().uptimeNanoseconds
 var state = BooksState()
 for change in payloads { state.apply(change) }

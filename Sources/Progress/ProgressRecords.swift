@@ -52,22 +52,29 @@ public struct ProgressRecords: JournalState, Sendable {
     public func statistics(of course: String) -> CourseStatistics { statistics[course] ?? CourseStatistics() }
 
     public mutating func apply(_ change: JournalChange) {
-        guard change.collection == Self.collection, let slash = change.key.firstIndex(of: "/") else { return }
-        let learner = String(change.key[..<slash])
-        let course = String(change.key[change.key.index(after: slash)...])
-        if let old = learners[learner]?[course] { statistics[course, default: CourseStatistics()].add(old, sign: -1) }
+        guard change.collection == Self.collection else { return }
         guard let value = change.value else {
-            learners[learner]?[course] = nil
-            if learners[learner]?.isEmpty == true { learners[learner] = nil }
+            guard let slash = change.key.firstIndex(of: "/") else { return }
+            remove(learner: String(change.key[..<slash]), course: String(change.key[change.key.index(after: slash)...]))
             return
         }
-        guard let record = CourseProgress(journalValue: value), record.learner == learner, record.course == course else {
+        // A put's payload names its learner and course (the key is derived from them on write).
+        guard let record = CourseProgress(journalValue: value) else {
             undecodableChanges += 1
-            if let old = learners[learner]?[course] { statistics[course, default: CourseStatistics()].add(old, sign: 1) }
             return
         }
-        learners[learner, default: [:]][course] = record
-        statistics[course, default: CourseStatistics()].add(record, sign: 1)
+        if let old = learners[record.learner]?.updateValue(record, forKey: record.course) {
+            statistics[record.course, default: CourseStatistics()].add(old, sign: -1)
+        } else if learners[record.learner] == nil {
+            learners[record.learner] = [record.course: record]
+        }
+        statistics[record.course, default: CourseStatistics()].add(record, sign: 1)
+    }
+
+    private mutating func remove(learner: String, course: String) {
+        guard let old = learners[learner]?.removeValue(forKey: course) else { return }
+        statistics[course, default: CourseStatistics()].add(old, sign: -1)
+        if learners[learner]?.isEmpty == true { learners[learner] = nil }
     }
 
     public func snapshot() -> [JournalChange] {
