@@ -4,11 +4,15 @@ public struct Book: Sendable, Equatable {
     public let id: String
     /// The owner's learner id.
     public let learner: String
+    /// Not blank, at most `maxTitleLength` characters.
     public var title: String
+    /// Not blank, at most `maxAuthorLength` characters.
     public var author: String
+    /// One of the seven genres.
     public var genre: Genre
     /// Stars, 1 through 5.
     public var rating: Int
+    /// Free text, possibly empty, at most `maxReviewLength` characters.
     public var review: String
     /// 1 on creation, +1 on each update.
     public var version: Int
@@ -17,6 +21,7 @@ public struct Book: Sendable, Equatable {
     /// Milliseconds since 1970 (UTC).
     public var updatedAt: Int64
 
+    /// A book with exactly these fields; validation is the job of `BookDraft` and `BookPatch`.
     public init(
         id: String, learner: String, title: String, author: String, genre: Genre, rating: Int, review: String,
         version: Int, createdAt: Int64, updatedAt: Int64

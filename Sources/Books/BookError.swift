@@ -10,12 +10,14 @@ public struct BookError: Error, Sendable, Equatable {
         case versionConflict
     }
 
+    /// Which rule was broken.
     public let code: Code
     /// The request field at fault (wire name, e.g. `title`), when one is.
     public let field: String?
     /// A sentence for the user.
     public let message: String
 
+    /// An error with `code`, the field at fault if any, and a sentence.
     public init(_ code: Code, field: String? = nil, _ message: String) {
         self.code = code
         self.field = field

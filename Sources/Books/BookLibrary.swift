@@ -12,6 +12,7 @@ public struct BookLibrary: JournalState, Sendable {
     /// Changes that `apply` could not decode (corrupt or foreign payloads); they are skipped.
     public private(set) var undecodableChanges = 0
 
+    /// An empty library.
     public init() {}
 
     /// The book `id` of `learner`, if any.
@@ -64,6 +65,7 @@ public struct BookLibrary: JournalState, Sendable {
         return BookPage(books: page.map(\.book), nextCursor: next)
     }
 
+    /// Applies a `books` change; changes of other collections are ignored.
     public mutating func apply(_ change: JournalChange) {
         guard change.collection == Self.collection else { return }
         guard let value = change.value else {
@@ -85,6 +87,7 @@ public struct BookLibrary: JournalState, Sendable {
         if shelves[book.learner, default: [:]].updateValue(book, forKey: book.id) == nil { count += 1 }
     }
 
+    /// One put per book.
     public func snapshot() -> [JournalChange] {
         shelves.values.flatMap { shelf in
             shelf.values.map { .put(Self.collection, key: Self.key($0.learner, $0.id), value: $0.journalValue()) }

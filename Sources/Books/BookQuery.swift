@@ -8,12 +8,17 @@ public enum BookSortKey: String, Sendable, CaseIterable {
 
 /// One page request over a learner's library: order, filters, size and where to continue.
 public struct BookQuery: Sendable {
+    /// The ordering; ties are broken by id.
     public var sort: BookSortKey
+    /// Whether the order is reversed (ties too).
     public var descending: Bool
+    /// Only books of this genre, when set.
     public var genre: Genre?
     /// Matches the author case-insensitively and exactly.
     public var author: String?
+    /// Only books rated at least this, when set.
     public var minRating: Int?
+    /// Books per page, clamped to `1...maxLimit`.
     public var limit: Int
     /// The `nextCursor` of the previous page, or `nil` for the first page.
     public var cursor: String?
@@ -21,6 +26,7 @@ public struct BookQuery: Sendable {
     /// The most books one page holds.
     public static let maxLimit = 100
 
+    /// A query; the defaults list the first 20 books in creation order.
     public init(
         sort: BookSortKey = .created, descending: Bool = false, genre: Genre? = nil, author: String? = nil,
         minRating: Int? = nil, limit: Int = 20, cursor: String? = nil
@@ -37,7 +43,9 @@ public struct BookQuery: Sendable {
 
 /// One page of books and the cursor of the next page (`nil` on the last page).
 public struct BookPage: Sendable, Equatable {
+    /// The page's books in order.
     public let books: [Book]
+    /// The cursor of the next page, `nil` on the last.
     public let nextCursor: String?
 }
 

@@ -8,5 +8,6 @@ public enum Genre: String, Sendable, CaseIterable, Comparable {
     case romance = "Romance"
     case thriller = "Thriller"
 
+    /// Alphabetical by wire spelling.
     public static func < (lhs: Genre, rhs: Genre) -> Bool { lhs.rawValue < rhs.rawValue }
 }

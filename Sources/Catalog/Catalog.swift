@@ -12,7 +12,9 @@ public final class Catalog: Sendable {
 
     /// A category name and how many courses have it.
     public struct CategoryCount: Sendable, Equatable {
+        /// The category as the source spells it.
         public let name: String
+        /// Courses in it; at least 1.
         public let courseCount: Int
     }
 

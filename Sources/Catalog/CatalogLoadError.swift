@@ -6,8 +6,10 @@ public struct CatalogLoadError: Error, Sendable, Equatable, CustomStringConverti
     public let path: String
     /// Byte offset of a syntax error, when the file is not JSON at all.
     public let offset: Int?
+    /// What is wrong, for people.
     public let message: String
 
+    /// An error about `file` at JSONPath `path` (and byte `offset` for syntax errors).
     public init(file: String, path: String, offset: Int? = nil, message: String) {
         self.file = file
         self.path = path
@@ -15,6 +17,7 @@ public struct CatalogLoadError: Error, Sendable, Equatable, CustomStringConverti
         self.message = message
     }
 
+    /// `file: path: message`, or `file: byte N: message` for syntax errors.
     public var description: String {
         let location = offset.map { "\(file): byte \($0)" } ?? "\(file): \(path)"
         return "\(location): \(message)"

@@ -2,7 +2,9 @@ import JSON
 
 /// One page of courses and the cursor of the next (`nil` on the last page).
 public struct CoursePage: Sendable {
+    /// The page's courses in catalog order.
     public let courses: [Course]
+    /// The cursor of the next page, `nil` on the last.
     public let nextCursor: String?
 }
 

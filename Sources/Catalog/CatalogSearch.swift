@@ -2,6 +2,7 @@ import Foundation
 
 /// A course that matches a search, how well, and which of its lessons matched.
 public struct SearchHit: Sendable {
+    /// The matching course.
     public let course: Course
     /// Higher is better; only the order is meaningful.
     public let score: Int

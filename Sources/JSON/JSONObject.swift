@@ -4,9 +4,12 @@
 public struct JSONObject: Sendable, Equatable, Sequence {
     /// One `"key": value` pair.
     public struct Member: Sendable, Equatable {
+        /// The member's name.
         public var key: String
+        /// The member's value.
         public var value: JSONValue
 
+        /// A member `key: value`.
         public init(key: String, value: JSONValue) {
             self.key = key
             self.value = value
@@ -33,5 +36,6 @@ public struct JSONObject: Sendable, Equatable, Sequence {
         members.append(Member(key: key, value: value))
     }
 
+    /// Iterates the members in document order.
     public func makeIterator() -> IndexingIterator<[Member]> { members.makeIterator() }
 }

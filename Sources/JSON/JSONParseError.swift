@@ -20,10 +20,12 @@ public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertibl
     /// Byte offset of the problem from the start of the input.
     public let offset: Int
 
+    /// An error `code` at byte `offset`.
     public init(_ code: Code, at offset: Int) {
         self.code = code
         self.offset = offset
     }
 
+    /// `<reason> at byte <offset>`.
     public var description: String { "\(code.rawValue) at byte \(offset)" }
 }

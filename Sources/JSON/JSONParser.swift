@@ -6,6 +6,7 @@ public struct JSONParser: Sendable {
     /// Deepest nesting of arrays and objects accepted.
     public var maxDepth: Int
 
+    /// A parser with these limits; the defaults suit files, requests use tighter ones.
     public init(maxBytes: Int = 16 << 20, maxDepth: Int = 64) {
         self.maxBytes = maxBytes
         self.maxDepth = maxDepth

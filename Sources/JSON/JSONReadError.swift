@@ -6,10 +6,12 @@ public struct JSONReadError: Error, Sendable, Equatable, CustomStringConvertible
     /// What is wrong with it.
     public let message: String
 
+    /// An error at JSONPath `path`.
     public init(path: String, message: String) {
         self.path = path
         self.message = message
     }
 
+    /// `path: message`.
     public var description: String { "\(path): \(message)" }
 }

@@ -35,12 +35,19 @@ extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expre
     ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
     ExpressibleByDictionaryLiteral
 {
+    /// `nil` is JSON `null`.
     public init(nilLiteral: ()) { self = .null }
+    /// A JSON boolean.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// An exact JSON integer.
     public init(integerLiteral value: Int) { self = .integer(value) }
+    /// A JSON number with a fraction.
     public init(floatLiteral value: Double) { self = .double(value) }
+    /// A JSON string.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// A JSON array.
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    /// A JSON object whose members keep the literal's order.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(JSONObject(elements.map { JSONObject.Member(key: $0.0, value: $0.1) }))
     }

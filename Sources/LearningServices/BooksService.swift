@@ -6,6 +6,7 @@ import JSON
 public final class BooksService: LearningService {
     /// The Majordomo service name.
     public static let serviceName = "books"
+    /// `books`.
     public var name: String { Self.serviceName }
 
     private let core: ServiceCore<BooksState>
@@ -17,6 +18,7 @@ public final class BooksService: LearningService {
         self.environment = environment
     }
 
+    /// Answers one request frame; see `LearningService`.
     public func handle(_ frame: [UInt8]) -> [UInt8] {
         do throws(ServiceError) {
             var request = try Request(frame)

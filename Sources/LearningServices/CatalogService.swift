@@ -7,6 +7,7 @@ import JSON
 public final class CatalogService: LearningService {
     /// The Majordomo service name.
     public static let serviceName = "catalog"
+    /// `catalog`.
     public var name: String { Self.serviceName }
 
     private let renderings: CatalogRenderingCache
@@ -14,6 +15,7 @@ public final class CatalogService: LearningService {
     /// A service answering from whatever catalog `store` holds at the time of each request.
     public init(store: CatalogStore) { renderings = CatalogRenderingCache(store: store) }
 
+    /// Answers one request frame; see `LearningService`.
     public func handle(_ frame: [UInt8]) -> [UInt8] {
         do throws(ServiceError) {
             var request = try Request(frame)

@@ -19,6 +19,7 @@ public struct CommitTicket: Sendable, Hashable {
     /// Position of the record in its log.
     public let sequence: UInt64
 
+    /// The ticket of record number `sequence`.
     public init(sequence: UInt64) { self.sequence = sequence }
 }
 
@@ -27,6 +28,7 @@ public struct CommitTicket: Sendable, Hashable {
 public final class InMemoryChangeLog: ChangeLog {
     /// The error appends throw while `isRefusingAppends`.
     public struct Refused: Error, CustomStringConvertible {
+        /// Says that the simulated disk is full.
         public var description: String { "no space left on device (simulated)" }
     }
 
@@ -37,6 +39,7 @@ public final class InMemoryChangeLog: ChangeLog {
 
     private let contents = Mutex(Contents())
 
+    /// An empty log that accepts appends.
     public init() {}
 
     /// Every committed record, oldest first.
@@ -51,6 +54,7 @@ public final class InMemoryChangeLog: ChangeLog {
         set { contents.withLock { $0.refusing = newValue } }
     }
 
+    /// Stores `changes` as one record, or throws `Refused`.
     public func append(_ changes: [JournalChange]) throws -> CommitTicket {
         try contents.withLock { (contents) throws(Refused) -> CommitTicket in
             guard !contents.refusing else { throw Refused() }
@@ -59,5 +63,6 @@ public final class InMemoryChangeLog: ChangeLog {
         }
     }
 
+    /// Returns at once: memory is this log's whole durability.
     public func waitUntilDurable(_ ticket: CommitTicket) throws {}
 }

@@ -8,6 +8,7 @@ import Progress
 public final class ProgressService: LearningService {
     /// The Majordomo service name.
     public static let serviceName = "progress"
+    /// `progress`.
     public var name: String { Self.serviceName }
 
     private let core: ServiceCore<ProgressState>
@@ -22,6 +23,7 @@ public final class ProgressService: LearningService {
         self.environment = environment
     }
 
+    /// Answers one request frame; see `LearningService`.
     public func handle(_ frame: [UInt8]) -> [UInt8] { handleWithEvent(frame).reply }
 
     /// The reply frame, and for a write that changed something, the event to publish.

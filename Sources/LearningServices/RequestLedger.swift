@@ -26,6 +26,7 @@ public struct RequestLedger: Sendable {
     /// Entries whose payload could not be decoded during `apply`; they are skipped.
     public private(set) var undecodableChanges = 0
 
+    /// An empty ledger for `service`.
     public init(service: String) { self.service = service }
 
     /// Number of remembered request ids across learners.

@@ -8,6 +8,7 @@ public struct ServiceEnvironment: Sendable {
     /// A fresh lowercase UUID string.
     public var makeID: @Sendable () -> String
 
+    /// An environment with this clock and id source.
     public init(now: @escaping @Sendable () -> Int64, makeID: @escaping @Sendable () -> String) {
         self.now = now
         self.makeID = makeID

@@ -21,11 +21,14 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
         case `internal`
     }
 
+    /// The stable code clients switch on.
     public let code: Code
+    /// What went wrong, for people.
     public let message: String
     /// JSONPath of the offending field in the request, e.g. `$.title`.
     public let field: String?
 
+    /// An error with `code`, a sentence, and the JSONPath of the field at fault if any.
     public init(_ code: Code, _ message: String, field: String? = nil) {
         self.code = code
         self.message = message
@@ -37,6 +40,7 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
         self.init(.badRequest, "\(error.path) \(error.message)", field: error.path)
     }
 
+    /// `code: message`.
     public var description: String { "\(code.rawValue): \(message)" }
 
     /// The `error` object of a reply.

@@ -1,6 +1,8 @@
 /// One learner's progress in one course.
 public struct CourseProgress: Sendable, Equatable {
+    /// The learner's id.
     public let learner: String
+    /// The course's id.
     public let course: String
     /// Ids of the lessons watched.
     public var watched: Set<String>
@@ -19,6 +21,7 @@ public struct CourseProgress: Sendable, Equatable {
     /// Milliseconds since 1970 (UTC).
     public var updatedAt: Int64
 
+    /// A record with these fields.
     public init(
         learner: String, course: String, watched: Set<String> = [], positions: [String: Double] = [:],
         currentLesson: String? = nil, bestAttempt: QuizAttempt? = nil, latestAttempt: QuizAttempt? = nil,
@@ -50,6 +53,7 @@ public struct QuizAttempt: Sendable, Equatable {
     /// Milliseconds since 1970 (UTC).
     public let submittedAt: Int64
 
+    /// An attempt with these fields.
     public init(score: Int, total: Int, wrong: [String], answers: [Int], submittedAt: Int64) {
         self.score = score
         self.total = total
@@ -64,15 +68,21 @@ public struct QuizAttempt: Sendable, Equatable {
 
 /// A progress record measured against the course as the catalog has it now.
 public struct ProgressSummary: Sendable, Equatable {
+    /// The course's id.
     public let course: String
     /// Watched lessons that the course still has.
     public let watchedCount: Int
+    /// Lessons the course has now.
     public let lessonCount: Int
     /// `watchedCount` as a whole percentage of `lessonCount`, rounded down.
     public let percent: Int
+    /// The lesson the learner is on, if any.
     public let currentLesson: String?
+    /// Whether every lesson is watched.
     public let completed: Bool
+    /// The best quiz attempt, if any.
     public let bestAttempt: QuizAttempt?
+    /// Milliseconds since 1970 (UTC) of the last change.
     public let updatedAt: Int64
 
     /// The summary of `progress` in `lessonIDs`, the course's lessons in order.

@@ -10,8 +10,11 @@ public struct ProgressEvent: Sendable, Equatable {
         case quizSubmitted = "quiz_submitted"
     }
 
+    /// What happened.
     public let kind: Kind
+    /// Whose progress changed.
     public let learner: String
+    /// In which course.
     public let course: String
     /// The lesson concerned, for lesson events.
     public let lesson: String?

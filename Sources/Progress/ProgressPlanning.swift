@@ -4,10 +4,15 @@ import Journal
 /// The result of planning one progress action: the record afterwards, the change that stores
 /// it (`nil` when nothing changes), what to publish, and the scored attempt for quizzes.
 public struct ProgressOutcome: Sendable {
+    /// The record after the action.
     public let progress: CourseProgress
+    /// The record measured against the course.
     public let summary: ProgressSummary
+    /// The change to journal and apply, `nil` when nothing changes.
     public let change: JournalChange?
+    /// What to publish, `nil` when nothing changes.
     public let event: ProgressEvent?
+    /// The scored attempt, for quiz submissions.
     public let attempt: QuizAttempt?
 }
 

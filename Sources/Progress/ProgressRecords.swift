@@ -38,6 +38,7 @@ public struct ProgressRecords: JournalState, Sendable {
     /// Changes that `apply` could not decode; they are skipped.
     public private(set) var undecodableChanges = 0
 
+    /// No records.
     public init() {}
 
     /// `learner`'s record in `course`, if they started it.
@@ -51,6 +52,7 @@ public struct ProgressRecords: JournalState, Sendable {
     /// The dashboard figures of `course`.
     public func statistics(of course: String) -> CourseStatistics { statistics[course] ?? CourseStatistics() }
 
+    /// Applies a `progress` change, keeping the aggregates in step; ignores other collections.
     public mutating func apply(_ change: JournalChange) {
         guard change.collection == Self.collection else { return }
         guard let value = change.value else {
@@ -77,6 +79,7 @@ public struct ProgressRecords: JournalState, Sendable {
         if learners[learner]?.isEmpty == true { learners[learner] = nil }
     }
 
+    /// One put per record.
     public func snapshot() -> [JournalChange] {
         learners.values.flatMap { courses in
             courses.values.map { .put(Self.collection, key: Self.key($0.learner, $0.course), value: $0.journalValue()) }
