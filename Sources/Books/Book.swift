@@ -1,3 +1,5 @@
+import JSON
+
 /// One book in a learner's library, as stored and as returned.
 public struct Book: Sendable, Equatable {
     /// Server-assigned UUID, lowercase.
@@ -83,13 +85,8 @@ extension Book {
         if !allowBlank, text.allSatisfy(\.isWhitespace) {
             throw BookError(.invalidField, field: field, "must not be empty")
         }
-        // Stop counting past the bound so a huge string costs no more than the bound.
-        var count = 0
-        for _ in text {
-            count += 1
-            if count > maxLength {
-                throw BookError(.invalidField, field: field, "must be at most \(maxLength) characters")
-            }
+        guard JSONObjectReader.characterCount(text, upTo: maxLength) <= maxLength else {
+            throw BookError(.invalidField, field: field, "must be at most \(maxLength) characters")
         }
     }
 }

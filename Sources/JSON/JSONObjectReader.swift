@@ -50,12 +50,7 @@ public struct JSONObjectReader {
             throw JSONReadError(path: path(of: key), message: "expected a string, found \(value.typeName)")
         }
         if length != 0...Int.max {
-            // Counting stops just past the bound so that huge strings cost no more than the bound.
-            var count = 0
-            for _ in text {
-                count += 1
-                if count > length.upperBound { break }
-            }
+            let count = JSONObjectReader.characterCount(text, upTo: length.upperBound)
             guard length.contains(count) else {
                 let message = length.lowerBound == length.upperBound
                     ? "must be \(length.lowerBound) characters"
@@ -66,6 +61,21 @@ public struct JSONObjectReader {
             }
         }
         return text
+    }
+
+    /// The number of characters in `text`, or `limit + 1` when it has more than `limit`.
+    /// Counting characters means finding grapheme boundaries, so the common case — fewer UTF-8
+    /// bytes than the limit, hence fewer characters — is settled without it, and a huge string
+    /// costs no more than the limit.
+    public static func characterCount(_ text: String, upTo limit: Int) -> Int {
+        let bytes = text.utf8.count
+        if bytes <= 1 || (bytes <= limit && text.utf8.allSatisfy { $0 < 0x80 }) { return bytes }
+        var count = 0
+        for _ in text {
+            count += 1
+            if count > limit { break }
+        }
+        return count
     }
 
     /// A required string member of `length` characters.

@@ -16,4 +16,12 @@ import Testing
         #expect(throws: JSONReadError(path: "$.title", message: "expected an integer, found string")) { try reader.integer("title") }
         try reader.rejectUnknownMembers()
     }
+
+    @Test func countsCharactersNotBytesAndStopsPastTheLimit() {
+        #expect(JSONObjectReader.characterCount("", upTo: 5) == 0)
+        #expect(JSONObjectReader.characterCount("abc", upTo: 5) == 3)
+        #expect(JSONObjectReader.characterCount("e\u{301}🦉👩‍👩‍👧", upTo: 5) == 3)
+        #expect(JSONObjectReader.characterCount(String(repeating: "é", count: 1_000_000), upTo: 10) == 11)
+        #expect(JSONObjectReader.characterCount("abcdefghijkl", upTo: 10) == 11)
+    }
 }

@@ -87,3 +87,12 @@ private final class GatedLog: ChangeLog {
         }
     }
 }
+
+@Suite struct LiveEnvironmentTests {
+    @Test func makesDistinctVersion4UUIDs() throws {
+        let ids = (0..<1_000).map { _ in ServiceEnvironment.live.makeID() }
+        #expect(Set(ids).count == ids.count)
+        let pattern = try Regex("^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
+        for id in ids { #expect(try pattern.wholeMatch(in: id) != nil, "\(id)") }
+    }
+}
