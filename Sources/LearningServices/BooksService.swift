@@ -24,10 +24,14 @@ public final class BooksService: LearningService {
             var request = try Request(frame)
             switch request.op {
             case "create": return try create(&request)
-            case "get": return try get(&request)
+            case "get":
+                try request.refuseRequestID()
+                return try get(&request)
             case "update": return try update(&request)
             case "delete": return try delete(&request)
-            case "list": return try list(&request)
+            case "list":
+                try request.refuseRequestID()
+                return try list(&request)
             default:
                 throw ServiceError(.unknownOp, "books has no operation \(request.op); it has create, get, update, delete, list", field: "$.op")
             }

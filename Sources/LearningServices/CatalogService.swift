@@ -19,6 +19,7 @@ public final class CatalogService: LearningService {
     public func handle(_ frame: [UInt8]) -> [UInt8] {
         do throws(ServiceError) {
             var request = try Request(frame)
+            try request.refuseRequestID()
             let rendering = renderings.rendering
             let catalog = rendering.catalog
             let result: [UInt8]

@@ -43,9 +43,13 @@ public final class ProgressService: LearningService {
             case "begin_course": return try write(&request, catalog) { (_) throws(JSONReadError) in .begin }
             case "open_lesson": return try write(&request, catalog) { (reader) throws(JSONReadError) in .open(lesson: try reader.string("lesson")) }
             case "submit_quiz": return try write(&request, catalog) { (reader) throws(JSONReadError) in .submitQuiz(answers: try reader.answers()) }
-            case "get": return (try get(&request, catalog), nil)
-            case "list": return (try list(&request, catalog), nil)
-            case "course_stats": return (try courseStatistics(&request, catalog), nil)
+            case "get", "list", "course_stats":
+                try request.refuseRequestID()
+                switch request.op {
+                case "get": return (try get(&request, catalog), nil)
+                case "list": return (try list(&request, catalog), nil)
+                default: return (try courseStatistics(&request, catalog), nil)
+                }
             default:
                 throw ServiceError(
                     .unknownOp,

@@ -42,6 +42,13 @@ public struct Request {
         fingerprint = requestID == nil ? 0 : Request.fnv1a(value.serialized())
     }
 
+    /// Throws unless the request lacks `request_id`: only writes take one.
+    public func refuseRequestID() throws(ServiceError) {
+        guard requestID == nil else {
+            throw ServiceError(.badRequest, "$.request_id is not a known field of \(op), which is not a write", field: "$.request_id")
+        }
+    }
+
     /// Reads the parameters with `body`, then refuses members the operation did not read.
     public mutating func read<T>(_ body: (inout JSONObjectReader) throws(JSONReadError) -> T) throws(ServiceError) -> T {
         do throws(JSONReadError) {

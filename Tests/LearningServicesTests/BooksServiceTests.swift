@@ -52,6 +52,7 @@ import Testing
         (#"{"op":"list","learner":"ada","sort":"color"}"#, "bad_request", "$.sort"),
         (#"{"op":"list","learner":"ada","limit":0}"#, "bad_request", "$.limit"),
         (#"{"op":"list","learner":"ada","cursor":"zz"}"#, "bad_request", "$.cursor"),
+        (#"{"op":"get","learner":"ada","id":"x","request_id":"r1"}"#, "bad_request", "$.request_id"),
     ] as [(String, String, String?)])
     func refusesBadInputWithAStructuredErrorAndChangesNothing(request: String, code: String, field: String?) throws {
         let reply = try service.call(request)

@@ -35,6 +35,7 @@ import Testing
         (#"{"op":"list_courses","limit":1000}"#, "bad_request", "$.limit"),
         (#"{"op":"list_courses","cursor":"00"}"#, "bad_request", "$.cursor"),
         (#"{"op":"drop_tables"}"#, "unknown_op", "$.op"),
+        (#"{"op":"list_categories","request_id":"r1"}"#, "bad_request", "$.request_id"),
     ])
     func refusesBadRequests(request: String, code: String, field: String) throws {
         let reply = try service.call(request)

@@ -67,6 +67,7 @@ import Testing
         (#"{"op":"mark_watched","course":"2","lesson":"1"}"#, "bad_request", "$.learner"),
         (#"{"op":"course_stats"}"#, "bad_request", "$.course"),
         (#"{"op":"reset"}"#, "unknown_op", "$.op"),
+        (#"{"op":"get","learner":"ada","course":"1","request_id":"r1"}"#, "bad_request", "$.request_id"),
     ])
     func refusesBadRequestsAndChangesNothing(request: String, code: String, field: String) {
         let (reply, event) = send(request)
