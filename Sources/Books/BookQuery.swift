@@ -78,7 +78,9 @@ struct BookPosition: Comparable {
 
     /// Text sorts ignoring case and diacritics, so that "Émile" files under E.
     static func fold(_ text: String) -> String {
-        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+        // Lists fold every book on every request: ASCII, the common case, needs no Foundation.
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.lowercased() }
+        return text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
     }
 
     static func < (lhs: BookPosition, rhs: BookPosition) -> Bool { (lhs.value, lhs.id) < (rhs.value, rhs.id) }

@@ -55,7 +55,7 @@ public final class BooksService: LearningService {
         }
         return core.write(request, learner: learner) { (state) -> WritePlan<Never> in
             let (created, change) = state.library.creation(of: book, id: environment.makeID(), learner: learner, now: environment.now())
-            return WritePlan(result: ["book": created.json], changes: [change])
+            return WritePlan(result: created.resultJSON, changes: [change])
         }.reply
     }
 
@@ -65,7 +65,7 @@ public final class BooksService: LearningService {
             guard let book = state.library.book(id, of: learner) else {
                 throw ServiceError(.notFound, "no book \(id) in the library of \(learner)", field: "$.id")
             }
-            return Reply.success(["book": book.json])
+            return Reply.success(serialized: book.resultJSON)
         }
     }
 
@@ -89,7 +89,7 @@ public final class BooksService: LearningService {
             let (updated, change) = try domain { () throws(BookError) in
                 try state.library.update(id, of: learner, with: patch, expectedVersion: expected, now: environment.now())
             }
-            return WritePlan(result: ["book": updated.json], changes: [change])
+            return WritePlan(result: updated.resultJSON, changes: [change])
         }.reply
     }
 
@@ -101,7 +101,8 @@ public final class BooksService: LearningService {
             let change = try domain { () throws(BookError) in
                 try state.library.deletion(of: id, of: learner, expectedVersion: expected)
             }
-            return WritePlan(result: ["deleted": .string(id)], changes: [change])
+            let result: JSONValue = ["deleted": .string(id)]
+            return WritePlan(result: result.serialized(), changes: [change])
         }.reply
     }
 
@@ -134,7 +135,15 @@ public final class BooksService: LearningService {
         }
         return try core.read { (state) throws(ServiceError) in
             let page = try domain { () throws(BookError) in try state.library.page(of: learner, query) }
-            return Reply.success(["books": .array(page.books.map(\.json)), "next_cursor": JSONValue(page.nextCursor)])
+            var output: [UInt8] = Array(#"{"books":["#.utf8)
+            for (index, book) in page.books.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                book.writeJSON(to: &output)
+            }
+            output.append(contentsOf: #"],"next_cursor":"#.utf8)
+            JSONValue(page.nextCursor).write(to: &output)
+            output.append(UInt8(ascii: "}"))
+            return Reply.success(serialized: output)
         }
     }
 }
@@ -155,12 +164,36 @@ private func domain<T>(_ body: () throws(BookError) -> T) throws(ServiceError) -
 }
 
 extension Book {
-    /// The contract's representation of a book.
-    var json: JSONValue {
-        [
-            "id": .string(id), "title": .string(title), "author": .string(author), "genre": .string(genre.rawValue),
-            "rating": .integer(rating), "review": .string(review), "version": .integer(version),
-            "created_at": .string(Timestamp.rfc3339(createdAt)), "updated_at": .string(Timestamp.rfc3339(updatedAt)),
-        ]
+    /// Appends the contract's representation of the book, written directly because books are
+    /// the bulk of `get` and `list` replies.
+    func writeJSON(to output: inout [UInt8]) {
+        output.append(contentsOf: #"{"id":"#.utf8)
+        JSONValue.write(id, to: &output)
+        output.append(contentsOf: #","title":"#.utf8)
+        JSONValue.write(title, to: &output)
+        output.append(contentsOf: #","author":"#.utf8)
+        JSONValue.write(author, to: &output)
+        output.append(contentsOf: #","genre":"#.utf8)
+        JSONValue.write(genre.rawValue, to: &output)
+        output.append(contentsOf: #","rating":"#.utf8)
+        JSONValue.write(rating, to: &output)
+        output.append(contentsOf: #","review":"#.utf8)
+        JSONValue.write(review, to: &output)
+        output.append(contentsOf: #","version":"#.utf8)
+        JSONValue.write(version, to: &output)
+        output.append(contentsOf: #","created_at":"#.utf8)
+        JSONValue.write(Timestamp.rfc3339(createdAt), to: &output)
+        output.append(contentsOf: #","updated_at":"#.utf8)
+        JSONValue.write(Timestamp.rfc3339(updatedAt), to: &output)
+        output.append(UInt8(ascii: "}"))
+    }
+
+    /// `{"book": …}`, the result of create, get and update.
+    var resultJSON: [UInt8] {
+        var output: [UInt8] = Array(#"{"book":"#.utf8)
+        output.reserveCapacity(256)
+        writeJSON(to: &output)
+        output.append(UInt8(ascii: "}"))
+        return output
     }
 }

@@ -87,7 +87,7 @@ public final class ProgressService: LearningService {
                 result.append("wrong", .array(attempt.wrong.map(JSONValue.string)))
             }
             result.append("progress", outcome.summary.json)
-            return WritePlan(result: .object(result), changes: outcome.change.map { [$0] } ?? [], event: outcome.event)
+            return WritePlan(result: JSONValue.object(result).serialized(), changes: outcome.change.map { [$0] } ?? [], event: outcome.event)
         }
     }
 

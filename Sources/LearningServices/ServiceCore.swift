@@ -10,8 +10,8 @@ public protocol LedgeredState: JournalState, Sendable {
 
 /// What a write operation decided, computed from the current state without changing it.
 struct WritePlan<Event> {
-    /// The reply's `result`.
-    var result: JSONValue
+    /// The reply's `result`, serialized.
+    var result: [UInt8]
     /// The changes that perform the write; empty when the write changes nothing.
     var changes: [JournalChange]
     /// What changed, for publishing; `nil` when nothing did.
@@ -48,7 +48,7 @@ final class ServiceCore<State: LedgeredState>: Sendable {
             }
             let decided: WritePlan<Event>
             do throws(ServiceError) { decided = try plan(state) } catch { return .failure(error) }
-            let reply = Reply.success(decided.result)
+            let reply = Reply.success(serialized: decided.result)
             var changes = decided.changes
             if let requestID = request.requestID {
                 changes += state.ledger.recording(reply, fingerprint: request.fingerprint, learner: learner, requestID: requestID)
