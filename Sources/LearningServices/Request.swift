@@ -38,8 +38,9 @@ public struct Request {
         } catch {
             throw ServiceError(error)
         }
-        // Only idempotent writes need the hash; reads skip the re-serialization.
-        fingerprint = requestID == nil ? 0 : Request.fnv1a(value.serialized())
+        // Only idempotent writes need the hash; reads skip the re-serialization. Members are
+        // hashed in key order so that a retry that reorders them is still the same request.
+        fingerprint = requestID == nil ? 0 : Request.fnv1a(Request.sortedMembers(value).serialized())
     }
 
     /// Throws unless the request lacks `request_id`: only writes take one.
@@ -58,6 +59,11 @@ public struct Request {
         } catch {
             throw ServiceError(error)
         }
+    }
+
+    private static func sortedMembers(_ value: JSONValue) -> JSONValue {
+        guard case .object(let object) = value else { return value }
+        return .object(JSONObject(object.members.sorted { $0.key < $1.key }))
     }
 
     private static func fnv1a(_ bytes: [UInt8]) -> UInt64 {

@@ -90,6 +90,8 @@ import Testing
         let request = #"{"op":"create","learner":"ada","request_id":"r-1","title":"Dune","author":"Frank Herbert","genre":"Fantasy","rating":5}"#
         let first = service.handle(Array(request.utf8))
         #expect(service.handle(Array(request.utf8)) == first)
+        let reordered = #"{"request_id":"r-1", "op":"create","learner":"ada","rating":5,"title":"Dune","author":"Frank Herbert","genre":"Fantasy"}"#
+        #expect(service.handle(Array(reordered.utf8)) == first)
         let reused = try service.call(#"{"op":"create","learner":"ada","request_id":"r-1","title":"Emma","author":"Jane Austen","genre":"Romance","rating":4}"#)
         #expect(errorCode(reused) == "conflict")
 
