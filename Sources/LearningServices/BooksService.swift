@@ -18,6 +18,11 @@ public final class BooksService: LearningService {
         self.environment = environment
     }
 
+    /// A copy of the state including every applied write, e.g. for a journal compaction's
+    /// `snapshot()`. O(1) now; the next write copies the top-level tables once. Do not call it
+    /// from inside `ChangeLog.append`, which runs under the service's lock.
+    public var currentState: BooksState { core.currentState }
+
     /// Answers one request frame; see `LearningService`.
     public func handle(_ frame: [UInt8]) -> [UInt8] {
         do throws(ServiceError) {

@@ -23,6 +23,11 @@ public final class ProgressService: LearningService {
         self.environment = environment
     }
 
+    /// A copy of the state including every applied write, e.g. for a journal compaction's
+    /// `snapshot()`. O(1) now; the next write copies the top-level tables once. Do not call it
+    /// from inside `ChangeLog.append`, which runs under the service's lock.
+    public var currentState: ProgressState { core.currentState }
+
     /// Answers one request frame; see `LearningService`.
     public func handle(_ frame: [UInt8]) -> [UInt8] { handleWithEvent(frame).reply }
 

@@ -34,6 +34,10 @@ final class ServiceCore<State: LedgeredState>: Sendable {
         try state.withLock { (state) throws(ServiceError) -> T in try body(state) }
     }
 
+    /// A copy of the state as of the last applied write. Copy-on-write makes this O(1); the next
+    /// write pays for one copy of the top-level tables.
+    var currentState: State { state.withLock { $0 } }
+
     /// Performs one write for `learner` and returns its reply frame and event.
     func write<Event: Sendable>(
         _ request: Request, learner: String, plan: (borrowing State) throws(ServiceError) -> WritePlan<Event>

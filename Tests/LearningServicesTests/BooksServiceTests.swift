@@ -141,3 +141,17 @@ extension JSONValue {
         return nil
     }
 }
+
+@Suite struct CompactionTests {
+    @Test func theCurrentStateSnapshotsEveryAppliedWrite() throws {
+        let log = InMemoryChangeLog()
+        let service = BooksService(log: log, environment: deterministicEnvironment())
+        _ = try service.call(#"{"op":"create","learner":"ada","request_id":"a","title":"Dune","author":"Frank Herbert","genre":"Fantasy","rating":5}"#)
+        let snapshot = service.currentState.snapshot()
+        _ = try service.call(#"{"op":"create","learner":"ada","title":"Emma","author":"Jane Austen","genre":"Romance","rating":4}"#)
+        var rebuilt = BooksState()
+        for change in snapshot { rebuilt.apply(change) }
+        #expect(rebuilt.library.count == 1 && rebuilt.ledger.count == 1)
+        #expect(service.currentState.library.count == 2)
+    }
+}
