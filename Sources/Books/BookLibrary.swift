@@ -6,7 +6,7 @@ public struct BookLibrary: JournalState, Sendable {
     /// The journal collection books live in; keys are `learner/id`.
     public static let collection = "books"
 
-    private var shelves: [String: [String: Book]] = [:]
+    private var shelves: [String: [BookID: Book]] = [:]
     /// Number of books across all learners.
     public private(set) var count = 0
     /// Changes that `apply` could not decode (corrupt or foreign payloads); they are skipped.
@@ -16,9 +16,12 @@ public struct BookLibrary: JournalState, Sendable {
     public init() {}
 
     /// The book `id` of `learner`, if any.
-    public func book(_ id: String, of learner: String) -> Book? { shelves[learner]?[id] }
+    public func book(_ id: String, of learner: String) -> Book? {
+        guard let key = BookID(id) else { return nil }
+        return shelves[learner]?[key]
+    }
 
-    /// The change that adds a new book built from `draft`.
+    /// The change that adds a new book built from `draft`; `id` is a fresh UUID.
     public func creation(of draft: BookDraft, id: String, learner: String, now: Int64) -> (Book, JournalChange) {
         let book = Book(
             id: id, learner: learner, title: draft.title, author: draft.author, genre: draft.genre, rating: draft.rating,
@@ -71,7 +74,7 @@ public struct BookLibrary: JournalState, Sendable {
         guard let value = change.value else {
             guard let slash = change.key.lastIndex(of: "/") else { return }
             let learner = String(change.key[..<slash])
-            let id = String(change.key[change.key.index(after: slash)...])
+            guard let id = BookID(String(change.key[change.key.index(after: slash)...])) else { return }
             if shelves[learner]?.removeValue(forKey: id) != nil {
                 count -= 1
                 if shelves[learner]?.isEmpty == true { shelves[learner] = nil }
@@ -80,11 +83,11 @@ public struct BookLibrary: JournalState, Sendable {
         }
         // A put's payload names its learner and id (the key is derived from them on write), so
         // replay does not split every key into new strings.
-        guard let book = Book(journalValue: value) else {
+        guard let book = Book(journalValue: value), let id = BookID(book.id) else {
             undecodableChanges += 1
             return
         }
-        if shelves[book.learner, default: [:]].updateValue(book, forKey: book.id) == nil { count += 1 }
+        if shelves[book.learner, default: [:]].updateValue(book, forKey: id) == nil { count += 1 }
     }
 
     /// One put per book.

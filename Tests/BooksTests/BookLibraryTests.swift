@@ -3,11 +3,14 @@ import Journal
 import Testing
 
 @Suite struct BookLibraryTests {
+    /// The UUID of the `index`th test book.
+    func uuid(_ index: Int) -> String { "00000000-0000-4000-8000-" + String(repeating: "0", count: 11 - String(index).count) + "9" + String(index) }
+
     func library(_ books: [(String, String, Genre, Int)], learner: String = "ada") throws -> BookLibrary {
         var library = BookLibrary()
         for (index, (title, author, genre, rating)) in books.enumerated() {
             let draft = try BookDraft(title: title, author: author, genre: genre, rating: rating)
-            let (_, change) = library.creation(of: draft, id: "id-\(index)", learner: learner, now: Int64(1_000 + index))
+            let (_, change) = library.creation(of: draft, id: uuid(index), learner: learner, now: Int64(1_000 + index))
             library.apply(change)
         }
         return library
@@ -33,16 +36,18 @@ import Testing
     @Test func updatesBumpTheVersionAndCheckTheExpectedOne() throws {
         var library = try library([("Dune", "Frank Herbert", .fantasy, 5)])
         let patch = try BookPatch(rating: 4)
-        let (updated, change) = try library.update("id-0", of: "ada", with: patch, expectedVersion: 1, now: 5_000)
+        let (updated, change) = try library.update(uuid(0), of: "ada", with: patch, expectedVersion: 1, now: 5_000)
         #expect(updated.version == 2 && updated.rating == 4 && updated.title == "Dune" && updated.updatedAt == 5_000)
         library.apply(change)
-        #expect(library.book("id-0", of: "ada") == updated)
+        #expect(library.book(uuid(0), of: "ada") == updated)
         #expect(throws: BookError(.versionConflict, field: "expected_version", "the book is at version 2, not 1")) {
-            try library.update("id-0", of: "ada", with: patch, expectedVersion: 1, now: 6_000)
+            try library.update(uuid(0), of: "ada", with: patch, expectedVersion: 1, now: 6_000)
         }
-        #expect(throws: BookError.self) { try library.deletion(of: "id-0", of: "grace", expectedVersion: nil) }
-        library.apply(try library.deletion(of: "id-0", of: "ada", expectedVersion: 2))
-        #expect(library.book("id-0", of: "ada") == nil && library.count == 0)
+        #expect(throws: BookError.self) { try library.deletion(of: uuid(0), of: "grace", expectedVersion: nil) }
+        #expect(throws: BookError.self) { try library.deletion(of: "not-a-uuid", of: "ada", expectedVersion: nil) }
+        #expect(library.book(uuid(0).uppercased(), of: "ada")?.id == uuid(0))
+        library.apply(try library.deletion(of: uuid(0), of: "ada", expectedVersion: 2))
+        #expect(library.book(uuid(0), of: "ada") == nil && library.count == 0)
     }
 
     @Test func listsSortedFilteredAndPagedWithStableCursors() throws {
@@ -77,7 +82,7 @@ import Testing
         var rebuilt = BookLibrary()
         for change in original.snapshot() { rebuilt.apply(change) }
         #expect(rebuilt.count == 2)
-        #expect(rebuilt.book("id-0", of: "ada") == original.book("id-0", of: "ada"))
+        #expect(rebuilt.book(uuid(0), of: "ada") == original.book(uuid(0), of: "ada"))
         rebuilt.apply(.put(BookLibrary.collection, key: "ada/x", value: Array("{\"id\":1}".utf8)))
         #expect(rebuilt.undecodableChanges == 1 && rebuilt.count == 2)
     }
