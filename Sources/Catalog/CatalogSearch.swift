@@ -38,7 +38,9 @@ struct SearchIndexEntry: Sendable {
 
 enum SearchText {
     static func fold(_ text: String) -> String {
-        text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+        // Queries are folded on every search: ASCII, the common case, needs no Foundation.
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.lowercased() }
+        return text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
     }
 
     /// Maximal runs of letters and digits; any non-ASCII byte counts as part of a word.
@@ -47,6 +49,16 @@ enum SearchText {
             byte < 0x80 && !((UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
                 || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte))
         }.map(Array.init)
+    }
+
+    /// The score of a match strength for a field: `substring`, `prefix` or `word` points.
+    static func weight(_ strength: Int, _ substring: Int, _ prefix: Int, _ word: Int) -> Int {
+        switch strength {
+        case 3: word
+        case 2: prefix
+        case 1: substring
+        default: 0
+        }
     }
 
     /// 3 for an equal word, 2 for a word with the term as prefix, 1 for a substring, else 0.
@@ -86,12 +98,12 @@ extension Catalog {
             var lessonMatches = Array(repeating: false, count: entry.lessons.count)
             var matchesAll = true
             for term in terms {
-                let title = [0, 7, 9, 12][SearchText.match(term, in: entry.title)]
-                let category = [0, 1, 3, 4][SearchText.match(term, in: entry.category)]
-                let description = [0, 1, 2, 2][SearchText.match(term, in: entry.description)]
+                let title = SearchText.weight(SearchText.match(term, in: entry.title), 7, 9, 12)
+                let category = SearchText.weight(SearchText.match(term, in: entry.category), 1, 3, 4)
+                let description = SearchText.weight(SearchText.match(term, in: entry.description), 1, 2, 2)
                 var lesson = 0
                 for (index, field) in entry.lessons.enumerated() {
-                    let strength = [0, 2, 4, 5][SearchText.match(term, in: field)]
+                    let strength = SearchText.weight(SearchText.match(term, in: field), 2, 4, 5)
                     if strength > 0 { lessonMatches[index] = true }
                     lesson = max(lesson, strength)
                 }
