@@ -33,6 +33,29 @@ private final class GatedLog: ChangeLog {
     }
 }
 
+/// A call run on its own thread rather than the cooperative pool, which blocking calls starve.
+private final class BlockingCall: Sendable {
+    private let reply = Mutex<[UInt8]?>(nil)
+
+    init(_ body: @escaping @Sendable () -> [UInt8]) {
+        Thread { [self] in
+            let bytes = body()
+            reply.withLock { $0 = bytes }
+        }.start()
+    }
+
+    /// The reply, or `nil` while the call is still running.
+    var result: [UInt8]? { reply.withLock { $0 } }
+
+    /// Waits for the reply.
+    func wait() -> [UInt8] {
+        while true {
+            if let bytes = result { return bytes }
+            Thread.sleep(forTimeInterval: 0.001)
+        }
+    }
+}
+
 @Suite struct WritePathTests {
     @Test func aFailedDurabilityWaitIsReportedAsUnavailable() throws {
         let log = FailingDurabilityLog()
@@ -42,10 +65,10 @@ private final class GatedLog: ChangeLog {
         #expect(log.appended.withLock { $0 } == 1)
     }
 
-    @Test func readsProceedWhileAWriteWaitsForDurability() async throws {
+    @Test func readsProceedWhileAWriteWaitsForDurability() throws {
         let log = GatedLog()
         let service = BooksService(log: log, environment: deterministicEnvironment())
-        let writer = Task.detached {
+        let writer = BlockingCall {
             service.handle(Array(#"{"op":"create","learner":"ada","title":"Dune","author":"Frank Herbert","genre":"Fantasy","rating":5}"#.utf8))
         }
         // The write is applied in memory before its durability wait, and the lock is free.
@@ -53,12 +76,25 @@ private final class GatedLog: ChangeLog {
         for _ in 0..<2_000 {
             listed = try service.call(#"{"op":"list","learner":"ada"}"#)
             if result(listed)?["books"]?.arrayCount == 1 { break }
-            try await Task.sleep(for: .milliseconds(1))
+            Thread.sleep(forTimeInterval: 0.001)
         }
         #expect(result(listed)?["books"]?.arrayCount == 1)
+        #expect(writer.result == nil)
         log.released.withLock { $0 = true }
-        let reply = try JSONParser().parse(await writer.value)
-        #expect(reply["ok"] == true)
+        #expect(try JSONParser().parse(writer.wait())["ok"] == true)
+    }
+
+    @Test func aRetryIsNotAcknowledgedBeforeTheOriginalIsDurable() throws {
+        let log = GatedLog()
+        let service = BooksService(log: log, environment: deterministicEnvironment())
+        let request = Array(#"{"op":"create","learner":"ada","request_id":"r1","title":"Dune","author":"F","genre":"Fantasy","rating":5}"#.utf8)
+        let original = BlockingCall { service.handle(request) }
+        while service.currentState.library.count == 0 { Thread.sleep(forTimeInterval: 0.001) }
+        let retry = BlockingCall { service.handle(request) }
+        Thread.sleep(forTimeInterval: 0.05)
+        #expect(retry.result == nil)
+        log.released.withLock { $0 = true }
+        #expect(retry.wait() == original.wait())
     }
 
     @Test func concurrentReadersSeeEitherTheOldOrTheNewCatalog() async throws {
