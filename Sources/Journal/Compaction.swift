@@ -54,15 +54,27 @@ extension Journal {
     /// Runs an automatic compaction; `append` has already claimed it.
     func compactInBackground() {
         let thread = Thread { [self] in
-            defer { writer.withLock { $0.isCompacting = false } }
-            guard let capture = writer.withLock({ $0.automaticCompaction }) else { return }
-            do {
-                let report = try compactClaimed(progress: nil, capture: capture)
-                Logger.journal.info("automatic compaction finished", [
-                    "bytes_before": String(report.bytesBefore), "bytes_after": String(report.bytesAfter),
-                ])
-            } catch {
-                Logger.journal.error("automatic compaction failed; the journal is unchanged", ["error": "\(error)"])
+            // Appends made while this compaction runs can make another one due, and no later
+            // append may come to start it: so go again until the journal is no longer due,
+            // deciding that and releasing the claim under one lock.
+            let release = { self.writer.withLock { $0.isCompacting = false } }
+            var compactAgain = true
+            while compactAgain {
+                guard let capture = writer.withLock({ $0.automaticCompaction }) else { return release() }
+                do {
+                    let report = try compactClaimed(progress: nil, capture: capture)
+                    Logger.journal.info("automatic compaction finished", [
+                        "bytes_before": String(report.bytesBefore), "bytes_after": String(report.bytesAfter),
+                    ])
+                } catch {
+                    Logger.journal.error("automatic compaction failed; the journal is unchanged", ["error": "\(error)"])
+                    return release()
+                }
+                compactAgain = writer.withLock { state in
+                    let due = Self.compactionDue(state, options)
+                    if !due { state.isCompacting = false }
+                    return due
+                }
             }
         }
         thread.name = "journal-compaction"

@@ -212,7 +212,7 @@ public final class Journal: Sendable {
         durability.waitUntilDurable(sequence, sync: syncCurrentFile)
     }
 
-    private static func compactionDue(_ state: WriterState, _ options: JournalOptions) -> Bool {
+    static func compactionDue(_ state: WriterState, _ options: JournalOptions) -> Bool {
         let threshold = max(options.compactionMinimumBytes, UInt64(options.compactionRatio * Double(state.snapshotBytes)))
         return state.endOffset > threshold
     }
