@@ -46,6 +46,19 @@ let package = Package(
         // A broker or echo worker in its own process, for the fault tests to kill and restart.
         .executableTarget(name: "mdp-peer", dependencies: ["Majordomo", "Lifecycle"], path: "Tests/MajordomoPeer"),
 
+        // The learning services' domain: JSON of our own, catalog, books, progress, and the
+        // request envelope that the Majordomo workers call. No sockets below this line.
+        .target(name: "JSON"),
+        .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .target(name: "Catalog", dependencies: ["JSON"], resources: [.copy("SampleCatalog")]),
+        .testTarget(name: "CatalogTests", dependencies: ["Catalog", "JSON"]),
+        .target(name: "Books", dependencies: ["JSON", "Journal"]),
+        .testTarget(name: "BooksTests", dependencies: ["Books", "JSON", "Journal"]),
+        .target(name: "Progress", dependencies: ["JSON", "Journal", "Catalog"]),
+        .testTarget(name: "ProgressTests", dependencies: ["Progress", "Catalog", "JSON", "Journal"]),
+        .target(name: "LearningServices", dependencies: ["JSON", "Journal", "Catalog", "Books", "Progress"]),
+        .testTarget(name: "LearningServicesTests", dependencies: ["LearningServices", "JSON", "Journal", "Catalog", "Books", "Progress"]),
+
         // Benchmarks are executables, never timed tests: `make bench-zmq` runs this one.
         .executableTarget(
             name: "zmq-throughput",
@@ -60,6 +73,12 @@ let package = Package(
             name: "mdp-bench",
             dependencies: ["Majordomo", "ZeroMQ", "Lifecycle", "Logging"],
             path: "Benchmarks/MajordomoEcho"
+        ),
+        // `swift run -c release service-handling`: per-request cost of the services, and replay speed.
+        .executableTarget(
+            name: "service-handling",
+            dependencies: ["LearningServices", "Books", "Catalog", "JSON", "Journal"],
+            path: "Benchmarks/ServiceHandling"
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,92 @@
+import JSON
+
+/// One book in a learner's library, as stored and as returned.
+public struct Book: Sendable, Equatable {
+    /// Server-assigned UUID, lowercase.
+    public let id: String
+    /// The owner's learner id.
+    public let learner: String
+    /// Not blank, at most `maxTitleLength` characters.
+    public var title: String
+    /// Not blank, at most `maxAuthorLength` characters.
+    public var author: String
+    /// One of the seven genres.
+    public var genre: Genre
+    /// Stars, 1 through 5.
+    public var rating: Int
+    /// Free text, possibly empty, at most `maxReviewLength` characters.
+    public var review: String
+    /// 1 on creation, +1 on each update.
+    public var version: Int
+    /// Milliseconds since 1970 (UTC).
+    public let createdAt: Int64
+    /// Milliseconds since 1970 (UTC).
+    public var updatedAt: Int64
+
+    /// A book with exactly these fields; validation is the job of `BookDraft` and `BookPatch`.
+    public init(
+        id: String, learner: String, title: String, author: String, genre: Genre, rating: Int, review: String,
+        version: Int, createdAt: Int64, updatedAt: Int64
+    ) {
+        self.id = id
+        self.learner = learner
+        self.title = title
+        self.author = author
+        self.genre = genre
+        self.rating = rating
+        self.review = review
+        self.version = version
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+}
+
+extension Book {
+    /// Longest title accepted, in characters.
+    public static let maxTitleLength = 200
+    /// Longest author accepted, in characters.
+    public static let maxAuthorLength = 120
+    /// Longest review accepted, in characters.
+    public static let maxReviewLength = 4_000
+    /// The accepted star ratings.
+    public static let ratings = 1...5
+
+    /// Checks a title: not blank, at most `maxTitleLength` characters.
+    public static func validateTitle(_ title: String) throws(BookError) {
+        try validateText(title, field: "title", maxLength: maxTitleLength, allowBlank: false)
+    }
+
+    /// Checks an author: not blank, at most `maxAuthorLength` characters.
+    public static func validateAuthor(_ author: String) throws(BookError) {
+        try validateText(author, field: "author", maxLength: maxAuthorLength, allowBlank: false)
+    }
+
+    /// Checks a review: at most `maxReviewLength` characters, may be empty.
+    public static func validateReview(_ review: String) throws(BookError) {
+        try validateText(review, field: "review", maxLength: maxReviewLength, allowBlank: true)
+    }
+
+    /// Checks a rating is within `ratings`.
+    public static func validateRating(_ rating: Int) throws(BookError) {
+        guard ratings.contains(rating) else {
+            throw BookError(.invalidField, field: "rating", "must be between \(ratings.lowerBound) and \(ratings.upperBound)")
+        }
+    }
+
+    /// The genre spelled `name`, or an error listing the accepted spellings.
+    public static func genre(named name: String, field: String = "genre") throws(BookError) -> Genre {
+        guard let genre = Genre(rawValue: name) else {
+            throw BookError(.invalidField, field: field, "must be one of \(Genre.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return genre
+    }
+
+    private static func validateText(_ text: String, field: String, maxLength: Int, allowBlank: Bool) throws(BookError) {
+        if !allowBlank, text.allSatisfy(\.isWhitespace) {
+            throw BookError(.invalidField, field: field, "must not be empty")
+        }
+        guard JSONObjectReader.characterCount(text, upTo: maxLength) <= maxLength else {
+            throw BookError(.invalidField, field: field, "must be at most \(maxLength) characters")
+        }
+    }
+}

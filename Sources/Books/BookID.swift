@@ -1,0 +1,33 @@
+/// A book id (a UUID) as 128 bits: the key of the library's tables. Hashing and rehashing two
+/// words is far cheaper than hashing a 36-character heap string, which dominates replay.
+struct BookID: Hashable, Sendable {
+    let high: UInt64
+    let low: UInt64
+
+    /// Parses `8-4-4-4-12` hexadecimal digits in either case; `nil` for anything else.
+    init?(_ text: String) {
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        var digits = 0
+        var index = 0
+        for byte in text.utf8 {
+            defer { index += 1 }
+            if index == 8 || index == 13 || index == 18 || index == 23 {
+                guard byte == UInt8(ascii: "-") else { return nil }
+                continue
+            }
+            let nibble: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = byte - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            if digits < 16 { high = high << 4 | UInt64(nibble) } else { low = low << 4 | UInt64(nibble) }
+            digits += 1
+        }
+        guard index == 36, digits == 32 else { return nil }
+        self.high = high
+        self.low = low
+    }
+}

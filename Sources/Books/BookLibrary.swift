@@ -1,0 +1,111 @@
+import Journal
+
+/// Every learner's books: a copy-on-write value built from journal changes in the `books`
+/// collection, with pure functions that plan changes and a single `apply` that performs them.
+public struct BookLibrary: JournalState, Sendable {
+    /// The journal collection books live in; keys are `learner/id`.
+    public static let collection = "books"
+
+    private var shelves: [String: [BookID: Book]] = [:]
+    /// Number of books across all learners.
+    public private(set) var count = 0
+    /// Changes that `apply` could not decode (corrupt or foreign payloads); they are skipped.
+    public private(set) var undecodableChanges = 0
+
+    /// An empty library.
+    public init() {}
+
+    /// The book `id` of `learner`, if any.
+    public func book(_ id: String, of learner: String) -> Book? {
+        guard let key = BookID(id) else { return nil }
+        return shelves[learner]?[key]
+    }
+
+    /// The change that adds a new book built from `draft`; `id` is a fresh UUID.
+    public func creation(of draft: BookDraft, id: String, learner: String, now: Int64) -> (Book, JournalChange) {
+        let book = Book(
+            id: id, learner: learner, title: draft.title, author: draft.author, genre: draft.genre, rating: draft.rating,
+            review: draft.review, version: 1, createdAt: now, updatedAt: now)
+        return (book, .put(Self.collection, key: Self.key(learner, id), value: book.journalValue()))
+    }
+
+    /// The change that applies `patch` to book `id`, checking `expectedVersion` when given.
+    public func update(
+        _ id: String, of learner: String, with patch: BookPatch, expectedVersion: Int?, now: Int64
+    ) throws(BookError) -> (Book, JournalChange) {
+        let current = try existing(id, of: learner, expectedVersion: expectedVersion)
+        var book = patch.applied(to: current)
+        book.version = current.version + 1
+        book.updatedAt = now
+        return (book, .put(Self.collection, key: Self.key(learner, id), value: book.journalValue()))
+    }
+
+    /// The change that deletes book `id`, checking `expectedVersion` when given.
+    public func deletion(of id: String, of learner: String, expectedVersion: Int?) throws(BookError) -> JournalChange {
+        _ = try existing(id, of: learner, expectedVersion: expectedVersion)
+        return .delete(Self.collection, key: Self.key(learner, id))
+    }
+
+    /// One page of `learner`'s books selected and ordered by `query`.
+    public func page(of learner: String, _ query: BookQuery) throws(BookError) -> BookPage {
+        let after = try query.cursor.map { (cursor) throws(BookError) in
+            try BookPosition(cursor: cursor, sort: query.sort, descending: query.descending)
+        }
+        let author = query.author?.lowercased()
+        var selected: [(position: BookPosition, book: Book)] = []
+        for book in (shelves[learner] ?? [:]).values {
+            if let genre = query.genre, book.genre != genre { continue }
+            if let minRating = query.minRating, book.rating < minRating { continue }
+            if let author, book.author.lowercased() != author { continue }
+            let position = BookPosition(book, sort: query.sort)
+            if let after, query.descending ? !(position < after) : !(after < position) { continue }
+            selected.append((position, book))
+        }
+        selected.sort { query.descending ? $1.position < $0.position : $0.position < $1.position }
+        let limit = max(1, min(query.limit, BookQuery.maxLimit))
+        let page = selected.prefix(limit)
+        let next = selected.count > limit ? page.last?.position.cursor(sort: query.sort, descending: query.descending) : nil
+        return BookPage(books: page.map(\.book), nextCursor: next)
+    }
+
+    /// Applies a `books` change; changes of other collections are ignored.
+    public mutating func apply(_ change: JournalChange) {
+        guard change.collection == Self.collection else { return }
+        guard let value = change.value else {
+            guard let slash = change.key.lastIndex(of: "/") else { return }
+            let learner = String(change.key[..<slash])
+            guard let id = BookID(String(change.key[change.key.index(after: slash)...])) else { return }
+            if shelves[learner]?.removeValue(forKey: id) != nil {
+                count -= 1
+                if shelves[learner]?.isEmpty == true { shelves[learner] = nil }
+            }
+            return
+        }
+        // A put's payload names its learner and id (the key is derived from them on write), so
+        // replay does not split every key into new strings.
+        guard let book = Book(journalValue: value), let id = BookID(book.id) else {
+            undecodableChanges += 1
+            return
+        }
+        if shelves[book.learner, default: [:]].updateValue(book, forKey: id) == nil { count += 1 }
+    }
+
+    /// One put per book.
+    public func snapshot() -> [JournalChange] {
+        shelves.values.flatMap { shelf in
+            shelf.values.map { .put(Self.collection, key: Self.key($0.learner, $0.id), value: $0.journalValue()) }
+        }
+    }
+
+    private func existing(_ id: String, of learner: String, expectedVersion: Int?) throws(BookError) -> Book {
+        guard let book = book(id, of: learner) else {
+            throw BookError(.notFound, field: "id", "no book \(id) in the library of \(learner)")
+        }
+        if let expectedVersion, expectedVersion != book.version {
+            throw BookError(.versionConflict, field: "expected_version", "the book is at version \(book.version), not \(expectedVersion)")
+        }
+        return book
+    }
+
+    private static func key(_ learner: String, _ id: String) -> String { learner + "/" + id }
+}

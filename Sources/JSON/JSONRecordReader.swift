@@ -1,0 +1,65 @@
+/// Reads a compact JSON object whose members come in an order known in advance — the journal
+/// payloads this program writes itself — without building a `JSONValue`. Any deviation from
+/// the expected shape makes the read return `nil`, and the caller falls back to `JSONParser`.
+public struct JSONRecordReader {
+    var scanner: Scanner
+    private var membersRead = 0
+
+    /// Runs `body` over `bytes`; `nil` when `body` or the final check finds another shape.
+    public static func read<T>(_ bytes: [UInt8], _ body: (inout JSONRecordReader) -> T?) -> T? {
+        bytes.withUnsafeBufferPointer { buffer in
+            var reader = JSONRecordReader(scanner: Scanner(bytes: buffer, maxDepth: 8))
+            guard let value = body(&reader), reader.end() else { return nil }
+            return value
+        }
+    }
+
+    /// Consumes the next member's key if it is `key`, with its `{` or `,` and `:`.
+    public mutating func member(_ key: StaticString) -> Bool {
+        let opener = membersRead == 0 ? UInt8(ascii: "{") : UInt8(ascii: ",")
+        let length = key.utf8CodeUnitCount
+        let position = scanner.position
+        let bytes = scanner.bytes
+        guard position + length + 4 <= bytes.count, bytes[position] == opener, bytes[position + 1] == UInt8(ascii: "\""),
+            bytes[position + 2 + length] == UInt8(ascii: "\""), bytes[position + 3 + length] == UInt8(ascii: ":")
+        else { return false }
+        for index in 0..<length where bytes[position + 2 + index] != key.utf8Start[index] { return false }
+        scanner.position = position + length + 4
+        membersRead += 1
+        return true
+    }
+
+    /// The current member's value as a string, or `nil` when it is not one.
+    public mutating func string() -> String? {
+        guard scanner.position < scanner.bytes.count, scanner.bytes[scanner.position] == UInt8(ascii: "\"") else { return nil }
+        do throws(JSONParseError) {
+            return try scanner.string()
+        } catch {
+            return nil
+        }
+    }
+
+    /// The current member's value as an integer, or `nil` when it is not one.
+    public mutating func integer() -> Int? {
+        guard scanner.position < scanner.bytes.count,
+            scanner.bytes[scanner.position] == UInt8(ascii: "-") || (0x30...0x39).contains(scanner.bytes[scanner.position]),
+            case .integer(let number)? = anyValue()
+        else { return nil }
+        return number
+    }
+
+    /// The current member's value, whatever it is.
+    public mutating func anyValue() -> JSONValue? {
+        do throws(JSONParseError) {
+            return try scanner.value(depth: 1)
+        } catch {
+            return nil
+        }
+    }
+
+    private mutating func end() -> Bool {
+        guard scanner.position + 1 == scanner.bytes.count, scanner.bytes[scanner.position] == UInt8(ascii: "}") else { return false }
+        scanner.position += 1
+        return true
+    }
+}

@@ -1,0 +1,204 @@
+import Books
+import JSON
+
+/// The `books` service: each learner's library. Operations: `create`, `get`, `update`, `delete`,
+/// `list`; see `protocol/README.md`.
+public final class BooksService: LearningService {
+    /// The Majordomo service name.
+    public static let serviceName = "books"
+    /// `books`.
+    public var name: String { Self.serviceName }
+
+    private let core: ServiceCore<BooksState>
+    private let environment: ServiceEnvironment
+
+    /// A service over `state` (replayed from the journal) that commits writes to `log`.
+    public init(state: BooksState = BooksState(), log: any ChangeLog, environment: ServiceEnvironment = .live) {
+        core = ServiceCore(state: state, log: log)
+        self.environment = environment
+    }
+
+    /// A copy of the state including every applied write, e.g. for a journal compaction's
+    /// `snapshot()`. O(1) now; the next write copies the top-level tables once. Do not call it
+    /// from inside `ChangeLog.append`, which runs under the service's lock.
+    public var currentState: BooksState { core.currentState }
+
+    /// Answers one request frame; see `LearningService`.
+    public func handle(_ frame: [UInt8]) -> [UInt8] {
+        do throws(ServiceError) {
+            var request = try Request(frame)
+            switch request.op {
+            case "create": return try create(&request)
+            case "get":
+                try request.refuseRequestID()
+                return try get(&request)
+            case "update": return try update(&request)
+            case "delete": return try delete(&request)
+            case "list":
+                try request.refuseRequestID()
+                return try list(&request)
+            default:
+                throw ServiceError(.unknownOp, "books has no operation \(request.op); it has create, get, update, delete, list", field: "$.op")
+            }
+        } catch {
+            return Reply.failure(error)
+        }
+    }
+
+    private func create(_ request: inout Request) throws(ServiceError) -> [UInt8] {
+        let (learner, draft) = try request.read { (reader) throws(JSONReadError) in
+            let learner = try reader.learner()
+            let title = try reader.string("title")
+            let author = try reader.string("author")
+            let genre = try reader.string("genre")
+            let rating = try reader.integer("rating")
+            let review = try reader.optionalString("review") ?? ""
+            return (learner, (title, author, genre, rating, review))
+        }
+        let book = try domain { () throws(BookError) in
+            try BookDraft(title: draft.0, author: draft.1, genre: try Book.genre(named: draft.2), rating: draft.3, review: draft.4)
+        }
+        return core.write(request, learner: learner) { (state) -> WritePlan<Never> in
+            let (created, change) = state.library.creation(of: book, id: environment.makeID(), learner: learner, now: environment.now())
+            return WritePlan(result: created.resultJSON, changes: [change])
+        }.reply
+    }
+
+    private func get(_ request: inout Request) throws(ServiceError) -> [UInt8] {
+        let (learner, id) = try request.read { (reader) throws(JSONReadError) in (try reader.learner(), try reader.string("id")) }
+        return try core.read { (state) throws(ServiceError) in
+            guard let book = state.library.book(id, of: learner) else {
+                throw ServiceError(.notFound, "no book \(id) in the library of \(learner)", field: "$.id")
+            }
+            return Reply.success(serialized: book.resultJSON)
+        }
+    }
+
+    private func update(_ request: inout Request) throws(ServiceError) -> [UInt8] {
+        let (learner, id, expected, fields) = try request.read { (reader) throws(JSONReadError) in
+            let learner = try reader.learner()
+            let id = try reader.string("id")
+            let expected = try reader.optionalInteger("expected_version", in: 1...Int.max)
+            let fields = (
+                try reader.optionalString("title"), try reader.optionalString("author"), try reader.optionalString("genre"),
+                try reader.optionalInteger("rating"), try reader.optionalString("review")
+            )
+            return (learner, id, expected, fields)
+        }
+        let patch = try domain { () throws(BookError) in
+            try BookPatch(
+                title: fields.0, author: fields.1, genre: try fields.2.map { (name) throws(BookError) in try Book.genre(named: name) },
+                rating: fields.3, review: fields.4)
+        }
+        return core.write(request, learner: learner) { (state) throws(ServiceError) -> WritePlan<Never> in
+            let (updated, change) = try domain { () throws(BookError) in
+                try state.library.update(id, of: learner, with: patch, expectedVersion: expected, now: environment.now())
+            }
+            return WritePlan(result: updated.resultJSON, changes: [change])
+        }.reply
+    }
+
+    private func delete(_ request: inout Request) throws(ServiceError) -> [UInt8] {
+        let (learner, id, expected) = try request.read { (reader) throws(JSONReadError) in
+            (try reader.learner(), try reader.string("id"), try reader.optionalInteger("expected_version", in: 1...Int.max))
+        }
+        return core.write(request, learner: learner) { (state) throws(ServiceError) -> WritePlan<Never> in
+            let change = try domain { () throws(BookError) in
+                try state.library.deletion(of: id, of: learner, expectedVersion: expected)
+            }
+            let result: JSONValue = ["deleted": .string(id)]
+            return WritePlan(result: result.serialized(), changes: [change])
+        }.reply
+    }
+
+    private func list(_ request: inout Request) throws(ServiceError) -> [UInt8] {
+        let (learner, query) = try request.read { (reader) throws(JSONReadError) in
+            let learner = try reader.learner()
+            var query = BookQuery()
+            if let sort = try reader.optionalString("sort") {
+                guard let key = BookSortKey(rawValue: sort) else {
+                    throw JSONReadError(path: "$.sort", message: "must be one of title, author, rating, created")
+                }
+                query.sort = key
+            }
+            switch try reader.optionalString("order") {
+            case nil, "asc": query.descending = false
+            case "desc": query.descending = true
+            default: throw JSONReadError(path: "$.order", message: "must be asc or desc")
+            }
+            if let genre = try reader.optionalString("genre") {
+                guard let known = Genre(rawValue: genre) else {
+                    throw JSONReadError(path: "$.genre", message: "must be one of \(Genre.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                query.genre = known
+            }
+            query.author = try reader.optionalString("author", length: 1...Book.maxAuthorLength)
+            query.minRating = try reader.optionalInteger("min_rating", in: Book.ratings)
+            query.limit = try reader.limit(standard: 20, maximum: BookQuery.maxLimit)
+            query.cursor = try reader.optionalString("cursor", length: 1...1024)
+            return (learner, query)
+        }
+        return try core.read { (state) throws(ServiceError) in
+            let page = try domain { () throws(BookError) in try state.library.page(of: learner, query) }
+            var output: [UInt8] = Array(#"{"books":["#.utf8)
+            for (index, book) in page.books.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                book.writeJSON(to: &output)
+            }
+            output.append(contentsOf: #"],"next_cursor":"#.utf8)
+            JSONValue(page.nextCursor).write(to: &output)
+            output.append(UInt8(ascii: "}"))
+            return Reply.success(serialized: output)
+        }
+    }
+}
+
+/// Runs a domain step, turning its refusal into the contract's error.
+private func domain<T>(_ body: () throws(BookError) -> T) throws(ServiceError) -> T {
+    do throws(BookError) {
+        return try body()
+    } catch {
+        let field = error.field.map { "$." + $0 }
+        let message = field.map { "\($0) \(error.message)" } ?? error.message
+        switch error.code {
+        case .invalidField: throw ServiceError(.badRequest, message, field: field)
+        case .notFound: throw ServiceError(.notFound, error.message, field: field)
+        case .versionConflict: throw ServiceError(.conflict, error.message, field: field)
+        }
+    }
+}
+
+extension Book {
+    /// Appends the contract's representation of the book, written directly because books are
+    /// the bulk of `get` and `list` replies.
+    func writeJSON(to output: inout [UInt8]) {
+        output.append(contentsOf: #"{"id":"#.utf8)
+        JSONValue.write(id, to: &output)
+        output.append(contentsOf: #","title":"#.utf8)
+        JSONValue.write(title, to: &output)
+        output.append(contentsOf: #","author":"#.utf8)
+        JSONValue.write(author, to: &output)
+        output.append(contentsOf: #","genre":"#.utf8)
+        JSONValue.write(genre.rawValue, to: &output)
+        output.append(contentsOf: #","rating":"#.utf8)
+        JSONValue.write(rating, to: &output)
+        output.append(contentsOf: #","review":"#.utf8)
+        JSONValue.write(review, to: &output)
+        output.append(contentsOf: #","version":"#.utf8)
+        JSONValue.write(version, to: &output)
+        output.append(contentsOf: #","created_at":"#.utf8)
+        JSONValue.write(Timestamp.rfc3339(createdAt), to: &output)
+        output.append(contentsOf: #","updated_at":"#.utf8)
+        JSONValue.write(Timestamp.rfc3339(updatedAt), to: &output)
+        output.append(UInt8(ascii: "}"))
+    }
+
+    /// `{"book": …}`, the result of create, get and update.
+    var resultJSON: [UInt8] {
+        var output: [UInt8] = Array(#"{"book":"#.utf8)
+        output.reserveCapacity(256)
+        writeJSON(to: &output)
+        output.append(UInt8(ascii: "}"))
+        return output
+    }
+}

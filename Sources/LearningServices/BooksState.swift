@@ -1,0 +1,26 @@
+import Books
+import Journal
+
+/// Everything the books service keeps: the libraries and the ledger of idempotent writes.
+/// Replay the journal's changes into a fresh value with `apply`, then hand it to `BooksService`.
+public struct BooksState: LedgeredState {
+    /// Every learner's books.
+    public private(set) var library = BookLibrary()
+    /// Replies of recent idempotent book writes.
+    public private(set) var ledger = RequestLedger(service: BooksService.serviceName)
+
+    /// The empty state, to replay the journal into.
+    public init() {}
+
+    /// Routes `books` and `requests` changes; ignores others.
+    public mutating func apply(_ change: JournalChange) {
+        switch change.collection {
+        case BookLibrary.collection: library.apply(change)
+        case RequestLedger.collection: ledger.apply(change)
+        default: break
+        }
+    }
+
+    /// Changes that rebuild the books and the ledger.
+    public func snapshot() -> [JournalChange] { library.snapshot() + ledger.snapshot() }
+}

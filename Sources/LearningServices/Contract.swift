@@ -1,0 +1,9 @@
+/// Fixed facts of the wire contract that `protocol/README.md` documents.
+public enum Contract {
+    /// The contract version this server speaks; a request may state it as `"v"`.
+    public static let version = 1
+    /// The largest request frame accepted, in bytes; larger ones get `too_large`.
+    public static let maxRequestBytes = 64 * 1024
+    /// The deepest JSON nesting accepted in a request.
+    public static let maxRequestDepth = 16
+}

@@ -1,0 +1,154 @@
+import Catalog
+import JSON
+import Progress
+
+/// The `progress` service: each learner's progress through the catalog's courses.
+/// Operations: `mark_watched`, `mark_unwatched`, `save_position`, `begin_course`, `open_lesson`,
+/// `submit_quiz`, `get`, `list`, `course_stats`; see `protocol/README.md`.
+public final class ProgressService: LearningService {
+    /// The Majordomo service name.
+    public static let serviceName = "progress"
+    /// `progress`.
+    public var name: String { Self.serviceName }
+
+    private let core: ServiceCore<ProgressState>
+    private let store: CatalogStore
+    private let environment: ServiceEnvironment
+
+    /// A service over `state` (replayed from the journal) that checks references against the
+    /// catalog in `catalog` and commits writes to `log`.
+    public init(state: ProgressState = ProgressState(), catalog: CatalogStore, log: any ChangeLog, environment: ServiceEnvironment = .live) {
+        core = ServiceCore(state: state, log: log)
+        store = catalog
+        self.environment = environment
+    }
+
+    /// A copy of the state including every applied write, e.g. for a journal compaction's
+    /// `snapshot()`. O(1) now; the next write copies the top-level tables once. Do not call it
+    /// from inside `ChangeLog.append`, which runs under the service's lock.
+    public var currentState: ProgressState { core.currentState }
+
+    /// Answers one request frame; see `LearningService`.
+    public func handle(_ frame: [UInt8]) -> [UInt8] { handleWithEvent(frame).reply }
+
+    /// The reply frame, and for a write that changed something, the event to publish.
+    public func handleWithEvent(_ frame: [UInt8]) -> (reply: [UInt8], event: ProgressEvent?) {
+        do throws(ServiceError) {
+            var request = try Request(frame)
+            let catalog = store.catalog
+            switch request.op {
+            case "mark_watched": return try write(&request, catalog) { (reader) throws(JSONReadError) in .watch(lesson: try reader.string("lesson")) }
+            case "mark_unwatched": return try write(&request, catalog) { (reader) throws(JSONReadError) in .unwatch(lesson: try reader.string("lesson")) }
+            case "save_position":
+                return try write(&request, catalog) { (reader) throws(JSONReadError) in
+                    .savePosition(
+                        lesson: try reader.string("lesson"),
+                        seconds: try reader.double("position_seconds", in: 0...ProgressAction.maxPositionSeconds))
+                }
+            case "begin_course": return try write(&request, catalog) { (_) throws(JSONReadError) in .begin }
+            case "open_lesson": return try write(&request, catalog) { (reader) throws(JSONReadError) in .open(lesson: try reader.string("lesson")) }
+            case "submit_quiz": return try write(&request, catalog) { (reader) throws(JSONReadError) in .submitQuiz(answers: try reader.answers()) }
+            case "get", "list", "course_stats":
+                try request.refuseRequestID()
+                switch request.op {
+                case "get": return (try get(&request, catalog), nil)
+                case "list": return (try list(&request, catalog), nil)
+                default: return (try courseStatistics(&request, catalog), nil)
+                }
+            default:
+                throw ServiceError(
+                    .unknownOp,
+                    "progress has no operation \(request.op); it has mark_watched, mark_unwatched, save_position, begin_course, open_lesson, submit_quiz, get, list, course_stats",
+                    field: "$.op")
+            }
+        } catch {
+            return (Reply.failure(error), nil)
+        }
+    }
+
+    private func write(
+        _ request: inout Request, _ catalog: Catalog, action readAction: (inout JSONObjectReader) throws(JSONReadError) -> ProgressAction
+    ) throws(ServiceError) -> (reply: [UInt8], event: ProgressEvent?) {
+        let (learner, courseID, action) = try request.read { (reader) throws(JSONReadError) in
+            (try reader.learner(), try reader.string("course"), try readAction(&reader))
+        }
+        let course = try catalog.existingCourse(courseID)
+        let now = environment.now()
+        return core.write(request, learner: learner) { (state) throws(ServiceError) -> WritePlan<ProgressEvent> in
+            let outcome: ProgressOutcome
+            do throws(ProgressError) {
+                outcome = try state.records.plan(action, by: learner, in: course, now: now)
+            } catch {
+                let field = "$." + error.field
+                switch error.code {
+                case .notFound: throw ServiceError(.notFound, error.message, field: field)
+                case .invalidField: throw ServiceError(.badRequest, "\(field) \(error.message)", field: field)
+                }
+            }
+            var result = JSONObject()
+            if let attempt = outcome.attempt {
+                result.append("score", .integer(attempt.score))
+                result.append("total", .integer(attempt.total))
+                result.append("wrong", .array(attempt.wrong.map(JSONValue.string)))
+            }
+            result.append("progress", outcome.summary.json)
+            return WritePlan(result: JSONValue.object(result).serialized(), changes: outcome.change.map { [$0] } ?? [], event: outcome.event)
+        }
+    }
+
+    private func get(_ request: inout Request, _ catalog: Catalog) throws(ServiceError) -> [UInt8] {
+        let (learner, courseID) = try request.read { (reader) throws(JSONReadError) in (try reader.learner(), try reader.string("course")) }
+        let course = try catalog.existingCourse(courseID)
+        let record = try core.read { (state) throws(ServiceError) in state.records.progress(of: learner, in: course.id) }
+        let progress = record ?? CourseProgress(learner: learner, course: course.id, startedAt: 0, updatedAt: 0)
+        let summary = ProgressSummary(progress, lessonIDs: course.lessons.map(\.id))
+        let positions = course.lessons.compactMap { lesson in
+            progress.positions[lesson.id].map { ["lesson": .string(lesson.id), "seconds": .double($0)] as JSONValue }
+        }
+        let detail: JSONValue = [
+            "learner": .string(learner), "course": .string(course.id), "started": .bool(record != nil),
+            "watched": .array(course.lessons.map(\.id).filter(progress.watched.contains).map(JSONValue.string)),
+            "watched_count": .integer(summary.watchedCount), "lesson_count": .integer(summary.lessonCount),
+            "percent": .integer(summary.percent), "current_lesson": JSONValue(progress.currentLesson),
+            "completed": .bool(summary.completed), "positions": .array(positions),
+            "best_attempt": progress.bestAttempt?.json ?? .null, "latest_attempt": progress.latestAttempt?.json ?? .null,
+            "started_at": record.map { .string(Timestamp.rfc3339($0.startedAt)) } ?? .null,
+            "updated_at": record.map { .string(Timestamp.rfc3339($0.updatedAt)) } ?? .null,
+        ]
+        return Reply.success(["progress": detail])
+    }
+
+    private func list(_ request: inout Request, _ catalog: Catalog) throws(ServiceError) -> [UInt8] {
+        let learner = try request.read { (reader) throws(JSONReadError) in try reader.learner() }
+        let records = try core.read { (state) throws(ServiceError) in state.records.courses(of: learner) }
+        let summaries = records.map { record in
+            ProgressSummary(record, lessonIDs: catalog.course(record.course)?.lessons.map(\.id) ?? []).json
+        }
+        return Reply.success(["learner": .string(learner), "courses": .array(summaries)])
+    }
+
+    private func courseStatistics(_ request: inout Request, _ catalog: Catalog) throws(ServiceError) -> [UInt8] {
+        let courseID = try request.read { (reader) throws(JSONReadError) in try reader.string("course") }
+        let course = try catalog.existingCourse(courseID)
+        let statistics = try core.read { (state) throws(ServiceError) in state.records.statistics(of: course.id) }
+        return Reply.success([
+            "course": .string(course.id), "learners_started": .integer(statistics.started),
+            "learners_completed": .integer(statistics.completed), "quiz_takers": .integer(statistics.quizTakers),
+            "average_score_percent": statistics.averageScorePercent.map(JSONValue.double) ?? .null,
+        ])
+    }
+}
+
+extension JSONObjectReader {
+    /// The required `answers` member: an array of answer indexes.
+    mutating func answers() throws(JSONReadError) -> [Int] {
+        var answers: [Int] = []
+        for item in try array("answers") {
+            guard case .integer(let answer) = item.value else {
+                throw JSONReadError(path: item.path, message: "expected an integer, found \(item.value.typeName)")
+            }
+            answers.append(answer)
+        }
+        return answers
+    }
+}

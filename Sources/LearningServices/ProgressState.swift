@@ -1,0 +1,26 @@
+import Journal
+import Progress
+
+/// Everything the progress service keeps: the records and the ledger of idempotent writes.
+/// Replay the journal's changes into a fresh value with `apply`, then hand it to `ProgressService`.
+public struct ProgressState: LedgeredState {
+    /// Every learner's progress records and the course aggregates.
+    public private(set) var records = ProgressRecords()
+    /// Replies of recent idempotent progress writes.
+    public private(set) var ledger = RequestLedger(service: ProgressService.serviceName)
+
+    /// The empty state, to replay the journal into.
+    public init() {}
+
+    /// Routes `progress` and `requests` changes; ignores others.
+    public mutating func apply(_ change: JournalChange) {
+        switch change.collection {
+        case ProgressRecords.collection: records.apply(change)
+        case RequestLedger.collection: ledger.apply(change)
+        default: break
+        }
+    }
+
+    /// Changes that rebuild the records and the ledger.
+    public func snapshot() -> [JournalChange] { records.snapshot() + ledger.snapshot() }
+}

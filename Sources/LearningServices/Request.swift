@@ -1,0 +1,102 @@
+import JSON
+
+/// One parsed request frame: the operation, the optional idempotency key, and a reader over
+/// the operation's parameters that refuses unknown fields once the operation has read its own.
+public struct Request {
+    /// The operation name, `$.op`.
+    public let op: String
+    /// The client's idempotency key, `$.request_id`, when given.
+    public let requestID: String?
+    /// The remaining members; `op`, `request_id` and `v` are already consumed.
+    public var parameters: JSONObjectReader
+    /// A hash of the whole request, telling a retry from a different request with the same id;
+    /// computed only when `requestID` is present.
+    let fingerprint: UInt64
+
+    /// Parses and checks the envelope of a request frame.
+    public init(_ bytes: [UInt8]) throws(ServiceError) {
+        guard bytes.count <= Contract.maxRequestBytes else {
+            throw ServiceError(.tooLarge, "the request is \(bytes.count) bytes; the limit is \(Contract.maxRequestBytes)")
+        }
+        let value: JSONValue
+        do {
+            value = try JSONParser(maxBytes: Contract.maxRequestBytes, maxDepth: Contract.maxRequestDepth).parse(bytes)
+        } catch {
+            throw ServiceError(.badRequest, "the request is not valid JSON: \(error)")
+        }
+        do throws(JSONReadError) {
+            var reader = try JSONObjectReader(value)
+            if let version = try reader.optionalInteger("v"), version != Contract.version {
+                throw JSONReadError(path: "$.v", message: "names contract version \(version); this server speaks \(Contract.version)")
+            }
+            op = try reader.string("op", length: 1...64)
+            requestID = try reader.optionalString("request_id", length: 1...128)
+            if let requestID, !requestID.utf8.allSatisfy(Identifier.isAllowed) {
+                throw JSONReadError(path: "$.request_id", message: "may contain only letters, digits and . _ - : @ +")
+            }
+            parameters = reader
+        } catch {
+            throw ServiceError(error)
+        }
+        // Only idempotent writes need the hash; reads skip the re-serialization. Members are
+        // hashed in key order so that a retry that reorders them is still the same request.
+        fingerprint = requestID == nil ? 0 : Request.fnv1a(Request.sortedMembers(value).serialized())
+    }
+
+    /// Throws unless the request lacks `request_id`: only writes take one.
+    public func refuseRequestID() throws(ServiceError) {
+        guard requestID == nil else {
+            throw ServiceError(.badRequest, "$.request_id is not a known field of \(op), which is not a write", field: "$.request_id")
+        }
+    }
+
+    /// Reads the parameters with `body`, then refuses members the operation did not read.
+    public mutating func read<T>(_ body: (inout JSONObjectReader) throws(JSONReadError) -> T) throws(ServiceError) -> T {
+        do throws(JSONReadError) {
+            let result = try body(&parameters)
+            try parameters.rejectUnknownMembers()
+            return result
+        } catch {
+            throw ServiceError(error)
+        }
+    }
+
+    private static func sortedMembers(_ value: JSONValue) -> JSONValue {
+        guard case .object(let object) = value else { return value }
+        return .object(JSONObject(object.members.sorted { $0.key < $1.key }))
+    }
+
+    private static func fnv1a(_ bytes: [UInt8]) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return hash
+    }
+}
+
+/// The characters allowed in learner ids and request ids, which are also journal key parts.
+enum Identifier {
+    static func isAllowed(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "+"):
+            true
+        default: false
+        }
+    }
+}
+
+extension JSONObjectReader {
+    /// The required `learner` member: 1–128 of the identifier characters.
+    mutating func learner() throws(JSONReadError) -> String {
+        let learner = try string("learner", length: 1...128)
+        guard learner.utf8.allSatisfy(Identifier.isAllowed) else {
+            throw JSONReadError(path: path(of: "learner"), message: "may contain only letters, digits and . _ - : @ +")
+        }
+        return learner
+    }
+
+    /// An optional page size within `1...maximum`, else `standard`.
+    mutating func limit(standard: Int, maximum: Int) throws(JSONReadError) -> Int {
+        try optionalInteger("limit", in: 1...maximum) ?? standard
+    }
+}

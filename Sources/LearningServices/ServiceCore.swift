@@ -1,0 +1,84 @@
+import JSON
+import Journal
+import Synchronization
+
+/// State that remembers idempotent writes alongside its entities.
+public protocol LedgeredState: JournalState, Sendable {
+    /// The service's record of recent idempotent writes.
+    var ledger: RequestLedger { get }
+}
+
+/// What a write operation decided, computed from the current state without changing it.
+struct WritePlan<Event> {
+    /// The reply's `result`, serialized.
+    var result: [UInt8]
+    /// The changes that perform the write; empty when the write changes nothing.
+    var changes: [JournalChange]
+    /// What changed, for publishing; `nil` when nothing did.
+    var event: Event?
+}
+
+/// The write path shared by the stateful services: under the state lock, plan the write, append
+/// it to the log and apply it; outside the lock, wait for durability; only then reply.
+final class ServiceCore<State: LedgeredState>: Sendable {
+    private let state: Mutex<State>
+    private let log: any ChangeLog
+
+    init(state: consuming State, log: any ChangeLog) {
+        self.state = Mutex(state)
+        self.log = log
+    }
+
+    /// Runs `body` on the current state under the lock; for reads.
+    func read<T>(_ body: (borrowing State) throws(ServiceError) -> T) throws(ServiceError) -> T {
+        try state.withLock { (state) throws(ServiceError) -> T in try body(state) }
+    }
+
+    /// A copy of the state as of the last applied write. Copy-on-write makes this O(1); the next
+    /// write pays for one copy of the top-level tables.
+    var currentState: State { state.withLock { $0 } }
+
+    /// Performs one write for `learner` and returns its reply frame and event.
+    func write<Event: Sendable>(
+        _ request: Request, learner: String, plan: (borrowing State) throws(ServiceError) -> WritePlan<Event>
+    ) -> (reply: [UInt8], event: Event?) {
+        let outcome = state.withLock { (state) -> Result<(reply: [UInt8], ticket: CommitTicket?, event: Event?), ServiceError> in
+            if let requestID = request.requestID, let entry = state.ledger.entry(learner: learner, requestID: requestID) {
+                guard entry.fingerprint == request.fingerprint else {
+                    return .failure(ServiceError(
+                        .conflict, "request_id \(requestID) was already used for a different request", field: "$.request_id"))
+                }
+                return .success((entry.reply, nil, nil))
+            }
+            let decided: WritePlan<Event>
+            do throws(ServiceError) { decided = try plan(state) } catch { return .failure(error) }
+            let reply = Reply.success(serialized: decided.result)
+            var changes = decided.changes
+            if let requestID = request.requestID {
+                changes += state.ledger.recording(reply, fingerprint: request.fingerprint, learner: learner, requestID: requestID)
+            }
+            guard !changes.isEmpty else { return .success((reply, nil, nil)) }
+            let ticket: CommitTicket
+            do {
+                ticket = try log.append(changes)
+            } catch {
+                return .failure(ServiceError(.unavailable, "the write could not be journaled: \(error)"))
+            }
+            for change in changes { state.apply(change) }
+            return .success((reply, ticket, decided.event))
+        }
+        switch outcome {
+        case .failure(let error):
+            return (Reply.failure(error), nil)
+        case .success(let done):
+            if let ticket = done.ticket {
+                do {
+                    try log.waitUntilDurable(ticket)
+                } catch {
+                    return (Reply.failure(ServiceError(.unavailable, "the write may not be durable: \(error)")), nil)
+                }
+            }
+            return (done.reply, done.event)
+        }
+    }
+}

@@ -1,0 +1,138 @@
+import JSON
+
+/// The compact JSON object a progress record is journaled as, and the fast path back.
+extension CourseProgress {
+    /// This record as a journal payload; deterministic (sets and maps in sorted order).
+    public func journalValue() -> [UInt8] {
+        var positionsObject = JSONObject()
+        for (lesson, seconds) in positions.sorted(by: { $0.key < $1.key }) { positionsObject.append(lesson, .double(seconds)) }
+        let value: JSONValue = [
+            "learner": .string(learner), "course": .string(course),
+            "watched": .array(watched.sorted().map(JSONValue.string)), "positions": .object(positionsObject),
+            "current": JSONValue(currentLesson), "best": bestAttempt?.journalJSON ?? .null,
+            "latest": latestAttempt?.journalJSON ?? .null, "completed": .bool(completed),
+            "started_at": .integer(Int(startedAt)), "updated_at": .integer(Int(updatedAt)),
+        ]
+        return value.serialized()
+    }
+
+    /// Decodes a payload written by `journalValue()`; `nil` when it is not one.
+    public init?(journalValue bytes: [UInt8]) {
+        // Replay decodes every record: read the members in the order `journalValue()` writes
+        // them, and only parse generally when a payload was written some other way.
+        let fast = JSONRecordReader.read(bytes) { (reader) -> CourseProgress? in
+            guard reader.member("learner"), let learner = reader.string(), reader.member("course"), let course = reader.string(),
+                reader.member("watched"), case .array(let watchedValues)? = reader.anyValue(),
+                reader.member("positions"), case .object(let positionValues)? = reader.anyValue(),
+                reader.member("current"), let current = reader.anyValue(), reader.member("best"), let best = reader.anyValue(),
+                reader.member("latest"), let latest = reader.anyValue(), reader.member("completed"), case .bool(let completed)? = reader.anyValue(),
+                reader.member("started_at"), let started = reader.integer(), reader.member("updated_at"), let updated = reader.integer(),
+                let watched = Self.lessonIDs(watchedValues), let positions = Self.positions(positionValues),
+                let bestAttempt = Self.attempt(best), let latestAttempt = Self.attempt(latest)
+            else { return nil }
+            let currentLesson: String?
+            switch current {
+            case .string(let id): currentLesson = id
+            case .null: currentLesson = nil
+            default: return nil
+            }
+            return CourseProgress(
+                learner: learner, course: course, watched: watched, positions: positions, currentLesson: currentLesson,
+                bestAttempt: bestAttempt, latestAttempt: latestAttempt, completed: completed, startedAt: Int64(started),
+                updatedAt: Int64(updated))
+        }
+        if let fast {
+            self = fast
+            return
+        }
+        guard case .success(.object(let object)) = Result(catching: { () throws(JSONParseError) in try JSONParser().parse(bytes) })
+        else { return nil }
+        var learner: String?, course: String?, current: String?, started: Int?, updated: Int?, completed: Bool?
+        var watched: Set<String> = [], positions: [String: Double] = [:]
+        var best: QuizAttempt?, latest: QuizAttempt?
+        for member in object {
+            switch (member.key, member.value) {
+            case ("learner", .string(let text)): learner = text
+            case ("course", .string(let text)): course = text
+            case ("current", .string(let text)): current = text
+            case ("current", .null), ("best", .null), ("latest", .null): continue
+            case ("completed", .bool(let flag)): completed = flag
+            case ("started_at", .integer(let number)): started = number
+            case ("updated_at", .integer(let number)): updated = number
+            case ("watched", .array(let ids)):
+                guard let decoded = Self.lessonIDs(ids) else { return nil }
+                watched = decoded
+            case ("positions", .object(let map)):
+                guard let decoded = Self.positions(map) else { return nil }
+                positions = decoded
+            case ("best", let attempt):
+                guard let decoded = Self.attempt(attempt) else { return nil }
+                best = decoded
+            case ("latest", let attempt):
+                guard let decoded = Self.attempt(attempt) else { return nil }
+                latest = decoded
+            default: return nil
+            }
+        }
+        guard let learner, let course, let started, let updated, let completed else { return nil }
+        self.init(
+            learner: learner, course: course, watched: watched, positions: positions, currentLesson: current,
+            bestAttempt: best, latestAttempt: latest, completed: completed, startedAt: Int64(started), updatedAt: Int64(updated))
+    }
+}
+
+extension CourseProgress {
+    private static func lessonIDs(_ values: [JSONValue]) -> Set<String>? {
+        var ids: Set<String> = []
+        for value in values {
+            guard case .string(let id) = value else { return nil }
+            ids.insert(id)
+        }
+        return ids
+    }
+
+    private static func positions(_ object: JSONObject) -> [String: Double]? {
+        var positions: [String: Double] = [:]
+        for entry in object {
+            switch entry.value {
+            case .double(let seconds): positions[entry.key] = seconds
+            case .integer(let seconds): positions[entry.key] = Double(seconds)
+            default: return nil
+            }
+        }
+        return positions
+    }
+
+    /// `.some(nil)` for JSON null, `.some(attempt)` for an attempt, `nil` for anything else.
+    private static func attempt(_ value: JSONValue) -> QuizAttempt?? {
+        if value == .null { return .some(nil) }
+        return QuizAttempt(journalJSON: value).map { .some($0) }
+    }
+}
+
+extension QuizAttempt {
+    var journalJSON: JSONValue {
+        [
+            "score": .integer(score), "total": .integer(total), "wrong": .array(wrong.map(JSONValue.string)),
+            "answers": .array(answers.map(JSONValue.integer)), "at": .integer(Int(submittedAt)),
+        ]
+    }
+
+    init?(journalJSON value: JSONValue) {
+        guard case .integer(let score)? = value["score"], case .integer(let total)? = value["total"],
+            case .array(let wrongValues)? = value["wrong"], case .array(let answerValues)? = value["answers"],
+            case .integer(let at)? = value["at"]
+        else { return nil }
+        var wrong: [String] = []
+        for item in wrongValues {
+            guard case .string(let id) = item else { return nil }
+            wrong.append(id)
+        }
+        var answers: [Int] = []
+        for item in answerValues {
+            guard case .integer(let answer) = item else { return nil }
+            answers.append(answer)
+        }
+        self.init(score: score, total: total, wrong: wrong, answers: answers, submittedAt: Int64(at))
+    }
+}

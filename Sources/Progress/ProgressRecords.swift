@@ -1,0 +1,90 @@
+import Catalog
+import Journal
+
+/// Every learner's progress in every course, with per-course aggregates kept up to date as
+/// changes are applied: a copy-on-write value built from the `progress` journal collection.
+public struct ProgressRecords: JournalState, Sendable {
+    /// The journal collection of progress records; keys are `learner/course`.
+    public static let collection = "progress"
+
+    /// Dashboard figures of one course.
+    public struct CourseStatistics: Sendable, Equatable {
+        /// Learners with a progress record in the course.
+        public var started = 0
+        /// Learners whose record is complete.
+        public var completed = 0
+        /// Learners with at least one quiz attempt.
+        public var quizTakers = 0
+        /// Sum over quiz takers of their best fraction, for the average.
+        var bestFractionSum = 0.0
+
+        /// Mean best quiz score as a percentage, `nil` when nobody took the quiz.
+        public var averageScorePercent: Double? {
+            quizTakers == 0 ? nil : (bestFractionSum / Double(quizTakers) * 1000).rounded() / 10
+        }
+
+        mutating func add(_ record: CourseProgress, sign: Int) {
+            started += sign
+            if record.completed { completed += sign }
+            if let best = record.bestAttempt {
+                quizTakers += sign
+                bestFractionSum += Double(sign) * best.fraction
+            }
+        }
+    }
+
+    private var learners: [String: [String: CourseProgress]] = [:]
+    private var statistics: [String: CourseStatistics] = [:]
+    /// Changes that `apply` could not decode; they are skipped.
+    public private(set) var undecodableChanges = 0
+
+    /// No records.
+    public init() {}
+
+    /// `learner`'s record in `course`, if they started it.
+    public func progress(of learner: String, in course: String) -> CourseProgress? { learners[learner]?[course] }
+
+    /// All of `learner`'s records, most recently updated first.
+    public func courses(of learner: String) -> [CourseProgress] {
+        (learners[learner] ?? [:]).values.sorted { ($0.updatedAt, $1.course) > ($1.updatedAt, $0.course) }
+    }
+
+    /// The dashboard figures of `course`.
+    public func statistics(of course: String) -> CourseStatistics { statistics[course] ?? CourseStatistics() }
+
+    /// Applies a `progress` change, keeping the aggregates in step; ignores other collections.
+    public mutating func apply(_ change: JournalChange) {
+        guard change.collection == Self.collection else { return }
+        guard let value = change.value else {
+            guard let slash = change.key.firstIndex(of: "/") else { return }
+            remove(learner: String(change.key[..<slash]), course: String(change.key[change.key.index(after: slash)...]))
+            return
+        }
+        // A put's payload names its learner and course (the key is derived from them on write).
+        guard let record = CourseProgress(journalValue: value) else {
+            undecodableChanges += 1
+            return
+        }
+        if let old = learners[record.learner]?.updateValue(record, forKey: record.course) {
+            statistics[record.course, default: CourseStatistics()].add(old, sign: -1)
+        } else if learners[record.learner] == nil {
+            learners[record.learner] = [record.course: record]
+        }
+        statistics[record.course, default: CourseStatistics()].add(record, sign: 1)
+    }
+
+    private mutating func remove(learner: String, course: String) {
+        guard let old = learners[learner]?.removeValue(forKey: course) else { return }
+        statistics[course, default: CourseStatistics()].add(old, sign: -1)
+        if learners[learner]?.isEmpty == true { learners[learner] = nil }
+    }
+
+    /// One put per record.
+    public func snapshot() -> [JournalChange] {
+        learners.values.flatMap { courses in
+            courses.values.map { .put(Self.collection, key: Self.key($0.learner, $0.course), value: $0.journalValue()) }
+        }
+    }
+
+    static func key(_ learner: String, _ course: String) -> String { learner + "/" + course }
+}

@@ -1,0 +1,157 @@
+import JSON
+import Journal
+import LearningServices
+import Testing
+
+@Suite struct BooksServiceTests {
+    let log = InMemoryChangeLog()
+    let service: BooksService
+
+    init() {
+        service = BooksService(log: log, environment: deterministicEnvironment())
+    }
+
+    let dune = #"{"op":"create","learner":"ada","title":"Dune","author":"Frank Herbert","genre":"Fantasy","rating":5}"#
+
+    @Test func createsGetsUpdatesListsAndDeletes() throws {
+        let created = try service.call(dune)
+        #expect(result(created)?["book"]?["id"] == "00000000-0000-4000-8000-000000000001")
+        #expect(result(created)?["book"]?["version"] == 1)
+        #expect(result(created)?["book"]?["created_at"] == "2026-01-05T09:00:00.000Z")
+        let id = "00000000-0000-4000-8000-000000000001"
+
+        let updated = try service.call(#"{"op":"update","learner":"ada","id":"\#(id)","rating":4,"review":"Ἀλήθεια 🦉","expected_version":1}"#)
+        #expect(result(updated)?["book"]?["version"] == 2)
+        #expect(result(updated)?["book"]?["review"] == "Ἀλήθεια 🦉")
+        let stale = try service.call(#"{"op":"update","learner":"ada","id":"\#(id)","rating":3,"expected_version":1}"#)
+        #expect(errorCode(stale) == "conflict")
+
+        let listed = try service.call(#"{"op":"list","learner":"ada","sort":"title","order":"desc"}"#)
+        #expect(result(listed)?["books"]?.arrayCount == 1)
+        #expect(try service.call(#"{"op":"get","learner":"grace","id":"\#(id)"}"#)["error"]?["code"] == "not_found")
+
+        #expect(result(try service.call(#"{"op":"delete","learner":"ada","id":"\#(id)"}"#)) == ["deleted": .string(id)])
+        #expect(errorCode(try service.call(#"{"op":"get","learner":"ada","id":"\#(id)"}"#)) == "not_found")
+        #expect(log.records.count == 3)
+    }
+
+    @Test(arguments: [
+        ("not json", "bad_request", nil),
+        ("[1,2]", "bad_request", "$"),
+        (#"{"learner":"ada"}"#, "bad_request", "$.op"),
+        (#"{"op":"burn","learner":"ada"}"#, "unknown_op", "$.op"),
+        (#"{"op":"create","learner":"ada","title":"T","author":"A","genre":"Fantasy","rating":5,"color":"red"}"#, "bad_request", "$.color"),
+        (#"{"op":"create","learner":"ada","title":"T","author":"A","genre":"Fantasy"}"#, "bad_request", "$.rating"),
+        (#"{"op":"create","learner":"ada","title":"T","author":"A","genre":"Fantasy","rating":"5"}"#, "bad_request", "$.rating"),
+        (#"{"op":"create","learner":"ada","title":"T","author":"A","genre":"Fantasy","rating":6}"#, "bad_request", "$.rating"),
+        (#"{"op":"create","learner":"ada","title":"","author":"A","genre":"Fantasy","rating":5}"#, "bad_request", "$.title"),
+        (#"{"op":"create","learner":"ada","title":"T","author":"A","genre":"SciFi","rating":5}"#, "bad_request", "$.genre"),
+        (#"{"op":"create","learner":"a/b","title":"T","author":"A","genre":"Fantasy","rating":5}"#, "bad_request", "$.learner"),
+        (#"{"op":"create","v":2,"learner":"ada","title":"T","author":"A","genre":"Fantasy","rating":5}"#, "bad_request", "$.v"),
+        (#"{"op":"update","learner":"ada","id":"x"}"#, "bad_request", nil),
+        (#"{"op":"list","learner":"ada","sort":"color"}"#, "bad_request", "$.sort"),
+        (#"{"op":"list","learner":"ada","limit":0}"#, "bad_request", "$.limit"),
+        (#"{"op":"list","learner":"ada","cursor":"zz"}"#, "bad_request", "$.cursor"),
+        (#"{"op":"get","learner":"ada","id":"x","request_id":"r1"}"#, "bad_request", "$.request_id"),
+    ] as [(String, String, String?)])
+    func refusesBadInputWithAStructuredErrorAndChangesNothing(request: String, code: String, field: String?) throws {
+        let reply = try service.call(request)
+        #expect(reply["ok"] == false)
+        #expect(errorCode(reply) == code)
+        #expect(reply["error"]?["field"] == field.map(JSONValue.string))
+        #expect(log.records.isEmpty)
+    }
+
+    @Test func refusesBinaryFrames() throws {
+        for frame: [UInt8] in [[0xFF, 0xFE, 0x00, 0x01], [0x7B, 0x22, 0xC3, 0x28, 0x22, 0x3A, 0x31, 0x7D], []] {
+            let reply = try JSONParser().parse(service.handle(frame))
+            #expect(errorCode(reply) == "bad_request")
+        }
+        #expect(log.records.isEmpty)
+    }
+
+    @Test func refusesHugeStringsAndFrames() throws {
+        let longTitle = String(repeating: "é", count: 201)
+        let reply = try service.call(#"{"op":"create","learner":"ada","title":"\#(longTitle)","author":"A","genre":"Fantasy","rating":5}"#)
+        #expect(reply["error"]?["field"] == "$.title")
+        let huge = String(repeating: "x", count: 70_000)
+        #expect(errorCode(try service.call(#"{"op":"create","learner":"ada","title":"\#(huge)"}"#)) == "too_large")
+        #expect(log.records.isEmpty)
+    }
+
+    @Test func aFullDiskGetsUnavailableAndChangesNothing() throws {
+        log.isRefusingAppends = true
+        #expect(errorCode(try service.call(dune)) == "unavailable")
+        log.isRefusingAppends = false
+        #expect(result(try service.call(#"{"op":"list","learner":"ada"}"#))?["books"] == [])
+    }
+
+    @Test func retriedWritesReturnTheOriginalReplyEvenAfterARestart() throws {
+        let request = #"{"op":"create","learner":"ada","request_id":"r-1","title":"Dune","author":"Frank Herbert","genre":"Fantasy","rating":5}"#
+        let first = service.handle(Array(request.utf8))
+        #expect(service.handle(Array(request.utf8)) == first)
+        let reordered = #"{"request_id":"r-1", "op":"create","learner":"ada","rating":5,"title":"Dune","author":"Frank Herbert","genre":"Fantasy"}"#
+        #expect(service.handle(Array(reordered.utf8)) == first)
+        let reused = try service.call(#"{"op":"create","learner":"ada","request_id":"r-1","title":"Emma","author":"Jane Austen","genre":"Romance","rating":4}"#)
+        #expect(errorCode(reused) == "conflict")
+
+        var replayed = BooksState()
+        for change in log.changes { replayed.apply(change) }
+        let restarted = BooksService(state: replayed, log: log, environment: deterministicEnvironment())
+        #expect(restarted.handle(Array(request.utf8)) == first)
+        #expect(replayed.library.count == 1)
+
+        var compacted = BooksState()
+        for change in replayed.snapshot() { compacted.apply(change) }
+        #expect(BooksService(state: compacted, log: log).handle(Array(request.utf8)) == first)
+    }
+
+    @Test func theLedgerKeepsABoundedNumberOfRequestIDsPerLearner() throws {
+        for index in 0..<(RequestLedger.retainedPerLearner + 5) {
+            let reply = try service.call(
+                #"{"op":"create","learner":"ada","request_id":"r\#(index)","title":"T\#(index)","author":"A","genre":"Kids","rating":3}"#)
+            #expect(reply["ok"] == true)
+        }
+        var replayed = BooksState()
+        for change in log.changes { replayed.apply(change) }
+        #expect(replayed.ledger.count == RequestLedger.retainedPerLearner)
+        #expect(replayed.library.count == RequestLedger.retainedPerLearner + 5)
+    }
+
+    @Test func handlesConcurrentCallersWithoutLosingWrites() async throws {
+        await withTaskGroup(of: Void.self) { group in
+            for worker in 0..<4 {
+                group.addTask {
+                    for index in 0..<50 {
+                        _ = service.handle(Array(
+                            #"{"op":"create","learner":"w\#(worker)","title":"T\#(index)","author":"A","genre":"Kids","rating":3}"#.utf8))
+                    }
+                }
+            }
+        }
+        var replayed = BooksState()
+        for change in log.changes { replayed.apply(change) }
+        #expect(replayed.library.count == 200)
+    }
+}
+
+extension JSONValue {
+    var arrayCount: Int? {
+        if case .array(let elements) = self { return elements.count }
+        return nil
+    }
+}
+
+@Suite struct CompactionTests {
+    @Test func theCurrentStateSnapshotsEveryAppliedWrite() throws {
+        let log = InMemoryChangeLog()
+        let service = BooksService(log: log, environment: deterministicEnvironment())
+        _ = try service.call(#"{"op":"create","learner":"ada","request_id":"a","title":"Dune","author":"Frank Herbert","genre":"Fantasy","rating":5}"#)
+        let snapshot = service.currentState.snapshot()
+        _ = try service.call(#"{"op":"create","learner":"ada","title":"Emma","author":"Jane Austen","genre":"Romance","rating":4}"#)
+        var rebuilt = BooksState()
+        for change in snapshot { rebuilt.apply(change) }
+        #expect(rebuilt.library.count == 1 && rebuilt.ledger.count == 1)
+        #expect(service.currentState.library.count == 2)
+    }
+}
