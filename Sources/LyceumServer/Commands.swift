@@ -27,7 +27,7 @@ public enum Commands {
             return try runGroup(logger: logger, reload: { host.reloadCatalog() }) { context in
                 let broker = try Broker(endpoints: settings.endpoints + [inprocEndpoint], context: context)
                 let workers = try workerSessions(for: host, endpoint: inprocEndpoint, settings: settings, context: context)
-                return [("broker", broker)] + workers
+                return [("serve", DrainingBroker(broker: broker, workers: workers))]
             }
         } catch {
             logger.critical("cannot start", ["error": "\(error)"])
@@ -95,7 +95,7 @@ public enum Commands {
     ) throws -> Int32 {
         let context = try Context()
         let services = try make(context)
-        logger.info("starting", ["services": String(services.count)])
+        logger.info("starting", ["services": services.map(\.name).joined(separator: ",")])
         let status = ServiceGroup(services, reload: { reload() }).run()
         logger.info("stopped", ["status": String(status)])
         return status
