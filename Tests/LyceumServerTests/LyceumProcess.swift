@@ -56,6 +56,9 @@ final class LyceumProcess: @unchecked Sendable {
         return process.terminationStatus
     }
 
+    /// Sends `signal` without waiting, e.g. SIGHUP.
+    func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
     /// Kills the process if it still runs.
     func stop() {
         guard process.isRunning else { return }
