@@ -27,7 +27,7 @@ let package = Package(
         .target(name: "Majordomo", dependencies: ["ZeroMQ", "Logging", "Lifecycle"]),
         // The append-only journal: durable, checksummed, replayed on start, compacted. No sockets.
         .target(name: "Journal", dependencies: ["Logging"]),
-        .executableTarget(name: "lyceum", dependencies: ["ZeroMQ", "Journal", "Logging", "Lifecycle"]),
+        .executableTarget(name: "lyceum", dependencies: ["LyceumServer", "ZeroMQ", "Journal", "Lifecycle"]),
 
         // Utilities the test targets share: threads, processes, free endpoints.
         .target(name: "LyceumTestSupport", path: "Tests/LyceumTestSupport"),
@@ -58,6 +58,20 @@ let package = Package(
         .testTarget(name: "ProgressTests", dependencies: ["Progress", "Catalog", "JSON", "Journal"]),
         .target(name: "LearningServices", dependencies: ["JSON", "Journal", "Catalog", "Books", "Progress"]),
         .testTarget(name: "LearningServicesTests", dependencies: ["LearningServices", "JSON", "Journal", "Catalog", "Books", "Progress"]),
+
+        // The executable's wiring: journals as the services' change log, one-frame worker
+        // handlers, settings and the subcommands. `lyceum` only parses and dispatches.
+        .target(
+            name: "LyceumServer",
+            dependencies: ["LearningServices", "Catalog", "Books", "Progress", "JSON", "Journal", "Majordomo", "ZeroMQ", "Lifecycle", "Logging"]
+        ),
+        // The end-to-end tests start the real `lyceum` (the dependency builds it); the Python
+        // client is run by /usr/bin/python3.
+        .testTarget(
+            name: "LyceumServerTests",
+            dependencies: ["LyceumServer", "LearningServices", "Majordomo", "ZeroMQ", "Journal", "LyceumTestSupport", "lyceum"],
+            exclude: ["Clients"]
+        ),
 
         // Benchmarks are executables, never timed tests: `make bench-zmq` runs this one.
         .executableTarget(

@@ -23,6 +23,13 @@ public final class BooksService: LearningService {
     /// from inside `ChangeLog.append`, which runs under the service's lock.
     public var currentState: BooksState { core.currentState }
 
+    /// The state together with the log's last sequence number (`lastSequence()`, read under the
+    /// service's write lock), both reflecting exactly the same writes: a journal compaction's
+    /// capture. Do not call it from inside `ChangeLog.append`.
+    public func captureState(lastSequence: () -> UInt64) -> (state: BooksState, sequence: UInt64) {
+        core.capture(sequence: lastSequence)
+    }
+
     /// Answers one request frame; see `LearningService`.
     public func handle(_ frame: [UInt8]) -> [UInt8] {
         do throws(ServiceError) {

@@ -6,3 +6,9 @@ public protocol LearningService: Sendable {
     /// The reply frame for one request frame.
     func handle(_ request: [UInt8]) -> [UInt8]
 }
+
+extension ServiceError {
+    /// The error reply frame `{"ok":false,"error":…}` for this error, for callers that refuse a
+    /// request before any service sees it (e.g. a message that is not exactly one frame).
+    public var replyFrame: [UInt8] { Reply.failure(self) }
+}

@@ -44,6 +44,12 @@ final class ServiceCore<State: LedgeredState>: Sendable {
     /// write pays for one copy of the top-level tables.
     var currentState: State { guarded.withLock { $0.state } }
 
+    /// A copy of the state together with `sequence()` evaluated under the same lock that orders
+    /// appends and applies, so that the two describe exactly the same writes.
+    func capture(sequence: () -> UInt64) -> (state: State, sequence: UInt64) {
+        state.withLock { ($0, sequence()) }
+    }
+
     /// Performs one write for `learner` and returns its reply frame and event.
     func write<Event: Sendable>(
         _ request: Request, learner: String, plan: (borrowing State) throws(ServiceError) -> WritePlan<Event>

@@ -1,12 +1,17 @@
 import Foundation
 import Journal
+import LyceumServer
 
-/// `lyceum journal check|repair|compact --data DIR`: the journal's maintenance tools.
-/// Returns the exit status: 0 when the journal is (now) healthy, 1 when it is not or a step
+/// `lyceum journal check|repair|compact --data DIR`: the journal's maintenance tools. DIR is a
+/// journal's directory, or a data directory of `serve`/`worker`, whose services' journals (in
+/// `DIR/books`, `DIR/progress`) are each handled in turn. Returns the exit status: 0 when the journal is (now) healthy, 1 when it is not or a step
 /// failed, 2 for a usage error.
 func runJournalCommand(_ arguments: [String]) -> Int32 {
     let usage = """
         usage: lyceum journal <check|repair|compact> --data DIR
+
+          DIR is a data directory of lyceum serve or worker (each service's journal in it is
+          handled in turn: DIR/books, DIR/progress) or one journal's directory.
 
           check     read the journal without changing it; report records, size, live entities and
                     the first problem with its offset (exit 0 only if healthy)
@@ -19,18 +24,32 @@ func runJournalCommand(_ arguments: [String]) -> Int32 {
         printError(asksForHelp ? usage : "lyceum journal: expected a subcommand and --data DIR\n\n\(usage)")
         return asksForHelp ? 0 : 2
     }
-    let directory = arguments[2]
-    let progress = ProgressPrinter()
-    do {
-        switch arguments[0] {
-        case "check": return try check(directory, progress: progress)
-        case "repair": return try repair(directory, progress: progress)
-        default: return try compact(directory, progress: progress)
+    let directories = journalDirectories(in: arguments[2])
+    var status: Int32 = 0
+    for directory in directories {
+        if directories.count > 1 { print("== \(directory)") }
+        let progress = ProgressPrinter()
+        do {
+            switch arguments[0] {
+            case "check": status = max(status, try check(directory, progress: progress))
+            case "repair": status = max(status, try repair(directory, progress: progress))
+            default: status = max(status, try compact(directory, progress: progress))
+            }
+        } catch {
+            printError("lyceum journal \(arguments[0]): \(error)")
+            status = 1
         }
-    } catch {
-        printError("lyceum journal \(arguments[0]): \(error)")
-        return 1
     }
+    return status
+}
+
+/// The journal directories under `root`: `root` itself when it holds a journal, else the
+/// services' subdirectories that do, else `root` (so that the command reports what is missing).
+private func journalDirectories(in root: String) -> [String] {
+    let exists = { (directory: String) in FileManager.default.fileExists(atPath: directory + "/journal.jsonl") }
+    guard !exists(root) else { return [root] }
+    let services = ServiceName.allCases.map { (root as NSString).appendingPathComponent($0.rawValue) }.filter(exists)
+    return services.isEmpty ? [root] : services
 }
 
 private func check(_ directory: String, progress: ProgressPrinter) throws -> Int32 {

@@ -1,0 +1,58 @@
+import Foundation
+import JSON
+import Majordomo
+import ZeroMQ
+
+/// `lyceum call SERVICE JSON`: one request through the broker, the reply on stdout.
+public enum CallCommand {
+    /// Exit statuses: 0 for an `"ok": true` reply, 1 for an error reply (the service's or the
+    /// broker's), 3 when no reply came (timeout, unreachable broker).
+    public enum Status {
+        /// The reply says `"ok": true`.
+        public static let ok: Int32 = 0
+        /// The reply is an error, from the service or the broker.
+        public static let errorReply: Int32 = 1
+        /// No reply arrived.
+        public static let noReply: Int32 = 3
+    }
+
+    /// Sends `body` to `service` through the broker at `settings.broker`, once, and prints the
+    /// reply; problems go to stderr as one sentence each.
+    public static func run(service: String, body: String, settings: Settings) -> Int32 {
+        let reply: [[UInt8]]
+        do {
+            let context = try Context()
+            let client = Client(
+                endpoint: settings.broker, configuration: ClientConfiguration(timeout: settings.timeout, attempts: 1), context: context)
+            defer { client.close() }
+            reply = try client.call(service, body: [Array(body.utf8)])
+        } catch let error as MajordomoError {
+            printError("lyceum call: no reply from \(service) at \(settings.broker) within \(settings.timeout): \(error)")
+            return Status.noReply
+        } catch {
+            printError("lyceum call: \(error)")
+            return Status.noReply
+        }
+        if let rejection = BrokerRejection(body: reply) {
+            printError("lyceum call: the broker refused the request: \(rejection.code.rawValue): \(rejection.text)")
+            return Status.errorReply
+        }
+        for frame in reply { print(String(decoding: frame, as: UTF8.self)) }
+        return isSuccess(reply) ? Status.ok : Status.errorReply
+    }
+
+    /// Whether the reply is one frame of JSON saying `"ok": true`.
+    static func isSuccess(_ reply: [[UInt8]]) -> Bool {
+        guard reply.count == 1 else { return false }
+        do {
+            return try JSONParser().parse(reply[0])["ok"] == .bool(true)
+        } catch {
+            // A reply that is not JSON is not a success; it was printed for the user as it came.
+            return false
+        }
+    }
+}
+
+func printError(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}
