@@ -1,6 +1,5 @@
 import JSON
 import Journal
-import Synchronization
 
 /// State that remembers idempotent writes alongside its entities.
 public protocol LedgeredState: JournalState, Sendable {
@@ -22,16 +21,16 @@ struct WritePlan<Event> {
 /// it to the log and apply it; outside the lock, wait for durability; only then reply.
 final class ServiceCore<State: LedgeredState>: Sendable {
     /// The state and the ticket of the last record appended for it.
-    private struct Guarded: ~Copyable {
+    private struct Guarded {
         var state: State
         var lastTicket: CommitTicket?
     }
 
-    private let guarded: Mutex<Guarded>
+    private let guarded: SleepingLock<Guarded>
     private let log: any ChangeLog
 
     init(state: consuming State, log: any ChangeLog) {
-        guarded = Mutex(Guarded(state: state, lastTicket: nil))
+        guarded = SleepingLock(Guarded(state: state, lastTicket: nil))
         self.log = log
     }
 
@@ -47,7 +46,7 @@ final class ServiceCore<State: LedgeredState>: Sendable {
     /// A copy of the state together with `sequence()` evaluated under the same lock that orders
     /// appends and applies, so that the two describe exactly the same writes.
     func capture(sequence: () -> UInt64) -> (state: State, sequence: UInt64) {
-        state.withLock { ($0, sequence()) }
+        guarded.withLock { ($0.state, sequence()) }
     }
 
     /// Performs one write for `learner` and returns its reply frame and event.
