@@ -100,7 +100,9 @@ public final class Socket {
     /// Sends one frame of bytes (`[UInt8]`, `ArraySlice`, `String.UTF8View`, `Data`, …).
     ///
     /// - Returns: `false` when the frame was not queued because the socket would block.
-    @discardableResult
+    // Inlinable, like the multipart send below, so that callers get it specialised for their
+    // frame type instead of paying for generic dispatch on every frame.
+    @inlinable @discardableResult
     public func send<Bytes: Collection<UInt8>>(_ frame: Bytes, options: SendOptions = []) throws(ZMQError) -> Bool {
         // The closures cannot throw typed errors through the standard library, so they return Results.
         let sent: Result<Bool, ZMQError> = frame.withContiguousStorageIfAvailable { buffer in
@@ -115,7 +117,7 @@ public final class Socket {
     ///
     /// - Returns: `false` when the message was not queued because the socket would block
     ///   (checked on the first frame; once it is queued the rest cannot block).
-    @discardableResult
+    @inlinable @discardableResult
     public func send<Frame: Collection<UInt8>>(multipart frames: some Collection<Frame>, options: SendOptions = []) throws(ZMQError) -> Bool {
         var remaining = frames.count
         guard remaining > 0 else {
