@@ -98,10 +98,11 @@ public final class WorkerSession: Service {
         var brokerExpiry = clock.now + configuration.heartbeat.expiry
         var nextHeartbeat = clock.now + configuration.heartbeat.interval
         var heardFromBroker = false
+        var receiveBuffer = ReceiveBuffer()
         while true {
             if wakeup.isSignaled { return try leave(socket, logger: logger) }
             try poller.poll(timeout: max(.zero, min(brokerExpiry, nextHeartbeat) - clock.now))
-            while let frames = try socket.receiveMultipart(options: .dontWait) {
+            while let frames = try receiveBuffer.receive(from: socket) {
                 let command: WorkerCommand
                 do {
                     command = try WorkerCommand(frames: frames[...])
