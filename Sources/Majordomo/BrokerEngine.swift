@@ -66,30 +66,35 @@ final class BrokerEngine {
     }
 
     func route(until wakeup: Wakeup) throws(ZMQError) {
-        var poller = Poller()
-        try poller.add(router)
-        poller.add(fileDescriptor: wakeup.fileDescriptor)
+        var waiter = try SocketWaiter(router, fileDescriptor: wakeup.fileDescriptor)
+        // Whether the router may hold messages its descriptor will not announce: true unless
+        // its last use was a receive that found nothing.
+        var mayHoldMessages = true
         let housekeeping = max(min(configuration.heartbeat.interval, configuration.unknownServiceTimeout) / 2, .milliseconds(1))
         var nextHeartbeat = clock.now + configuration.heartbeat.interval
         var nextHousekeeping = clock.now + housekeeping
         while !wakeup.isSignaled {
             let deadline = min(nextHeartbeat, nextHousekeeping)
-            try poller.poll(timeout: max(.zero, deadline - clock.now))
+            try waiter.wait(timeout: max(.zero, deadline - clock.now), checkingFirst: mayHoldMessages)
             now = clock.now
+            // Everything that arrived is handled in one go, so that a wake-up serves many messages.
             var handled = 0
             while handled < Self.batch, let frames = try receiveBuffer.receive(from: router) {
                 try handle(frames)
                 handled += 1
             }
+            mayHoldMessages = handled == Self.batch
             now = clock.now
             if now >= nextHousekeeping {
                 try purgeExpiredWorkers(now: now)
                 try rejectRequestsForAbsentServices(now: now)
                 nextHousekeeping = now + housekeeping
+                mayHoldMessages = true
             }
             if now >= nextHeartbeat {
                 try sendHeartbeats()
                 nextHeartbeat = now + configuration.heartbeat.interval
+                mayHoldMessages = true
             }
         }
         try disconnectAllWorkers()
