@@ -136,12 +136,8 @@ final class BrokerEngine {
         if message.service.starts(with: MDP.managementPrefix) {
             return try reply(to: client, envelope: envelope, service: message.service, body: [managementAnswer(message)])
         }
-        let service: ServiceRecord
-        if let existing = services[message.service] {
-            service = existing
-        } else {
-            service = ServiceRecord(name: message.service)
-        }
+        let existing = services[message.service]
+        let service = existing ?? ServiceRecord(name: message.service)
         if service.requests.count >= configuration.maxQueuedRequestsPerService {
             return try reject(client, envelope: envelope, service: message.service, BrokerRejection(
                 code: .queueFull, text: "the service's queue holds \(service.requests.count) requests, its limit"))
@@ -150,7 +146,8 @@ final class BrokerEngine {
             return try reject(client, envelope: envelope, service: message.service, BrokerRejection(
                 code: .overloaded, text: "the broker holds \(queuedRequests) queued requests, its limit"))
         }
-        services[message.service] = service
+        // Registered only once a request is accepted, so that rejected ones leave nothing behind.
+        if existing == nil { services[message.service] = service }
         service.requests.append(QueuedRequest(client: client, envelope: envelope, body: message.body, enqueued: now))
         queuedRequests += 1
         try dispatch(service)
