@@ -11,7 +11,9 @@
 // Prints requests per second and p50/p99 round-trip latency for each, and the ratios to the
 // reference and to the ZeroMQ guide's C broker (about 12 000 round trips/s at best).
 //
-//   mdp-bench [--seconds S] [--workers N] [--in-flight N] [--body-bytes N]
+//   mdp-bench [--seconds S] [--workers N] [--in-flight N] [--body-bytes N] [--only sync|tcp|inproc|reference]
+//
+// `--only` runs one measurement, to profile it (`perf record`, `strace -c`) without the others.
 import Foundation
 import Lifecycle
 import Logging
@@ -19,14 +21,27 @@ import Majordomo
 import ZeroMQ
 
 struct Settings {
+    /// The measurements, in the order they run.
+    enum Scenario: String, CaseIterable {
+        case sync, tcp, inproc, reference
+    }
+
     var seconds = 5.0
     var workers = 16
     var inFlight = 50
     var bodyBytes = 64
+    var scenarios = Scenario.allCases
 
     init(_ arguments: [String]) {
         var iterator = arguments.makeIterator()
         while let name = iterator.next() {
+            if name == "--only" {
+                guard let text = iterator.next(), let scenario = Scenario(rawValue: text) else {
+                    fail("--only needs one of \(Scenario.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                scenarios = [scenario]
+                continue
+            }
             guard let text = iterator.next(), let value = Double(text), value > 0 else {
                 fail("\(name) needs a positive number")
             }
@@ -157,33 +172,45 @@ func measureInFlight(_ name: String, endpoint: String, context: Context) throws 
 do {
     let clientContext = try Context(ioThreads: 1)
     progress("\(settings.bodyBytes)-byte bodies, \(settings.seconds) s per run")
+    let runs = Set(settings.scenarios)
+    var measurements: [Measurement] = []
+    var brokered: [Measurement] = []
 
-    let overTCP = try EchoBroker(workersOverInproc: false)
-    let client = Client(endpoint: overTCP.endpoint, context: clientContext)
-    let synchronous = try measure("broker, 1 synchronous client, tcp workers") { measurement, recording in
-        let start = clock.now
-        _ = try client.call("echo", body: body)
-        if recording { measurement.latencies.append(clock.now - start) }
+    if runs.contains(.sync) || runs.contains(.tcp) {
+        let overTCP = try EchoBroker(workersOverInproc: false)
+        if runs.contains(.sync) {
+            let client = Client(endpoint: overTCP.endpoint, context: clientContext)
+            measurements.append(try measure("broker, 1 synchronous client, tcp workers") { measurement, recording in
+                let start = clock.now
+                _ = try client.call("echo", body: body)
+                if recording { measurement.latencies.append(clock.now - start) }
+            })
+            client.close()
+        }
+        if runs.contains(.tcp) {
+            brokered.append(try measureInFlight("broker, \(settings.inFlight) in flight, \(settings.workers) tcp workers",
+                                                endpoint: overTCP.endpoint, context: clientContext))
+        }
+        overTCP.stop()
     }
-    client.close()
-    let tcpInFlight = try measureInFlight("broker, \(settings.inFlight) in flight, \(settings.workers) tcp workers",
-                                          endpoint: overTCP.endpoint, context: clientContext)
-    overTCP.stop()
 
-    let overInproc = try EchoBroker(workersOverInproc: true)
-    let inprocInFlight = try measureInFlight("broker, \(settings.inFlight) in flight, \(settings.workers) inproc workers",
-                                             endpoint: overInproc.endpoint, context: clientContext)
-    overInproc.stop()
+    if runs.contains(.inproc) {
+        let overInproc = try EchoBroker(workersOverInproc: true)
+        brokered.append(try measureInFlight("broker, \(settings.inFlight) in flight, \(settings.workers) inproc workers",
+                                            endpoint: overInproc.endpoint, context: clientContext))
+        overInproc.stop()
+    }
 
-    let reference = try directEchoReference(context: clientContext) { echoEndpoint in
+    let reference = runs.contains(.reference) ? try directEchoReference(context: clientContext) { echoEndpoint in
         try measureInFlight("reference: \(settings.inFlight) in flight, no broker", endpoint: echoEndpoint, context: clientContext)
-    }
+    } : nil
 
     print("Majordomo echo: clients over loopback TCP, \(settings.bodyBytes)-byte bodies, \(ProcessInfo.processInfo.activeProcessorCount) cores")
-    for measurement in [synchronous, tcpInFlight, inprocInFlight, reference] { print(measurement.line) }
-    for measurement in [tcpInFlight, inprocInFlight] {
-        print(String(format: "%@: %.2f× the reference without broker, %.1f× the guide's C broker at 12 000 req/s (goal ≥ 5×)",
-                     measurement.name, measurement.requestsPerSecond / reference.requestsPerSecond, measurement.requestsPerSecond / 12_000))
+    for measurement in measurements + brokered + (reference.map { [$0] } ?? []) { print(measurement.line) }
+    for measurement in brokered {
+        let versusReference = reference.map { String(format: "%.2f× the reference without broker, ", measurement.requestsPerSecond / $0.requestsPerSecond) } ?? ""
+        print(String(format: "%@: %@%.1f× the guide's C broker at 12 000 req/s (goal ≥ 5×)",
+                     measurement.name, versusReference, measurement.requestsPerSecond / 12_000))
     }
 } catch {
     fail("\(error)")

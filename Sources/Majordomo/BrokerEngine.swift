@@ -50,6 +50,10 @@ final class BrokerEngine {
     private var workers: [[UInt8]: WorkerRecord] = [:]
     private var services: [[UInt8]: ServiceRecord] = [:]
     private var queuedRequests = 0
+    private var receiveBuffer = ReceiveBuffer()
+    /// The time of the current batch of messages: read once per wake-up rather than once per
+    /// message, which is precise enough for expiries of milliseconds and more.
+    private var now: ContinuousClock.Instant
 
     /// Messages handled between two looks at the clock, so that a flood cannot starve heartbeats.
     private static let batch = 4096
@@ -58,32 +62,39 @@ final class BrokerEngine {
         self.router = router
         self.configuration = configuration
         self.logger = logger
+        now = clock.now
     }
 
     func route(until wakeup: Wakeup) throws(ZMQError) {
-        var poller = Poller()
-        try poller.add(router)
-        poller.add(fileDescriptor: wakeup.fileDescriptor)
+        var waiter = try SocketWaiter(router, fileDescriptor: wakeup.fileDescriptor)
+        // Whether the router may hold messages its descriptor will not announce: true unless
+        // its last use was a receive that found nothing.
+        var mayHoldMessages = true
         let housekeeping = max(min(configuration.heartbeat.interval, configuration.unknownServiceTimeout) / 2, .milliseconds(1))
         var nextHeartbeat = clock.now + configuration.heartbeat.interval
         var nextHousekeeping = clock.now + housekeeping
         while !wakeup.isSignaled {
             let deadline = min(nextHeartbeat, nextHousekeeping)
-            try poller.poll(timeout: max(.zero, deadline - clock.now))
+            try waiter.wait(timeout: max(.zero, deadline - clock.now), checkingFirst: mayHoldMessages)
+            now = clock.now
+            // Everything that arrived is handled in one go, so that a wake-up serves many messages.
             var handled = 0
-            while handled < Self.batch, let frames = try router.receiveMultipart(options: .dontWait) {
+            while handled < Self.batch, let frames = try receiveBuffer.receive(from: router) {
                 try handle(frames)
                 handled += 1
             }
-            let now = clock.now
+            mayHoldMessages = handled == Self.batch
+            now = clock.now
             if now >= nextHousekeeping {
                 try purgeExpiredWorkers(now: now)
                 try rejectRequestsForAbsentServices(now: now)
                 nextHousekeeping = now + housekeeping
+                mayHoldMessages = true
             }
             if now >= nextHeartbeat {
                 try sendHeartbeats()
                 nextHeartbeat = now + configuration.heartbeat.interval
+                mayHoldMessages = true
             }
         }
         try disconnectAllWorkers()
@@ -125,12 +136,8 @@ final class BrokerEngine {
         if message.service.starts(with: MDP.managementPrefix) {
             return try reply(to: client, envelope: envelope, service: message.service, body: [managementAnswer(message)])
         }
-        let service: ServiceRecord
-        if let existing = services[message.service] {
-            service = existing
-        } else {
-            service = ServiceRecord(name: message.service)
-        }
+        let existing = services[message.service]
+        let service = existing ?? ServiceRecord(name: message.service)
         if service.requests.count >= configuration.maxQueuedRequestsPerService {
             return try reject(client, envelope: envelope, service: message.service, BrokerRejection(
                 code: .queueFull, text: "the service's queue holds \(service.requests.count) requests, its limit"))
@@ -139,8 +146,9 @@ final class BrokerEngine {
             return try reject(client, envelope: envelope, service: message.service, BrokerRejection(
                 code: .overloaded, text: "the broker holds \(queuedRequests) queued requests, its limit"))
         }
-        services[message.service] = service
-        service.requests.append(QueuedRequest(client: client, envelope: envelope, body: message.body, enqueued: clock.now))
+        // Registered only once a request is accepted, so that rejected ones leave nothing behind.
+        if existing == nil { services[message.service] = service }
+        service.requests.append(QueuedRequest(client: client, envelope: envelope, body: message.body, enqueued: now))
         queuedRequests += 1
         try dispatch(service)
     }
@@ -161,7 +169,7 @@ final class BrokerEngine {
             if workers.count >= configuration.maxWorkers { return try refuse(sender, "the broker has \(workers.count) workers, its limit") }
             let service = services[name] ?? ServiceRecord(name: name)
             services[name] = service
-            let record = WorkerRecord(identity: sender, service: service, expiry: clock.now + configuration.heartbeat.expiry)
+            let record = WorkerRecord(identity: sender, service: service, expiry: now + configuration.heartbeat.expiry)
             workers[sender] = record
             service.workerCount += 1
             service.waiting.append(record)
@@ -170,14 +178,14 @@ final class BrokerEngine {
         case .reply(let client, let body):
             guard let worker, worker.client == client else { return try refuse(sender, "REPLY without a matching request") }
             worker.client = nil
-            worker.expiry = clock.now + configuration.heartbeat.expiry
+            worker.expiry = now + configuration.heartbeat.expiry
             try reply(to: client, envelope: worker.envelope, service: worker.service.name, body: body)
             worker.envelope = []
             worker.service.waiting.append(worker)
             try dispatch(worker.service)
         case .heartbeat:
             guard let worker else { return try refuse(sender, "HEARTBEAT from an unregistered worker") }
-            worker.expiry = max(worker.expiry, clock.now + configuration.heartbeat.expiry)
+            worker.expiry = max(worker.expiry, now + configuration.heartbeat.expiry)
         case .disconnect:
             if let worker {
                 logger.log(.info, "worker disconnected", ["worker": Logger.display(sender), "service": Logger.display(worker.service.name)])
@@ -192,12 +200,12 @@ final class BrokerEngine {
     private func dispatch(_ service: ServiceRecord) throws(ZMQError) {
         while let request = service.requests.first, let worker = service.waiting.popFirst() {
             let command = WorkerCommand.request(client: request.client, body: request.body)
-            if try send([worker.identity] + command.frames) {
+            if try send(to: worker.identity, command.frames) {
                 _ = service.requests.popFirst()
                 queuedRequests -= 1
                 worker.client = request.client
                 worker.envelope = request.envelope
-                worker.expiry = max(worker.expiry, clock.now + configuration.maxRequestDuration)
+                worker.expiry = max(worker.expiry, now + configuration.maxRequestDuration)
             } else {
                 logger.log(.warning, "worker unreachable; purged", ["worker": Logger.display(worker.identity)])
                 remove(worker)
@@ -208,7 +216,7 @@ final class BrokerEngine {
     // MARK: Sending
 
     private func reply(to client: [UInt8], envelope: [[UInt8]], service: [UInt8], body: [[UInt8]]) throws(ZMQError) {
-        if try !send([client] + envelope + ClientMessage(service: service, body: body).frames) {
+        if try !send(to: client, envelope: envelope, ClientMessage(service: service, body: body).frames) {
             logger.log(.warning, "reply dropped: client gone or not reading", ["client": Logger.display(client)])
         }
     }
@@ -226,14 +234,18 @@ final class BrokerEngine {
 
     private func disconnect(_ sender: [UInt8]) throws(ZMQError) {
         if let worker = workers[sender] { remove(worker) }
-        try send([sender] + WorkerCommand.disconnect.frames)
+        try send(to: sender, WorkerCommand.disconnect.frames)
     }
 
-    /// Sends without ever waiting.
+    /// Sends `peer`'s routing id, the envelope, then `frames`, without ever waiting.
     /// - Returns: `false` when the peer is gone or its queue is full, so the message was dropped.
     @discardableResult
-    private func send(_ frames: [[UInt8]]) throws(ZMQError) -> Bool {
+    private func send(to peer: [UInt8], envelope: [[UInt8]] = [], _ frames: [[UInt8]]) throws(ZMQError) -> Bool {
         do {
+            // With ROUTER_MANDATORY an absent peer or a full queue shows on the routing id;
+            // once that is queued the rest of the message is too.
+            guard try router.send(peer, options: [.dontWait, .more]) else { return false }
+            for frame in envelope { try router.send(frame, options: [.dontWait, .more]) }
             return try router.send(multipart: frames, options: .dontWait)
         } catch where error.code == .hostUnreachable {
             return false
@@ -276,14 +288,14 @@ final class BrokerEngine {
     private func sendHeartbeats() throws(ZMQError) {
         let heartbeat = WorkerCommand.heartbeat.frames
         for worker in workers.values where worker.client == nil {
-            try send([worker.identity] + heartbeat)
+            try send(to: worker.identity, heartbeat)
         }
     }
 
     private func disconnectAllWorkers() throws(ZMQError) {
         let disconnect = WorkerCommand.disconnect.frames
         for worker in workers.values {
-            try send([worker.identity] + disconnect)
+            try send(to: worker.identity, disconnect)
         }
         workers.removeAll()
         services.removeAll()

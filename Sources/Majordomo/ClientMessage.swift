@@ -16,7 +16,14 @@ public struct ClientMessage: Equatable, Sendable {
 
     /// The frames on the wire: empty, `MDPC01`, service, body.
     public var frames: [[UInt8]] {
-        [[], MDP.clientHeader, service] + (body.isEmpty ? [[]] : body)
+        // Built in one array of the final size: the broker encodes one per reply.
+        var frames: [[UInt8]] = []
+        frames.reserveCapacity(3 + max(body.count, 1))
+        frames.append([])
+        frames.append(MDP.clientHeader)
+        frames.append(service)
+        if body.isEmpty { frames.append([]) } else { frames.append(contentsOf: body) }
+        return frames
     }
 
     /// Decodes frames as a DEALER receives them (a ROUTER drops its routing id first).

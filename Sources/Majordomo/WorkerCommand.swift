@@ -26,6 +26,23 @@ public enum WorkerCommand: Equatable, Sendable {
         case heartbeat = 0x04
         /// DISCONNECT.
         case disconnect = 0x05
+
+        /// The command's frame, one array per kind rather than one per message.
+        var frame: [UInt8] {
+            switch self {
+            case .ready: Self.readyFrame
+            case .request: Self.requestFrame
+            case .reply: Self.replyFrame
+            case .heartbeat: Self.heartbeatFrame
+            case .disconnect: Self.disconnectFrame
+            }
+        }
+
+        private static let readyFrame = [Kind.ready.rawValue]
+        private static let requestFrame = [Kind.request.rawValue]
+        private static let replyFrame = [Kind.reply.rawValue]
+        private static let heartbeatFrame = [Kind.heartbeat.rawValue]
+        private static let disconnectFrame = [Kind.disconnect.rawValue]
     }
 
     /// The command's kind.
@@ -43,15 +60,30 @@ public enum WorkerCommand: Equatable, Sendable {
     /// A request or reply with no body frames gets one empty body frame, since the RFC
     /// requires at least one.
     public var frames: [[UInt8]] {
-        let head: [[UInt8]] = [[], MDP.workerHeader, [kind.rawValue]]
+        // Built in one array of the final size: brokers and workers encode one per message.
+        var frames: [[UInt8]] = []
         switch self {
         case .ready(let service):
-            return head + [service]
+            frames.reserveCapacity(4)
+            appendHead(to: &frames)
+            frames.append(service)
         case .request(let client, let body), .reply(let client, let body):
-            return head + [client, []] + (body.isEmpty ? [[]] : body)
+            frames.reserveCapacity(5 + max(body.count, 1))
+            appendHead(to: &frames)
+            frames.append(client)
+            frames.append([])
+            if body.isEmpty { frames.append([]) } else { frames.append(contentsOf: body) }
         case .heartbeat, .disconnect:
-            return head
+            frames.reserveCapacity(3)
+            appendHead(to: &frames)
         }
+        return frames
+    }
+
+    private func appendHead(to frames: inout [[UInt8]]) {
+        frames.append([])
+        frames.append(MDP.workerHeader)
+        frames.append(kind.frame)
     }
 
     /// Decodes frames as a DEALER receives them (a ROUTER drops its routing id first).

@@ -92,16 +92,18 @@ public final class WorkerSession: Service {
         try socket.send(multipart: WorkerCommand.ready(service: Array(service.utf8)).frames, options: .dontWait)
         logger.log(.info, "worker ready", ["endpoint": endpoint, "service": service])
 
-        var poller = Poller()
-        try poller.add(socket)
-        poller.add(fileDescriptor: wakeup.fileDescriptor)
+        var waiter = try SocketWaiter(socket, fileDescriptor: wakeup.fileDescriptor)
+        // Whether the socket may hold messages its descriptor will not announce: true unless
+        // its last use was a receive that found nothing.
+        var mayHoldMessages = true
         var brokerExpiry = clock.now + configuration.heartbeat.expiry
         var nextHeartbeat = clock.now + configuration.heartbeat.interval
         var heardFromBroker = false
+        var receiveBuffer = ReceiveBuffer()
         while true {
             if wakeup.isSignaled { return try leave(socket, logger: logger) }
-            try poller.poll(timeout: max(.zero, min(brokerExpiry, nextHeartbeat) - clock.now))
-            while let frames = try socket.receiveMultipart(options: .dontWait) {
+            try waiter.wait(timeout: max(.zero, min(brokerExpiry, nextHeartbeat) - clock.now), checkingFirst: mayHoldMessages)
+            while let frames = try receiveBuffer.receive(from: socket) {
                 let command: WorkerCommand
                 do {
                     command = try WorkerCommand(frames: frames[...])
@@ -131,6 +133,7 @@ public final class WorkerSession: Service {
                 brokerExpiry = clock.now + configuration.heartbeat.expiry
                 if wakeup.isSignaled { return try leave(socket, logger: logger) }
             }
+            mayHoldMessages = false
             let now = clock.now
             if now >= brokerExpiry {
                 logger.log(.warning, "broker silent; starting over on a new socket", ["endpoint": endpoint, "service": service])
@@ -139,6 +142,7 @@ public final class WorkerSession: Service {
             if now >= nextHeartbeat {
                 try socket.send(multipart: WorkerCommand.heartbeat.frames, options: .dontWait)
                 nextHeartbeat = now + configuration.heartbeat.interval
+                mayHoldMessages = true
             }
         }
     }

@@ -49,8 +49,8 @@ public struct Poller {
         PollEvents(rawValue: items[index].revents)
     }
 
-    /// Milliseconds for `zmq_poll`, rounded up so that a short wait never becomes a busy loop.
-    private static func milliseconds(rounding duration: Duration) -> Int {
+    /// Milliseconds for a poll, rounded up so that a short wait never becomes a busy loop.
+    static func milliseconds(rounding duration: Duration) -> Int {
         let (seconds, attoseconds) = duration.components
         guard seconds >= 0 else { return 0 }
         let millis = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000

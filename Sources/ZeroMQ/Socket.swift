@@ -100,7 +100,9 @@ public final class Socket {
     /// Sends one frame of bytes (`[UInt8]`, `ArraySlice`, `String.UTF8View`, `Data`, …).
     ///
     /// - Returns: `false` when the frame was not queued because the socket would block.
-    @discardableResult
+    // Inlinable, like the multipart send below, so that callers get it specialised for their
+    // frame type instead of paying for generic dispatch on every frame.
+    @inlinable @discardableResult
     public func send<Bytes: Collection<UInt8>>(_ frame: Bytes, options: SendOptions = []) throws(ZMQError) -> Bool {
         // The closures cannot throw typed errors through the standard library, so they return Results.
         let sent: Result<Bool, ZMQError> = frame.withContiguousStorageIfAvailable { buffer in
@@ -115,7 +117,7 @@ public final class Socket {
     ///
     /// - Returns: `false` when the message was not queued because the socket would block
     ///   (checked on the first frame; once it is queued the rest cannot block).
-    @discardableResult
+    @inlinable @discardableResult
     public func send<Frame: Collection<UInt8>>(multipart frames: some Collection<Frame>, options: SendOptions = []) throws(ZMQError) -> Bool {
         var remaining = frames.count
         guard remaining > 0 else {
@@ -127,6 +129,19 @@ public final class Socket {
             if try !send(frame, options: frameOptions) { return false }
         }
         return true
+    }
+
+    /// Sends a received frame on without copying it (`zmq_msg_send`): libzmq takes the frame's
+    /// content and leaves `message` empty, ready for the next receive. This is how a router
+    /// forwards bodies of any size at the cost of a pointer.
+    ///
+    /// - Returns: `false` when the frame was not queued because the socket would block; the
+    ///   message then keeps its content.
+    @discardableResult
+    public func send(_ message: Message, options: SendOptions = []) throws(ZMQError) -> Bool {
+        let handle = try open("send")
+        let result = retryingOnInterrupt { zmq_msg_send(message.pointer, handle, options.rawValue) }
+        return try wouldBlockIsFalse(result, "send")
     }
 
     // MARK: Receiving
@@ -163,6 +178,25 @@ public final class Socket {
             frames.append(message.bytes)
         }
         return frames
+    }
+
+    /// Receives every frame of one message into `frames`, reusing the messages it holds and
+    /// appending new ones only when a message has more frames than any before (`zmq_msg_recv`),
+    /// so that a receive loop allocates nothing per message. Messages past the returned count
+    /// are left as they were.
+    ///
+    /// - Returns: how many frames the message has, at the start of `frames`; 0 when no message
+    ///   was there. The frames after the first are never waited for.
+    public func receiveMultipart(into frames: inout [Message], options: ReceiveOptions = []) throws(ZMQError) -> Int {
+        if frames.isEmpty { frames.append(Message()) }
+        guard try receive(into: frames[0], options: options) else { return 0 }
+        var count = 1
+        while frames[count - 1].hasMore {
+            if count == frames.count { frames.append(Message()) }
+            _ = try receive(into: frames[count])
+            count += 1
+        }
+        return count
     }
 
     private func wouldBlockIsFalse(_ result: Int32, _ operation: String) throws(ZMQError) -> Bool {

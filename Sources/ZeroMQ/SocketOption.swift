@@ -100,6 +100,9 @@ extension SocketOption where Value == Int32 {
     public static var reconnectIntervalMax: Self { .init(number: ZMQ_RECONNECT_IVL_MAX, name: "ZMQ_RECONNECT_IVL_MAX") }
     /// The `ZMQ_POLL*` bits the socket is ready for; read-only (`ZMQ_EVENTS`).
     public static var events: Self { .init(number: ZMQ_EVENTS, name: "ZMQ_EVENTS") }
+    /// A descriptor that becomes readable when the socket has something new to process; it
+    /// says nothing about messages by itself (see ``SocketWaiter``); read-only (`ZMQ_FD`).
+    public static var fileDescriptor: Self { .init(number: ZMQ_FD, name: "ZMQ_FD") }
 }
 
 extension SocketOption where Value == Int64 {

@@ -9,6 +9,8 @@ final class ChildProcess: @unchecked Sendable {
     private let process = Process()
     private let lock = NSLock()
     private var output = ""
+    /// Whether the process's stdout reached its end, so that ``lines`` holds all it printed.
+    private var outputEnded = false
 
     init(_ executable: URL, _ arguments: [String]) throws {
         process.executableURL = executable
@@ -17,7 +19,12 @@ final class ChildProcess: @unchecked Sendable {
         process.standardOutput = pipe
         pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
-            guard let self, !data.isEmpty else { return }
+            guard let self else { return }
+            guard !data.isEmpty else {
+                handle.readabilityHandler = nil
+                self.lock.withLock { self.outputEnded = true }
+                return
+            }
             self.lock.withLock { self.output += String(decoding: data, as: UTF8.self) }
         }
         try process.run()
@@ -55,10 +62,12 @@ final class ChildProcess: @unchecked Sendable {
     /// Kills the process if it still runs.
     func stop() { signal(SIGKILL) }
 
-    /// Waits for the process to exit by itself.
+    /// Waits for the process to exit by itself, and for its last lines to be read.
     func waitForExit(timeout: Duration = .seconds(30)) -> Int32? {
         guard eventually(timeout: timeout, { !process.isRunning }) else { return nil }
         process.waitUntilExit()
+        // The readability handler may still hold the last lines when the exit is seen.
+        _ = eventually(timeout: .seconds(5)) { lock.withLock { outputEnded } }
         return process.terminationStatus
     }
 

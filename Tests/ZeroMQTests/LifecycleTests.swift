@@ -62,6 +62,46 @@ struct LifecycleTests {
         #expect(try pull.events.contains(.readable))
     }
 
+    @Test("The socket waiter wakes for a message and for its descriptor, and times out otherwise")
+    func socketWaiter() throws {
+        let context = try Context()
+        let pull = try context.socket(.pull)
+        try pull.bind("inproc://waiter")
+        let push = try context.socket(.push)
+        try push.connect("inproc://waiter")
+        var descriptors: [Int32] = [0, 0]
+        #expect(pipe(&descriptors) == 0)
+        defer { close(descriptors[0]); close(descriptors[1]) }
+
+        var waiter = try SocketWaiter(pull, fileDescriptor: descriptors[0])
+        let clock = ContinuousClock()
+        var start = clock.now
+        try waiter.wait(timeout: .milliseconds(60))
+        #expect(clock.now - start >= .milliseconds(55))
+
+        // After a receive that found nothing, a wait that skips ZMQ_EVENTS still wakes for
+        // the next message.
+        #expect(try pull.receive(options: .dontWait) == nil)
+        try push.send([42])
+        start = clock.now
+        try waiter.wait(timeout: .seconds(5), checkingFirst: false)
+        #expect(clock.now - start < .seconds(4))
+        #expect(try pull.receive(options: .dontWait) == [42])
+
+        // A message already there is found by the check, without sleeping.
+        try push.send([43])
+        start = clock.now
+        try waiter.wait(timeout: .seconds(5))
+        #expect(clock.now - start < .seconds(4))
+        #expect(try pull.receive(options: .dontWait) == [43])
+
+        #expect(try pull.receive(options: .dontWait) == nil)
+        #expect(write(descriptors[1], "x", 1) == 1)
+        start = clock.now
+        try waiter.wait(timeout: .seconds(5), checkingFirst: false)
+        #expect(clock.now - start < .seconds(4))
+    }
+
     @Test("Context shutdown unblocks a blocked receive with a terminated error")
     func shutdownUnblocksReceive() throws {
         let context = try Context()

@@ -40,6 +40,34 @@ struct MessagingTests {
         #expect(try dealer.receiveMultipart() == awkwardFrames.reversed())
     }
 
+    @Test("Frames received into reused messages are forwarded as they are", arguments: ["inproc://forward", "tcp://127.0.0.1:*"])
+    func receiveIntoMessagesAndForward(endpoint: String) throws {
+        let router = try socket(.router)
+        try router.bind(endpoint)
+        let dealer = try socket(.dealer)
+        try dealer.connect(try router.lastEndpoint)
+        var frames: [Message] = []
+
+        #expect(try router.receiveMultipart(into: &frames, options: .dontWait) == 0)
+        try dealer.send(multipart: awkwardFrames)
+        let count = try router.receiveMultipart(into: &frames)
+        #expect(count == 1 + awkwardFrames.count)
+        #expect(frames[1..<count].map(\.bytes) == awkwardFrames)
+
+        // The routing id and the frames go back without a copy; each sent message is left empty.
+        for index in 0..<count {
+            #expect(try router.send(frames[index], options: index < count - 1 ? .more : []))
+            #expect(frames[index].count == 0)
+        }
+        #expect(try dealer.receiveMultipart() == awkwardFrames)
+
+        // A shorter message reuses the messages it finds instead of adding any.
+        try dealer.send(multipart: [[0x07]])
+        #expect(try router.receiveMultipart(into: &frames) == 2)
+        #expect(frames[1].bytes == [0x07] && !frames[1].hasMore)
+        #expect(frames.count == count)
+    }
+
     @Test("A 16 MiB frame over TCP and a 100 MB frame in-process arrive intact")
     func largeFrames() throws {
         for (endpoint, size) in [("tcp://127.0.0.1:*", 16 << 20), ("inproc://large", 100_000_000)] {
