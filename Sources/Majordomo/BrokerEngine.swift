@@ -50,12 +50,14 @@ final class BrokerEngine {
     private var workers: [[UInt8]: WorkerRecord] = [:]
     private var services: [[UInt8]: ServiceRecord] = [:]
     private var queuedRequests = 0
+    private let publishedSnapshot: Locked<BrokerSnapshot>
 
     /// Messages handled between two looks at the clock, so that a flood cannot starve heartbeats.
     private static let batch = 4096
 
-    init(router: Socket, configuration: BrokerConfiguration, logger: Logger) {
+    init(router: Socket, configuration: BrokerConfiguration, logger: Logger, snapshot: Locked<BrokerSnapshot>) {
         self.router = router
+        self.publishedSnapshot = snapshot
         self.configuration = configuration
         self.logger = logger
     }
@@ -79,6 +81,8 @@ final class BrokerEngine {
             if now >= nextHousekeeping {
                 try purgeExpiredWorkers(now: now)
                 try rejectRequestsForAbsentServices(now: now)
+                let current = snapshot()
+                publishedSnapshot.withLock { $0 = current }
                 nextHousekeeping = now + housekeeping
             }
             if now >= nextHeartbeat {
@@ -145,8 +149,12 @@ final class BrokerEngine {
         try dispatch(service)
     }
 
-    /// 8/MMI: `mmi.service` says whether a worker serves the service named in the body.
+    /// 8/MMI: `mmi.service` says whether a worker serves the service named in the body; the
+    /// configured management services answer from a snapshot.
     private func managementAnswer(_ message: ClientMessage) -> [UInt8] {
+        if let answer = configuration.managementServices[String(decoding: message.service, as: UTF8.self)] {
+            return answer(snapshot(), message.body)
+        }
         guard message.service == MDP.serviceQuery else { return MDP.notImplemented }
         let registered = services[message.body[0]].map { $0.workerCount > 0 } ?? false
         return registered ? MDP.found : MDP.notFound
@@ -203,6 +211,15 @@ final class BrokerEngine {
                 remove(worker)
             }
         }
+    }
+
+    private func snapshot() -> BrokerSnapshot {
+        let list = services.values.map { service in
+            BrokerSnapshot.Service(
+                name: String(decoding: service.name, as: UTF8.self), workers: service.workerCount,
+                idleWorkers: service.waiting.count, queuedRequests: service.requests.count)
+        }
+        return BrokerSnapshot(services: list.sorted { $0.name < $1.name })
     }
 
     // MARK: Sending
