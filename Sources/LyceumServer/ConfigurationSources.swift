@@ -99,7 +99,7 @@ public struct ConfigurationSources: Sendable {
         } catch {
             throw SettingsError(key: nil, origin: .file(path: path, line: nil), message: "cannot read the configuration file: \(error.localizedDescription)")
         }
-        if text.drop(while: \.isWhitespace).first == "{" {
+        if let first = text.drop(while: \.isWhitespace).first, first == "{" || first == "[" {
             try applyJSON(text, path: path, to: &settings)
         } else {
             try applyLines(text, path: path, to: &settings)

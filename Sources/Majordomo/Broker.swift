@@ -67,8 +67,9 @@ public final class Broker: Service {
         wakeup.signal()
     }
 
-    /// The broker's services, workers and queues as of its last housekeeping pass (at most
-    /// about a second old while it runs); safe to read from any thread.
+    /// The broker's services, workers and queues: worker counts as of the last registration or
+    /// departure, queue depths as of the last housekeeping pass (about a second old at most
+    /// while it runs). Safe to read from any thread.
     public var snapshot: BrokerSnapshot { latestSnapshot.withLock { $0 } }
 
     /// Waits until `run()` has bound its endpoints.

@@ -51,6 +51,9 @@ final class BrokerEngine {
     private var services: [[UInt8]: ServiceRecord] = [:]
     private var queuedRequests = 0
     private let publishedSnapshot: Locked<BrokerSnapshot>
+    /// Set when a worker registers or goes, so that the published worker counts follow at once;
+    /// queue depths are published on every housekeeping pass.
+    private var workersChanged = false
 
     /// Messages handled between two looks at the clock, so that a flood cannot starve heartbeats.
     private static let batch = 4096
@@ -81,9 +84,13 @@ final class BrokerEngine {
             if now >= nextHousekeeping {
                 try purgeExpiredWorkers(now: now)
                 try rejectRequestsForAbsentServices(now: now)
+                nextHousekeeping = now + housekeeping
+                workersChanged = true
+            }
+            if workersChanged {
                 let current = snapshot()
                 publishedSnapshot.withLock { $0 = current }
-                nextHousekeeping = now + housekeeping
+                workersChanged = false
             }
             if now >= nextHeartbeat {
                 try sendHeartbeats()
@@ -172,6 +179,7 @@ final class BrokerEngine {
             let record = WorkerRecord(identity: sender, service: service, expiry: clock.now + configuration.heartbeat.expiry)
             workers[sender] = record
             service.workerCount += 1
+            workersChanged = true
             service.waiting.append(record)
             logger.log(.info, "worker registered", ["worker": Logger.display(sender), "service": Logger.display(name)])
             try dispatch(service)
@@ -263,6 +271,7 @@ final class BrokerEngine {
         workers[worker.identity] = nil
         let service = worker.service
         service.workerCount -= 1
+        workersChanged = true
         service.waiting.removeAll { $0 === worker }
         if service.isUnused { services[service.name] = nil }
     }
