@@ -43,6 +43,15 @@ struct CommandLineEndToEndTests {
         #expect(result.stderr.contains(named), "\(result.stderr)")
     }
 
+    @Test func serveExitsWithStatus1NamingAnEndpointItCannotBind() throws {
+        let data = try TemporaryDirectory()
+        defer { data.remove() }
+        let busy = try LoopbackListener()
+        let result = try LyceumProcess.run(["serve", "--endpoint", busy.endpoint, "--data", data.path])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("bind \(busy.endpoint): Address already in use"), "\(result.stderr)")
+    }
+
     @Test func workersInTheirOwnProcessServeThroughASeparateBroker() throws {
         let data = try TemporaryDirectory()
         defer { data.remove() }

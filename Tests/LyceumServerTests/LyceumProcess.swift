@@ -100,21 +100,36 @@ func waitUntil(timeout: Duration, _ condition: () throws -> Bool) rethrows -> Bo
 /// A loopback TCP endpoint on a port that was free a moment ago: bound to port 0 by the kernel,
 /// then closed. Another process could take it in between; the ephemeral range makes that rare.
 func freeLoopbackEndpoint() throws -> String {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw POSIXError(.EMFILE) }
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) { pointer in
-        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-            bind(fd, generic, length) == 0 && getsockname(fd, generic, &length) == 0
+    try LoopbackListener().endpoint
+}
+
+/// A TCP socket listening on a loopback port the kernel chose, until released.
+final class LoopbackListener {
+    let endpoint: String
+    private let fd: Int32
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                bind(fd, generic, length) == 0 && listen(fd, 1) == 0 && getsockname(fd, generic, &length) == 0
+            }
         }
+        guard bound else {
+            close(fd)
+            throw POSIXError(.EADDRINUSE)
+        }
+        self.fd = fd
+        endpoint = "tcp://127.0.0.1:\(UInt16(bigEndian: address.sin_port))"
     }
-    guard bound else { throw POSIXError(.EADDRINUSE) }
-    return "tcp://127.0.0.1:\(UInt16(bigEndian: address.sin_port))"
+
+    deinit { close(fd) }
 }
 
 /// A temporary directory for one test's data, removed by `remove()`.

@@ -1,4 +1,5 @@
 import Foundation
+import LyceumTestSupport
 import Testing
 
 /// `lyceum serve` as a real process, talked to through the Majordomo client over TCP.
@@ -49,6 +50,45 @@ struct ServeEndToEndTests {
         try server.restart(after: SIGKILL)
         let read = try server.call("progress", #"{"op":"get","learner":"bo","course":"swiftui-essentials"}"#)
         #expect("\(read.result)".contains("views-and-modifiers"))
+    }
+
+    @Test func everyAcknowledgedWriteUnderLoadSurvivesKill9() throws {
+        let data = try TemporaryDirectory()
+        defer { data.remove() }
+        let server = try Server(dataDirectory: data.path)
+        let acknowledged = NSLock()
+        nonisolated(unsafe) var ids: [String] = []
+        let writers = (0..<4).map { writer in
+            ThreadResult("writer-\(writer)") {
+                // Writes until the server dies under them; each success is recorded at once.
+                for round in 0..<10_000 {
+                    let reply: [String: Any]
+                    do {
+                        reply = try server.call(
+                            "books", #"{"op":"create","learner":"load","title":"Book \#(writer)-\#(round)","author":"A","genre":"Kids","rating":3}"#)
+                    } catch {
+                        return
+                    }
+                    if let id = (reply.result["book"] as? [String: Any])?["id"] as? String {
+                        acknowledged.withLock { ids.append(id) }
+                    }
+                }
+            }
+        }
+        #expect(waitUntil(timeout: .seconds(20)) { acknowledged.withLock { ids.count } >= 100 })
+        server.process.stop()
+        for writer in writers { try writer.value(within: .seconds(20)) }
+        try server.restart()
+        var found = Set<String>()
+        var cursor: String?
+        repeat {
+            let page = try server.call(
+                "books", #"{"op":"list","learner":"load","limit":100\#(cursor.map { #","cursor":"\#($0)""# } ?? "")}"#)
+            found.formUnion((page.result["books"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String })
+            cursor = page.result["next_cursor"] as? String
+        } while cursor != nil
+        let lost = Set(acknowledged.withLock { ids }).subtracting(found)
+        #expect(lost.isEmpty, "\(lost.count) acknowledged books lost")
     }
 
     @Test func aRetriedWriteIsAppliedOnceAcrossARestart() throws {

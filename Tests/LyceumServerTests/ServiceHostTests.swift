@@ -50,10 +50,13 @@ struct ServiceHostTests {
                 }
             }
             for thread in threads { try thread.value(within: .seconds(60)) }
-            let journal = try #require(host.journals[.books])
-            #expect(waitUntil(timeout: .seconds(10)) { journal.size < 64 << 10 }, "the journal never compacted: \(journal.size) bytes")
             host.close()
         }
+        // At least one compaction replaced the journal while the writers went on.
+        var replayed = BooksState()
+        let report = try Journal.check(directory: data.path + "/books", state: &replayed)
+        #expect(report.isHealthy)
+        #expect(report.snapshotSequence > 0)
         let host = try ServiceHost(serving: [.books], settings: settings)
         defer { host.close() }
         for (writer, id) in ids.enumerated() {
