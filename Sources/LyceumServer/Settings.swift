@@ -197,14 +197,23 @@ public enum SettingKey: String, CaseIterable, Sendable {
     case timeout
     /// `Settings.logLevel`.
     case logLevel = "log-level"
+    /// `Settings.logFormat`.
     case logFormat = "log-format"
+    /// `Settings.metricsPort`.
     case metricsPort = "metrics-port"
+    /// `Settings.heartbeatInterval`.
     case heartbeatInterval = "heartbeat-interval"
+    /// `Settings.heartbeatLiveness`.
     case heartbeatLiveness = "heartbeat-liveness"
+    /// `Settings.reconnectInitial`.
     case reconnectInitial = "reconnect-initial"
+    /// `Settings.reconnectMaximum`.
     case reconnectMaximum = "reconnect-max"
+    /// `Settings.queueLimit`.
     case queueLimit = "queue-limit"
+    /// `Settings.queueLimitTotal`.
     case queueLimitTotal = "queue-limit-total"
+    /// `Settings.highWaterMark`.
     case highWaterMark = "hwm"
 
     /// Whether the setting takes several values, one per occurrence.
