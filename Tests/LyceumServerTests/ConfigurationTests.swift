@@ -7,9 +7,9 @@ import Testing
 struct ConfigurationTests {
     static let allKeys = Set(SettingKey.allCases)
 
-    /// Writes `text` to a fresh file and returns its path.
-    static func file(_ text: String, suffix: String = ".conf") throws -> String {
-        let path = NSTemporaryDirectory() + "lyceum-config-" + UUID().uuidString + suffix
+    /// Writes `text` to a fresh file in `directory` and returns its path.
+    static func file(in directory: TemporaryDirectory, _ text: String, suffix: String = ".conf") throws -> String {
+        let path = directory.path + "/" + UUID().uuidString + suffix
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }
@@ -19,7 +19,9 @@ struct ConfigurationTests {
     }
 
     @Test func flagsBeatEnvironmentBeatsFileBeatsDefaults() throws {
-        let path = try Self.file("""
+        let files = try TemporaryDirectory()
+        defer { files.remove() }
+        let path = try Self.file(in: files, """
             # a comment, then settings
             sessions = 6
             timeout = 700
@@ -27,7 +29,6 @@ struct ConfigurationTests {
             endpoint = tcp://127.0.0.1:7001
             endpoint = tcp://127.0.0.1:7002
             """)
-        defer { try? FileManager.default.removeItem(atPath: path) }
         let settings = try Self.resolve(
             ["--config", path, "--sessions", "8"],
             ["LYCEUM_SESSIONS": "7", "LYCEUM_TIMEOUT": "900"])
@@ -43,8 +44,9 @@ struct ConfigurationTests {
     }
 
     @Test func aRepeatableSettingFromAHigherSourceReplacesTheLowerOnesList() throws {
-        let path = try Self.file(#"{"endpoint": ["tcp://127.0.0.1:1", "tcp://127.0.0.1:2"], "sessions": 5, "log-format": "json"}"#, suffix: ".json")
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let files = try TemporaryDirectory()
+        defer { files.remove() }
+        let path = try Self.file(in: files, #"{"endpoint": ["tcp://127.0.0.1:1", "tcp://127.0.0.1:2"], "sessions": 5, "log-format": "json"}"#, suffix: ".json")
         let fromFile = try Self.resolve([], ["LYCEUM_CONFIG": path])
         #expect(fromFile.endpoints == ["tcp://127.0.0.1:1", "tcp://127.0.0.1:2"])
         #expect(fromFile.sessionsPerService == 5)
@@ -57,9 +59,10 @@ struct ConfigurationTests {
     }
 
     @Test func theConfigFlagBeatsTheConfigVariable() throws {
-        let flagged = try Self.file("sessions = 2")
-        let variable = try Self.file("sessions = 3")
-        defer { for path in [flagged, variable] { try? FileManager.default.removeItem(atPath: path) } }
+        let files = try TemporaryDirectory()
+        defer { files.remove() }
+        let flagged = try Self.file(in: files, "sessions = 2")
+        let variable = try Self.file(in: files, "sessions = 3")
         #expect(try Self.resolve(["--config=\(flagged)"], ["LYCEUM_CONFIG": variable]).sessionsPerService == 2)
     }
 
@@ -84,8 +87,9 @@ struct ConfigurationTests {
         ("metrics-port = 7000", [:], ["--endpoint", "tcp://127.0.0.1:7000"], "metrics-port (file {FILE}:1): port 7000 is also the broker endpoint tcp://127.0.0.1:7000"),
     ] as [(String?, [String: String], [String], String)])
     func everyBadInputIsAnErrorNamingTheKeyAndTheSource(file: String?, environment: [String: String], flags: [String], expected: String) throws {
-        let path = try file.map { try Self.file($0) }
-        defer { if let path { try? FileManager.default.removeItem(atPath: path) } }
+        let files = try TemporaryDirectory()
+        defer { files.remove() }
+        let path = try file.map { try Self.file(in: files, $0) }
         let arguments = (path.map { ["--config", $0] } ?? []) + flags
         let expectation = expected.replacingOccurrences(of: "{FILE}", with: path ?? "")
         #expect {
@@ -111,8 +115,9 @@ struct ConfigurationTests {
     }
 
     @Test func lyceumConfigPrintsEveryValueWithItsSourceInTheFormatItReads() throws {
-        let path = try Self.file("sessions = 6\nhwm = 50")
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let files = try TemporaryDirectory()
+        defer { files.remove() }
+        let path = try Self.file(in: files, "sessions = 6\nhwm = 50")
         let result = try LyceumProcess.run(["config", "--config", path, "--log-level", "debug"])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
@@ -123,15 +128,15 @@ struct ConfigurationTests {
             #expect(lines.contains { $0.hasPrefix(key.rawValue + " ") }, "\(key) missing from lyceum config")
         }
         // The listing is itself a configuration file giving the same settings.
-        let listing = try Self.file(result.stdout)
-        defer { try? FileManager.default.removeItem(atPath: listing) }
+        let listing = try Self.file(in: files, result.stdout)
         let reread = try Self.resolve(["--config", listing])
         #expect(reread.sessionsPerService == 6 && reread.highWaterMark == 50 && reread.logLevel == .debug)
     }
 
     @Test func aBadSettingStopsTheStartWithStatus2NamingKeyAndSource() throws {
-        let path = try Self.file("sessions = 4\ncolour = red")
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let files = try TemporaryDirectory()
+        defer { files.remove() }
+        let path = try Self.file(in: files, "sessions = 4\ncolour = red")
         let result = try LyceumProcess.run(["serve", "--config", path])
         #expect(result.status == 2)
         #expect(result.stderr.contains("file \(path):2: unknown setting 'colour'"))

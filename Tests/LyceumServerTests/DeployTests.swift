@@ -44,7 +44,8 @@ struct DeployTests {
         defer { data.remove() }
         let endpoint = try freeLoopbackEndpoint()
         let port = endpoint.split(separator: ":").last.map(String.init) ?? ""
-        let metricsPort = try freeLoopbackPort()
+        // The script gives the broker BASE and the workers BASE+1…BASE+3.
+        let metricsPort = try Self.freePortRange(count: 4)
         let cluster = Process()
         cluster.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         cluster.arguments = ["-c", Self.unblockSignalsAndExec, Self.deploy.appendingPathComponent("local-cluster.sh").path, "--lyceum", LyceumProcess.executable.path, "--workers", "2", "--port", port, "--data", data.path,
@@ -71,12 +72,12 @@ struct DeployTests {
         let context = try Context()
         let probe = Client(endpoint: endpoint, configuration: ClientConfiguration(timeout: .milliseconds(500), attempts: 1), context: context)
         defer { probe.close() }
-        let registered = waitUntil(timeout: .seconds(20)) {
+        let registered = waitUntil(timeout: .seconds(30)) {
             ["catalog", "books", "progress"].allSatisfy { service in
                 do { return try probe.isRegistered(service) } catch { return false }
             }
         }
-        try #require(registered, "the cluster's workers did not register")
+        try #require(registered, "the cluster's workers did not register; logs:\n\(Self.logs(in: data.path + "/logs"))")
         #expect(try Self.awaitCatalogWorkers(8, metricsPort: metricsPort), "two processes of 4 catalog sessions each")
 
         // Retries ride over the request a killed worker had in hand.
@@ -105,6 +106,38 @@ struct DeployTests {
     static func awaitCatalogWorkers(_ expected: Double, metricsPort: Int) throws -> Bool {
         try waitUntil(timeout: .seconds(10)) {
             try Metrics.scrape(port: metricsPort).value("lyceum_broker_workers", ["service": "catalog"]) == expected
+        }
+    }
+
+    /// The first of `count` consecutive loopback ports that were all free a moment ago.
+    static func freePortRange(count: Int) throws -> Int {
+        for _ in 0..<50 {
+            let first = try freeLoopbackPort()
+            if first + count <= 65535, (1..<count).allSatisfy({ isFree(port: first + $0) }) { return first }
+        }
+        throw POSIXError(.EADDRINUSE)
+    }
+
+    static func isFree(port: Int) -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port)).bigEndian
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+
+    /// Every log file in `directory`, each under its name, for a failure message.
+    static func logs(in directory: String) -> String {
+        do {
+            return try FileManager.default.contentsOfDirectory(atPath: directory).sorted().map { name in
+                "== \(name)\n" + (try String(contentsOfFile: directory + "/" + name, encoding: .utf8))
+            }.joined(separator: "\n")
+        } catch {
+            return "cannot read the logs in \(directory): \(error)"
         }
     }
 
