@@ -132,6 +132,44 @@ struct OperationsEndToEndTests {
         let lines = server.process.standardError.split(separator: "\n")
         #expect(lines.allSatisfy { $0.hasPrefix("ts=") && $0.contains(" level=") && $0.contains(" component=") && $0.contains(" msg=") })
     }
+
+    @Test func aSecondSigintExitsAtOnceAndLeavesTheJournalConsistent() throws {
+        let data = try TemporaryDirectory()
+        defer { data.remove() }
+        let port = try freeLoopbackPort()
+        let server = try Server(dataDirectory: data.path, arguments: ["--metrics-port", String(port)])
+        #expect(try server.call("books", Self.createBook).isOK)
+        // A metrics client that connects and says nothing holds the metrics responder for up
+        // to a second, and so holds the drain open long enough for a second SIGINT.
+        let silent = try connectToLoopback(port: port)
+        defer { close(silent) }
+        Thread.sleep(forTimeInterval: 0.2)
+        server.process.send(SIGINT)
+        #expect(waitUntil(timeout: .seconds(2)) { server.process.standardError.contains("stopping") })
+        #expect(server.process.signal(SIGINT, timeout: .seconds(5)) == 130)
+        #expect(server.process.standardError.contains("second SIGINT"))
+        let check = try LyceumProcess.run(["journal", "check", "--data", data.path])
+        #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+        #expect(check.stdout.contains("books=1"))
+    }
+}
+
+/// A TCP connection to `127.0.0.1:port`; the caller closes it.
+func connectToLoopback(port: Int) throws -> Int32 {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = in_port_t(UInt16(port)).bigEndian
+    let connected = withUnsafePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+    }
+    guard connected else {
+        close(descriptor)
+        throw POSIXError(.ECONNREFUSED)
+    }
+    return descriptor
 }
 
 /// One scrape of `GET /metrics`, parsed by prometheus_client (Tests/…/Clients/scrape_metrics.py).
