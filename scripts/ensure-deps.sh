@@ -2,7 +2,8 @@
 # Installs the Debian packages Lyceum needs, only when they are missing, so that `make run`
 # and `make test` work on a fresh machine. Pass extra package groups as arguments:
 #   ensure-deps.sh            libzmq (to build and run)
-#   ensure-deps.sh test       + pyzmq for /usr/bin/python3 (independent peers in the tests)
+#   ensure-deps.sh test       + pyzmq and prometheus_client for /usr/bin/python3 (independent
+#                               peers and the metrics parser in the tests), systemd-analyze
 #   ensure-deps.sh bench      + redis-server, redis-benchmark (reference figures)
 set -euo pipefail
 
@@ -11,7 +12,9 @@ pkg-config --exists libzmq 2>/dev/null || missing+=(libzmq3-dev pkg-config)
 for group in "$@"; do
   case "$group" in
     test)
-      /usr/bin/python3 -c 'import zmq' 2>/dev/null || missing+=(python3-zmq) ;;
+      /usr/bin/python3 -c 'import zmq' 2>/dev/null || missing+=(python3-zmq)
+      /usr/bin/python3 -c 'import prometheus_client' 2>/dev/null || missing+=(python3-prometheus-client)
+      command -v systemd-analyze >/dev/null || missing+=(systemd) ;;
     bench)
       command -v redis-server >/dev/null || missing+=(redis-server)
       command -v redis-benchmark >/dev/null || missing+=(redis-tools) ;;

@@ -6,14 +6,16 @@ import ZeroMQ
 
 /// The long-running subcommands: `serve`, `broker` and `worker`. Each returns the process's exit
 /// status after an orderly stop, having released its ZeroMQ context (which delivers the last
-/// replies and DISCONNECTs) and closed its journals.
+/// replies and DISCONNECTs) and closed its journals. Each answers `mmi.status` when it runs a
+/// broker, serves `GET /metrics` when `settings.metricsPort` is set, and on SIGHUP reads its
+/// configuration sources again for the log level and reloads the catalog.
 public enum Commands {
     /// The endpoint in-process workers reach `serve`'s broker on.
     static let inprocEndpoint = "inproc://lyceum-workers"
 
     /// `lyceum serve`: a broker and workers for every service in one process.
-    public static func serve(_ settings: Settings) -> Int32 {
-        Logger.configure(level: settings.logLevel, format: Logger.defaultFormat)
+    public static func serve(_ settings: Settings, reloading sources: ConfigurationSources? = nil) -> Int32 {
+        configureLogging(settings)
         let logger = Logger(component: "serve")
         let host: ServiceHost
         do {
@@ -23,11 +25,13 @@ public enum Commands {
             return 1
         }
         defer { host.close() }
+        let report = ProcessReport(role: "serve", metrics: RequestMetrics(), journals: host.journals)
         do {
-            return try runGroup(logger: logger, reload: { host.reloadCatalog() }) { context in
-                let broker = try Broker(endpoints: settings.endpoints + [inprocEndpoint], context: context)
-                let workers = try workerSessions(for: host, endpoint: inprocEndpoint, settings: settings, context: context)
-                return [("serve", DrainingBroker(broker: broker, workers: workers))]
+            return try runGroup(logger: logger, reload: reloader(sources, host: host)) { context in
+                let broker = try Broker(
+                    endpoints: settings.endpoints + [inprocEndpoint], configuration: brokerConfiguration(settings, report: report), context: context)
+                let workers = try workerSessions(for: host, endpoint: inprocEndpoint, settings: settings, metrics: report.metrics, context: context)
+                return try metricsEndpoint(settings, report: report, broker: broker) + [("serve", DrainingBroker(broker: broker, workers: workers))]
             }
         } catch {
             logger.critical("cannot start", ["error": "\(error)"])
@@ -36,12 +40,14 @@ public enum Commands {
     }
 
     /// `lyceum broker`: only the broker, bound to `settings.endpoints`.
-    public static func broker(_ settings: Settings) -> Int32 {
-        Logger.configure(level: settings.logLevel, format: Logger.defaultFormat)
+    public static func broker(_ settings: Settings, reloading sources: ConfigurationSources? = nil) -> Int32 {
+        configureLogging(settings)
         let logger = Logger(component: "broker")
+        let report = ProcessReport(role: "broker", metrics: RequestMetrics(), journals: [:])
         do {
-            return try runGroup(logger: logger, reload: {}) { context in
-                [("broker", try Broker(endpoints: settings.endpoints, context: context))]
+            return try runGroup(logger: logger, reload: reloader(sources, host: nil)) { context in
+                let broker = try Broker(endpoints: settings.endpoints, configuration: brokerConfiguration(settings, report: report), context: context)
+                return try metricsEndpoint(settings, report: report, broker: broker) + [("broker", broker)]
             }
         } catch {
             logger.critical("cannot start", ["error": "\(error)"])
@@ -50,8 +56,8 @@ public enum Commands {
     }
 
     /// `lyceum worker`: workers for `settings.services`, connected to the broker at `settings.broker`.
-    public static func worker(_ settings: Settings) -> Int32 {
-        Logger.configure(level: settings.logLevel, format: Logger.defaultFormat)
+    public static func worker(_ settings: Settings, reloading sources: ConfigurationSources? = nil) -> Int32 {
+        configureLogging(settings)
         let logger = Logger(component: "worker")
         let host: ServiceHost
         do {
@@ -61,9 +67,11 @@ public enum Commands {
             return 1
         }
         defer { host.close() }
+        let report = ProcessReport(role: "worker", metrics: RequestMetrics(), journals: host.journals)
         do {
-            return try runGroup(logger: logger, reload: { host.reloadCatalog() }) { context in
-                try workerSessions(for: host, endpoint: settings.broker, settings: settings, context: context)
+            return try runGroup(logger: logger, reload: reloader(sources, host: host)) { context in
+                try metricsEndpoint(settings, report: report, broker: nil)
+                    + workerSessions(for: host, endpoint: settings.broker, settings: settings, metrics: report.metrics, context: context)
             }
         } catch {
             logger.critical("cannot start", ["error": "\(error)"])
@@ -71,19 +79,69 @@ public enum Commands {
         }
     }
 
+    /// Applies the log level and format of `settings` to every logger in the process.
+    public static func configureLogging(_ settings: Settings) {
+        Logger.configure(level: settings.logLevel, format: settings.logFormat ?? Logger.defaultFormat)
+    }
+
+    /// The broker's timings, bounds and `mmi.status` answer, from `settings`.
+    static func brokerConfiguration(_ settings: Settings, report: ProcessReport) -> BrokerConfiguration {
+        BrokerConfiguration(
+            heartbeat: Heartbeat(interval: settings.heartbeatInterval, liveness: settings.heartbeatLiveness),
+            maxQueuedRequestsPerService: settings.queueLimit,
+            maxQueuedRequests: settings.queueLimitTotal,
+            highWaterMark: Int32(settings.highWaterMark),
+            managementServices: [ProcessReport.statusService: { snapshot, _ in report.statusJSON(broker: snapshot) }]
+        )
+    }
+
     /// `settings.sessionsPerService` worker sessions for each of `host`'s services.
     static func workerSessions(
-        for host: ServiceHost, endpoint: String, settings: Settings, context: Context
+        for host: ServiceHost, endpoint: String, settings: Settings, metrics: RequestMetrics, context: Context
     ) throws(MajordomoError) -> [(name: String, service: any Service)] {
+        let configuration = WorkerConfiguration(
+            heartbeat: Heartbeat(interval: settings.heartbeatInterval, liveness: settings.heartbeatLiveness),
+            reconnectInitialDelay: settings.reconnectInitial,
+            reconnectMaximumDelay: settings.reconnectMaximum)
         var sessions: [(name: String, service: any Service)] = []
         for service in host.services {
-            let handler = FrameHandler.handler(for: service)
+            let handler = FrameHandler.handler(InstrumentedHandler.wrap(service.handle, service: service.name, metrics: metrics))
             for index in 0..<settings.sessionsPerService {
-                let session = try WorkerSession(endpoint: endpoint, service: service.name, context: context, handler: handler)
+                let session = try WorkerSession(
+                    endpoint: endpoint, service: service.name, configuration: configuration, context: context, handler: handler)
                 sessions.append(("\(service.name)-\(index)", session))
             }
         }
         return sessions
+    }
+
+    /// The `GET /metrics` responder when `settings.metricsPort` is set; bound now, so that a
+    /// taken port stops the start.
+    private static func metricsEndpoint(
+        _ settings: Settings, report: ProcessReport, broker: Broker?
+    ) throws(MetricsEndpointError) -> [(name: String, service: any Service)] {
+        guard settings.metricsPort != 0 else { return [] }
+        let endpoint = try MetricsEndpoint(port: settings.metricsPort) { report.prometheusText(broker: broker?.snapshot) }
+        return [("metrics", endpoint)]
+    }
+
+    /// What SIGHUP does: read the configuration sources again and apply the log level and
+    /// format, then reload the catalog. A source that has become invalid is logged and the
+    /// running configuration kept.
+    private static func reloader(_ sources: ConfigurationSources?, host: ServiceHost?) -> @Sendable () -> Void {
+        let logger = Logger(component: "reload")
+        return {
+            if let sources {
+                do throws(SettingsError) {
+                    let fresh = try sources.resolve().settings
+                    configureLogging(fresh)
+                    logger.info("configuration reloaded", ["log_level": fresh.logLevel.description, "log_format": Logger.format.rawValue])
+                } catch {
+                    logger.error("configuration reload failed; the running configuration stays", ["error": error.description])
+                }
+            }
+            host?.reloadCatalog()
+        }
     }
 
     /// Runs the services `make` creates on a fresh context until a signal stops them. The

@@ -2,13 +2,13 @@ import Journal
 import Logging
 
 /// Every setting a Lyceum command reads, with its default. Values arrive as text from a source
-/// (today the command line); `set(_:to:from:)` checks and stores them, so that further sources
-/// (environment variables, a configuration file) can be applied beneath the flags in precedence
-/// order with the same checks and error messages.
+/// (defaults, a configuration file, `LYCEUM_…` environment variables, the command line);
+/// `set(_:to:from:)` checks and stores them, so that every source gets the same checks and
+/// error messages. `ConfigurationSources` applies the sources in precedence order.
 public struct Settings: Sendable {
     /// Endpoints the broker binds for clients (`serve`, `broker`).
     public var endpoints = ["tcp://127.0.0.1:5555"]
-    /// The broker a worker or a client connects to (`worker`, `call`).
+    /// The broker a worker or a client connects to (`worker`, `call`, `status`).
     public var broker = "tcp://127.0.0.1:5555"
     /// The data directory; each stateful service keeps its journal in a subdirectory named after it.
     public var dataDirectory = "./lyceum-data"
@@ -20,10 +20,28 @@ public struct Settings: Sendable {
     public var sessionsPerService = 4
     /// When a journaled write counts as durable.
     public var durability = DurabilityPolicy.always
-    /// How long `call` waits for a reply.
+    /// How long `call` and `status` wait for a reply.
     public var timeout = Duration.milliseconds(5000)
     /// The least severe level logged.
     public var logLevel = LogLevel.info
+    /// How log lines are written; `nil` means human text on a terminal, logfmt otherwise.
+    public var logFormat: LogFormat?
+    /// The loopback TCP port serving `GET /metrics`; 0 serves no metrics.
+    public var metricsPort = 0
+    /// Majordomo heartbeat interval between broker and workers.
+    public var heartbeatInterval = Duration.milliseconds(2500)
+    /// Heartbeat intervals of silence after which a peer is considered gone.
+    public var heartbeatLiveness = 3
+    /// A worker's first wait before reconnecting to a lost broker; doubled up to `reconnectMaximum`.
+    public var reconnectInitial = Duration.milliseconds(1000)
+    /// The longest wait between a worker's reconnection attempts.
+    public var reconnectMaximum = Duration.seconds(32)
+    /// Requests the broker queues for one service before refusing more with `queue-full`.
+    public var queueLimit = 1000
+    /// Requests the broker queues for all services together before refusing with `broker-overloaded`.
+    public var queueLimitTotal = 10_000
+    /// ZeroMQ high-water mark (messages queued per peer, each direction) of the broker's socket.
+    public var highWaterMark = 1000
 
     /// Where each setting that is not a default came from.
     public private(set) var origins: [SettingKey: SettingOrigin] = [:]
@@ -32,12 +50,18 @@ public struct Settings: Sendable {
     public init() {}
 
     /// Stores `text` as the value of `key`, coming from `origin`. A repeatable setting's first
-    /// value from an origin replaces what lower-precedence origins gave; later ones add to it.
+    /// value from a source replaces what lower-precedence sources gave; later ones add to it.
     /// - Throws: `SettingsError` naming the key and origin when `text` is not a valid value.
     public mutating func set(_ key: SettingKey, to text: String, from origin: SettingOrigin) throws(SettingsError) {
-        let adding = key.isRepeatable && origins[key] == origin
+        let adding = key.isRepeatable && origins[key]?.precedence == origin.precedence
         func invalid(_ expectation: String) -> SettingsError {
             SettingsError(key: key, origin: origin, message: "expected \(expectation), got '\(text)'")
+        }
+        func integer(_ range: ClosedRange<Int>, _ unit: String = "an integer") throws(SettingsError) -> Int {
+            guard let value = Int(text), range.contains(value) else {
+                throw invalid("\(unit) from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return value
         }
         switch key {
         case .endpoint:
@@ -59,25 +83,87 @@ public struct Settings: Sendable {
             let current = adding ? services : []
             services = current.contains(service) ? current : current + [service]
         case .sessions:
-            guard let count = Int(text), Self.sessionRange.contains(count) else {
-                throw invalid("an integer from \(Self.sessionRange.lowerBound) to \(Self.sessionRange.upperBound)")
-            }
-            sessionsPerService = count
+            sessionsPerService = try integer(Self.sessionRange)
         case .durability:
             guard let policy = DurabilityPolicy(text) else { throw invalid("always, none, interval or interval:MILLISECONDS") }
             durability = policy
         case .timeout:
-            guard let milliseconds = Int(text), Self.timeoutRange.contains(milliseconds) else {
-                throw invalid("milliseconds from \(Self.timeoutRange.lowerBound) to \(Self.timeoutRange.upperBound)")
-            }
-            timeout = .milliseconds(milliseconds)
+            timeout = .milliseconds(try integer(Self.timeoutRange, "milliseconds"))
         case .logLevel:
             guard let level = LogLevel(name: text) else {
                 throw invalid("one of " + LogLevel.allCases.map(\.description).joined(separator: ", "))
             }
             logLevel = level
+        case .logFormat:
+            if text == "auto" {
+                logFormat = nil
+            } else {
+                guard let format = LogFormat(rawValue: text) else {
+                    throw invalid("auto, " + LogFormat.allCases.map(\.rawValue).joined(separator: ", "))
+                }
+                logFormat = format
+            }
+        case .metricsPort:
+            metricsPort = try integer(0...65535, "a TCP port")
+        case .heartbeatInterval:
+            heartbeatInterval = .milliseconds(try integer(10...86_400_000, "milliseconds"))
+        case .heartbeatLiveness:
+            heartbeatLiveness = try integer(1...1000)
+        case .reconnectInitial:
+            reconnectInitial = .milliseconds(try integer(1...3_600_000, "milliseconds"))
+        case .reconnectMaximum:
+            reconnectMaximum = .milliseconds(try integer(1...3_600_000, "milliseconds"))
+        case .queueLimit:
+            queueLimit = try integer(1...10_000_000)
+        case .queueLimitTotal:
+            queueLimitTotal = try integer(1...10_000_000)
+        case .highWaterMark:
+            highWaterMark = try integer(0...10_000_000)
         }
         origins[key] = origin
+    }
+
+    /// The value of `key` as text that `set(_:to:from:)` accepts; repeatable settings give one
+    /// element per value.
+    public func values(of key: SettingKey) -> [String] {
+        switch key {
+        case .endpoint: endpoints
+        case .broker: [broker]
+        case .data: [dataDirectory]
+        case .catalog: catalogPaths
+        case .service: services.map(\.rawValue)
+        case .sessions: [String(sessionsPerService)]
+        case .durability: [durability.description]
+        case .timeout: [String(timeout.milliseconds)]
+        case .logLevel: [logLevel.description]
+        case .logFormat: [logFormat?.rawValue ?? "auto"]
+        case .metricsPort: [String(metricsPort)]
+        case .heartbeatInterval: [String(heartbeatInterval.milliseconds)]
+        case .heartbeatLiveness: [String(heartbeatLiveness)]
+        case .reconnectInitial: [String(reconnectInitial.milliseconds)]
+        case .reconnectMaximum: [String(reconnectMaximum.milliseconds)]
+        case .queueLimit: [String(queueLimit)]
+        case .queueLimitTotal: [String(queueLimitTotal)]
+        case .highWaterMark: [String(highWaterMark)]
+        }
+    }
+
+    /// Refuses combinations of values that are each valid but cannot work together, naming the
+    /// setting and where its value came from.
+    /// - Throws: `SettingsError` for the first conflict found.
+    public func checkConflicts() throws(SettingsError) {
+        func conflict(_ key: SettingKey, _ message: String) -> SettingsError {
+            SettingsError(key: key, origin: origins[key] ?? .defaultValue, message: message)
+        }
+        if queueLimit > queueLimitTotal {
+            throw conflict(.queueLimit, "\(queueLimit) exceeds queue-limit-total \(queueLimitTotal)")
+        }
+        if reconnectInitial > reconnectMaximum {
+            throw conflict(.reconnectInitial, "\(reconnectInitial.milliseconds) ms exceeds reconnect-max \(reconnectMaximum.milliseconds) ms")
+        }
+        if metricsPort != 0, let clash = endpoints.first(where: { $0.hasPrefix("tcp://") && $0.hasSuffix(":\(metricsPort)") }) {
+            throw conflict(.metricsPort, "port \(metricsPort) is also the broker endpoint \(clash)")
+        }
     }
 
     /// Worker sessions per service: at least one, and few enough that threads stay cheap.
@@ -90,7 +176,8 @@ public struct Settings: Sendable {
     }
 }
 
-/// The name of one setting, as written after `--` on the command line.
+/// The name of one setting, as written after `--` on the command line and as a key in a
+/// configuration file; its environment variable is `LYCEUM_` and the name in capitals with `_`.
 public enum SettingKey: String, CaseIterable, Sendable {
     /// `Settings.endpoints`.
     case endpoint
@@ -110,23 +197,66 @@ public enum SettingKey: String, CaseIterable, Sendable {
     case timeout
     /// `Settings.logLevel`.
     case logLevel = "log-level"
+    /// `Settings.logFormat`.
+    case logFormat = "log-format"
+    /// `Settings.metricsPort`.
+    case metricsPort = "metrics-port"
+    /// `Settings.heartbeatInterval`.
+    case heartbeatInterval = "heartbeat-interval"
+    /// `Settings.heartbeatLiveness`.
+    case heartbeatLiveness = "heartbeat-liveness"
+    /// `Settings.reconnectInitial`.
+    case reconnectInitial = "reconnect-initial"
+    /// `Settings.reconnectMaximum`.
+    case reconnectMaximum = "reconnect-max"
+    /// `Settings.queueLimit`.
+    case queueLimit = "queue-limit"
+    /// `Settings.queueLimitTotal`.
+    case queueLimitTotal = "queue-limit-total"
+    /// `Settings.highWaterMark`.
+    case highWaterMark = "hwm"
 
     /// Whether the setting takes several values, one per occurrence.
     public var isRepeatable: Bool { [.endpoint, .catalog, .service].contains(self) }
 
     /// The flag, e.g. `--log-level`.
     public var flag: String { "--" + rawValue }
+
+    /// The environment variable, e.g. `LYCEUM_LOG_LEVEL`.
+    public var environmentVariable: String {
+        "LYCEUM_" + String(rawValue.uppercased().map { $0 == "-" ? "_" : $0 })
+    }
 }
 
-/// Where a setting's value came from, most precedent last.
+/// Where a setting's value came from.
 public enum SettingOrigin: Sendable, Equatable, CustomStringConvertible {
+    /// Lyceum's built-in default.
+    case defaultValue
+    /// A configuration file, and the line when the format has lines.
+    case file(path: String, line: Int?)
+    /// An environment variable.
+    case environment(variable: String)
     /// A command-line flag.
     case commandLine
 
-    /// How error messages name the origin.
+    /// Higher wins: defaults < file < environment < command line.
+    public var precedence: Int {
+        switch self {
+        case .defaultValue: 0
+        case .file: 1
+        case .environment: 2
+        case .commandLine: 3
+        }
+    }
+
+    /// How `lyceum config` and error messages name the origin.
     public var description: String {
         switch self {
-        case .commandLine: "the command line"
+        case .defaultValue: "default"
+        case .file(let path, let line?): "file \(path):\(line)"
+        case .file(let path, nil): "file \(path)"
+        case .environment(let variable): "environment \(variable)"
+        case .commandLine: "command line"
         }
     }
 }
@@ -147,10 +277,14 @@ public struct SettingsError: Error, Sendable, Equatable, CustomStringConvertible
         self.message = message
     }
 
-    /// `--sessions: expected an integer from 1 to 64, got 'x'` for the command line.
+    /// `--sessions: expected an integer from 1 to 64, got 'x'` for the command line;
+    /// `sessions (file lyceum.conf:3): …` or `LYCEUM_SESSIONS (environment): …` otherwise.
     public var description: String {
         switch origin {
         case .commandLine: key.map { "\($0.flag): \(message)" } ?? message
+        case .environment(let variable): "\(variable) (environment): \(message)"
+        case .file: key.map { "\($0.rawValue) (\(origin)): \(message)" } ?? "\(origin): \(message)"
+        case .defaultValue: key.map { "\($0.rawValue) (default): \(message)" } ?? message
         }
     }
 }

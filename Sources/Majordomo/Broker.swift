@@ -19,6 +19,7 @@ public final class Broker: Service {
     private let wakeup: Wakeup
     private let binding = Locked<Result<[String], MajordomoError>?>(nil)
     private let bindingSettled = DispatchSemaphore(value: 0)
+    private let latestSnapshot = Locked(BrokerSnapshot.empty)
 
     /// Creates a broker that will bind `endpoints` when it runs.
     public init(endpoints: [String], configuration: BrokerConfiguration = BrokerConfiguration(), context: Context) throws(MajordomoError) {
@@ -40,6 +41,8 @@ public final class Broker: Service {
             router = try context.socket(.router)
             try router.set(.routerMandatory, to: true)
             try router.set(.maxMessageSize, to: configuration.maxFrameSize)
+            try router.set(.sendHighWaterMark, to: configuration.highWaterMark)
+            try router.set(.receiveHighWaterMark, to: configuration.highWaterMark)
             for endpoint in endpoints { try router.bind(endpoint) }
         } catch {
             let failure = MajordomoError(error)
@@ -49,7 +52,7 @@ public final class Broker: Service {
         }
         settleBinding(.success(router.endpoints))
         logger.log(.info, "broker listening", ["endpoints": router.endpoints.joined(separator: ",")])
-        let engine = BrokerEngine(router: router, configuration: configuration, logger: logger)
+        let engine = BrokerEngine(router: router, configuration: configuration, logger: logger, snapshot: latestSnapshot)
         do {
             try engine.route(until: wakeup)
         } catch {
@@ -63,6 +66,11 @@ public final class Broker: Service {
     public func shutdown() {
         wakeup.signal()
     }
+
+    /// The broker's services, workers and queues: worker counts as of the last registration or
+    /// departure, queue depths as of the last housekeeping pass (about a second old at most
+    /// while it runs). Safe to read from any thread.
+    public var snapshot: BrokerSnapshot { latestSnapshot.withLock { $0 } }
 
     /// Waits until `run()` has bound its endpoints.
     /// - Returns: the bound endpoints, wildcard ports resolved, in the order given.

@@ -22,6 +22,12 @@ public struct BrokerConfiguration: Sendable {
     public var maxFrameSize: Int64
     /// Frames accepted in one message; longer messages are dropped. Default: 64.
     public var maxFramesPerMessage: Int
+    /// ZeroMQ high-water mark of the broker's socket, each direction (`ZMQ_SNDHWM`,
+    /// `ZMQ_RCVHWM`): messages queued per peer. Default: 1000, libzmq's.
+    public var highWaterMark: Int32
+    /// Extra management services the broker answers itself, by name (each starting `mmi.`),
+    /// beside 8/MMI's `mmi.service`. Default: none.
+    public var managementServices: [String: ManagementAnswer]
 
     /// Creates a configuration; each argument defaults to the value documented on its property.
     public init(
@@ -32,7 +38,9 @@ public struct BrokerConfiguration: Sendable {
         maxQueuedRequests: Int = 10_000,
         maxWorkers: Int = 10_000,
         maxFrameSize: Int64 = 4 << 20,
-        maxFramesPerMessage: Int = 64
+        maxFramesPerMessage: Int = 64,
+        highWaterMark: Int32 = 1000,
+        managementServices: [String: ManagementAnswer] = [:]
     ) {
         self.heartbeat = heartbeat
         self.maxRequestDuration = maxRequestDuration
@@ -42,5 +50,7 @@ public struct BrokerConfiguration: Sendable {
         self.maxWorkers = maxWorkers
         self.maxFrameSize = maxFrameSize
         self.maxFramesPerMessage = maxFramesPerMessage
+        self.highWaterMark = highWaterMark
+        self.managementServices = managementServices
     }
 }

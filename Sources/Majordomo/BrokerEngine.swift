@@ -54,12 +54,17 @@ final class BrokerEngine {
     /// The time of the current batch of messages: read once per wake-up rather than once per
     /// message, which is precise enough for expiries of milliseconds and more.
     private var now: ContinuousClock.Instant
+    private let publishedSnapshot: Locked<BrokerSnapshot>
+    /// Set when a worker registers or goes, so that the published worker counts follow at once;
+    /// queue depths are published on every housekeeping pass.
+    private var workersChanged = false
 
     /// Messages handled between two looks at the clock, so that a flood cannot starve heartbeats.
     private static let batch = 4096
 
-    init(router: Socket, configuration: BrokerConfiguration, logger: Logger) {
+    init(router: Socket, configuration: BrokerConfiguration, logger: Logger, snapshot: Locked<BrokerSnapshot>) {
         self.router = router
+        self.publishedSnapshot = snapshot
         self.configuration = configuration
         self.logger = logger
         now = clock.now
@@ -90,6 +95,12 @@ final class BrokerEngine {
                 try rejectRequestsForAbsentServices(now: now)
                 nextHousekeeping = now + housekeeping
                 mayHoldMessages = true
+                workersChanged = true
+            }
+            if workersChanged {
+                let current = snapshot()
+                publishedSnapshot.withLock { $0 = current }
+                workersChanged = false
             }
             if now >= nextHeartbeat {
                 try sendHeartbeats()
@@ -153,8 +164,12 @@ final class BrokerEngine {
         try dispatch(service)
     }
 
-    /// 8/MMI: `mmi.service` says whether a worker serves the service named in the body.
+    /// 8/MMI: `mmi.service` says whether a worker serves the service named in the body; the
+    /// configured management services answer from a snapshot.
     private func managementAnswer(_ message: ClientMessage) -> [UInt8] {
+        if let answer = configuration.managementServices[String(decoding: message.service, as: UTF8.self)] {
+            return answer(snapshot(), message.body)
+        }
         guard message.service == MDP.serviceQuery else { return MDP.notImplemented }
         let registered = services[message.body[0]].map { $0.workerCount > 0 } ?? false
         return registered ? MDP.found : MDP.notFound
@@ -172,6 +187,7 @@ final class BrokerEngine {
             let record = WorkerRecord(identity: sender, service: service, expiry: now + configuration.heartbeat.expiry)
             workers[sender] = record
             service.workerCount += 1
+            workersChanged = true
             service.waiting.append(record)
             logger.log(.info, "worker registered", ["worker": Logger.display(sender), "service": Logger.display(name)])
             try dispatch(service)
@@ -211,6 +227,15 @@ final class BrokerEngine {
                 remove(worker)
             }
         }
+    }
+
+    private func snapshot() -> BrokerSnapshot {
+        let list = services.values.map { service in
+            BrokerSnapshot.Service(
+                name: String(decoding: service.name, as: UTF8.self), workers: service.workerCount,
+                idleWorkers: service.waiting.count, queuedRequests: service.requests.count)
+        }
+        return BrokerSnapshot(services: list.sorted { $0.name < $1.name })
     }
 
     // MARK: Sending
@@ -258,6 +283,7 @@ final class BrokerEngine {
         workers[worker.identity] = nil
         let service = worker.service
         service.workerCount -= 1
+        workersChanged = true
         service.waiting.removeAll { $0 === worker }
         if service.isUnused { services[service.name] = nil }
     }

@@ -11,30 +11,46 @@ TerminationSignals.blockInAllThreads()
 let lyceumVersion = "0.1.0"
 
 let usage = """
-    usage: lyceum <command> [options]
+    usage: lyceum <command> [--config FILE] [options]
 
     commands:
       serve     broker and workers for catalog, progress and books in one process
                   [--endpoint EP]... [--data DIR] [--catalog PATH]... [--sessions N]
-                  [--durability always|none|interval[:MS]] [--log-level LEVEL]
-      broker    only the broker        [--endpoint EP]... [--log-level LEVEL]
+                  [--durability always|none|interval[:MS]] [--metrics-port PORT]
+      broker    only the broker        [--endpoint EP]... [--metrics-port PORT]
       worker    only workers           --broker EP [--service catalog|progress|books]... [--sessions N]
-                  [--data DIR] [--catalog PATH]... [--durability POLICY] [--log-level LEVEL]
+                  [--data DIR] [--catalog PATH]... [--durability POLICY] [--metrics-port PORT]
       call      send one request, print the reply
                   [--broker EP] [--timeout MS] SERVICE 'JSON'
                   exit 0: ok reply; 1: error reply; 3: no reply (timeout, unreachable broker)
+      status    ask the broker's mmi.status: services, workers, queues, journals, uptime (JSON)
+                  [--broker EP] [--timeout MS]
+      config    print the effective configuration and where each value came from
       journal   check|repair|compact --data DIR
       --version show Lyceum's and libzmq's versions and libzmq's capabilities
       --help    show this help
 
-    defaults: endpoint and broker tcp://127.0.0.1:5555, data ./lyceum-data, the sample catalog,
-    4 sessions per service, durability always, log level info
+    every long-running command also takes --log-level LEVEL, --log-format auto|human|logfmt|json,
+    --heartbeat-interval MS, --heartbeat-liveness N; broker and serve --queue-limit N,
+    --queue-limit-total N, --hwm N; worker --reconnect-initial MS, --reconnect-max MS.
+    Every setting can also come from LYCEUM_<NAME> (e.g. LYCEUM_LOG_LEVEL) or a --config FILE
+    (JSON or key = value); precedence: flags > environment > file > defaults. See README.md,
+    "Operations", for the table of settings and defaults.
     """
 
-/// Parses the flags a subcommand accepts, or exits with status 2 naming the bad flag.
-func parse(_ arguments: ArraySlice<String>, command: String, accepting keys: Set<SettingKey>, positionals: Int) -> CommandArguments {
+/// Settings every long-running command takes.
+let commonKeys: Set<SettingKey> = [.logLevel, .logFormat, .metricsPort, .heartbeatInterval, .heartbeatLiveness]
+/// Settings of a process that runs a broker.
+let brokerKeys: Set<SettingKey> = [.endpoint, .queueLimit, .queueLimitTotal, .highWaterMark]
+/// Settings of a process that runs workers.
+let workerKeys: Set<SettingKey> = [.data, .catalog, .sessions, .durability]
+
+/// Resolves a subcommand's settings from flags, environment and configuration file, or exits
+/// with status 2 naming the bad setting and its source.
+func parse(_ arguments: ArraySlice<String>, command: String, accepting keys: Set<SettingKey>, positionals: Int) -> (CommandArguments, ConfigurationSources) {
+    let sources = ConfigurationSources(arguments: Array(arguments), environment: ProcessInfo.processInfo.environment, accepting: keys)
     do {
-        let parsed = try CommandArguments(Array(arguments), accepting: keys)
+        let parsed = try sources.resolve()
         if parsed.wantsHelp {
             print(usage)
             exit(0)
@@ -43,7 +59,7 @@ func parse(_ arguments: ArraySlice<String>, command: String, accepting keys: Set
             let expected = positionals == 0 ? "no arguments" : "\(positionals) arguments"
             fail("lyceum \(command): expected \(expected), got \(parsed.positionals.count)")
         }
-        return parsed
+        return (parsed, sources)
     } catch {
         fail("lyceum \(command): \(error)")
     }
@@ -58,18 +74,28 @@ let arguments = CommandLine.arguments.dropFirst()
 let rest = arguments.dropFirst()
 switch arguments.first {
 case "serve":
-    let parsed = parse(rest, command: "serve", accepting: [.endpoint, .data, .catalog, .sessions, .durability, .logLevel], positionals: 0)
-    exit(Commands.serve(parsed.settings))
+    let (parsed, sources) = parse(rest, command: "serve", accepting: commonKeys.union(brokerKeys).union(workerKeys), positionals: 0)
+    exit(Commands.serve(parsed.settings, reloading: sources))
 case "broker":
-    let parsed = parse(rest, command: "broker", accepting: [.endpoint, .logLevel], positionals: 0)
-    exit(Commands.broker(parsed.settings))
+    let (parsed, sources) = parse(rest, command: "broker", accepting: commonKeys.union(brokerKeys), positionals: 0)
+    exit(Commands.broker(parsed.settings, reloading: sources))
 case "worker":
-    let parsed = parse(rest, command: "worker", accepting: [.broker, .service, .sessions, .data, .catalog, .durability, .logLevel], positionals: 0)
-    guard parsed.settings.origins[.broker] != nil else { fail("lyceum worker: --broker is required") }
-    exit(Commands.worker(parsed.settings))
+    let (parsed, sources) = parse(
+        rest, command: "worker",
+        accepting: commonKeys.union(workerKeys).union([.broker, .service, .reconnectInitial, .reconnectMaximum]), positionals: 0)
+    guard parsed.settings.origins[.broker] != nil else {
+        fail("lyceum worker: --broker is required (or broker in the --config file, or LYCEUM_BROKER)")
+    }
+    exit(Commands.worker(parsed.settings, reloading: sources))
 case "call":
-    let parsed = parse(rest, command: "call", accepting: [.broker, .timeout], positionals: 2)
+    let (parsed, _) = parse(rest, command: "call", accepting: [.broker, .timeout], positionals: 2)
     exit(CallCommand.run(service: parsed.positionals[0], body: parsed.positionals[1], settings: parsed.settings))
+case "status":
+    let (parsed, _) = parse(rest, command: "status", accepting: [.broker, .timeout], positionals: 0)
+    exit(StatusCommand.run(settings: parsed.settings))
+case "config":
+    let (parsed, sources) = parse(rest, command: "config", accepting: Set(SettingKey.allCases), positionals: 0)
+    print(ConfigCommand.render(parsed.settings, file: sources.configFile))
 case "--version", "version":
     let capabilities = LibZMQ.Capability.allCases.map { "\($0.rawValue)=\(LibZMQ.has($0) ? "yes" : "no")" }
     print("lyceum \(lyceumVersion)")

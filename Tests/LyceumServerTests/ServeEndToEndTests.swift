@@ -159,18 +159,6 @@ struct ServeEndToEndTests {
 /// Tests/LyceumServerTests/Clients/mdp_client.py run by Debian's Python, which has pyzmq.
 enum PythonClient {
     static func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients/mdp_client.py")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [script.path] + arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let stdout = output.fileHandleForReading.readDataToEndOfFile()
-        let stderr = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+        try Python.run("mdp_client.py", arguments)
     }
 }

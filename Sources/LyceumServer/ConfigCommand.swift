@@ -1,0 +1,22 @@
+/// `lyceum config`: the effective configuration, one setting a line in the `key = value` format
+/// that `--config` reads, each followed by where its value came from.
+public enum ConfigCommand {
+    /// The listing of `settings`; `file` is the configuration file read, if any.
+    public static func render(_ settings: Settings, file: String?) -> String {
+        var lines = [
+            "# effective configuration; precedence: command line > environment (LYCEUM_*) > file > default",
+            "# configuration file: \(file ?? "none")",
+        ]
+        let width = SettingKey.allCases.map(\.rawValue.count).max() ?? 0
+        for key in SettingKey.allCases {
+            let origin = settings.origins[key] ?? .defaultValue
+            let name = key.rawValue + String(repeating: " ", count: width - key.rawValue.count)
+            let values = settings.values(of: key)
+            if values.isEmpty {
+                lines.append("# \(name) (none: the sample catalog)   # \(origin)")
+            }
+            for value in values { lines.append("\(name) = \(value)   # \(origin)") }
+        }
+        return lines.joined(separator: "\n")
+    }
+}

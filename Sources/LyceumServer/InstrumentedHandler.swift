@@ -1,0 +1,66 @@
+import JSON
+import LearningServices
+import Logging
+
+/// Wraps a service's answer so that every request is counted in `RequestMetrics` and, when
+/// debug logging is on, logged with its operation, request id, latency and error code. The
+/// request line costs nothing when debug is off; the metrics cost one parse of the request's
+/// envelope and a lock.
+public enum InstrumentedHandler {
+    /// Error codes for which the request's `op` is not trusted as a label: a client could
+    /// otherwise make up any number of label values.
+    static let untrustedOpCodes: Set<String> = ["bad_request", "unknown_op", "too_large"]
+
+    /// `answer` for `service`, recording into `metrics`.
+    public static func wrap(
+        _ answer: @escaping @Sendable ([UInt8]) -> [UInt8], service: String, metrics: RequestMetrics
+    ) -> @Sendable ([UInt8]) -> [UInt8] {
+        let logger = Logger(component: "request")
+        return { request in
+            let started = ContinuousClock.now
+            let reply = answer(request)
+            let elapsed = ContinuousClock.now - started
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let envelope = Envelope(request: request)
+            let code = errorCode(of: reply)
+            let op = code.map(untrustedOpCodes.contains) == true ? "invalid" : envelope.op ?? "invalid"
+            metrics.record(service: service, op: op, seconds: seconds, errorCode: code)
+            if logger.isEnabled(.debug) {
+                logger.debug("request", [
+                    "service": service, "op": envelope.op ?? "", "request_id": envelope.requestID ?? "",
+                    "latency_us": String(Int(seconds * 1e6)), "code": code ?? "ok",
+                ])
+            }
+            return reply
+        }
+    }
+
+    /// The error code of an error reply `{"ok":false,"error":{"code":…}}`; `nil` for a success.
+    static func errorCode(of reply: [UInt8]) -> String? {
+        if reply.starts(with: successPrefix) { return nil }
+        do {
+            guard case .string(let code)? = try JSONParser().parse(reply)["error"]?["code"] else { return "unreadable_reply" }
+            return code
+        } catch {
+            return "unreadable_reply"
+        }
+    }
+
+    private static let successPrefix = Array(#"{"ok":true"#.utf8)
+
+    /// The request's `op` and `request_id`, when it is a JSON object carrying them as strings.
+    struct Envelope {
+        var op: String?
+        var requestID: String?
+
+        init(request: [UInt8]) {
+            do {
+                let value = try JSONParser(maxBytes: 1 << 20, maxDepth: 64).parse(request)
+                if case .string(let op)? = value["op"] { self.op = op }
+                if case .string(let id)? = value["request_id"] { requestID = id }
+            } catch {
+                // Not JSON: the service has answered bad_request, and the labels say "invalid".
+            }
+        }
+    }
+}

@@ -1,0 +1,29 @@
+import Majordomo
+import ZeroMQ
+
+/// `lyceum status`: asks a broker's `mmi.status` management service and prints its answer, a
+/// JSON object of the broker's services, worker counts, queue depths, uptime and (for
+/// `serve`) journals.
+public enum StatusCommand {
+    /// Exit statuses: 0 with the answer printed; 1 when the broker does not answer `mmi.status`
+    /// (it is not a Lyceum broker); 3 when no reply came.
+    public static func run(settings: Settings) -> Int32 {
+        let reply: [[UInt8]]
+        do {
+            let context = try Context()
+            let client = Client(
+                endpoint: settings.broker, configuration: ClientConfiguration(timeout: settings.timeout, attempts: 1), context: context)
+            defer { client.close() }
+            reply = try client.call(ProcessReport.statusService, body: [[]])
+        } catch {
+            printError("lyceum status: no reply from \(settings.broker) within \(settings.timeout): \(error)")
+            return CallCommand.Status.noReply
+        }
+        guard reply.count == 1, reply[0] != MDP.notImplemented else {
+            printError("lyceum status: the broker at \(settings.broker) does not answer \(ProcessReport.statusService)")
+            return CallCommand.Status.errorReply
+        }
+        print(String(decoding: reply[0], as: UTF8.self))
+        return CallCommand.Status.ok
+    }
+}

@@ -1,0 +1,40 @@
+/// What a broker holds at one moment: its services, their workers and queues. Management
+/// answers and metrics are built from it; it never includes request bodies.
+public struct BrokerSnapshot: Sendable, Equatable {
+    /// One service as the broker sees it.
+    public struct Service: Sendable, Equatable {
+        /// The service name.
+        public let name: String
+        /// Workers registered for the service.
+        public let workers: Int
+        /// Of those, workers waiting for a request.
+        public let idleWorkers: Int
+        /// Requests queued for the service, not yet given to a worker.
+        public let queuedRequests: Int
+
+        /// A service's counts.
+        public init(name: String, workers: Int, idleWorkers: Int, queuedRequests: Int) {
+            self.name = name
+            self.workers = workers
+            self.idleWorkers = idleWorkers
+            self.queuedRequests = queuedRequests
+        }
+    }
+
+    /// The services with a worker or a queued request, by name.
+    public let services: [Service]
+    /// A snapshot of `services`.
+    public init(services: [Service]) { self.services = services }
+
+    /// Workers registered, all services together.
+    public var workers: Int { services.reduce(0) { $0 + $1.workers } }
+    /// Requests queued, all services together.
+    public var queuedRequests: Int { services.reduce(0) { $0 + $1.queuedRequests } }
+
+    /// A snapshot with no services, as before the broker runs.
+    public static let empty = BrokerSnapshot(services: [])
+}
+
+/// Answers one `mmi.` management service from the broker's state; called on the broker's
+/// thread, so it must be quick and must not block.
+public typealias ManagementAnswer = @Sendable (_ snapshot: BrokerSnapshot, _ body: [[UInt8]]) -> [UInt8]

@@ -1,0 +1,172 @@
+import Foundation
+import Majordomo
+import Testing
+import ZeroMQ
+
+/// The files in deploy/: the systemd units pass `systemd-analyze verify`, and the local-cluster
+/// script runs a broker and worker processes that keep serving when a worker is killed.
+@Suite(.serialized)
+struct DeployTests {
+    static let deploy = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../deploy").standardized
+
+    /// Foundation's `Process` starts a child with the spawning thread's signal mask, and the test
+    /// runner's threads block SIGTERM and SIGINT; bash cannot unblock a signal, so the script
+    /// would never see the one that stops it. This clears the mask, then becomes the script.
+    static let unblockSignalsAndExec = "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])"
+
+    static let systemdAnalyze = ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    @Test(.enabled(if: systemdAnalyze != nil, "systemd-analyze is not installed (Debian's systemd package)"))
+    func systemdUnitsVerify() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // verify checks that ExecStart's binary exists: point it at the one just built.
+        for unit in ["lyceum-broker.service", "lyceum-worker@.service"] {
+            let text = try String(contentsOf: Self.deploy.appendingPathComponent("systemd/" + unit), encoding: .utf8)
+            #expect(text.contains("ExecReload=/bin/kill -HUP $MAINPID"))
+            #expect(text.contains("Restart=on-failure"))
+            #expect(text.contains("User=lyceum"))
+            #expect(text.contains("ProtectSystem=strict"))
+            let local = text.replacingOccurrences(of: "/usr/local/bin/lyceum", with: LyceumProcess.executable.path)
+            try local.write(toFile: directory.path + "/" + unit, atomically: true, encoding: .utf8)
+        }
+        let worker = try String(contentsOfFile: directory.path + "/lyceum-worker@.service", encoding: .utf8)
+        #expect(worker.contains("ReadWritePaths=/var/lib/lyceum"))
+        try worker.write(toFile: directory.path + "/lyceum-worker@books.service", atomically: true, encoding: .utf8)
+        for unit in ["lyceum-broker.service", "lyceum-worker@.service", "lyceum-worker@books.service"] {
+            let result = try Self.run(Self.systemdAnalyze!, ["verify", directory.path + "/" + unit])
+            #expect(result.status == 0 && result.output.isEmpty, "\(unit): \(result.output)")
+        }
+    }
+
+    @Test func theLocalClusterKeepsServingWhenAWorkerIsKilled() throws {
+        let data = try TemporaryDirectory()
+        defer { data.remove() }
+        let endpoint = try freeLoopbackEndpoint()
+        let port = endpoint.split(separator: ":").last.map(String.init) ?? ""
+        // The script gives the broker BASE and the workers BASE+1…BASE+3.
+        let metricsPort = try Self.freePortRange(count: 4)
+        let cluster = Process()
+        cluster.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        cluster.arguments = ["-c", Self.unblockSignalsAndExec, Self.deploy.appendingPathComponent("local-cluster.sh").path, "--lyceum", LyceumProcess.executable.path, "--workers", "2", "--port", port, "--data", data.path,
+                             "--metrics-port", String(metricsPort)]
+        let output = Pipe()
+        cluster.standardOutput = output
+        let lines = LineCollector(output.fileHandleForReading)
+        try cluster.run()
+        var pids: [String: Int32] = [:]
+        defer {
+            if cluster.isRunning { kill(cluster.processIdentifier, SIGTERM) }
+            if !waitUntil(timeout: .seconds(15), { !cluster.isRunning }) { kill(cluster.processIdentifier, SIGKILL) }
+            cluster.waitUntilExit()
+            // Whatever the script could not stop (it was killed, or failed) is stopped here.
+            for pid in pids.values where kill(pid, 0) == 0 { kill(pid, SIGKILL) }
+        }
+        try #require(waitUntil(timeout: .seconds(10)) { lines.text.contains("cluster ready") }, "local-cluster.sh: \(lines.text)")
+        for line in lines.text.split(separator: "\n") where line.hasPrefix("started ") {
+            let words = line.split(separator: " ")
+            pids[String(words[1])] = Int32(words[3])
+        }
+        try #require(pids.count == 4, "\(lines.text)")
+
+        let context = try Context()
+        let probe = Client(endpoint: endpoint, configuration: ClientConfiguration(timeout: .milliseconds(500), attempts: 1), context: context)
+        defer { probe.close() }
+        let registered = waitUntil(timeout: .seconds(30)) {
+            ["catalog", "books", "progress"].allSatisfy { service in
+                do { return try probe.isRegistered(service) } catch { return false }
+            }
+        }
+        try #require(registered, "the cluster's workers did not register; logs:\n\(Self.logs(in: data.path + "/logs"))")
+        #expect(try Self.awaitCatalogWorkers(8, metricsPort: metricsPort), "two processes of 4 catalog sessions each")
+
+        // Retries ride over the request a killed worker had in hand.
+        let load = Load(endpoint: endpoint, clients: 4, configuration: ClientConfiguration(timeout: .seconds(1), attempts: 3)) { client, sequence in
+            client == 0
+                ? ("books", #"{"op":"create","learner":"cluster","title":"T\#(sequence)","author":"A","genre":"Fantasy","rating":4}"#)
+                : ("catalog", #"{"op":"list_categories"}"#)
+        }
+        load.run(for: .milliseconds(700))
+        #expect(kill(pids["catalog-worker-1"]!, SIGKILL) == 0)
+        load.run(for: .milliseconds(1500))
+        let outcomes = try load.stop()
+        #expect(outcomes.count > 20)
+        #expect(outcomes.allSatisfy { $0.reply != nil }, "\(outcomes.filter { $0.reply == nil }.count) requests failed after retries")
+        #expect(try outcomes.compactMap { try $0.parsed() }.allSatisfy { $0.isOK })
+
+        kill(cluster.processIdentifier, SIGTERM)
+        #expect(waitUntil(timeout: .seconds(15)) { !cluster.isRunning })
+        #expect(lines.text.contains("cluster stopped"))
+        #expect(pids.values.allSatisfy { kill($0, 0) != 0 }, "local-cluster.sh left a process running")
+        let brokerLog = try String(contentsOfFile: data.path + "/logs/broker.log", encoding: .utf8)
+        #expect(brokerLog.contains("broker stopped"))
+    }
+
+    /// Waits until the broker's metrics count `expected` catalog workers.
+    static func awaitCatalogWorkers(_ expected: Double, metricsPort: Int) throws -> Bool {
+        try waitUntil(timeout: .seconds(10)) {
+            try Metrics.scrape(port: metricsPort).value("lyceum_broker_workers", ["service": "catalog"]) == expected
+        }
+    }
+
+    /// The first of `count` consecutive loopback ports that were all free a moment ago.
+    static func freePortRange(count: Int) throws -> Int {
+        for _ in 0..<50 {
+            let first = try freeLoopbackPort()
+            if first + count <= 65535, (1..<count).allSatisfy({ isFree(port: first + $0) }) { return first }
+        }
+        throw POSIXError(.EADDRINUSE)
+    }
+
+    static func isFree(port: Int) -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port)).bigEndian
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+
+    /// Every log file in `directory`, each under its name, for a failure message.
+    static func logs(in directory: String) -> String {
+        do {
+            return try FileManager.default.contentsOfDirectory(atPath: directory).sorted().map { name in
+                "== \(name)\n" + (try String(contentsOfFile: directory + "/" + name, encoding: .utf8))
+            }.joined(separator: "\n")
+        } catch {
+            return "cannot read the logs in \(directory): \(error)"
+        }
+    }
+
+    static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
+}
+
+/// Collects what a pipe delivers, readable from the test's thread.
+final class LineCollector: @unchecked Sendable {
+    // Written by the pipe's handler thread; `lock` guards it.
+    private var collected = ""
+    private let lock = NSLock()
+
+    init(_ handle: FileHandle) {
+        handle.readabilityHandler = { [weak self] handle in
+            let text = String(decoding: handle.availableData, as: UTF8.self)
+            self?.lock.withLock { self?.collected += text }
+        }
+    }
+
+    var text: String { lock.withLock { collected } }
+}
