@@ -27,7 +27,7 @@ let package = Package(
         .target(name: "Majordomo", dependencies: ["ZeroMQ", "Logging", "Lifecycle"]),
         // The append-only journal: durable, checksummed, replayed on start, compacted. No sockets.
         .target(name: "Journal", dependencies: ["Logging"]),
-        .executableTarget(name: "lyceum", dependencies: ["LyceumServer", "ZeroMQ", "Journal", "Lifecycle"]),
+        .executableTarget(name: "lyceum", dependencies: ["LyceumServer", "ZeroMQ", "Journal", "Lifecycle", "LoadTest"]),
 
         // Utilities the test targets share: threads, processes, free endpoints.
         .target(name: "LyceumTestSupport", path: "Tests/LyceumTestSupport"),
@@ -94,6 +94,10 @@ let package = Package(
             dependencies: ["LearningServices", "Books", "Catalog", "JSON", "Journal"],
             path: "Benchmarks/ServiceHandling"
         ),
+
+        // `lyceum bench`: load generation over the wire protocol, never the domain modules.
+        .target(name: "LoadTest", dependencies: ["Majordomo", "ZeroMQ", "JSON", "Logging"]),
+        .testTarget(name: "LoadTestTests", dependencies: ["LoadTest", "Majordomo", "ZeroMQ", "JSON", "Lifecycle", "LyceumTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
