@@ -97,7 +97,11 @@ let package = Package(
 
         // `lyceum bench`: load generation over the wire protocol, never the domain modules.
         .target(name: "LoadTest", dependencies: ["Majordomo", "ZeroMQ", "JSON", "Logging"]),
-        .testTarget(name: "LoadTestTests", dependencies: ["LoadTest", "Majordomo", "ZeroMQ", "JSON", "Lifecycle", "LyceumTestSupport"]),
+        // The process tests and the suite's quick mode run these executables; the dependency builds them.
+        .testTarget(
+            name: "LoadTestTests",
+            dependencies: ["LoadTest", "Majordomo", "ZeroMQ", "JSON", "Lifecycle", "lyceum", "zmq-throughput", "journal-bench"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -23,7 +23,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/journal-bench.XXXXXX")
 redis_pid=""
 stop_redis() {
   if [ -n "$redis_pid" ]; then
-    kill "$redis_pid" 2>/dev/null || true
+    # Through the protocol: a parent (such as a test runner) may leave SIGTERM blocked.
+    redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || kill -KILL "$redis_pid" 2>/dev/null || true
     wait "$redis_pid" 2>/dev/null || true
     redis_pid=""
   fi

@@ -44,7 +44,13 @@ fi
 lyceum=$BIN_DIR/lyceum
 work=$(mktemp -d "${TMPDIR:-/tmp}/lyceum-suite.XXXXXX")
 redis_pid="" lyceum_pid=""
-stop_redis() { [ -z "$redis_pid" ] || { kill "$redis_pid" 2>/dev/null || true; wait "$redis_pid" 2>/dev/null || true; redis_pid=""; }; }
+# Redis is stopped through its protocol: a parent (such as a test runner) may leave SIGTERM blocked.
+stop_redis() {
+  [ -n "$redis_pid" ] || return 0
+  redis-cli -p "$redis_port" shutdown nosave >/dev/null 2>&1 || kill -KILL "$redis_pid" 2>/dev/null || true
+  wait "$redis_pid" 2>/dev/null || true
+  redis_pid=""
+}
 stop_lyceum() { [ -z "$lyceum_pid" ] || { kill -TERM "$lyceum_pid" 2>/dev/null || true; wait "$lyceum_pid" 2>/dev/null || true; lyceum_pid=""; }; }
 trap 'stop_lyceum; stop_redis; rm -rf "$work"' EXIT
 
