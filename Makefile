@@ -11,7 +11,7 @@ run:
 
 ## Builds and runs the whole test suite, installing what the tests need first.
 test:
-	@scripts/ensure-deps.sh test
+	@scripts/ensure-deps.sh test bench
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
 
@@ -24,16 +24,24 @@ bench-zmq:
 	@scripts/ensure-deps.sh
 	Benchmarks/zmq-throughput.sh
 
-<<<<<<< HEAD
 ## Journal: appends/s per durability policy (1 and 64 writers), 1M-record replay and memory, vs Redis.
 .PHONY: bench-journal
 bench-journal:
 	@scripts/ensure-deps.sh bench
 	Benchmarks/journal-bench.sh
-=======
 ## Majordomo echo through Lyceum's broker: sync client and 50 in flight (issue: Majordomo).
 bench-mdp:
 	@scripts/ensure-deps.sh
 	$(SWIFT) build -c release --product mdp-bench
 	.build/release/mdp-bench
->>>>>>> majordomo
+
+## Lyceum beside Redis and C in one run: ratios, goals, charts in bench-results/<date>/ (issue 7).
+.PHONY: bench soak
+bench:
+	@scripts/ensure-deps.sh bench
+	Benchmarks/suite.sh
+
+## Ten minutes of the mix at 50% of its peak: resident memory sampled, no errors allowed.
+soak:
+	@scripts/ensure-deps.sh bench
+	Benchmarks/suite.sh --soak 600
