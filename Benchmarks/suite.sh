@@ -94,7 +94,7 @@ start_lyceum() {
 bench() {
   local name=$1; shift
   "$lyceum" bench --endpoint "$endpoint" --connections 4 --warmup "$warmup" --label "$name" --json --progress 5s "$@" \
-    >"$out/$name.json" 2> >(grep -v '^ts=' >&2) || log "$name: some requests failed (see $out/$name.json)"
+    >"$out/$name.json" 2> >(grep --line-buffered -v '^ts=' >&2) || log "$name: some requests failed (see $out/$name.json)"
 }
 
 # redis-benchmark TEST CLIENTS REQUESTS -> "rps p50_ms p95_ms p99_ms max_ms", and a curve file NAME.json.
@@ -129,7 +129,7 @@ if [ "$soak" != 0 ]; then
   log "soak: $soak s of the mix at $rate req/s (50% of its peak), RSS of lyceum serve every 10 s"
   echo "seconds,rss_kib" >"$out/soak-rss.csv"
   "$lyceum" bench --endpoint "$endpoint" --connections 4 --scenario "$mix" --rate "$rate" --duration "${soak}s" \
-    --warmup 5s --verify --label "soak $rate req/s" --json --progress 60s >"$out/soak.json" 2> >(grep -v '^ts=' >&2) &
+    --warmup 5s --verify --label "soak $rate req/s" --json --progress 60s >"$out/soak.json" 2> >(grep --line-buffered -v '^ts=' >&2) &
   bench_pid=$!
   started=$(now)
   while kill -0 "$bench_pid" 2>/dev/null; do
@@ -217,7 +217,7 @@ log "5/5 $records books: memory, restart, journal replay"
 start_lyceum "$work/million" none
 rss_empty=$(rss_kib "$lyceum_pid")
 "$lyceum" bench --endpoint "$endpoint" --connections 4 --scenario book-create --in-flight "$concurrency" --warmup 0s \
-  --requests "$records" --seed 7 --label "load $records books" --json --progress 10s >"$out/load-books.json" 2> >(grep -v '^ts=' >&2)
+  --requests "$records" --seed 7 --label "load $records books" --json --progress 10s >"$out/load-books.json" 2> >(grep --line-buffered -v '^ts=' >&2)
 rss_full=$(rss_kib "$lyceum_pid")
 stop_lyceum
 start_lyceum "$work/million" none

@@ -163,7 +163,7 @@ public final class LoadTestRunner: Sendable {
         }
 
         while clock.now < start {
-            Thread.sleep(forTimeInterval: Double((start - clock.now).components.attoseconds) / 1e18)
+            Thread.sleep(forTimeInterval: (start - clock.now).seconds)
         }
         while true {
             var now = clock.now
@@ -193,7 +193,7 @@ public final class LoadTestRunner: Sendable {
                 break
             }
             guard let completion else {
-                if wait > .zero, wait < .milliseconds(1) { Thread.sleep(forTimeInterval: min(0.00005, Double(wait.components.attoseconds) / 1e18)) }
+                if wait > .zero, wait < .milliseconds(1) { Thread.sleep(forTimeInterval: min(0.00005, wait.seconds)) }
                 publish()
                 continue
             }

@@ -1,4 +1,5 @@
 import JSON
+import Logging
 import Majordomo
 import ZeroMQ
 
@@ -13,10 +14,12 @@ extension Workload {
     ) throws(LoadTestError) -> Workload {
         let client = AsyncClient(endpoint: endpoint, capacity: 64, configuration: ClientConfiguration(timeout: timeout, attempts: 1), context: context)
         defer { client.close() }
+        let logger = Logger(component: "bench")
         let learners = learners(count: learnerCount, seed: seed)
         var courses: [Course] = []
         if mix.includes(any: [.catalogRead, .progressWatch, .quizSubmit]) {
             courses = try discoverCourses(client)
+            logger.info("catalog discovered", ["courses": "\(courses.count)", "endpoint": endpoint])
         }
         var books: [Book] = []
         if mix.includes(any: [.bookRead, .bookUpdate]) {
@@ -30,6 +33,7 @@ extension Workload {
                                                  "rating": .integer(book.rating), "review": .string(book.review)])
                 planned.append((Book(learner: learner, id: "", title: book.title, author: book.author, genre: book.genre), body))
             }
+            logger.info("creating the books that reads and updates use", ["books": "\(planned.count)", "learners": "\(learners.count)"])
             let results = try call(client, "books", planned.map(\.1))
             for (index, result) in results.enumerated() {
                 guard case .string(let id)? = result["book"]?["id"] else {
