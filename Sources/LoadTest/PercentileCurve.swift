@@ -52,6 +52,7 @@ public struct PercentileCurve: Sendable, Equatable {
         ["label": .string(label), "points": .array(points.map { [.double($0.percentile), .integer(Int($0.microseconds))] })]
     }
 
+    /// Same label and the same points.
     public static func == (lhs: PercentileCurve, rhs: PercentileCurve) -> Bool {
         lhs.label == rhs.label && lhs.points.elementsEqual(rhs.points) { $0.percentile == $1.percentile && $0.microseconds == $1.microseconds }
     }

@@ -90,6 +90,7 @@ public struct ScenarioMix: Sendable, Equatable, CustomStringConvertible {
         entries.count == 1 ? entries[0].scenario.rawValue : entries.map { "\($0.scenario.rawValue)=\($0.weight)" }.joined(separator: ",")
     }
 
+    /// Same scenarios with the same weights in the same order.
     public static func == (lhs: ScenarioMix, rhs: ScenarioMix) -> Bool {
         lhs.entries.elementsEqual(rhs.entries) { $0.scenario == $1.scenario && $0.weight == $1.weight }
     }

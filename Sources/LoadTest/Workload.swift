@@ -20,9 +20,11 @@ public struct Workload: Sendable {
         public let learner: String
         /// The id the server assigned.
         public let id: String
-        /// Title, author and genre as sent; updates in a run never change them.
+        /// The title as sent; updates in a run never change it.
         public let title: String
+        /// The author as sent; updates in a run never change it.
         public let author: String
+        /// The genre as sent; updates in a run never change it.
         public let genre: String
     }
 

@@ -34,6 +34,15 @@ struct BuiltProgram {
     }
 }
 
+/// Removes a directory a test made; a failure is recorded, not ignored.
+func removeTemporary(_ directory: URL) {
+    do {
+        try FileManager.default.removeItem(at: directory)
+    } catch {
+        Issue.record("cannot remove \(directory.path): \(error)")
+    }
+}
+
 /// Reads a file handle to its end on a thread of its own.
 final class ThreadCollector: @unchecked Sendable {
     private var data = Data()
@@ -67,7 +76,7 @@ final class ThreadCollector: @unchecked Sendable {
 
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lyceum-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { removeTemporary(directory) }
         let results = directory.appendingPathComponent("run.json")
         try Data(outcome.standardOutput.utf8).write(to: results)
         let chart = directory.appendingPathComponent("chart.svg").path

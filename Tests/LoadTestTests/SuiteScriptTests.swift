@@ -14,7 +14,7 @@ import Testing
           .timeLimit(.minutes(3)))
     func quickModeMeasuresEverything() throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("lyceum-suite-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: out) }
+        defer { removeTemporary(out) }
         let outcome = try BuiltProgram.run(Self.repository.appendingPathComponent("Benchmarks/suite.sh").path, ["--quick"],
                                            environment: ["BIN_DIR": BuiltProgram.productsDirectory.path, "OUT": out.path],
                                            currentDirectory: Self.repository)
@@ -43,7 +43,7 @@ import Testing
           .timeLimit(.minutes(2)))
     func shortSoakSamplesMemory() throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("lyceum-soak-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: out) }
+        defer { removeTemporary(out) }
         let outcome = try BuiltProgram.run(Self.repository.appendingPathComponent("Benchmarks/suite.sh").path, ["--soak", "3"],
                                            environment: ["BIN_DIR": BuiltProgram.productsDirectory.path, "OUT": out.path],
                                            currentDirectory: Self.repository)
