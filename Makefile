@@ -1,13 +1,14 @@
 # The two commands a new machine needs: `make run` and `make test`.
 SWIFT ?= swift
 
-.PHONY: run test build bench-zmq bench-mdp deps
+.PHONY: run test build bench-zmq bench-mdp bench-journal
 
-## Runs Lyceum with its embedded defaults, installing libzmq first when it is missing.
+## Serves catalog, progress and books with the embedded defaults (clients on tcp://127.0.0.1:5555,
+## data in ./lyceum-data, the sample catalog) until Ctrl-C; installs libzmq first when missing.
 run:
 	@scripts/ensure-deps.sh
 	$(SWIFT) build -c release --product lyceum
-	.build/release/lyceum --version
+	.build/release/lyceum serve
 
 ## Builds and runs the whole test suite, installing what the tests need first.
 test:
@@ -25,10 +26,10 @@ bench-zmq:
 	Benchmarks/zmq-throughput.sh
 
 ## Journal: appends/s per durability policy (1 and 64 writers), 1M-record replay and memory, vs Redis.
-.PHONY: bench-journal
 bench-journal:
 	@scripts/ensure-deps.sh bench
 	Benchmarks/journal-bench.sh
+
 ## Majordomo echo through Lyceum's broker: sync client and 50 in flight (issue: Majordomo).
 bench-mdp:
 	@scripts/ensure-deps.sh

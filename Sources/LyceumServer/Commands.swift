@@ -96,7 +96,7 @@ public enum Commands {
         let context = try Context()
         let services = try make(context)
         logger.info("starting", ["services": services.map(\.name).joined(separator: ",")])
-        let status = ServiceGroup(services, reload: { reload() }).run()
+        let status = ServiceGroup(services, reload: reload).run()
         logger.info("stopped", ["status": String(status)])
         return status
     }

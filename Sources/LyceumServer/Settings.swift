@@ -92,7 +92,23 @@ public struct Settings: Sendable {
 
 /// The name of one setting, as written after `--` on the command line.
 public enum SettingKey: String, CaseIterable, Sendable {
-    case endpoint, broker, data, catalog, service, sessions, durability, timeout
+    /// `Settings.endpoints`.
+    case endpoint
+    /// `Settings.broker`.
+    case broker
+    /// `Settings.dataDirectory`.
+    case data
+    /// `Settings.catalogPaths`.
+    case catalog
+    /// `Settings.services`.
+    case service
+    /// `Settings.sessionsPerService`.
+    case sessions
+    /// `Settings.durability`.
+    case durability
+    /// `Settings.timeout`.
+    case timeout
+    /// `Settings.logLevel`.
     case logLevel = "log-level"
 
     /// Whether the setting takes several values, one per occurrence.
@@ -141,5 +157,10 @@ public struct SettingsError: Error, Sendable, Equatable, CustomStringConvertible
 
 /// The learning services Lyceum can serve, by their Majordomo service names.
 public enum ServiceName: String, CaseIterable, Sendable {
-    case catalog, progress, books
+    /// The read-only course catalog.
+    case catalog
+    /// Learners' progress through courses, journaled in `DATA/progress`.
+    case progress
+    /// Learners' book libraries, journaled in `DATA/books`.
+    case books
 }

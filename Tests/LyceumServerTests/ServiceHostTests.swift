@@ -1,0 +1,96 @@
+import Foundation
+import Journal
+import LearningServices
+import LyceumServer
+import LyceumTestSupport
+import Testing
+
+struct ServiceHostTests {
+    @Test func writesAreReplayedWhenTheHostOpensAgain() throws {
+        let data = try TemporaryDirectory()
+        defer { data.remove() }
+        var settings = Settings()
+        settings.dataDirectory = data.path
+        let created: [String: Any]
+        do {
+            let host = try ServiceHost(serving: [.books, .progress], settings: settings)
+            created = try parse(host.books.handle(Array(ServeEndToEndTests.createDune.utf8)))
+            host.close()
+        }
+        let host = try ServiceHost(serving: [.books], settings: settings)
+        defer { host.close() }
+        let book = try #require(created.result["book"] as? [String: Any])
+        let read = try parse(host.books.handle(Array(#"{"op":"get","learner":"ada","id":"\#(book["id"] as? String ?? "")"}"#.utf8)))
+        #expect(read.result["book"] as? NSDictionary == book as NSDictionary)
+    }
+
+    @Test func automaticCompactionUnderConcurrentWritesKeepsEveryWrite() throws {
+        let data = try TemporaryDirectory()
+        defer { data.remove() }
+        var settings = Settings()
+        settings.dataDirectory = data.path
+        let options = JournalOptions(durability: .none, compactionRatio: 2, compactionMinimumBytes: 16 << 10)
+        let writers = 4
+        let updatesPerWriter = 300
+        let ids: [String]
+        do {
+            let host = try ServiceHost(serving: [.books], settings: settings, journalOptions: options)
+            ids = try (0..<writers).map { writer in
+                let reply = try parse(host.books.handle(Array(
+                    #"{"op":"create","learner":"w\#(writer)","title":"Book","author":"A","genre":"Poetry","rating":1}"#.utf8)))
+                return try #require((reply.result["book"] as? [String: Any])?["id"] as? String)
+            }
+            let threads = ids.enumerated().map { writer, id in
+                ThreadResult("writer-\(writer)") {
+                    for round in 0..<updatesPerWriter {
+                        let reply = host.books.handle(Array(
+                            #"{"op":"update","learner":"w\#(writer)","id":"\#(id)","review":"round \#(round) of a long enough review to grow the journal quickly"}"#.utf8))
+                        guard try parse(reply).isOK else { throw JournalError(.io, String(decoding: reply, as: UTF8.self)) }
+                    }
+                }
+            }
+            for thread in threads { try thread.value(within: .seconds(60)) }
+            host.close()
+        }
+        // At least one compaction replaced the journal while the writers went on.
+        var replayed = BooksState()
+        let report = try Journal.check(directory: data.path + "/books", state: &replayed)
+        #expect(report.isHealthy)
+        #expect(report.snapshotSequence > 0)
+        let host = try ServiceHost(serving: [.books], settings: settings)
+        defer { host.close() }
+        for (writer, id) in ids.enumerated() {
+            let book = try parse(host.books.handle(Array(#"{"op":"get","learner":"w\#(writer)","id":"\#(id)"}"#.utf8))).result["book"] as? [String: Any]
+            #expect(book?["version"] as? Int == updatesPerWriter + 1)
+            #expect(book?["review"] as? String == "round \(updatesPerWriter - 1) of a long enough review to grow the journal quickly")
+        }
+    }
+
+    @Test func aSecondHostCannotOpenTheSameDataDirectory() throws {
+        let data = try TemporaryDirectory()
+        defer { data.remove() }
+        var settings = Settings()
+        settings.dataDirectory = data.path
+        let host = try ServiceHost(serving: [.progress], settings: settings)
+        defer { host.close() }
+        #expect { try ServiceHost(serving: [.progress], settings: settings) } throws: { error in
+            (error as? JournalError)?.code == .locked
+        }
+    }
+
+    @Test func aBrokenCatalogFileIsRefusedWithItsPath() throws {
+        let data = try TemporaryDirectory()
+        defer { data.remove() }
+        var settings = Settings()
+        settings.dataDirectory = data.path
+        settings.catalogPaths = [data.path + "/missing.json"]
+        #expect { try ServiceHost(serving: [.catalog], settings: settings) } throws: { error in
+            "\(error)".contains("missing.json")
+        }
+    }
+}
+
+extension ServiceHost {
+    /// The books service, for tests that open a host serving it.
+    var books: any LearningService { services.first { $0.name == "books" }! }
+}

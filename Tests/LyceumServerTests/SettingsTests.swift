@@ -1,0 +1,54 @@
+import LyceumServer
+import Testing
+
+struct SettingsTests {
+    @Test func defaultsAreTheDocumentedOnes() {
+        let settings = Settings()
+        #expect(settings.endpoints == ["tcp://127.0.0.1:5555"])
+        #expect(settings.dataDirectory == "./lyceum-data")
+        #expect(settings.catalogPaths.isEmpty)
+        #expect(settings.services == [.catalog, .progress, .books])
+        #expect(settings.origins.isEmpty)
+    }
+
+    @Test func flagsOverrideDefaultsAndRepeatableFlagsAccumulate() throws {
+        let parsed = try CommandArguments(
+            ["--endpoint", "tcp://127.0.0.1:7000", "--endpoint=ipc:///tmp/l", "--sessions=3", "--durability", "interval:50",
+             "--service", "books", "--service", "books", "books", "{}"],
+            accepting: [.endpoint, .sessions, .durability, .service])
+        #expect(parsed.settings.endpoints == ["tcp://127.0.0.1:7000", "ipc:///tmp/l"])
+        #expect(parsed.settings.sessionsPerService == 3)
+        #expect(parsed.settings.durability == .interval(milliseconds: 50))
+        #expect(parsed.settings.services == [.books])
+        #expect(parsed.settings.origins[.sessions] == .commandLine)
+        #expect(parsed.positionals == ["books", "{}"])
+    }
+
+    @Test func argumentsAfterADoubleDashArePositional() throws {
+        let parsed = try CommandArguments(["--", "books", "--sessions"], accepting: [.sessions])
+        #expect(parsed.positionals == ["books", "--sessions"])
+    }
+
+    @Test(arguments: [
+        (["--sessions", "65"], SettingKey.sessions, "expected an integer from 1 to 64, got '65'"),
+        (["--timeout", "-1"], .timeout, "expected milliseconds from 1 to 600000, got '-1'"),
+        (["--log-level", "loud"], .logLevel, "got 'loud'"),
+        (["--sessions"], .sessions, "needs a value"),
+    ])
+    func badValuesNameTheFlag(arguments: [String], key: SettingKey, message: String) {
+        #expect {
+            try CommandArguments(arguments, accepting: [.sessions, .timeout, .logLevel])
+        } throws: { error in
+            guard let error = error as? SettingsError else { return false }
+            return error.key == key && error.description.hasPrefix(key.flag + ": ") && error.message.contains(message)
+        }
+    }
+
+    @Test func flagsOfOtherCommandsAreUnknown() {
+        #expect {
+            try CommandArguments(["--data", "x"], accepting: [.endpoint])
+        } throws: { error in
+            "\(error)" == "unknown flag --data; this command takes --endpoint"
+        }
+    }
+}
