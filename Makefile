@@ -12,7 +12,7 @@ run:
 
 ## Builds and runs the whole test suite, installing what the tests need first.
 test:
-	@scripts/ensure-deps.sh test
+	@scripts/ensure-deps.sh test bench
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
 
@@ -35,3 +35,14 @@ bench-mdp:
 	@scripts/ensure-deps.sh
 	$(SWIFT) build -c release --product mdp-bench
 	.build/release/mdp-bench
+
+## Lyceum beside Redis and C in one run: ratios, goals, charts in bench-results/<date>/ (issue 7).
+.PHONY: bench soak
+bench:
+	@scripts/ensure-deps.sh bench
+	Benchmarks/suite.sh
+
+## Ten minutes of the mix at 50% of its peak: resident memory sampled, no errors allowed.
+soak:
+	@scripts/ensure-deps.sh bench
+	Benchmarks/suite.sh --soak 600

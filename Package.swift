@@ -27,7 +27,7 @@ let package = Package(
         .target(name: "Majordomo", dependencies: ["ZeroMQ", "Logging", "Lifecycle"]),
         // The append-only journal: durable, checksummed, replayed on start, compacted. No sockets.
         .target(name: "Journal", dependencies: ["Logging"]),
-        .executableTarget(name: "lyceum", dependencies: ["LyceumServer", "ZeroMQ", "Journal", "Lifecycle"]),
+        .executableTarget(name: "lyceum", dependencies: ["LyceumServer", "ZeroMQ", "Journal", "Lifecycle", "LoadTest"]),
 
         // Utilities the test targets share: threads, processes, free endpoints.
         .target(name: "LyceumTestSupport", path: "Tests/LyceumTestSupport"),
@@ -93,6 +93,14 @@ let package = Package(
             name: "service-handling",
             dependencies: ["LearningServices", "Books", "Catalog", "JSON", "Journal"],
             path: "Benchmarks/ServiceHandling"
+        ),
+
+        // `lyceum bench`: load generation over the wire protocol, never the domain modules.
+        .target(name: "LoadTest", dependencies: ["Majordomo", "ZeroMQ", "JSON", "Logging"]),
+        // The process tests and the suite's quick mode run these executables; the dependency builds them.
+        .testTarget(
+            name: "LoadTestTests",
+            dependencies: ["LoadTest", "Majordomo", "ZeroMQ", "JSON", "Lifecycle", "lyceum", "zmq-throughput", "journal-bench"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -6,19 +6,25 @@
 #      loading an AOF of the same keys and values);
 #   3. resident memory after replay vs the journal's size and vs Redis's used_memory_rss.
 # Needs redis-server and redis-benchmark (`scripts/ensure-deps.sh bench`). Environment:
-# RECORDS (default 1000000), RUN_SECONDS per append run (default 3).
+# RECORDS (default 1000000), RUN_SECONDS per append run (default 3), SECTIONS (default
+# "append replay"), JOURNAL_BENCH_BIN (a journal-bench already built, else it is built here).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 records=${RECORDS:-1000000}
 run_seconds=${RUN_SECONDS:-3}
 
-swift build -c release --product journal-bench >&2
-bench=.build/release/journal-bench
+sections=${SECTIONS:-append replay}
+bench=${JOURNAL_BENCH_BIN:-}
+if [ -z "$bench" ]; then
+  swift build -c release --product journal-bench >&2
+  bench=.build/release/journal-bench
+fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/journal-bench.XXXXXX")
 redis_pid=""
 stop_redis() {
   if [ -n "$redis_pid" ]; then
-    kill "$redis_pid" 2>/dev/null || true
+    # Through the protocol: a parent (such as a test runner) may leave SIGTERM blocked.
+    redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || kill -KILL "$redis_pid" 2>/dev/null || true
     wait "$redis_pid" 2>/dev/null || true
     redis_pid=""
   fi
@@ -37,6 +43,7 @@ start_redis() {
   until [ "$(redis-cli -p "$port" ping 2>/dev/null)" = "PONG" ]; do sleep 0.05; done
 }
 
+if [[ $sections == *append* ]]; then
 echo "== appends per second: ~200-byte books, ${run_seconds}s per run, files in $work"
 mkdir -p "$work/redis-append"
 start_redis "$work/redis-append" --appendonly yes --appendfsync always
@@ -54,6 +61,8 @@ for policy in always interval:100 none; do
   fi
 done
 rm -rf "$work"/append-*
+fi
+[[ $sections == *replay* ]] || exit 0
 
 echo
 echo "== replay of $records books (~200-byte values)"

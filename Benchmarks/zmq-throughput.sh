@@ -2,6 +2,7 @@
 # PUSH→PULL throughput over tcp://127.0.0.1: the Swift wrapper against the same program in C,
 # both built and run here, in alternation, so that the ratio compares like with like.
 # Usage: Benchmarks/zmq-throughput.sh [MESSAGES] [SIZE] [ROUNDS]
+# ZMQ_THROUGHPUT_BIN: a zmq-throughput already built (the suite's quick mode), else it is built here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 messages=${1:-1000000}
@@ -12,8 +13,11 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 echo "building: C reference (cc -O2) and Swift (release)…" >&2
 cc -O2 -o "$work/pushpull" Benchmarks/ZeroMQThroughput/pushpull.c $(pkg-config --cflags --libs libzmq) -lpthread
-swift build -c release --product zmq-throughput >&2
-swift_bin=$(swift build -c release --show-bin-path)/zmq-throughput
+swift_bin=${ZMQ_THROUGHPUT_BIN:-}
+if [ -z "$swift_bin" ]; then
+  swift build -c release --product zmq-throughput >&2
+  swift_bin=$(swift build -c release --show-bin-path)/zmq-throughput
+fi
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 declare -A rates

@@ -101,6 +101,7 @@ case "--version", "version":
     print("lyceum \(lyceumVersion)")
     print("libzmq \(LibZMQ.version) (\(capabilities.joined(separator: " ")))")
 case "journal": exit(runJournalCommand(Array(rest)))
+case "bench": exit(runBenchCommand(Array(rest)))
 case "--help", "-h", "help", nil:
     print(usage)
 default:

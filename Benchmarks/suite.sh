@@ -1,0 +1,264 @@
+#!/usr/bin/env bash
+# Lyceum's benchmark suite: every figure beside a reference measured in the same run on the same
+# machine, and the ratio between them.
+#   1. Swift ZeroMQ wrapper vs C libzmq, PUSH→PULL (Benchmarks/zmq-throughput.sh).
+#   2. Catalog and book reads, 50 in flight, vs Redis GET with 50 clients.
+#   3. Durable book creates (durability always) vs Redis SET, appendonly yes + appendfsync always.
+#   4. Open loop at 50% of the peak read rate: p99.9 from intended send times.
+#   5. RECORDS books: resident memory of `lyceum serve` vs Redis, the server's restart (replay)
+#      vs Redis loading an AOF of as many keys, and the journal layer alone (journal-bench.sh).
+#   6. --soak only: the mix at 50% of its peak for SOAK seconds, RSS sampled, no errors allowed.
+# Writes results.md, the JSON of every run and SVG charts to OUT (default bench-results/<date>).
+#
+# Usage: Benchmarks/suite.sh [--quick] [--soak SECONDS]
+#   --quick          seconds, not minutes: tiny counts, one round; the test suite runs this
+#   --soak SECONDS   only the soak (make soak: 600)
+# Environment: BIN_DIR (lyceum, zmq-throughput and journal-bench already built; else a release
+# build), OUT, RECORDS (default 1000000), RUN_SECONDS (default 10), CONCURRENCY (default 50).
+# Needs redis-server, redis-benchmark and redis-cli (scripts/ensure-deps.sh bench).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+quick=0 soak=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) quick=1 ;;
+    --soak) soak=${2:?--soak needs SECONDS}; shift ;;
+    *) echo "usage: Benchmarks/suite.sh [--quick] [--soak SECONDS]" >&2; exit 2 ;;
+  esac
+  shift
+done
+if [ "$quick" = 1 ]; then
+  records=${RECORDS:-3000} run_seconds=${RUN_SECONDS:-1} warmup=300ms zmq_messages=20000 zmq_rounds=1 redis_requests=3000
+else
+  records=${RECORDS:-1000000} run_seconds=${RUN_SECONDS:-10} warmup=2s zmq_messages=1000000 zmq_rounds=5 redis_requests=0
+fi
+concurrency=${CONCURRENCY:-50}
+out=${OUT:-bench-results/$(date -u +%F)}
+mkdir -p "$out"
+
+if [ -z "${BIN_DIR:-}" ]; then
+  for product in lyceum zmq-throughput journal-bench; do swift build -c release --product "$product" >&2; done
+  BIN_DIR=$(swift build -c release --show-bin-path)
+fi
+lyceum=$BIN_DIR/lyceum
+work=$(mktemp -d "${TMPDIR:-/tmp}/lyceum-suite.XXXXXX")
+redis_pid="" lyceum_pid=""
+# Redis is stopped through its protocol: a parent (such as a test runner) may leave SIGTERM blocked.
+stop_redis() {
+  [ -n "$redis_pid" ] || return 0
+  redis-cli -p "$redis_port" shutdown nosave >/dev/null 2>&1 || kill -KILL "$redis_pid" 2>/dev/null || true
+  wait "$redis_pid" 2>/dev/null || true
+  redis_pid=""
+}
+stop_lyceum() { [ -z "$lyceum_pid" ] || { kill -TERM "$lyceum_pid" 2>/dev/null || true; wait "$lyceum_pid" 2>/dev/null || true; lyceum_pid=""; }; }
+trap 'stop_lyceum; stop_redis; rm -rf "$work"' EXIT
+
+log() { echo "suite: $*" >&2; }
+divide() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "n/a"; else printf "%.2f", a / b }'; }
+free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+now() { date +%s.%N; }
+# A member of a `lyceum bench --json` result: json FILE requests_per_second | latency_us/p99.9 | …
+json() { /usr/bin/python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("/"): v=v[k]
+print(v)' "$1" "$2"; }
+ms() { awk -v us="$1" 'BEGIN { printf "%.3f", us / 1000 }'; }
+
+# Starts redis-server on a free loopback port in DIR with extra options; sets $redis_port.
+start_redis() {
+  local dir=$1; shift
+  mkdir -p "$dir"
+  redis_port=$(free_port)
+  redis-server --bind 127.0.0.1 --port "$redis_port" --dir "$dir" --save "" --logfile "$dir/redis.log" "$@" &
+  redis_pid=$!
+  until [ "$(redis-cli -p "$redis_port" ping 2>/dev/null)" = "PONG" ]; do sleep 0.05; done
+}
+
+# Starts `lyceum serve` on a free loopback port with its data in DIR; sets $endpoint. Returns
+# once the books service answers, and sets $ready_seconds to the time that took.
+start_lyceum() {
+  local dir=$1 durability=$2 started
+  endpoint="tcp://127.0.0.1:$(free_port)"
+  started=$(now)
+  "$lyceum" serve --endpoint "$endpoint" --data "$dir" --durability "$durability" --log-level warning >/dev/null 2>>"$work/serve.log" &
+  lyceum_pid=$!
+  until "$lyceum" call --broker "$endpoint" --timeout 1000 books '{"op":"list","learner":"suite-probe"}' >/dev/null 2>&1; do
+    kill -0 "$lyceum_pid" 2>/dev/null || { log "lyceum serve exited; see its log:"; cat "$work/serve.log" >&2; exit 1; }
+    sleep 0.02
+  done
+  ready_seconds=$(awk -v a="$started" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }')
+}
+
+# lyceum bench with the suite's defaults; NAME picks the output files, the rest are options.
+bench() {
+  local name=$1; shift
+  "$lyceum" bench --endpoint "$endpoint" --connections 4 --warmup "$warmup" --label "$name" --json --progress 5s "$@" \
+    >"$out/$name.json" 2> >(grep --line-buffered -v '^ts=' >&2) || log "$name: some requests failed (see $out/$name.json)"
+}
+
+# redis-benchmark TEST CLIENTS REQUESTS -> "rps p50_ms p95_ms p99_ms max_ms", and a curve file NAME.json.
+redis_bench() {
+  local test=$1 clients=$2 requests=$3 name=$4 line
+  line=$(redis-benchmark -p "$redis_port" -t "$test" -c "$clients" -n "$requests" -d 200 -r 100000 --csv | tail -1 | tr -d '"')
+  IFS=, read -r _ rps _ _ p50 p95 p99 max <<<"$line"
+  /usr/bin/python3 -c 'import json,sys; n,p50,p95,p99,mx,rps=sys.argv[1:7]; us=lambda v: int(float(v)*1000)
+json.dump({"label": n, "requests_per_second": float(rps), "latency_us": {"p50": us(p50), "p99": us(p99), "max": us(mx)},
+  "curve": {"label": n, "points": [[50, us(p50)], [95, us(p95)], [99, us(p99)], [100, us(mx)]]}}, open(sys.argv[7], "w"))' \
+    "$name" "$p50" "$p95" "$p99" "$max" "$rps" "$out/$name.json"
+  echo "$rps"
+}
+
+# Requests for a Redis run of about RUN_SECONDS at the rate Lyceum just did (at least 20000).
+redis_count() { [ "$redis_requests" != 0 ] && echo "$redis_requests" || awk -v r="$1" -v s="$run_seconds" 'BEGIN { n = int(r * s); print (n < 20000 ? 20000 : n) }'; }
+
+rows=() goals=()
+row() { rows+=("| $1 | $2 | $3 | $4 |"); }
+goal() { goals+=("| $1 | $2 | $3 | $([ "$4" = 1 ] && echo met || echo "**missed**") |"); }
+at_most() { awk -v a="$1" -v b="$2" 'BEGIN { print (a <= b) ? 1 : 0 }'; }
+
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+log "results in $out; load average $load_before"
+
+if [ "$soak" != 0 ]; then
+  # Soak: the mix, creates balanced by deletes so that live data stays the same size.
+  mix=catalog-read=40,book-read=30,progress-watch=15,quiz-submit=3,book-update=6,book-create=3,book-delete=3
+  start_lyceum "$work/soak" always
+  bench soak-peak --scenario "$mix" --in-flight "$concurrency" --duration 5s
+  rate=$(awk -v r="$(json "$out/soak-peak.json" requests_per_second)" 'BEGIN { printf "%d", r / 2 }')
+  log "soak: $soak s of the mix at $rate req/s (50% of its peak), RSS of lyceum serve every 10 s"
+  echo "seconds,rss_kib" >"$out/soak-rss.csv"
+  "$lyceum" bench --endpoint "$endpoint" --connections 4 --scenario "$mix" --rate "$rate" --duration "${soak}s" \
+    --warmup 5s --verify --label "soak $rate req/s" --json --progress 60s >"$out/soak.json" 2> >(grep --line-buffered -v '^ts=' >&2) &
+  bench_pid=$!
+  started=$(now)
+  while kill -0 "$bench_pid" 2>/dev/null; do
+    echo "$(awk -v a="$started" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }'),$(rss_kib "$lyceum_pid")" >>"$out/soak-rss.csv"
+    for _ in $(seq 1 20); do kill -0 "$bench_pid" 2>/dev/null && sleep 0.5; done
+  done
+  wait "$bench_pid" || true
+  stop_lyceum
+  # Flat: the last quarter's RSS is within 5% (+4 MiB) of the RSS after the first quarter (warm-up).
+  verdict=$(awk -F, 'NR > 1 { t[n] = $1; r[n++] = $2 } END {
+      q = int(n / 4); if (q < 1) q = 1; a = 0; b = 0
+      for (i = q; i < 2 * q && i < n; i++) a += r[i]; a /= (2 * q <= n ? q : n - q)
+      for (i = n - q; i < n; i++) b += r[i]; b /= q
+      printf "%.1f %.1f %d", a / 1024, b / 1024, (b <= a * 1.05 + 4096) ? 1 : 0 }' "$out/soak-rss.csv")
+  read -r early late flat <<<"$verdict"
+  errors=$(json "$out/soak.json" error_count)
+  "$lyceum" bench plot "$out/soak.svg" "$out/soak.json"
+  {
+    echo "# Lyceum soak, $(date -u '+%F %H:%M UTC')"
+    echo
+    echo "$soak s of \`$mix\` at $rate req/s (50% of the peak measured first), open loop, verified."
+    echo "Machine: $(nproc) cores, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo), load average $load_before → $(cut -d' ' -f1-3 /proc/loadavg)."
+    echo
+    echo "| Check | Figure | Goal | Verdict |"
+    echo "|---|---|---|---|"
+    echo "| resident memory after warm-up → last quarter | $early → $late MiB | flat (≤ 5% + 4 MiB) | $([ "$flat" = 1 ] && echo met || echo "**missed**") |"
+    echo "| errors | $errors of $(json "$out/soak.json" requests) | 0 | $([ "$errors" = 0 ] && echo met || echo "**missed**") |"
+    echo "| p99.9 | $(ms "$(json "$out/soak.json" latency_us/p99.9)") ms | ≤ 5 ms | $([ "$(at_most "$(json "$out/soak.json" latency_us/p99.9)" 5000)" = 1 ] && echo met || echo "**missed**") |"
+    echo
+    echo "RSS samples: [soak-rss.csv](soak-rss.csv); latency: ![soak](soak.svg)"
+  } >"$out/soak.md"
+  cat "$out/soak.md"
+  exit 0
+fi
+
+# 1. ZeroMQ: the Swift wrapper vs C.
+log "1/5 ZeroMQ PUSH→PULL, Swift vs C"
+zmq=$(ZMQ_THROUGHPUT_BIN=$BIN_DIR/zmq-throughput Benchmarks/zmq-throughput.sh "$zmq_messages" 32 "$zmq_rounds" 2>/dev/null)
+zmq_c=$(awk -F'|' '/C libzmq/ { gsub(/ /, "", $3); print $3 }' <<<"$zmq")
+zmq_swift=$(awk -F'|' '/reused Message/ { gsub(/ /, "", $3); print $3 }' <<<"$zmq")
+row "ZeroMQ PUSH→PULL 32 B, msg/s (Swift wrapper vs C, median of $zmq_rounds)" "$zmq_swift" "$zmq_c" "$(divide "$zmq_swift" "$zmq_c")"
+
+# 2–4. One server with durability always for reads, durable creates and the open loop.
+log "2/5 reads at $concurrency in flight vs Redis GET"
+start_lyceum "$work/lyceum" always
+bench catalog-read --scenario catalog-read --in-flight "$concurrency" --duration "${run_seconds}s"
+bench book-read --scenario book-read --in-flight "$concurrency" --duration "${run_seconds}s"
+bench verified-mix --scenario mix --in-flight "$concurrency" --duration "${run_seconds}s" --verify
+start_redis "$work/redis-plain"
+redis-benchmark -p "$redis_port" -t set -n 100000 -r 100000 -d 200 -c "$concurrency" -q >/dev/null
+catalog_rps=$(json "$out/catalog-read.json" requests_per_second)
+book_rps=$(json "$out/book-read.json" requests_per_second)
+redis_get=$(redis_bench get "$concurrency" "$(redis_count "$book_rps")" redis-get)
+stop_redis
+row "catalog reads (get_course), req/s vs Redis GET, $concurrency in flight" "$(printf %.0f "$catalog_rps")" "$(printf %.0f "$redis_get")" "$(divide "$catalog_rps" "$redis_get")"
+row "book reads (get), req/s vs Redis GET, $concurrency in flight" "$(printf %.0f "$book_rps")" "$(printf %.0f "$redis_get")" "$(divide "$book_rps" "$redis_get")"
+for name in catalog-read book-read; do
+  p99=$(json "$out/$name.json" latency_us/p99)
+  row "$name p99 latency, ms vs Redis GET p99" "$(ms "$p99")" "$(ms "$(json "$out/redis-get.json" latency_us/p99)")" "$(divide "$p99" "$(json "$out/redis-get.json" latency_us/p99)")"
+done
+goal "book reads ≥ 1.0× Redis GET ($concurrency in flight)" "$(divide "$book_rps" "$redis_get")×" "≥ 1.0×" "$(at_most 1 "$(divide "$book_rps" "$redis_get")")"
+goal "catalog reads ≥ 1.0× Redis GET ($concurrency in flight)" "$(divide "$catalog_rps" "$redis_get")×" "≥ 1.0×" "$(at_most 1 "$(divide "$catalog_rps" "$redis_get")")"
+goal "book reads p99 ≤ 2 ms ($concurrency in flight)" "$(ms "$(json "$out/book-read.json" latency_us/p99)") ms" "≤ 2 ms" "$(at_most "$(json "$out/book-read.json" latency_us/p99)" 2000)"
+goal "verified mix: every reply correct" "$(json "$out/verified-mix.json" error_count) errors in $(json "$out/verified-mix.json" requests)" "0" "$([ "$(json "$out/verified-mix.json" error_count)" = 0 ] && echo 1 || echo 0)"
+
+log "3/5 durable creates vs Redis SET appendfsync always"
+bench book-create --scenario book-create --in-flight "$concurrency" --duration "${run_seconds}s"
+create_rps=$(json "$out/book-create.json" requests_per_second)
+start_redis "$work/redis-always" --appendonly yes --appendfsync always
+redis_set=$(redis_bench set "$concurrency" "$(redis_count "$create_rps")" redis-set-always)
+stop_redis
+row "durable book creates (always), req/s vs Redis SET appendfsync always" "$(printf %.0f "$create_rps")" "$(printf %.0f "$redis_set")" "$(divide "$create_rps" "$redis_set")"
+row "durable creates p99, ms vs Redis SET always p99" "$(ms "$(json "$out/book-create.json" latency_us/p99)")" "$(ms "$(json "$out/redis-set-always.json" latency_us/p99)")" "$(divide "$(json "$out/book-create.json" latency_us/p99)" "$(json "$out/redis-set-always.json" latency_us/p99)")"
+goal "durable creates ≥ 1.0× Redis SET always" "$(divide "$create_rps" "$redis_set")×" "≥ 1.0×" "$(at_most 1 "$(divide "$create_rps" "$redis_set")")"
+
+log "4/5 open loop at 50% of the peak read rate"
+half=$(awk -v r="$book_rps" 'BEGIN { printf "%d", r / 2 }')
+bench book-read-open --scenario book-read --rate "$half" --duration "${run_seconds}s"
+p999=$(json "$out/book-read-open.json" latency_us/p99.9)
+row "book reads open loop at $half req/s (50% of peak): p99.9 ms, vs closed-loop p99.9" "$(ms "$p999")" "$(ms "$(json "$out/book-read.json" latency_us/p99.9)")" "$(divide "$p999" "$(json "$out/book-read.json" latency_us/p99.9)")"
+goal "open loop at 50% of peak: p99.9 ≤ 5 ms" "$(ms "$p999") ms" "≤ 5 ms" "$(at_most "$p999" 5000)"
+stop_lyceum
+
+log "5/5 $records books: memory, restart, journal replay"
+start_lyceum "$work/million" none
+rss_empty=$(rss_kib "$lyceum_pid")
+"$lyceum" bench --endpoint "$endpoint" --connections 4 --scenario book-create --in-flight "$concurrency" --warmup 0s \
+  --requests "$records" --seed 7 --label "load $records books" --json --progress 10s >"$out/load-books.json" 2> >(grep --line-buffered -v '^ts=' >&2)
+rss_full=$(rss_kib "$lyceum_pid")
+stop_lyceum
+start_lyceum "$work/million" none
+restart_seconds=$ready_seconds
+rss_replayed=$(rss_kib "$lyceum_pid")
+stop_lyceum
+journal=$(RECORDS=$records SECTIONS=replay JOURNAL_BENCH_BIN=$BIN_DIR/journal-bench Benchmarks/journal-bench.sh 2>/dev/null)
+redis_load=$(awk '/redis AOF load/ { print $(NF-2) }' <<<"$journal")
+redis_rss=$(awk '/redis AOF load/ { print $(NF-1) }' <<<"$journal")
+journal_seconds=$(awk '/^journal replay/ { print $(NF-2) }' <<<"$journal")
+lyceum_mib=$(awk -v k="$rss_replayed" 'BEGIN { printf "%.1f", k / 1024 }')
+row "$records books: server restart (replay + first answer), s vs Redis AOF load" "$restart_seconds" "$redis_load" "$(divide "$restart_seconds" "$redis_load")"
+row "$records records: journal layer replay alone (journal-bench), s vs Redis AOF load" "$journal_seconds" "$redis_load" "$(divide "$journal_seconds" "$redis_load")"
+row "$records books: resident memory after restart, MiB vs Redis RSS ($records keys, 200 B values)" "$lyceum_mib" "$redis_rss" "$(divide "$lyceum_mib" "$redis_rss")"
+row "$records books: resident memory while loading, MiB (empty server: $(awk -v k="$rss_empty" 'BEGIN { printf "%.1f", k / 1024 }'))" "$(awk -v k="$rss_full" 'BEGIN { printf "%.1f", k / 1024 }')" "$redis_rss" "$(divide "$(awk -v k="$rss_full" 'BEGIN { print k / 1024 }')" "$redis_rss")"
+
+"$lyceum" bench plot "$out/reads.svg" "$out/catalog-read.json" "$out/book-read.json" "$out/book-read-open.json" "$out/redis-get.json"
+"$lyceum" bench plot "$out/writes.svg" "$out/book-create.json" "$out/redis-set-always.json"
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+
+{
+  echo "# Lyceum benchmark results, $(date -u '+%F %H:%M UTC')"
+  echo
+  echo "Machine: $(nproc) cores ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo),"
+  echo "$(uname -sr), $(redis-server --version | cut -d' ' -f1-3), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)."
+  echo "Load average $load_before at the start, $load_after at the end: clients, server and Redis share the machine."
+  echo "$([ "$quick" = 1 ] && echo "**Quick mode: tiny counts, figures are not meaningful.**")"
+  echo
+  echo "Lyceum runs as one \`lyceum serve\` process (broker, 4 sessions per service, journal), driven by"
+  echo "\`lyceum bench\` with 4 connections, ${run_seconds} s per run after a $warmup warm-up; Redis by \`redis-benchmark\` (200-byte values)."
+  echo
+  echo "| Measurement | Lyceum | Reference | Ratio |"
+  echo "|---|---:|---:|---:|"
+  printf '%s\n' "${rows[@]}"
+  echo
+  echo "| Goal | Figure | Target | Verdict |"
+  echo "|---|---|---|---|"
+  printf '%s\n' "${goals[@]}"
+  echo
+  echo "![reads](reads.svg)"
+  echo
+  echo "![writes](writes.svg)"
+} >"$out/results.md"
+cat "$out/results.md"

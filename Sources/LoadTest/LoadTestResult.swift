@@ -1,0 +1,109 @@
+import JSON
+
+/// The figures of a finished run, and the forms they are shown in.
+public struct LoadTestResult: Sendable {
+    /// The run's definition.
+    public let configuration: LoadTestConfiguration
+    /// Everything measured, every connection merged.
+    public let statistics: RunStatistics
+    /// From the end of the warm-up to the last measured reply.
+    public let measuredDuration: Duration
+
+    /// The percentiles every report lists.
+    public static let reportedPercentiles: [(name: String, percentile: Double)] = [
+        ("p50", 50), ("p90", 90), ("p99", 99), ("p99.9", 99.9),
+    ]
+
+    /// Measured replies per second.
+    public var throughput: Double {
+        let seconds = measuredDuration.seconds
+        return seconds > 0 ? Double(statistics.completed) / seconds : 0
+    }
+
+    /// The latency, in microseconds, below which `percentile` of the measured requests finished.
+    public func latency(atPercentile percentile: Double) -> UInt64 {
+        statistics.latency.value(atPercentile: percentile)
+    }
+
+    /// `closed, 50 in flight` or `open, 20000 req/s`.
+    public var loadDescription: String {
+        switch configuration.load {
+        case .closed(let inFlight): "closed loop, \(inFlight) in flight"
+        case .open(let rate, _): "open loop, \(Self.number(rate)) req/s"
+        }
+    }
+
+    /// A few lines for a person.
+    public func text(label: String) -> String {
+        var lines = ["\(label): \(configuration.mix), \(loadDescription), \(configuration.connections) connections, seed \(configuration.seed)\(configuration.verify ? ", verified" : "")"]
+        lines.append("  requests   \(statistics.completed) in \(Self.number(measuredDuration.seconds, decimals: 2)) s = \(Self.number(throughput)) req/s")
+        let figures = Self.reportedPercentiles.map { "\($0.name) \(Self.milliseconds(latency(atPercentile: $0.percentile)))" }
+        lines.append("  latency    " + (figures + ["max \(Self.milliseconds(statistics.latency.maximum))"]).joined(separator: "  ") + " ms")
+        if case .open = configuration.load {
+            lines.append("  send lag   p99 \(Self.milliseconds(statistics.sendLag.value(atPercentile: 99))) ms, max \(Self.milliseconds(statistics.sendLag.maximum)) ms (client behind its schedule; included in latency)")
+        }
+        if statistics.errors.isEmpty {
+            lines.append("  errors     none")
+        } else {
+            lines.append("  errors     " + statistics.errors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        }
+        for reason in statistics.wrongReplies { lines.append("  wrong reply: \(reason)") }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The machine-readable form: configuration, throughput, errors, percentiles and the
+    /// percentile curve that `lyceum bench plot` draws.
+    public func json(label: String) -> JSONValue {
+        var load: JSONValue
+        switch configuration.load {
+        case .closed(let inFlight): load = ["mode": "closed", "in_flight": .integer(inFlight)]
+        case .open(let rate, let maxInFlight): load = ["mode": "open", "rate": .double(rate), "max_in_flight": .integer(maxInFlight)]
+        }
+        var latencies = JSONObject()
+        for (name, percentile) in Self.reportedPercentiles { latencies.append(name, .integer(Int(latency(atPercentile: percentile)))) }
+        latencies.append("max", .integer(Int(statistics.latency.maximum)))
+        latencies.append("mean", .double(statistics.latency.mean))
+        var errors = JSONObject()
+        for (code, count) in statistics.errors.sorted(by: { $0.key < $1.key }) { errors.append(code, .integer(count)) }
+        let curve = PercentileCurve(label: label, histogram: statistics.latency)
+        return [
+            "label": .string(label),
+            "endpoint": .string(configuration.endpoint),
+            "scenario": .string(configuration.mix.description),
+            "load": load,
+            "connections": .integer(configuration.connections),
+            "seed": .integer(Int(truncatingIfNeeded: configuration.seed)),
+            "verify": .bool(configuration.verify),
+            "seconds": .double(measuredDuration.seconds),
+            "requests": .integer(statistics.completed),
+            "requests_per_second": .double(throughput),
+            "errors": .object(errors),
+            "error_count": .integer(statistics.errorCount),
+            "wrong_replies": .array(statistics.wrongReplies.map(JSONValue.string)),
+            "latency_us": .object(latencies),
+            "send_lag_p99_us": .integer(Int(statistics.sendLag.value(atPercentile: 99))),
+            "curve": curve.json,
+        ]
+    }
+
+    static func milliseconds(_ microseconds: UInt64) -> String { number(Double(microseconds) / 1000, decimals: 3) }
+
+    static func number(_ value: Double, decimals: Int = 0) -> String {
+        guard value.isFinite else { return "\(value)" }
+        var scale = 1.0
+        for _ in 0..<decimals { scale *= 10 }
+        let scaled = (abs(value) * scale).rounded()
+        let whole = Int(scaled / scale)
+        var text = (value < 0 && scaled > 0 ? "-" : "") + String(whole)
+        if decimals > 0 {
+            let fraction = String(Int(scaled) - whole * Int(scale))
+            text += "." + String(repeating: "0", count: decimals - fraction.count) + fraction
+        }
+        return text
+    }
+}
+
+extension Duration {
+    /// The duration in seconds as a floating-point number.
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

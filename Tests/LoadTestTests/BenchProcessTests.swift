@@ -1,0 +1,110 @@
+import Foundation
+import JSON
+import LoadTest
+import Testing
+
+/// A program built beside the test bundle, run to completion with its output collected.
+struct BuiltProgram {
+    static let productsDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+
+    struct Outcome {
+        let status: Int32
+        let standardOutput: String
+        let standardError: String
+    }
+
+    /// Runs `executable` (a path, or a product's name) with `arguments` and `environment` added.
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
+                    currentDirectory: URL? = nil) throws -> Outcome {
+        let process = Process()
+        process.executableURL = executable.contains("/") ? URL(fileURLWithPath: executable) : productsDirectory.appendingPathComponent(executable)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        // Read both pipes while the child runs, so that neither fills and blocks it.
+        let collected = ThreadCollector(errors.fileHandleForReading)
+        let standardOutput = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Outcome(status: process.terminationStatus, standardOutput: String(decoding: standardOutput, as: UTF8.self),
+                       standardError: String(decoding: collected.wait(), as: UTF8.self))
+    }
+}
+
+/// Removes a directory a test made; a failure is recorded, not ignored.
+func removeTemporary(_ directory: URL) {
+    do {
+        try FileManager.default.removeItem(at: directory)
+    } catch {
+        Issue.record("cannot remove \(directory.path): \(error)")
+    }
+}
+
+/// Reads a file handle to its end on a thread of its own.
+final class ThreadCollector: @unchecked Sendable {
+    private var data = Data()
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ handle: FileHandle) {
+        Thread { [self] in
+            data = handle.readDataToEndOfFile()
+            done.signal()
+        }.start()
+    }
+
+    func wait() -> Data {
+        done.wait()
+        return data
+    }
+}
+
+@Suite(.serialized) struct BenchProcessTests {
+    @Test func jsonOutputParsesAndPlots() throws {
+        let fake = try FakeLyceum()
+        defer { fake.stop() }
+        let outcome = try BuiltProgram.run("lyceum", ["bench", "--endpoint", fake.endpoint, "--scenario", "book-read=4,catalog-read=1",
+                                                      "--requests", "300", "--warmup", "0s", "--books", "20", "--verify",
+                                                      "--label", "fake", "--json"])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let json = try JSONParser().parse(outcome.standardOutput)
+        #expect(json["requests"] == .integer(300))
+        #expect(json["errors"] == .object(JSONObject()))
+        #expect(json["verify"] == .bool(true))
+
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lyceum-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { removeTemporary(directory) }
+        let results = directory.appendingPathComponent("run.json")
+        try Data(outcome.standardOutput.utf8).write(to: results)
+        let chart = directory.appendingPathComponent("chart.svg").path
+        let plot = try BuiltProgram.run("lyceum", ["bench", "plot", chart, results.path, results.path])
+        #expect(plot.status == 0, "\(plot.standardError)")
+        #expect(try String(contentsOfFile: chart, encoding: .utf8).contains("<polyline"))
+    }
+
+    @Test func aLyingServerFailsTheRun() throws {
+        let fake = try FakeLyceum(behaviour: .lying)
+        defer { fake.stop() }
+        let outcome = try BuiltProgram.run("lyceum", ["bench", "--endpoint", fake.endpoint, "--scenario", "book-read",
+                                                      "--requests", "50", "--warmup", "0s", "--books", "5", "--verify"])
+        #expect(outcome.status == 1)
+        #expect(outcome.standardOutput.contains("wrong-reply 50"), "\(outcome.standardOutput)")
+        #expect(outcome.standardOutput.contains("wrong reply: book.title"))
+    }
+
+    @Test(arguments: [["--rate", "-5"], ["--in-flight"], ["--scenario", "nothing"], ["--duration", "ten"], ["--frobnicate"],
+                      ["--connections", "8", "--in-flight", "4"]])
+    func badOptionsAreRefusedWithStatusTwo(_ options: [String]) throws {
+        let outcome = try BuiltProgram.run("lyceum", ["bench", "--endpoint", "tcp://127.0.0.1:1"] + options)
+        #expect(outcome.status == 2)
+        #expect(outcome.standardError.contains("invalid-option"), "\(outcome.standardError)")
+    }
+
+    @Test func anUnreachableServerIsASetupFailure() throws {
+        let outcome = try BuiltProgram.run("lyceum", ["bench", "--endpoint", "tcp://127.0.0.1:1", "--timeout", "300ms"])
+        #expect(outcome.status == 3, "\(outcome.standardError)")
+    }
+}

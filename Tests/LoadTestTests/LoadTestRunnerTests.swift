@@ -1,0 +1,84 @@
+import Foundation
+import JSON
+import LoadTest
+import Testing
+
+/// Load tests against the in-process fake: real sockets, real broker, tiny runs.
+@Suite(.serialized) struct LoadTestRunnerTests {
+    private func run(_ fake: FakeLyceum, _ configuration: LoadTestConfiguration) throws -> LoadTestResult {
+        let workload = try Workload.prepare(endpoint: fake.endpoint, mix: configuration.mix, seed: configuration.seed,
+                                            learnerCount: configuration.learnerCount, bookCount: configuration.bookCount,
+                                            timeout: configuration.timeout, context: fake.context)
+        return try LoadTestRunner(configuration: configuration, workload: workload, context: fake.context).run()
+    }
+
+    private func configuration(_ fake: FakeLyceum, load: LoadTestConfiguration.Load, stop: LoadTestConfiguration.Stop,
+                               scenario: String = "book-read", verify: Bool = true) throws -> LoadTestConfiguration {
+        LoadTestConfiguration(endpoint: fake.endpoint, mix: try ScenarioMix(parsing: scenario), connections: 2, load: load,
+                              stop: stop, warmUp: .milliseconds(200), seed: 3, learnerCount: 5, bookCount: 40, verify: verify)
+    }
+
+    @Test func verifiedReadsOfAnHonestServerAreAllCorrect() throws {
+        let fake = try FakeLyceum()
+        defer { fake.stop() }
+        let result = try run(fake, configuration(fake, load: .closed(inFlight: 8), stop: .requests(400),
+                                                 scenario: "book-read=3,book-create=1,catalog-read=1"))
+        #expect(result.statistics.completed == 400)
+        #expect(result.statistics.errors.isEmpty, "\(result.statistics.errors) \(result.statistics.wrongReplies)")
+        #expect(result.throughput > 0)
+    }
+
+    @Test func verifyCatchesAWrongReply() throws {
+        let fake = try FakeLyceum(behaviour: .lying)
+        defer { fake.stop() }
+        let result = try run(fake, configuration(fake, load: .closed(inFlight: 4), stop: .requests(100)))
+        #expect(result.statistics.errors["wrong-reply"] == 100)
+        #expect(result.statistics.wrongReplies.first?.contains("book.title") == true)
+
+        let unverified = try run(fake, configuration(fake, load: .closed(inFlight: 4), stop: .requests(100), verify: false))
+        #expect(unverified.statistics.errors.isEmpty, "without --verify only ok is checked")
+    }
+
+    @Test func openLoopSendsOnSchedule() throws {
+        let fake = try FakeLyceum()
+        defer { fake.stop() }
+        let result = try run(fake, configuration(fake, load: .open(rate: 500, maxInFlight: 100), stop: .after(.seconds(1))))
+        // Every intended send time in the measured second is used, whatever the replies do.
+        #expect(abs(result.statistics.completed - 500) <= 2, "\(result.statistics.completed) requests")
+        #expect(result.measuredDuration > .milliseconds(900) && result.measuredDuration < .milliseconds(1100), "\(result.measuredDuration)")
+        #expect(result.statistics.errors.isEmpty)
+        // How late each send left is measured for every request, so a lagging client shows.
+        #expect(result.statistics.sendLag.count == UInt64(result.statistics.completed))
+    }
+
+    @Test func openLoopShowsAStallInFull() throws {
+        // Request 40 of the run (during the measured part) is held 400 ms by a single session;
+        // everything scheduled meanwhile waits behind it and must show that wait.
+        let fake = try FakeLyceum(behaviour: .stalling(request: 200, stall: .milliseconds(400)), sessions: 1)
+        defer { fake.stop() }
+        let open = try run(fake, configuration(fake, load: .open(rate: 200, maxInFlight: 200), stop: .after(.seconds(2)), verify: false))
+        let stalled = open.statistics.latency
+        #expect(stalled.maximum >= 350_000)
+        // About 80 of ~400 requests were scheduled during the stall: well over 10% are slow.
+        #expect(stalled.value(atPercentile: 90) >= 50_000, "p90 \(stalled.value(atPercentile: 90)) µs")
+    }
+
+    @Test func jsonResultsParseAndKeepTheCurve() throws {
+        let fake = try FakeLyceum()
+        defer { fake.stop() }
+        let result = try run(fake, configuration(fake, load: .closed(inFlight: 4), stop: .requests(200)))
+        let json = try JSONParser().parse(result.json(label: "fake reads").serialized())
+        #expect(json["requests"] == .integer(200))
+        #expect(json["error_count"] == .integer(0))
+        #expect(json["load"]?["mode"] == "closed")
+        guard case .integer(let p99)? = json["latency_us"]?["p99"], case .integer(let p50)? = json["latency_us"]?["p50"] else {
+            Issue.record("latency_us.p50 and .p99 missing: \(json)")
+            return
+        }
+        #expect(p50 > 0 && p50 <= p99)
+        let curve = try PercentileCurve(json: json, path: "test")
+        #expect(curve == PercentileCurve(label: "fake reads", histogram: result.statistics.latency))
+        let svg = LatencyChart(curves: [curve, curve]).svg()
+        #expect(svg.hasPrefix("<svg") && svg.contains("fake reads") && svg.contains("99.9%"))
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import JSON
+import Testing
+
+/// `Benchmarks/suite.sh --quick` runs inside the test suite, on the binaries this build made,
+/// so that the benchmark suite cannot rot. Its figures are not checked: only that every
+/// measurement ran and reported.
+@Suite struct SuiteScriptTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let redisInstalled = FileManager.default.isExecutableFile(atPath: "/usr/bin/redis-server")
+        && FileManager.default.isExecutableFile(atPath: "/usr/bin/redis-benchmark")
+
+    @Test(.enabled(if: redisInstalled, "needs redis-server and redis-benchmark: scripts/ensure-deps.sh bench"),
+          .timeLimit(.minutes(3)))
+    func quickModeMeasuresEverything() throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("lyceum-suite-\(UUID().uuidString)")
+        defer { removeTemporary(out) }
+        let outcome = try BuiltProgram.run(Self.repository.appendingPathComponent("Benchmarks/suite.sh").path, ["--quick"],
+                                           environment: ["BIN_DIR": BuiltProgram.productsDirectory.path, "OUT": out.path],
+                                           currentDirectory: Self.repository)
+        #expect(outcome.status == 0, "\(outcome.standardError.suffix(3000))")
+        let results = try String(contentsOf: out.appendingPathComponent("results.md"), encoding: .utf8)
+        for measurement in ["ZeroMQ PUSH→PULL", "catalog reads", "book reads", "durable book creates", "open loop",
+                            "server restart", "journal layer replay", "resident memory"] {
+            #expect(results.contains(measurement), "results.md lacks \(measurement)")
+        }
+        // Every ratio is a number: no measurement came back empty.
+        let lines = results.split(separator: "\n", omittingEmptySubsequences: false)
+        let measurements = lines.drop { !$0.hasPrefix("| Measurement") }.dropFirst(2).prefix { $0.hasPrefix("| ") }
+        #expect(measurements.count >= 10)
+        for row in measurements {
+            let ratio = row.split(separator: "|")[3].trimmingCharacters(in: .whitespaces)
+            #expect(Double(ratio) != nil, "no ratio in: \(row)")
+        }
+        for run in ["catalog-read", "book-read", "book-create", "book-read-open", "verified-mix", "redis-get"] {
+            let data = try Data(contentsOf: out.appendingPathComponent("\(run).json"))
+            #expect(throws: Never.self) { try JSONParser().parse(Array(data)) }
+        }
+        #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("reads.svg").path))
+    }
+
+    @Test(.enabled(if: redisInstalled, "needs redis-server and redis-benchmark: scripts/ensure-deps.sh bench"),
+          .timeLimit(.minutes(2)))
+    func shortSoakSamplesMemory() throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("lyceum-soak-\(UUID().uuidString)")
+        defer { removeTemporary(out) }
+        let outcome = try BuiltProgram.run(Self.repository.appendingPathComponent("Benchmarks/suite.sh").path, ["--soak", "3"],
+                                           environment: ["BIN_DIR": BuiltProgram.productsDirectory.path, "OUT": out.path],
+                                           currentDirectory: Self.repository)
+        #expect(outcome.status == 0, "\(outcome.standardError.suffix(3000))")
+        let samples = try String(contentsOf: out.appendingPathComponent("soak-rss.csv"), encoding: .utf8).split(separator: "\n")
+        #expect(samples.count >= 2)
+        #expect(try String(contentsOf: out.appendingPathComponent("soak.md"), encoding: .utf8).contains("resident memory"))
+    }
+}
