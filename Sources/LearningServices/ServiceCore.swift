@@ -38,10 +38,11 @@ final class ServiceCore<State: LedgeredState>: Sendable {
     /// write pays for one copy of the top-level tables.
     var currentState: State { state.withLock { $0 } }
 
-    /// Performs one write for `learner` and returns its reply frame and event.
+    /// Performs one write for `learner` and returns its reply frame, its event and the ticket of
+    /// the record that stored it (whose sequence orders the writes as they were applied).
     func write<Event: Sendable>(
         _ request: Request, learner: String, plan: (borrowing State) throws(ServiceError) -> WritePlan<Event>
-    ) -> (reply: [UInt8], event: Event?) {
+    ) -> (reply: [UInt8], event: Event?, commit: CommitTicket?) {
         let outcome = state.withLock { (state) -> Result<(reply: [UInt8], ticket: CommitTicket?, event: Event?), ServiceError> in
             if let requestID = request.requestID, let entry = state.ledger.entry(learner: learner, requestID: requestID) {
                 guard entry.fingerprint == request.fingerprint else {
@@ -69,16 +70,16 @@ final class ServiceCore<State: LedgeredState>: Sendable {
         }
         switch outcome {
         case .failure(let error):
-            return (Reply.failure(error), nil)
+            return (Reply.failure(error), nil, nil)
         case .success(let done):
             if let ticket = done.ticket {
                 do {
                     try log.waitUntilDurable(ticket)
                 } catch {
-                    return (Reply.failure(ServiceError(.unavailable, "the write may not be durable: \(error)")), nil)
+                    return (Reply.failure(ServiceError(.unavailable, "the write may not be durable: \(error)")), nil, nil)
                 }
             }
-            return (done.reply, done.event)
+            return (done.reply, done.event, done.ticket)
         }
     }
 }
