@@ -27,7 +27,7 @@ let package = Package(
         .target(name: "Majordomo", dependencies: ["ZeroMQ", "Logging", "Lifecycle"]),
         // The append-only journal: durable, checksummed, replayed on start, compacted. No sockets.
         .target(name: "Journal", dependencies: ["Logging"]),
-        .executableTarget(name: "lyceum", dependencies: ["ZeroMQ", "Journal", "Logging", "Lifecycle"]),
+        .executableTarget(name: "lyceum", dependencies: ["ZeroMQ", "Journal", "Logging", "Lifecycle", "Events"]),
 
         // Utilities the test targets share: threads, processes, free endpoints.
         .target(name: "LyceumTestSupport", path: "Tests/LyceumTestSupport"),

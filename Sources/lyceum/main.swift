@@ -19,6 +19,7 @@ case "--version", "version":
     print("lyceum \(lyceumVersion)")
     print("libzmq \(LibZMQ.version) (\(capabilities.joined(separator: " ")))")
 case "journal": exit(runJournalCommand(Array(arguments.dropFirst())))
+case "watch": exit(runWatchCommand(Array(arguments.dropFirst())))
 case "--help", "-h", "help", nil:
     print(usage)
 default:
