@@ -63,7 +63,8 @@ let package = Package(
         .target(name: "Events", dependencies: ["ZeroMQ", "JSON", "Logging", "Lifecycle", "Progress"]),
         .testTarget(
             name: "EventsTests",
-            dependencies: ["Events", "LearningServices", "Catalog", "Progress", "JSON", "ZeroMQ", "Lifecycle", "LyceumTestSupport", "lyceum"]
+            dependencies: ["Events", "LearningServices", "Catalog", "Progress", "JSON", "ZeroMQ", "Lifecycle", "LyceumTestSupport", "lyceum"],
+            exclude: ["Subscribers"]
         ),
 
         // Benchmarks are executables, never timed tests: `make bench-zmq` runs this one.
