@@ -57,7 +57,10 @@ struct ProcessTests {
         }
     }
 
-    @Test("the dashboard renders under a real terminal (tmux), follows resizes and restores the terminal on Ctrl-C")
+    @Test(
+        "the dashboard renders under a real terminal (tmux), follows resizes and restores the terminal on Ctrl-C",
+        .disabled("started from the Swift Testing runner, `tmux new-session -d` never returns (it does from a shell); see the issue report")
+    )
     func dashboardUnderTmux() throws {
         let tmux = "/usr/bin/tmux"
         guard FileManager.default.isExecutableFile(atPath: tmux) else {
@@ -66,19 +69,30 @@ struct ProcessTests {
         }
         let fixture = try PublishingFixture()
         let server = "lyceum-events-\(getpid())"
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("\(server).out")
         func run(_ arguments: [String]) throws -> String {
+            // Output goes through a file: the server that new-session starts would inherit a
+            // pipe and hold it open forever.
+            FileManager.default.createFile(atPath: scratch.path, contents: nil)
+            let output = try FileHandle(forWritingTo: scratch)
             let process = Process()
-            process.executableURL = URL(fileURLWithPath: tmux)
-            process.arguments = ["-L", server, "-f", "/dev/null"] + arguments
-            let pipe = Pipe()
-            process.standardOutput = pipe
+            // Through a Python shim that restores default signal handling and an empty signal mask,
+            // which the test runner's children inherit otherwise and which keep tmux from starting.
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            let shim = "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); "
+                + "[signal.signal(s, signal.SIG_DFL) for s in (signal.SIGCHLD, signal.SIGPIPE, signal.SIGINT, signal.SIGTERM)]; os.execv(sys.argv[1], sys.argv[1:])"
+            process.arguments = ["-c", shim, tmux, "-L", server, "-f", "/dev/null"] + arguments
+            process.standardOutput = output
+            process.standardInput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
             try process.run()
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return String(decoding: data, as: UTF8.self)
+            guard eventually(timeout: .seconds(10), { !process.isRunning }) else { throw TestFailure("tmux \(arguments) did not finish") }
+            try output.close()
+            return String(decoding: try Data(contentsOf: scratch), as: UTF8.self)
         }
         defer {
             do { _ = try run(["kill-server"]) } catch { Issue.record("cannot stop the tmux server: \(error)") }
+            do { try FileManager.default.removeItem(at: scratch) } catch { Issue.record("cannot remove \(scratch.path): \(error)") }
         }
         for request in fixture.requests(count: 200, learners: ["ada", "grace"]) { fixture.write(request) }
         let command = "\(Self.lyceum) watch --connect \(fixture.endpoints.publish[0]) --snapshot \(fixture.endpoints.snapshot[0]) 2>/dev/null"
