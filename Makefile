@@ -24,16 +24,21 @@ bench-zmq:
 	@scripts/ensure-deps.sh
 	Benchmarks/zmq-throughput.sh
 
-<<<<<<< HEAD
 ## Journal: appends/s per durability policy (1 and 64 writers), 1M-record replay and memory, vs Redis.
 .PHONY: bench-journal
 bench-journal:
 	@scripts/ensure-deps.sh bench
 	Benchmarks/journal-bench.sh
-=======
+
 ## Majordomo echo through Lyceum's broker: sync client and 50 in flight (issue: Majordomo).
 bench-mdp:
 	@scripts/ensure-deps.sh
 	$(SWIFT) build -c release --product mdp-bench
 	.build/release/mdp-bench
->>>>>>> majordomo
+
+## Progress events: events/s with 100 subscribers, p50/p99 delivery latency at 10k/s, cost per write (issue 6).
+.PHONY: bench-events
+bench-events:
+	@scripts/ensure-deps.sh
+	$(SWIFT) build -c release --product events-bench
+	.build/release/events-bench

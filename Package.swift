@@ -88,6 +88,12 @@ let package = Package(
             dependencies: ["LearningServices", "Books", "Catalog", "JSON", "Journal"],
             path: "Benchmarks/ServiceHandling"
         ),
+        // `make bench-events`: events/s with 100 subscribers, delivery latency, cost added to a write.
+        .executableTarget(
+            name: "events-bench",
+            dependencies: ["Events", "LearningServices", "Catalog", "Progress", "ZeroMQ", "Lifecycle"],
+            path: "Benchmarks/EventsBench"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
