@@ -79,7 +79,11 @@ struct XAPIStatements {
 
     /// An id segment percent-encoded for an IRI path.
     private static func segment(_ id: String) -> String {
-        id.addingPercentEncoding(withAllowedCharacters: unreserved) ?? id
+        let isUnreserved = id.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || byte == 0x2D || byte == 0x2E || byte == 0x5F || byte == 0x7E
+        }
+        return isUnreserved ? id : id.addingPercentEncoding(withAllowedCharacters: unreserved) ?? id
     }
 
     private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
