@@ -18,12 +18,12 @@ struct ProtocolExampleTests {
     }
 
     @Test("each example decodes as the subscriber decodes it and has its schema's required members", arguments: [
-        ("examples/events/progress.lesson_watched.json", "events.progress.json"),
-        ("examples/events/progress.quiz_submitted.json", "events.progress.json"),
-        ("examples/events/heartbeat.json", "events.heartbeat.json"),
-        ("examples/events/snapshot.json", "events.snapshot.json"),
-        ("examples/events/snapshot.error.json", "events.snapshot_error.json"),
-        ("examples/events/xapi.passed.json", "events.xapi.json"),
+        ("event-examples/progress.lesson_watched.json", "events.progress.json"),
+        ("event-examples/progress.quiz_submitted.json", "events.progress.json"),
+        ("event-examples/heartbeat.json", "events.heartbeat.json"),
+        ("event-examples/snapshot.json", "events.snapshot.json"),
+        ("event-examples/snapshot.error.json", "events.snapshot_error.json"),
+        ("event-examples/xapi.passed.json", "events.xapi.json"),
     ])
     func example(path: String, schema: String) throws {
         let bytes = try Self.load(path)
