@@ -27,7 +27,7 @@ let package = Package(
         .target(name: "Majordomo", dependencies: ["ZeroMQ", "Logging", "Lifecycle"]),
         // The append-only journal: durable, checksummed, replayed on start, compacted. No sockets.
         .target(name: "Journal", dependencies: ["Logging"]),
-        .executableTarget(name: "lyceum", dependencies: ["LyceumServer", "ZeroMQ", "Journal", "Lifecycle", "LoadTest"]),
+        .executableTarget(name: "lyceum", dependencies: ["LyceumServer", "ZeroMQ", "Journal", "Lifecycle", "LoadTest", "Events"]),
 
         // Utilities the test targets share: threads, processes, free endpoints.
         .target(name: "LyceumTestSupport", path: "Tests/LyceumTestSupport"),
@@ -58,6 +58,14 @@ let package = Package(
         .testTarget(name: "ProgressTests", dependencies: ["Progress", "Catalog", "JSON", "Journal"]),
         .target(name: "LearningServices", dependencies: ["JSON", "Journal", "Catalog", "Books", "Progress"]),
         .testTarget(name: "LearningServicesTests", dependencies: ["LearningServices", "JSON", "Journal", "Catalog", "Books", "Progress"]),
+        // Progress events: PUB with sequence numbers, Clone-pattern snapshots, the XSUB/XPUB forwarder
+        // and the subscriber that `lyceum watch` uses. Socket code; the domain arrives as values.
+        .target(name: "Events", dependencies: ["ZeroMQ", "JSON", "Logging", "Lifecycle", "Progress"]),
+        .testTarget(
+            name: "EventsTests",
+            dependencies: ["Events", "LearningServices", "Catalog", "Progress", "JSON", "ZeroMQ", "Lifecycle", "LyceumTestSupport", "lyceum"],
+            exclude: ["Subscribers"]
+        ),
 
         // The executable's wiring: journals as the services' change log, one-frame worker
         // handlers, settings and the subcommands. `lyceum` only parses and dispatches.
@@ -101,6 +109,12 @@ let package = Package(
         .testTarget(
             name: "LoadTestTests",
             dependencies: ["LoadTest", "Majordomo", "ZeroMQ", "JSON", "Lifecycle", "lyceum", "zmq-throughput", "journal-bench"]
+        ),
+        // `make bench-events`: events/s with 100 subscribers, delivery latency, cost added to a write.
+        .executableTarget(
+            name: "events-bench",
+            dependencies: ["Events", "LearningServices", "Catalog", "Progress", "ZeroMQ", "Lifecycle"],
+            path: "Benchmarks/EventsBench"
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -40,6 +40,15 @@ public final class ProgressService: LearningService {
 
     /// The reply frame, and for a write that changed something, the event to publish.
     public func handleWithEvent(_ frame: [UInt8]) -> (reply: [UInt8], event: ProgressEvent?) {
+        let handled = handleWithCommit(frame)
+        return (handled.reply, handled.event)
+    }
+
+    /// The reply frame, and for a write that changed something, the event to publish (only once
+    /// the write is durable) with the ticket of the journal record that stored it. Ticket
+    /// sequences follow the order writes were applied in, so they order the events of one
+    /// learner in one course even when threads publish them in another order.
+    public func handleWithCommit(_ frame: [UInt8]) -> (reply: [UInt8], event: ProgressEvent?, commit: CommitTicket?) {
         do throws(ServiceError) {
             var request = try Request(frame)
             let catalog = store.catalog
@@ -58,9 +67,9 @@ public final class ProgressService: LearningService {
             case "get", "list", "course_stats":
                 try request.refuseRequestID()
                 switch request.op {
-                case "get": return (try get(&request, catalog), nil)
-                case "list": return (try list(&request, catalog), nil)
-                default: return (try courseStatistics(&request, catalog), nil)
+                case "get": return (try get(&request, catalog), nil, nil)
+                case "list": return (try list(&request, catalog), nil, nil)
+                default: return (try courseStatistics(&request, catalog), nil, nil)
                 }
             default:
                 throw ServiceError(
@@ -69,13 +78,13 @@ public final class ProgressService: LearningService {
                     field: "$.op")
             }
         } catch {
-            return (Reply.failure(error), nil)
+            return (Reply.failure(error), nil, nil)
         }
     }
 
     private func write(
         _ request: inout Request, _ catalog: Catalog, action readAction: (inout JSONObjectReader) throws(JSONReadError) -> ProgressAction
-    ) throws(ServiceError) -> (reply: [UInt8], event: ProgressEvent?) {
+    ) throws(ServiceError) -> (reply: [UInt8], event: ProgressEvent?, commit: CommitTicket?) {
         let (learner, courseID, action) = try request.read { (reader) throws(JSONReadError) in
             (try reader.learner(), try reader.string("course"), try readAction(&reader))
         }

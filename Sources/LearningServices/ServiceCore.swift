@@ -49,10 +49,11 @@ final class ServiceCore<State: LedgeredState>: Sendable {
         guarded.withLock { ($0.state, sequence()) }
     }
 
-    /// Performs one write for `learner` and returns its reply frame and event.
+    /// Performs one write for `learner` and returns its reply frame, its event and the ticket of
+    /// the record that stored it (whose sequence orders the writes as they were applied).
     func write<Event: Sendable>(
         _ request: Request, learner: String, plan: (borrowing State) throws(ServiceError) -> WritePlan<Event>
-    ) -> (reply: [UInt8], event: Event?) {
+    ) -> (reply: [UInt8], event: Event?, commit: CommitTicket?) {
         let outcome = guarded.withLock { (guarded) -> Result<(reply: [UInt8], ticket: CommitTicket?, event: Event?), ServiceError> in
             // A retry, or a write that changes nothing, reports state that earlier records made:
             // it waits for the last of them, so that no reply gets ahead of durability.
@@ -83,16 +84,16 @@ final class ServiceCore<State: LedgeredState>: Sendable {
         }
         switch outcome {
         case .failure(let error):
-            return (Reply.failure(error), nil)
+            return (Reply.failure(error), nil, nil)
         case .success(let done):
             if let ticket = done.ticket {
                 do {
                     try log.waitUntilDurable(ticket)
                 } catch {
-                    return (Reply.failure(ServiceError(.unavailable, "the write may not be durable: \(error)")), nil)
+                    return (Reply.failure(ServiceError(.unavailable, "the write may not be durable: \(error)")), nil, nil)
                 }
             }
-            return (done.reply, done.event)
+            return (done.reply, done.event, done.ticket)
         }
     }
 }

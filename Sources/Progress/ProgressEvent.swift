@@ -22,4 +22,6 @@ public struct ProgressEvent: Sendable, Equatable {
     public let summary: ProgressSummary
     /// Whether this change is the one that completed the course.
     public let completesCourse: Bool
+    /// The scored attempt, for quiz submissions.
+    public let attempt: QuizAttempt?
 }

@@ -64,7 +64,7 @@ extension ProgressRecords {
         let change = JournalChange.put(Self.collection, key: Self.key(learner, course.id), value: record.journalValue())
         let event = ProgressEvent(
             kind: kind, learner: learner, course: course.id, lesson: lesson, summary: summary,
-            completesCourse: record.completed && existing?.completed != true)
+            completesCourse: record.completed && existing?.completed != true, attempt: attempt)
         return ProgressOutcome(progress: record, summary: summary, change: change, event: event, attempt: attempt)
     }
 

@@ -27,6 +27,11 @@ let usage = """
                   [--broker EP] [--timeout MS]
       config    print the effective configuration and where each value came from
       journal   check|repair|compact --data DIR
+      watch     live dashboard of progress events (PUB/SUB with snapshot catch-up)
+                  [--connect EP] [--snapshot EP | --no-snapshot] [--course ID] [--learner ID]
+                  [--json | --plain]
+      bench     load-test a broker: closed loop or fixed rate, verified replies, --json, --plot
+                  (lyceum bench --help for its options)
       --version show Lyceum's and libzmq's versions and libzmq's capabilities
       --help    show this help
 
@@ -102,6 +107,7 @@ case "--version", "version":
     print("libzmq \(LibZMQ.version) (\(capabilities.joined(separator: " ")))")
 case "journal": exit(runJournalCommand(Array(rest)))
 case "bench": exit(runBenchCommand(Array(rest)))
+case "watch": exit(runWatchCommand(Array(rest)))
 case "--help", "-h", "help", nil:
     print(usage)
 default:

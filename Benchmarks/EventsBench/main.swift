@@ -1,0 +1,237 @@
+// events-bench: what publishing progress events costs and how fast they arrive (issue 6).
+//
+//   1. events/s published while 100 subscribers are connected (and whether any had to drop);
+//   2. latency from a write's reply to the event's arrival at a subscriber, at 10,000 events/s;
+//   3. the cost publishing adds to a progress write: the same writes with and without publish,
+//      alternating rounds in this run, as a ratio.
+//
+// Run with `make bench-events` (release build). Progress is printed to stderr.
+import Catalog
+import Dispatch
+import Events
+import Foundation
+import LearningServices
+import Lifecycle
+import Progress
+import ZeroMQ
+
+func note(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
+func nanoseconds() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+let catalog = try Catalog.sample()
+let course = catalog.courses.first { $0.lessons.count >= 2 }!
+let context = try Context(ioThreads: 1)
+
+/// Requests that each change something: every learner watches, then unwatches, a lesson.
+func toggles(_ count: Int, learners: Int = 1000) -> [[UInt8]] {
+    (0..<count).map { index in
+        let learner = "bench-\(index % learners)"
+        let op = (index / learners) % 2 == 0 ? "mark_watched" : "mark_unwatched"
+        return Array(#"{"op":"\#(op)","learner":"\#(learner)","course":"\#(course.id)","lesson":"\#(course.lessons[0].id)"}"#.utf8)
+    }
+}
+
+func startPublisher(highWaterMark: Int32 = 100_000, xapi: XAPIOptions? = XAPIOptions()) throws -> (EventPublisher, ServiceThread, EventPublisher.BoundEndpoints) {
+    let publisher = try EventPublisher(
+        configuration: EventPublisherConfiguration(
+            publishEndpoints: ["tcp://127.0.0.1:*"], snapshotEndpoints: ["tcp://127.0.0.1:*"], sendHighWaterMark: highWaterMark,
+            heartbeatInterval: .milliseconds(100), xapi: xapi),
+        context: context)
+    let thread = ServiceThread(publisher, name: "publisher")
+    return (publisher, thread, try publisher.waitUntilBound())
+}
+
+/// Subscribers on `threads` threads, each counting the progress events of its sockets.
+final class SubscriberPool: @unchecked Sendable {
+    private let lock = NSLock()
+    private var ready = 0
+    private var received = 0
+    private var stop = false
+    private let done = DispatchGroup()
+    let arrivals: UnsafeMutablePointer<UInt64>
+    let capacity: Int
+
+    init(count: Int, threads: Int, endpoint: String, recordArrivals capacity: Int = 0) {
+        self.capacity = capacity
+        arrivals = .allocate(capacity: max(capacity, 1))
+        arrivals.initialize(repeating: 0, count: max(capacity, 1))
+        for threadIndex in 0..<threads {
+            done.enter()
+            let mine = (0..<count).filter { $0 % threads == threadIndex }.count
+            Thread { [self] in
+                defer { done.leave() }
+                do {
+                    var sockets: [Socket] = []
+                    var poller = Poller()
+                    for _ in 0..<mine {
+                        let socket = try context.socket(.subscriber)
+                        try socket.set(.receiveHighWaterMark, to: 100_000)
+                        try socket.set(.subscribe, to: Array(EventTopic.progress.utf8))
+                        try socket.set(.subscribe, to: Array(EventTopic.heartbeat.utf8))
+                        try socket.connect(endpoint)
+                        try poller.add(socket)
+                        sockets.append(socket)
+                    }
+                    var heard = Set<Int>()
+                    let message = Message()
+                    while !lock.withLock({ stop }) {
+                        guard try poller.poll(timeout: .milliseconds(50)) > 0 else { continue }
+                        for (index, socket) in sockets.enumerated() where poller.events(at: index).contains(.readable) {
+                            while try socket.receive(into: message, options: .dontWait) {
+                                let isHeartbeat = message.count == EventTopic.heartbeat.utf8.count
+                                _ = try socket.receive(into: message)
+                                if isHeartbeat {
+                                    if heard.insert(index).inserted { lock.withLock { ready += 1 } }
+                                    continue
+                                }
+                                if capacity > 0 {
+                                    let now = nanoseconds()
+                                    let sequence = message.withUnsafeBytes { Self.sequence(in: $0) }
+                                    if sequence > 0 && sequence <= capacity { arrivals[sequence - 1] = now }
+                                }
+                                lock.withLock { received += 1 }
+                            }
+                        }
+                    }
+                } catch {
+                    note("subscriber thread failed: \(error)")
+                }
+            }.start()
+        }
+    }
+
+    /// `{"seq":N,...`: the body starts with the sequence number.
+    static func sequence(in body: UnsafeRawBufferPointer) -> Int {
+        var value = 0
+        var index = 7
+        while index < body.count, body[index] >= 48 && body[index] <= 57 {
+            value = value * 10 + Int(body[index] - 48)
+            index += 1
+        }
+        return value
+    }
+
+    var readyCount: Int { lock.withLock { ready } }
+    var receivedCount: Int { lock.withLock { received } }
+
+    func shutdown() {
+        lock.withLock { stop = true }
+        done.wait()
+        arrivals.deallocate()
+    }
+}
+
+func waitUntil(_ limit: Duration, _ condition: () -> Bool) -> Bool {
+    let deadline = ContinuousClock.now + limit
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        Thread.sleep(forTimeInterval: 0.01)
+    }
+    return condition()
+}
+
+// MARK: 1. Throughput with 100 subscribers
+
+do {
+    let subscribers = 100
+    let events = 20_000
+    note("1/3 throughput: \(events) events to \(subscribers) subscribers")
+    let service = ProgressService(catalog: CatalogStore(catalog), log: InMemoryChangeLog())
+    let (publisher, thread, endpoints) = try startPublisher()
+    let pool = SubscriberPool(count: subscribers, threads: 4, endpoint: endpoints.publish[0])
+    guard waitUntil(.seconds(20), { pool.readyCount == subscribers }) else { fatalError("subscribers never heard a heartbeat") }
+    let produced = toggles(events).compactMap { frame -> (ProgressEvent, UInt64)? in
+        let handled = service.handleWithCommit(frame)
+        return handled.event.map { ($0, handled.commit!.sequence) }
+    }
+    let start = nanoseconds()
+    for (event, revision) in produced { publisher.publish(event, revision: revision) }
+    let publishDone = nanoseconds()
+    let expected = produced.count * subscribers
+    let delivered = waitUntil(.seconds(120)) { pool.receivedCount >= expected }
+    let end = nanoseconds()
+    let callRate = Double(produced.count) / (Double(publishDone - start) / 1e9)
+    let deliveredRate = Double(produced.count) / (Double(end - start) / 1e9)
+    print("throughput, \(subscribers) subscribers: publish() calls \(Int(callRate)) events/s; all delivered to every subscriber at \(Int(deliveredRate)) events/s (\(Int(deliveredRate) * subscribers) messages/s); delivered \(pool.receivedCount)/\(expected)\(delivered ? "" : " (gaps: PUB dropped for slow subscribers)"); publisher queue drops \(publisher.counters.dropped)")
+    pool.shutdown()
+    thread.stop()
+}
+
+// MARK: 2. Latency at 10,000 events/s
+
+do {
+    let rate = 10_000
+    let events = 30_000
+    note("2/3 latency: \(events) writes at \(rate)/s, reply to arrival")
+    let service = ProgressService(catalog: CatalogStore(catalog), log: InMemoryChangeLog())
+    let (publisher, thread, endpoints) = try startPublisher()
+    let pool = SubscriberPool(count: 1, threads: 1, endpoint: endpoints.publish[0], recordArrivals: events)
+    guard waitUntil(.seconds(10), { pool.readyCount == 1 }) else { fatalError("the subscriber never heard a heartbeat") }
+    let frames = toggles(events)
+    var replied = [UInt64](repeating: 0, count: events)
+    let interval = UInt64(1_000_000_000 / rate)
+    let start = nanoseconds()
+    for (index, frame) in frames.enumerated() {
+        while nanoseconds() < start + UInt64(index) * interval {}
+        let handled = service.handleWithCommit(frame)
+        replied[index] = nanoseconds()
+        publisher.publish(handled.event!, revision: handled.commit!.sequence)
+    }
+    _ = waitUntil(.seconds(10)) { pool.receivedCount >= events }
+    // The first second warms caches and connections; it is left out.
+    let latencies = (rate..<events).compactMap { index -> UInt64? in
+        let arrival = pool.arrivals[index]
+        return arrival > replied[index] ? arrival - replied[index] : nil
+    }.sorted()
+    func percentile(_ p: Double) -> Double { Double(latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]) / 1000 }
+    let achieved = Double(events) / (Double(nanoseconds() - start) / 1e9)
+    print(String(format: "latency at %d events/s (achieved %.0f), reply to arrival over %d events: p50 %.1f µs, p99 %.1f µs, p99.9 %.1f µs, max %.1f µs",
+                 rate, achieved, latencies.count, percentile(0.5), percentile(0.99), percentile(0.999), percentile(1)))
+    pool.shutdown()
+    thread.stop()
+}
+
+// MARK: 3. Cost added to a progress write
+
+for xapi in [XAPIOptions(), nil] {
+    let writes = 40_000
+    let rounds = 5
+    let label = xapi == nil ? "without xAPI statements" : "with xAPI statements"
+    note("3/3 write cost (\(label)): \(rounds) rounds of \(writes) writes with and without publish")
+    let (publisher, thread, endpoints) = try startPublisher(xapi: xapi)
+    let pool = SubscriberPool(count: 1, threads: 1, endpoint: endpoints.publish[0])
+    guard waitUntil(.seconds(10), { pool.readyCount == 1 }) else { fatalError("the subscriber never heard a heartbeat") }
+    var without: [Double] = []
+    var with: [Double] = []
+    var inside: [Double] = []
+    for round in 0..<rounds {
+        for publishing in [false, true] {
+            let service = ProgressService(catalog: CatalogStore(catalog), log: InMemoryChangeLog())
+            let frames = toggles(writes)
+            var publishNanoseconds: UInt64 = 0
+            let start = nanoseconds()
+            for frame in frames {
+                let handled = service.handleWithCommit(frame)
+                if publishing, let event = handled.event {
+                    let before = nanoseconds()
+                    publisher.publish(event, revision: handled.commit!.sequence)
+                    publishNanoseconds += nanoseconds() - before
+                }
+            }
+            let perWrite = Double(nanoseconds() - start) / Double(writes) / 1000
+            if publishing {
+                with.append(perWrite)
+                inside.append(Double(publishNanoseconds) / Double(writes) / 1000)
+            } else {
+                without.append(perWrite)
+            }
+            note("  round \(round + 1): \(publishing ? "with publish" : "without   ") \(String(format: "%.2f", perWrite)) µs/write")
+        }
+    }
+    let medianWithout = without.sorted()[rounds / 2]
+    let medianWith = with.sorted()[rounds / 2]
+    print(String(format: "write cost %@ (in-memory log, so the write itself is cheapest): without publish %.2f µs, with publish %.2f µs (%.2f µs inside publish()); publishing adds %.1f%% (median of %d rounds)",
+                 label, medianWithout, medianWith, inside.sorted()[rounds / 2], (medianWith / medianWithout - 1) * 100, rounds))
+    pool.shutdown()
+    thread.stop()
+}

@@ -1,0 +1,42 @@
+/// The topic frames Lyceum publishes, built so that a ZeroMQ prefix subscription selects what a
+/// dashboard needs (see protocol/events.md):
+///
+/// - `progress/<course>/<learner>`: one progress event; subscribe to `progress/` for all,
+///   `progress/<course>/` for one course, `progress/<course>/<learner>` for one learner there.
+/// - `xapi/progress/<course>/<learner>`: the same event as an xAPI statement.
+/// - `hb/`: the heartbeat of each source.
+///
+/// Ids are escaped so that they never contain `/`: `%` becomes `%25` and `/` becomes `%2F`.
+/// Subscribe with a trailing `/` after a course id, since `progress/c1` also matches `progress/c10/…`.
+public enum EventTopic {
+    /// Prefix of every progress event topic.
+    public static let progress = "progress/"
+    /// Prefix of every xAPI statement topic.
+    public static let xapi = "xapi/"
+    /// The heartbeat topic.
+    public static let heartbeat = "hb/"
+
+    /// The topic of a progress event of `learner` in `course`.
+    public static func progress(course: String, learner: String) -> String {
+        progress + escape(course) + "/" + escape(learner)
+    }
+
+    /// The subscription prefix for one course's events, or all progress events when `course` is `nil`.
+    public static func progressPrefix(course: String?) -> String {
+        course.map { progress + escape($0) + "/" } ?? progress
+    }
+
+    /// `id` with `%` and `/` percent-encoded, so that it is one topic segment.
+    public static func escape(_ id: String) -> String {
+        guard id.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "%") }) else { return id }
+        var escaped = ""
+        for character in id.unicodeScalars {
+            switch character {
+            case "%": escaped += "%25"
+            case "/": escaped += "%2F"
+            default: escaped.unicodeScalars.append(character)
+            }
+        }
+        return escaped
+    }
+}

@@ -1,0 +1,215 @@
+import JSON
+
+/// A progress summary as events and snapshots carry it (protocol/events.md, `progress`).
+public struct PublishedProgress: Sendable, Equatable {
+    /// The course's id.
+    public let course: String
+    /// Watched lessons the course still has.
+    public let watchedCount: Int
+    /// Lessons the course has.
+    public let lessonCount: Int
+    /// Whole percentage watched, rounded down.
+    public let percent: Int
+    /// The lesson the learner is on.
+    public let currentLesson: String?
+    /// Whether every lesson is watched.
+    public let completed: Bool
+    /// The best quiz attempt as correct answers and questions, if any.
+    public let bestScore: (score: Int, total: Int)?
+    /// RFC 3339 time of the last change.
+    public let updatedAt: String
+
+    init(_ reader: inout JSONObjectReader) throws(JSONReadError) {
+        course = try reader.string("course")
+        watchedCount = try reader.integer("watched_count", in: 0...Int.max)
+        lessonCount = try reader.integer("lesson_count", in: 0...Int.max)
+        percent = try reader.integer("percent", in: 0...100)
+        currentLesson = try reader.optionalString("current_lesson")
+        completed = try reader.boolean("completed")
+        if var best = try reader.optionalObject("best_score") {
+            bestScore = (try best.integer("score", in: 0...Int.max), try best.integer("total", in: 0...Int.max))
+        } else {
+            bestScore = nil
+        }
+        updatedAt = try reader.string("updated_at")
+    }
+
+    /// Compares every field.
+    public static func == (lhs: PublishedProgress, rhs: PublishedProgress) -> Bool {
+        lhs.course == rhs.course && lhs.watchedCount == rhs.watchedCount && lhs.lessonCount == rhs.lessonCount
+            && lhs.percent == rhs.percent && lhs.currentLesson == rhs.currentLesson && lhs.completed == rhs.completed
+            && lhs.bestScore?.score == rhs.bestScore?.score && lhs.bestScore?.total == rhs.bestScore?.total
+            && lhs.updatedAt == rhs.updatedAt
+    }
+}
+
+/// A progress event as received: the decoded members and the body exactly as published.
+public struct ReceivedProgressEvent: Sendable {
+    /// The topic frame.
+    public let topic: String
+    /// The source's sequence number.
+    public let sequence: UInt64
+    /// The source's identity.
+    public let source: String
+    /// The source's sequence number within the event's course.
+    public let courseSequence: UInt64
+    /// The journal position of the write, ordering one learner's events in one course.
+    public let revision: UInt64
+    /// The event type, e.g. `lesson_watched`.
+    public let type: String
+    /// The learner's id.
+    public let learner: String
+    /// The course's id.
+    public let course: String
+    /// The lesson concerned, for lesson events.
+    public let lesson: String?
+    /// RFC 3339 time of the write.
+    public let time: String
+    /// The learner's progress in the course after the write.
+    public let progress: PublishedProgress
+    /// Whether this write completed the course.
+    public let completesCourse: Bool
+    /// The submitted attempt's score, for `quiz_submitted`.
+    public let quiz: (score: Int, total: Int)?
+    /// The JSON body as published.
+    public let body: [UInt8]
+
+    /// Decodes a body received under `topic`.
+    public init(topic: String, body: [UInt8]) throws(EventsError) {
+        self.topic = topic
+        self.body = body
+        do throws(JSONReadError) {
+            var reader = try decodeObject(body)
+            sequence = try reader.counter("seq")
+            source = try reader.string("source")
+            courseSequence = try reader.counter("course_seq")
+            revision = try reader.counter("revision")
+            type = try reader.string("type")
+            learner = try reader.string("learner")
+            course = try reader.string("course")
+            lesson = try reader.optionalString("lesson")
+            time = try reader.string("time")
+            var progressReader = try reader.object("progress")
+            progress = try PublishedProgress(&progressReader)
+            completesCourse = try reader.boolean("completes_course")
+            if var quizReader = try reader.optionalObject("quiz") {
+                quiz = (try quizReader.integer("score", in: 0...Int.max), try quizReader.integer("total", in: 0...Int.max))
+            } else {
+                quiz = nil
+            }
+        } catch {
+            throw EventsError(.malformed, "progress event on \(topic): \(error)")
+        }
+    }
+}
+
+/// A heartbeat as received.
+public struct ReceivedHeartbeat: Sendable, Equatable {
+    /// The source's identity.
+    public let source: String
+    /// The source's last sequence number.
+    public let sequence: UInt64
+    /// The source's last sequence number per course.
+    public let courseSequences: [String: UInt64]
+    /// Where the source answers snapshot requests, if it says.
+    public let snapshotEndpoint: String?
+
+    /// Decodes a heartbeat body.
+    public init(body: [UInt8]) throws(EventsError) {
+        do throws(JSONReadError) {
+            var reader = try decodeObject(body)
+            source = try reader.string("source")
+            sequence = try reader.counter("seq")
+            courseSequences = try reader.counters("course_seq")
+            snapshotEndpoint = try reader.optionalString("snapshot")
+        } catch {
+            throw EventsError(.malformed, "heartbeat: \(error)")
+        }
+    }
+}
+
+/// A snapshot reply as received.
+public struct ReceivedSnapshot: Sendable {
+    /// One entry of the snapshot.
+    public struct Entry: Sendable, Equatable {
+        /// The entry's topic.
+        public let topic: String
+        /// The learner's id.
+        public let learner: String
+        /// The course's id.
+        public let course: String
+        /// The journal position of the write that produced it; 0 when loaded at start.
+        public let revision: UInt64
+        /// The learner's progress in the course.
+        public let progress: PublishedProgress
+    }
+
+    /// The source's identity.
+    public let source: String
+    /// The sequence number the snapshot corresponds to.
+    public let sequence: UInt64
+    /// The source's last sequence number per course.
+    public let courseSequences: [String: UInt64]
+    /// The entries under the requested prefix.
+    public let entries: [Entry]
+
+    /// Decodes a snapshot reply body.
+    public init(body: [UInt8]) throws(EventsError) {
+        do throws(JSONReadError) {
+            var reader = try decodeObject(body)
+            source = try reader.string("source")
+            sequence = try reader.counter("seq")
+            courseSequences = try reader.counters("course_seq")
+            var entries: [Entry] = []
+            for item in try reader.array("entries") {
+                var entry = try JSONObjectReader(item.value, path: item.path)
+                var progressReader = try entry.object("progress")
+                entries.append(Entry(
+                    topic: try entry.string("topic"), learner: try entry.string("learner"), course: try entry.string("course"),
+                    revision: try entry.counter("revision"), progress: try PublishedProgress(&progressReader)))
+            }
+            self.entries = entries
+        } catch {
+            throw EventsError(.malformed, "snapshot: \(error)")
+        }
+    }
+}
+
+/// Parses `body` as a JSON object; a parse failure is reported as a read error at `$`.
+private func decodeObject(_ body: [UInt8]) throws(JSONReadError) -> JSONObjectReader {
+    let value: JSONValue
+    do throws(JSONParseError) {
+        value = try JSONParser(maxBytes: 64 << 20).parse(body)
+    } catch {
+        throw JSONReadError(path: "$", message: "not JSON: \(error)")
+    }
+    return try JSONObjectReader(value)
+}
+
+extension JSONObjectReader {
+    /// A required boolean member.
+    fileprivate mutating func boolean(_ key: String) throws(JSONReadError) -> Bool {
+        guard case .bool(let flag) = try value(key) else {
+            throw JSONReadError(path: path(of: key), message: "expected a boolean")
+        }
+        return flag
+    }
+
+    /// A required non-negative integer member.
+    fileprivate mutating func counter(_ key: String) throws(JSONReadError) -> UInt64 {
+        UInt64(try integer(key, in: 0...Int.max))
+    }
+
+    /// A required object of non-negative integers.
+    fileprivate mutating func counters(_ key: String) throws(JSONReadError) -> [String: UInt64] {
+        let object = try self.object(key)
+        var counters: [String: UInt64] = [:]
+        for member in object.object {
+            guard case .integer(let count) = member.value, count >= 0 else {
+                throw JSONReadError(path: object.path(of: member.key), message: "expected a non-negative integer")
+            }
+            counters[member.key] = UInt64(count)
+        }
+        return counters
+    }
+}
