@@ -56,7 +56,9 @@ struct CommandLineEndToEndTests {
         let data = try TemporaryDirectory()
         defer { data.remove() }
         let endpoint = try freeLoopbackEndpoint()
-        let broker = try LyceumProcess(["broker", "--endpoint", endpoint])
+        let broker = try LyceumProcess([
+            "broker", "--endpoint", endpoint, "--events-endpoint", try freeLoopbackEndpoint(), "--forwarder-endpoint", try freeLoopbackEndpoint(),
+        ])
         defer { broker.stop() }
         let worker = try LyceumProcess([
             "worker", "--broker", endpoint, "--service", "books", "--service", "catalog", "--sessions", "2", "--data", data.path,
