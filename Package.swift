@@ -68,16 +68,16 @@ let package = Package(
         ),
 
         // The executable's wiring: journals as the services' change log, one-frame worker
-        // handlers, settings and the subcommands. `lyceum` only parses and dispatches.
+        // handlers, event publishing after durable writes, settings and the subcommands. `lyceum` only parses and dispatches.
         .target(
             name: "LyceumServer",
-            dependencies: ["LearningServices", "Catalog", "Books", "Progress", "JSON", "Journal", "Majordomo", "ZeroMQ", "Lifecycle", "Logging"]
+            dependencies: ["LearningServices", "Catalog", "Books", "Progress", "JSON", "Journal", "Majordomo", "ZeroMQ", "Lifecycle", "Logging", "Events"]
         ),
         // The end-to-end tests start the real `lyceum` (the dependency builds it); the Python
         // client is run by /usr/bin/python3.
         .testTarget(
             name: "LyceumServerTests",
-            dependencies: ["LyceumServer", "LearningServices", "Majordomo", "ZeroMQ", "Journal", "LyceumTestSupport", "lyceum"],
+            dependencies: ["LyceumServer", "LearningServices", "Catalog", "Majordomo", "ZeroMQ", "Journal", "Events", "LyceumTestSupport", "lyceum"],
             exclude: ["Clients"]
         ),
 

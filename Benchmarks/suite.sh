@@ -75,13 +75,17 @@ start_redis() {
   until [ "$(redis-cli -p "$redis_port" ping 2>/dev/null)" = "PONG" ]; do sleep 0.05; done
 }
 
-# Starts `lyceum serve` on a free loopback port with its data in DIR; sets $endpoint. Returns
+# Starts `lyceum serve` on free loopback ports (broker, events, snapshots) with its data in DIR,
+# so that it never competes with another Lyceum on the default ports; sets $endpoint. Returns
 # once the books service answers, and sets $ready_seconds to the time that took.
 start_lyceum() {
-  local dir=$1 durability=$2 started
+  local dir=$1 durability=$2 started events snapshots
   endpoint="tcp://127.0.0.1:$(free_port)"
+  events="tcp://127.0.0.1:$(free_port)"
+  snapshots="tcp://127.0.0.1:$(free_port)"
   started=$(now)
-  "$lyceum" serve --endpoint "$endpoint" --data "$dir" --durability "$durability" --log-level warning >/dev/null 2>>"$work/serve.log" &
+  "$lyceum" serve --endpoint "$endpoint" --events-endpoint "$events" --snapshot-endpoint "$snapshots" \
+    --data "$dir" --durability "$durability" --log-level warning >/dev/null 2>>"$work/serve.log" &
   lyceum_pid=$!
   until "$lyceum" call --broker "$endpoint" --timeout 1000 books '{"op":"list","learner":"suite-probe"}' >/dev/null 2>&1; do
     kill -0 "$lyceum_pid" 2>/dev/null || { log "lyceum serve exited; see its log:"; cat "$work/serve.log" >&2; exit 1; }

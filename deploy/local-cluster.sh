@@ -5,16 +5,19 @@
 # "started NAME pid PID" is printed per process, then "cluster ready". SIGTERM or SIGINT (Ctrl-C)
 # stops every process with SIGTERM, which drains them, and waits for them.
 #
-# There is no event forwarder yet: `lyceum broker` does not publish events in this version.
+# The broker hosts the event forwarder: `lyceum watch --connect` its events endpoint sees the
+# progress worker's events.
 #
 # usage: deploy/local-cluster.sh [--lyceum PATH] [--workers N] [--port PORT] [--data DIR]
-#                                [--metrics-port BASE] [--config FILE]
+#                                [--metrics-port BASE] [--events-port BASE] [--config FILE]
 #   --lyceum        the lyceum binary (default: .build/debug/lyceum, else lyceum on PATH)
 #   --workers       catalog worker processes (default 2)
 #   --port          the broker's loopback port (default 5555)
 #   --data          journals and logs (default ./lyceum-cluster)
 #   --metrics-port  when set, the broker serves metrics on BASE, the stateful worker on BASE+1,
 #                   catalog worker i on BASE+1+i
+#   --events-port   when set, events are published on BASE and the forwarder takes them in on
+#                   BASE+1 (default: lyceum's, 5556 and 5558)
 #   --config        a configuration file passed to every process (flags here win over it)
 set -euo pipefail
 
@@ -23,6 +26,7 @@ workers=2
 port=5555
 data=./lyceum-cluster
 metrics=""
+events=""
 config=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -32,7 +36,8 @@ while [ $# -gt 0 ]; do
     --data) data=$2; shift 2 ;;
     --metrics-port) metrics=$2; shift 2 ;;
     --config) config=(--config "$2"); shift 2 ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    --events-port) events=$2; shift 2 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "local-cluster: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -42,6 +47,13 @@ fi
 case "$workers" in ''|*[!0-9]*) echo "local-cluster: --workers needs a number" >&2; exit 2 ;; esac
 
 endpoint="tcp://127.0.0.1:$port"
+broker_events=()
+worker_events=()
+if [ -n "$events" ]; then
+  forwarder="tcp://127.0.0.1:$((events + 1))"
+  broker_events=(--events-endpoint "tcp://127.0.0.1:$events" --forwarder-endpoint "$forwarder")
+  worker_events=(--forwarder-endpoint "$forwarder")
+fi
 mkdir -p "$data/logs"
 pids=()
 
@@ -67,8 +79,8 @@ start() {
   echo "started $name pid $!"
 }
 
-start broker 0 broker --endpoint "$endpoint"
-start state-worker 1 worker --broker "$endpoint" --service books --service progress --data "$data"
+start broker 0 broker --endpoint "$endpoint" ${broker_events[@]+"${broker_events[@]}"}
+start state-worker 1 worker --broker "$endpoint" --service books --service progress --data "$data" ${worker_events[@]+"${worker_events[@]}"}
 for i in $(seq 1 "$workers"); do
   start "catalog-worker-$i" $((1 + i)) worker --broker "$endpoint" --service catalog
 done

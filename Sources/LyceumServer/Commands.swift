@@ -1,4 +1,6 @@
+import Events
 import Foundation
+import LearningServices
 import Lifecycle
 import Logging
 import Majordomo
@@ -6,7 +8,9 @@ import ZeroMQ
 
 /// The long-running subcommands: `serve`, `broker` and `worker`. Each returns the process's exit
 /// status after an orderly stop, having released its ZeroMQ context (which delivers the last
-/// replies and DISCONNECTs) and closed its journals. Each answers `mmi.status` when it runs a
+/// replies and DISCONNECTs) and closed its journals. Durable progress writes are published as
+/// events: by `serve` on `settings.eventsEndpoint`, by a progress `worker` into the forwarder
+/// that `broker` hosts at `settings.forwarderEndpoint` and republishes on `settings.eventsEndpoint`. Each answers `mmi.status` when it runs a
 /// broker, serves `GET /metrics` when `settings.metricsPort` is set, and on SIGHUP reads its
 /// configuration sources again for the log level and reloads the catalog.
 public enum Commands {
@@ -30,8 +34,14 @@ public enum Commands {
             return try runGroup(logger: logger, reload: reloader(sources, host: host)) { context in
                 let broker = try Broker(
                     endpoints: settings.endpoints + [inprocEndpoint], configuration: brokerConfiguration(settings, report: report), context: context)
-                let workers = try workerSessions(for: host, endpoint: inprocEndpoint, settings: settings, metrics: report.metrics, context: context)
-                return try metricsEndpoint(settings, report: report, broker: broker) + [("serve", DrainingBroker(broker: broker, workers: workers))]
+                let events = try eventPublisher(
+                    for: host, configuration: .init(publishEndpoints: [settings.eventsEndpoint], snapshotEndpoints: [settings.snapshotEndpoint]),
+                    context: context)
+                let workers = try workerSessions(
+                    for: host, endpoint: inprocEndpoint, settings: settings, metrics: report.metrics, publisher: events.first?.service, context: context)
+                // Listed before the workers, so it stops after them and sends their last events.
+                return try metricsEndpoint(settings, report: report, broker: broker)
+                    + events.map { ($0.name, $0.service as any Service) } + [("serve", DrainingBroker(broker: broker, workers: workers))]
             }
         } catch {
             logger.critical("cannot start", ["error": "\(error)"])
@@ -39,7 +49,9 @@ public enum Commands {
         }
     }
 
-    /// `lyceum broker`: only the broker, bound to `settings.endpoints`.
+    /// `lyceum broker`: the broker, bound to `settings.endpoints`, and the event forwarder that
+    /// workers publish into at `settings.forwarderEndpoint` and dashboards subscribe to at
+    /// `settings.eventsEndpoint`.
     public static func broker(_ settings: Settings, reloading sources: ConfigurationSources? = nil) -> Int32 {
         configureLogging(settings)
         let logger = Logger(component: "broker")
@@ -47,7 +59,9 @@ public enum Commands {
         do {
             return try runGroup(logger: logger, reload: reloader(sources, host: nil)) { context in
                 let broker = try Broker(endpoints: settings.endpoints, configuration: brokerConfiguration(settings, report: report), context: context)
-                return try metricsEndpoint(settings, report: report, broker: broker) + [("broker", broker)]
+                let forwarder = try EventForwarder(
+                    publisherEndpoints: [settings.forwarderEndpoint], subscriberEndpoints: [settings.eventsEndpoint], context: context)
+                return try metricsEndpoint(settings, report: report, broker: broker) + [("events", forwarder), ("broker", broker)]
             }
         } catch {
             logger.critical("cannot start", ["error": "\(error)"])
@@ -55,7 +69,8 @@ public enum Commands {
         }
     }
 
-    /// `lyceum worker`: workers for `settings.services`, connected to the broker at `settings.broker`.
+    /// `lyceum worker`: workers for `settings.services`, connected to the broker at `settings.broker`;
+    /// a worker serving progress publishes its events into the forwarder at `settings.forwarderEndpoint`.
     public static func worker(_ settings: Settings, reloading sources: ConfigurationSources? = nil) -> Int32 {
         configureLogging(settings)
         let logger = Logger(component: "worker")
@@ -70,8 +85,14 @@ public enum Commands {
         let report = ProcessReport(role: "worker", metrics: RequestMetrics(), journals: host.journals)
         do {
             return try runGroup(logger: logger, reload: reloader(sources, host: host)) { context in
-                try metricsEndpoint(settings, report: report, broker: nil)
-                    + workerSessions(for: host, endpoint: settings.broker, settings: settings, metrics: report.metrics, context: context)
+                // Snapshots are answered on a port of the kernel's choosing: heartbeats through the
+                // forwarder advertise it, and several workers on one host cannot share one port.
+                let events = try eventPublisher(
+                    for: host, configuration: .init(forwarderEndpoints: [settings.forwarderEndpoint], snapshotEndpoints: ["tcp://127.0.0.1:*"]),
+                    context: context)
+                let workers = try workerSessions(
+                    for: host, endpoint: settings.broker, settings: settings, metrics: report.metrics, publisher: events.first?.service, context: context)
+                return try metricsEndpoint(settings, report: report, broker: nil) + events.map { ($0.name, $0.service as any Service) } + workers
             }
         } catch {
             logger.critical("cannot start", ["error": "\(error)"])
@@ -95,9 +116,19 @@ public enum Commands {
         )
     }
 
-    /// `settings.sessionsPerService` worker sessions for each of `host`'s services.
+    /// The publisher of `host`'s progress events, when it serves progress; it binds when it runs.
+    private static func eventPublisher(
+        for host: ServiceHost, configuration: EventPublisherConfiguration, context: Context
+    ) throws(EventsError) -> [(name: String, service: EventPublisher)] {
+        guard let progress = host.progress else { return [] }
+        return [("events", try EventPublishing.publisher(for: progress, catalog: host.catalog, configuration: configuration, context: context))]
+    }
+
+    /// `settings.sessionsPerService` worker sessions for each of `host`'s services; the progress
+    /// service's sessions publish its durable writes to `publisher` when there is one.
     static func workerSessions(
-        for host: ServiceHost, endpoint: String, settings: Settings, metrics: RequestMetrics, context: Context
+        for host: ServiceHost, endpoint: String, settings: Settings, metrics: RequestMetrics, publisher: EventPublisher? = nil,
+        context: Context
     ) throws(MajordomoError) -> [(name: String, service: any Service)] {
         let configuration = WorkerConfiguration(
             heartbeat: Heartbeat(interval: settings.heartbeatInterval, liveness: settings.heartbeatLiveness),
@@ -105,7 +136,11 @@ public enum Commands {
             reconnectMaximumDelay: settings.reconnectMaximum)
         var sessions: [(name: String, service: any Service)] = []
         for service in host.services {
-            let handler = FrameHandler.handler(InstrumentedHandler.wrap(service.handle, service: service.name, metrics: metrics))
+            var answer: @Sendable ([UInt8]) -> [UInt8] = service.handle
+            if let publisher, let progress = service as? ProgressService {
+                answer = EventPublishing.answer(progress, publishingTo: publisher)
+            }
+            let handler = FrameHandler.handler(InstrumentedHandler.wrap(answer, service: service.name, metrics: metrics))
             for index in 0..<settings.sessionsPerService {
                 let session = try WorkerSession(
                     endpoint: endpoint, service: service.name, configuration: configuration, context: context, handler: handler)

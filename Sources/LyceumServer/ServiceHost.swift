@@ -13,6 +13,8 @@ import Progress
 public final class ServiceHost: Sendable {
     /// The services, in the order asked for.
     public let services: [any LearningService]
+    /// The progress service, when this host serves it: its durable writes are what events report.
+    public let progress: ProgressService?
     /// The catalog being served; `reloadCatalog()` replaces it.
     public let catalog: CatalogStore
     /// The journals, by service.
@@ -31,6 +33,7 @@ public final class ServiceHost: Sendable {
         logger.info("catalog loaded", ["files": paths.joined(separator: ","), "courses": String(store.catalog.courses.count)])
         var services: [any LearningService] = []
         var journals: [ServiceName: Journal] = [:]
+        var progress: ProgressService?
         do {
             for name in names {
                 let directory = (settings.dataDirectory as NSString).appendingPathComponent(name.rawValue)
@@ -59,6 +62,7 @@ public final class ServiceHost: Sendable {
                         return (captured.state, captured.sequence)
                     }
                     services.append(service)
+                    progress = service
                 }
             }
         } catch {
@@ -66,6 +70,7 @@ public final class ServiceHost: Sendable {
             throw error
         }
         self.services = services
+        self.progress = progress
         self.catalog = store
         self.journals = journals
         self.catalogPaths = paths

@@ -1,3 +1,4 @@
+import Events
 import Journal
 import Logging
 
@@ -42,6 +43,13 @@ public struct Settings: Sendable {
     public var queueLimitTotal = 10_000
     /// ZeroMQ high-water mark (messages queued per peer, each direction) of the broker's socket.
     public var highWaterMark = 1000
+    /// Where events are published for subscribers such as `lyceum watch`: `serve` binds its
+    /// publisher here, `broker` its forwarder's subscriber side.
+    public var eventsEndpoint = EventEndpoints.publish
+    /// Where `serve` answers event snapshot requests.
+    public var snapshotEndpoint = EventEndpoints.snapshot
+    /// Where `broker`'s event forwarder takes workers' events in, and `worker` publishes to.
+    public var forwarderEndpoint = EventEndpoints.forwarderInput
 
     /// Where each setting that is not a default came from.
     public private(set) var origins: [SettingKey: SettingOrigin] = [:]
@@ -119,6 +127,15 @@ public struct Settings: Sendable {
             queueLimitTotal = try integer(1...10_000_000)
         case .highWaterMark:
             highWaterMark = try integer(0...10_000_000)
+        case .eventsEndpoint:
+            guard Self.isEndpoint(text) else { throw invalid("an endpoint such as \(EventEndpoints.publish)") }
+            eventsEndpoint = text
+        case .snapshotEndpoint:
+            guard Self.isEndpoint(text) else { throw invalid("an endpoint such as \(EventEndpoints.snapshot)") }
+            snapshotEndpoint = text
+        case .forwarderEndpoint:
+            guard Self.isEndpoint(text) else { throw invalid("an endpoint such as \(EventEndpoints.forwarderInput)") }
+            forwarderEndpoint = text
         }
         origins[key] = origin
     }
@@ -145,6 +162,9 @@ public struct Settings: Sendable {
         case .queueLimit: [String(queueLimit)]
         case .queueLimitTotal: [String(queueLimitTotal)]
         case .highWaterMark: [String(highWaterMark)]
+        case .eventsEndpoint: [eventsEndpoint]
+        case .snapshotEndpoint: [snapshotEndpoint]
+        case .forwarderEndpoint: [forwarderEndpoint]
         }
     }
 
@@ -215,6 +235,12 @@ public enum SettingKey: String, CaseIterable, Sendable {
     case queueLimitTotal = "queue-limit-total"
     /// `Settings.highWaterMark`.
     case highWaterMark = "hwm"
+    /// `Settings.eventsEndpoint`.
+    case eventsEndpoint = "events-endpoint"
+    /// `Settings.snapshotEndpoint`.
+    case snapshotEndpoint = "snapshot-endpoint"
+    /// `Settings.forwarderEndpoint`.
+    case forwarderEndpoint = "forwarder-endpoint"
 
     /// Whether the setting takes several values, one per occurrence.
     public var isRepeatable: Bool { [.endpoint, .catalog, .service].contains(self) }

@@ -37,7 +37,8 @@ let usage = """
 
     every long-running command also takes --log-level LEVEL, --log-format auto|human|logfmt|json,
     --heartbeat-interval MS, --heartbeat-liveness N; broker and serve --queue-limit N,
-    --queue-limit-total N, --hwm N; worker --reconnect-initial MS, --reconnect-max MS.
+    --queue-limit-total N, --hwm N, --events-endpoint EP; serve --snapshot-endpoint EP; broker and
+    worker --forwarder-endpoint EP; worker --reconnect-initial MS, --reconnect-max MS.
     Every setting can also come from LYCEUM_<NAME> (e.g. LYCEUM_LOG_LEVEL) or a --config FILE
     (JSON or key = value); precedence: flags > environment > file > defaults. See README.md,
     "Operations", for the table of settings and defaults.
@@ -46,7 +47,7 @@ let usage = """
 /// Settings every long-running command takes.
 let commonKeys: Set<SettingKey> = [.logLevel, .logFormat, .metricsPort, .heartbeatInterval, .heartbeatLiveness]
 /// Settings of a process that runs a broker.
-let brokerKeys: Set<SettingKey> = [.endpoint, .queueLimit, .queueLimitTotal, .highWaterMark]
+let brokerKeys: Set<SettingKey> = [.endpoint, .queueLimit, .queueLimitTotal, .highWaterMark, .eventsEndpoint]
 /// Settings of a process that runs workers.
 let workerKeys: Set<SettingKey> = [.data, .catalog, .sessions, .durability]
 
@@ -79,15 +80,17 @@ let arguments = CommandLine.arguments.dropFirst()
 let rest = arguments.dropFirst()
 switch arguments.first {
 case "serve":
-    let (parsed, sources) = parse(rest, command: "serve", accepting: commonKeys.union(brokerKeys).union(workerKeys), positionals: 0)
+    let (parsed, sources) = parse(
+        rest, command: "serve", accepting: commonKeys.union(brokerKeys).union(workerKeys).union([.snapshotEndpoint]), positionals: 0)
     exit(Commands.serve(parsed.settings, reloading: sources))
 case "broker":
-    let (parsed, sources) = parse(rest, command: "broker", accepting: commonKeys.union(brokerKeys), positionals: 0)
+    let (parsed, sources) = parse(rest, command: "broker", accepting: commonKeys.union(brokerKeys).union([.forwarderEndpoint]), positionals: 0)
     exit(Commands.broker(parsed.settings, reloading: sources))
 case "worker":
     let (parsed, sources) = parse(
         rest, command: "worker",
-        accepting: commonKeys.union(workerKeys).union([.broker, .service, .reconnectInitial, .reconnectMaximum]), positionals: 0)
+        accepting: commonKeys.union(workerKeys).union([.broker, .service, .reconnectInitial, .reconnectMaximum, .forwarderEndpoint]),
+        positionals: 0)
     guard parsed.settings.origins[.broker] != nil else {
         fail("lyceum worker: --broker is required (or broker in the --config file, or LYCEUM_BROKER)")
     }

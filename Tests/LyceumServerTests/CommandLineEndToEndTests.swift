@@ -52,11 +52,25 @@ struct CommandLineEndToEndTests {
         #expect(result.stderr.contains("bind \(busy.endpoint): Address already in use"), "\(result.stderr)")
     }
 
+    @Test func serveExitsWithStatus1NamingAnEventsEndpointItCannotBind() throws {
+        let data = try TemporaryDirectory()
+        defer { data.remove() }
+        let busy = try LoopbackListener()
+        let result = try LyceumProcess.run([
+            "serve", "--endpoint", try freeLoopbackEndpoint(), "--events-endpoint", busy.endpoint,
+            "--snapshot-endpoint", try freeLoopbackEndpoint(), "--data", data.path,
+        ])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("bind \(busy.endpoint): Address already in use"), "\(result.stderr)")
+    }
+
     @Test func workersInTheirOwnProcessServeThroughASeparateBroker() throws {
         let data = try TemporaryDirectory()
         defer { data.remove() }
         let endpoint = try freeLoopbackEndpoint()
-        let broker = try LyceumProcess(["broker", "--endpoint", endpoint])
+        let broker = try LyceumProcess([
+            "broker", "--endpoint", endpoint, "--events-endpoint", try freeLoopbackEndpoint(), "--forwarder-endpoint", try freeLoopbackEndpoint(),
+        ])
         defer { broker.stop() }
         let worker = try LyceumProcess([
             "worker", "--broker", endpoint, "--service", "books", "--service", "catalog", "--sessions", "2", "--data", data.path,

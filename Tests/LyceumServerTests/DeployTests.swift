@@ -44,12 +44,14 @@ struct DeployTests {
         defer { data.remove() }
         let endpoint = try freeLoopbackEndpoint()
         let port = endpoint.split(separator: ":").last.map(String.init) ?? ""
-        // The script gives the broker BASE and the workers BASE+1…BASE+3.
-        let metricsPort = try Self.freePortRange(count: 4)
+        // The script gives the broker metrics on BASE and the workers BASE+1…BASE+3; events go
+        // on BASE+4 and the forwarder's input on BASE+5.
+        let metricsPort = try Self.freePortRange(count: 6)
+        let eventsPort = metricsPort + 4
         let cluster = Process()
         cluster.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         cluster.arguments = ["-c", Self.unblockSignalsAndExec, Self.deploy.appendingPathComponent("local-cluster.sh").path, "--lyceum", LyceumProcess.executable.path, "--workers", "2", "--port", port, "--data", data.path,
-                             "--metrics-port", String(metricsPort)]
+                             "--metrics-port", String(metricsPort), "--events-port", String(eventsPort)]
         let output = Pipe()
         cluster.standardOutput = output
         let lines = LineCollector(output.fileHandleForReading)

@@ -4,9 +4,14 @@ import Majordomo
 import Testing
 import ZeroMQ
 
-/// `lyceum serve` on a free loopback port with a data directory of its own, and a client for it.
+/// `lyceum serve` on free loopback ports (broker, events, snapshots) with a data directory of its
+/// own, and a client for it.
 final class Server: @unchecked Sendable {
     let endpoint: String
+    /// Where the server publishes progress events.
+    let eventsEndpoint: String
+    /// Where the server answers event snapshot requests.
+    let snapshotEndpoint: String
     let dataDirectory: String
     private(set) var process: LyceumProcess
     private let extraArguments: [String]
@@ -14,9 +19,11 @@ final class Server: @unchecked Sendable {
     /// Starts `lyceum serve` and waits until every service has registered a worker.
     init(dataDirectory: String, arguments: [String] = []) throws {
         endpoint = try freeLoopbackEndpoint()
+        eventsEndpoint = try freeLoopbackEndpoint()
+        snapshotEndpoint = try freeLoopbackEndpoint()
         self.dataDirectory = dataDirectory
-        extraArguments = arguments
-        process = try Self.start(endpoint: endpoint, dataDirectory: dataDirectory, arguments: arguments)
+        extraArguments = ["--events-endpoint", eventsEndpoint, "--snapshot-endpoint", snapshotEndpoint] + arguments
+        process = try Self.start(endpoint: endpoint, dataDirectory: dataDirectory, arguments: extraArguments)
         try waitUntilServing()
     }
 

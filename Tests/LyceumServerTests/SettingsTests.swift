@@ -34,10 +34,12 @@ struct SettingsTests {
         (["--timeout", "-1"], .timeout, "expected milliseconds from 1 to 600000, got '-1'"),
         (["--log-level", "loud"], .logLevel, "got 'loud'"),
         (["--sessions"], .sessions, "needs a value"),
+        (["--events-endpoint", "127.0.0.1:5556"], .eventsEndpoint, "expected an endpoint such as tcp://127.0.0.1:5556, got '127.0.0.1:5556'"),
+        (["--forwarder-endpoint", ""], .forwarderEndpoint, "got ''"),
     ])
     func badValuesNameTheFlag(arguments: [String], key: SettingKey, message: String) {
         #expect {
-            try CommandArguments(arguments, accepting: [.sessions, .timeout, .logLevel])
+            try CommandArguments(arguments, accepting: [.sessions, .timeout, .logLevel, .eventsEndpoint, .forwarderEndpoint])
         } throws: { error in
             guard let error = error as? SettingsError else { return false }
             return error.key == key && error.description.hasPrefix(key.flag + ": ") && error.message.contains(message)

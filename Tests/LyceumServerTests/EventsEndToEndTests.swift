@@ -1,0 +1,129 @@
+import Catalog
+import Events
+import Foundation
+import JSON
+import Testing
+import ZeroMQ
+
+/// `lyceum serve` publishes every durable progress write as one event, for subscribers and for
+/// `lyceum watch`.
+@Suite("lyceum serve publishes progress events")
+struct EventsEndToEndTests {
+    @Test func everyProgressWriteThatChangesSomethingIsOneEventWithTheNextSequenceNumber() throws {
+        let data = try TemporaryDirectory()
+        defer { data.remove() }
+        let server = try Server(dataDirectory: data.path)
+        let context = try Context()
+        let subscriber = try ProgressSubscriber(
+            context: context, options: .init(eventsEndpoint: server.eventsEndpoint, snapshotEndpoint: server.snapshotEndpoint))
+        // A heartbeat proves the subscription has reached the publisher, so no event is missed.
+        let subscribed = try waitUntil(timeout: .seconds(5)) {
+            try subscriber.poll(timeout: .milliseconds(100)).contains { if case .heartbeat = $0 { true } else { false } }
+        }
+        try #require(subscribed, "no heartbeat on \(server.eventsEndpoint); stderr:\n\(server.process.standardError)")
+        let synchronized = try subscriber.synchronize()
+        guard case .synchronized(_, let start, _)? = synchronized.first else {
+            Issue.record("no snapshot from \(server.snapshotEndpoint): \(synchronized)")
+            return
+        }
+
+        let course = try #require(try Catalog.sample().courses.first { $0.lessons.count >= 3 })
+        let head = #""learner":"ada","course":"\#(course.id)""#
+        let changes = [
+            #"{"op":"begin_course",\#(head)}"#,
+            #"{"op":"mark_watched",\#(head),"lesson":"\#(course.lessons[0].id)"}"#,
+            #"{"op":"mark_watched",\#(head),"lesson":"\#(course.lessons[1].id)"}"#,
+            #"{"op":"save_position",\#(head),"lesson":"\#(course.lessons[2].id)","position_seconds":42}"#,
+        ]
+        for change in changes {
+            #expect(try server.call("progress", change)["ok"] as? Bool == true)
+        }
+        // Neither a failed write nor a read is an event.
+        #expect(try server.call("progress", #"{"op":"mark_watched",\#(head),"lesson":"no-such-lesson"}"#)["ok"] as? Bool == false)
+        #expect(try server.call("progress", #"{"op":"get",\#(head)}"#)["ok"] as? Bool == true)
+
+        var events: [ReceivedProgressEvent] = []
+        func receive(for timeout: Duration) throws {
+            for update in try subscriber.poll(timeout: timeout) {
+                if case .event(let event) = update { events.append(event) }
+            }
+        }
+        _ = try waitUntil(timeout: .seconds(5)) {
+            try receive(for: .milliseconds(100))
+            return events.count >= changes.count
+        }
+        // A little longer, so that an extra event would be seen.
+        try receive(for: .milliseconds(300))
+        #expect(events.map(\.sequence) == (1...UInt64(changes.count)).map { start + $0 })
+        #expect(events.map(\.type) == ["course_begun", "lesson_watched", "lesson_watched", "position_saved"])
+        #expect(events.allSatisfy { $0.learner == "ada" && $0.course == course.id })
+        #expect(events.last?.progress.watchedCount == 2)
+        #expect(server.process.signal(SIGTERM) == 0)
+    }
+
+    @Test func watchJSONAgainstServePrintsTheEvent() throws {
+        let data = try TemporaryDirectory()
+        defer { data.remove() }
+        let server = try Server(dataDirectory: data.path)
+        let watch = try LyceumProcess([
+            "watch", "--json", "--connect", server.eventsEndpoint, "--snapshot", server.snapshotEndpoint, "--limit", "1",
+        ])
+        defer { watch.stop() }
+        let course = try #require(try Catalog.sample().courses.first { !$0.lessons.isEmpty })
+        // The watcher may still be subscribing: positions keep changing until it has printed one.
+        var seconds = 0
+        let printed = try waitUntil(timeout: .seconds(10)) { () throws -> Bool in
+            seconds += 1
+            let request = #"{"op":"save_position","learner":"lin","course":"\#(course.id)","lesson":"\#(course.lessons[0].id)","position_seconds":\#(seconds)}"#
+            #expect(try server.call("progress", request)["ok"] as? Bool == true)
+            Thread.sleep(forTimeInterval: 0.1)
+            return !watch.isRunning
+        }
+        try #require(printed, "watch printed nothing; stderr:\n\(watch.standardError)")
+        #expect(watch.waitForExit(timeout: .seconds(5)) == 0)
+        let lines = watch.standardOutput.split(separator: "\n")
+        try #require(lines.count == 1, "\(watch.standardOutput)")
+        let event = try ReceivedProgressEvent(topic: "", body: Array(lines[0].utf8))
+        #expect(event.type == "position_saved" && event.learner == "lin" && event.course == course.id)
+        #expect(server.process.signal(SIGTERM) == 0)
+    }
+
+    @Test func aProgressWorkerPublishesThroughTheBrokersForwarder() throws {
+        let data = try TemporaryDirectory()
+        defer { data.remove() }
+        let endpoint = try freeLoopbackEndpoint()
+        let events = try freeLoopbackEndpoint()
+        let forwarder = try freeLoopbackEndpoint()
+        let broker = try LyceumProcess(["broker", "--endpoint", endpoint, "--events-endpoint", events, "--forwarder-endpoint", forwarder])
+        defer { broker.stop() }
+        let worker = try LyceumProcess([
+            "worker", "--broker", endpoint, "--service", "progress", "--sessions", "1", "--data", data.path, "--forwarder-endpoint", forwarder,
+        ])
+        defer { worker.stop() }
+        let context = try Context()
+        let subscriber = try ProgressSubscriber(context: context, options: .init(eventsEndpoint: events, snapshotEndpoint: nil))
+        // The worker's heartbeats arrive once both hops are connected and subscribed.
+        let subscribed = try waitUntil(timeout: .seconds(10)) {
+            try subscriber.poll(timeout: .milliseconds(100)).contains { if case .heartbeat = $0 { true } else { false } }
+        }
+        try #require(subscribed, "no heartbeat through the forwarder; broker:\n\(broker.standardError)\nworker:\n\(worker.standardError)")
+
+        let course = try #require(Catalog.sample().courses.first { !$0.lessons.isEmpty })
+        let call = try LyceumProcess.run([
+            "call", "--broker", endpoint, "--timeout", "5000", "progress",
+            #"{"op":"mark_watched","learner":"kim","course":"\#(course.id)","lesson":"\#(course.lessons[0].id)"}"#,
+        ])
+        #expect(call.status == 0, "\(call.stderr)")
+        var received: [ReceivedProgressEvent] = []
+        _ = try waitUntil(timeout: .seconds(5)) {
+            for update in try subscriber.poll(timeout: .milliseconds(100)) {
+                if case .event(let event) = update { received.append(event) }
+            }
+            return !received.isEmpty
+        }
+        #expect(received.map(\.type) == ["lesson_watched"])
+        #expect(received.first?.sequence == 1 && received.first?.learner == "kim")
+        #expect(worker.signal(SIGTERM) == 0)
+        #expect(broker.signal(SIGTERM) == 0)
+    }
+}
