@@ -40,7 +40,7 @@ public enum Commands {
                 let workers = try workerSessions(
                     for: host, endpoint: inprocEndpoint, settings: settings, metrics: report.metrics, publisher: events.first?.service, context: context)
                 // Listed before the workers, so it stops after them and sends their last events.
-                return try metricsEndpoint(settings, report: report, broker: broker)
+                return try metricsEndpoint(settings, report: report, broker: broker, events: events.first?.service)
                     + events.map { ($0.name, $0.service as any Service) } + [("serve", DrainingBroker(broker: broker, workers: workers))]
             }
         } catch {
@@ -92,7 +92,7 @@ public enum Commands {
                     context: context)
                 let workers = try workerSessions(
                     for: host, endpoint: settings.broker, settings: settings, metrics: report.metrics, publisher: events.first?.service, context: context)
-                return try metricsEndpoint(settings, report: report, broker: nil) + events.map { ($0.name, $0.service as any Service) } + workers
+                return try metricsEndpoint(settings, report: report, broker: nil, events: events.first?.service) + events.map { ($0.name, $0.service as any Service) } + workers
             }
         } catch {
             logger.critical("cannot start", ["error": "\(error)"])
@@ -153,10 +153,12 @@ public enum Commands {
     /// The `GET /metrics` responder when `settings.metricsPort` is set; bound now, so that a
     /// taken port stops the start.
     private static func metricsEndpoint(
-        _ settings: Settings, report: ProcessReport, broker: Broker?
+        _ settings: Settings, report: ProcessReport, broker: Broker?, events: EventPublisher? = nil
     ) throws(MetricsEndpointError) -> [(name: String, service: any Service)] {
         guard settings.metricsPort != 0 else { return [] }
-        let endpoint = try MetricsEndpoint(port: settings.metricsPort) { report.prometheusText(broker: broker?.snapshot) }
+        let endpoint = try MetricsEndpoint(port: settings.metricsPort) {
+            report.prometheusText(broker: broker?.snapshot, events: events?.counters)
+        }
         return [("metrics", endpoint)]
     }
 

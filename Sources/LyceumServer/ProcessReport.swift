@@ -1,4 +1,5 @@
 import JSON
+import Events
 import Journal
 import Majordomo
 
@@ -33,7 +34,8 @@ public struct ProcessReport: Sendable {
     }
 
     /// The Prometheus text exposition (format 0.0.4) of everything this process knows.
-    public func prometheusText(broker: BrokerSnapshot?) -> String {
+    /// - Parameter events: the counts of this process's event publisher, when it has one.
+    public func prometheusText(broker: BrokerSnapshot?, events: EventPublisher.Counters? = nil) -> String {
         var text = PrometheusText()
         text.family("lyceum_uptime_seconds", "gauge", "Seconds since the process started.")
         text.sample("lyceum_uptime_seconds", [("role", role)], uptimeSeconds)
@@ -70,6 +72,15 @@ public struct ProcessReport: Sendable {
         for family in families {
             text.family(family.name, family.type, family.help)
             for (name, journal) in journals { text.sample(family.name, [("service", name.rawValue)], Double(family.value(journal))) }
+        }
+
+        if let events {
+            text.family("lyceum_events_published_total", "counter", "Progress events given a sequence number by this process's publisher.")
+            text.sample("lyceum_events_published_total", [], Double(events.published))
+            text.family("lyceum_events_dropped_total", "counter", "Of those, events dropped because the publisher's queue was full.")
+            text.sample("lyceum_events_dropped_total", [], Double(events.dropped))
+            text.family("lyceum_event_snapshots_total", "counter", "Snapshot requests answered by this process's publisher.")
+            text.sample("lyceum_event_snapshots_total", [], Double(events.snapshots))
         }
 
         if let broker {

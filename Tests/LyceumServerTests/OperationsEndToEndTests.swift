@@ -25,6 +25,8 @@ struct OperationsEndToEndTests {
         #expect(try server.call("books", Self.createBook).isOK)
         #expect(try server.call("books", Self.createBook).isOK)
         #expect(try server.call("books", #"{"op":"shelve"}"#).errorCode == "unknown_op")
+        let watched = #"{"op":"mark_watched","learner":"ada","course":"swiftui-essentials","lesson":"state-and-binding"}"#
+        #expect(try server.call("progress", watched).isOK)
 
         let after = try Metrics.scrape(port: port)
         let categories = ["service": "catalog", "op": "list_categories"]
@@ -37,6 +39,9 @@ struct OperationsEndToEndTests {
         #expect(after.value("lyceum_journal_syncs_total", ["service": "books"]) >= 1)
         #expect(after.value("lyceum_journal_bytes", ["service": "books"]) > before.value("lyceum_journal_bytes", ["service": "books"]))
         #expect(after.value("lyceum_broker_workers", ["service": "books"]) == 2)
+        #expect(after.families["lyceum_events_published"] == "counter")
+        #expect(after.value("lyceum_events_published_total") - before.value("lyceum_events_published_total") == 1)
+        #expect(after.value("lyceum_events_dropped_total") == 0)
 
         let status = try LyceumProcess.run(["status", "--broker", server.endpoint])
         #expect(status.status == 0, "\(status.stderr)")
