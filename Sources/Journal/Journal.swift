@@ -122,6 +122,13 @@ public final class Journal: Sendable {
     /// The journal file's current size in bytes.
     public var size: UInt64 { writer.withLock { $0.endOffset } }
 
+    /// A handle to wait, once more, for the durability of a record already appended, e.g. the
+    /// last record before a retried write that changes nothing replies; `nil` for a sequence
+    /// number not appended yet.
+    public func pendingWrite(sequence: UInt64) -> PendingWrite? {
+        sequence <= lastSequence ? PendingWrite(journal: self, sequence: sequence) : nil
+    }
+
     /// Whether the journal has outgrown the live data by the configured ratio, so that
     /// compacting it would pay off.
     public var isCompactionDue: Bool { writer.withLock { Self.compactionDue($0, options) } }

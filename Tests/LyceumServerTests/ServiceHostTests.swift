@@ -24,6 +24,23 @@ struct ServiceHostTests {
         #expect(read.result["book"] as? NSDictionary == book as NSDictionary)
     }
 
+    /// A retried write and a write that changes nothing both wait for the journal's last record
+    /// before replying; several may wait for the same record, again and again.
+    @Test func retriedAndNoOpWritesWaitForTheLastRecordAndSucceed() throws {
+        let data = try TemporaryDirectory()
+        defer { data.remove() }
+        var settings = Settings()
+        settings.dataDirectory = data.path
+        let host = try ServiceHost(serving: [.books, .progress], settings: settings)
+        defer { host.close() }
+        let watch = Array(#"{"op":"mark_watched","learner":"ada","course":"swiftui-essentials","lesson":"state-and-binding"}"#.utf8)
+        for _ in 0..<3 { #expect(try parse(host.progress?.handle(watch) ?? []).isOK) }
+        let create = Array(#"{"op":"create","learner":"ada","title":"Dune","author":"Frank Herbert","genre":"Fantasy","rating":5,"request_id":"r-1"}"#.utf8)
+        let first = host.books.handle(create)
+        #expect(try parse(first).isOK)
+        for _ in 0..<3 { #expect(host.books.handle(create) == first) }
+    }
+
     @Test func automaticCompactionUnderConcurrentWritesKeepsEveryWrite() throws {
         let data = try TemporaryDirectory()
         defer { data.remove() }
