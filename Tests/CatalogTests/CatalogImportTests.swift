@@ -97,6 +97,11 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
+    /// Removes the test's directory; a failure to clean up is reported, not hidden.
+    func removeDirectory() {
+        do { try FileManager.default.removeItem(at: directory) } catch { Issue.record(error) }
+    }
+
     func write(_ name: String, _ text: String) throws -> String {
         let url = directory.appendingPathComponent(name)
         try Data(text.utf8).write(to: url)
@@ -104,7 +109,7 @@ import Testing
     }
 
     @Test func aBrokenReloadKeepsTheOldCatalogServing() throws {
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { removeDirectory() }
         let good = try write("a.json", #"[{"course_name": "One", "course_videos": []}]"#)
         let store = CatalogStore(try Catalog.load(paths: [good]))
         let broken = try write("b.json", #"[{"course_name": "Two", "course_videos": [{"video_title": 1}]}]"#)
@@ -123,7 +128,7 @@ import Testing
     }
 
     @Test func loadsEveryJSONFileOfADirectoryInNameOrder() throws {
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { removeDirectory() }
         _ = try write("2.json", #"[{"course_name": "Later", "course_videos": []}]"#)
         _ = try write("1.json", #"[{"course_name": "Earlier", "course_videos": []}]"#)
         _ = try write("notes.txt", "not a catalog")
