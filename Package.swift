@@ -40,7 +40,7 @@ let package = Package(
         // fault tests start; the Python peers are run by /usr/bin/python3.
         .testTarget(
             name: "MajordomoTests",
-            dependencies: ["Majordomo", "ZeroMQ", "Lifecycle", "mdp-peer"],
+            dependencies: ["Majordomo", "ZeroMQ", "Lifecycle", "LyceumTestSupport", "mdp-peer"],
             exclude: ["Peers"]
         ),
         // A broker or echo worker in its own process, for the fault tests to kill and restart.

@@ -1,3 +1,4 @@
+import LyceumTestSupport
 import Events
 import Foundation
 import JSON
@@ -134,7 +135,7 @@ struct ProcessTests {
 
     @Test("an independent Python subscriber decodes the events using only protocol/events.md")
     func pythonSubscriber() throws {
-        guard Self.pythonHasZMQ else {
+        guard pythonHasZMQ else {
             Issue.record("/usr/bin/python3 cannot import zmq: run `apt-get install -y python3-zmq` (scripts/ensure-deps.sh test does)")
             return
         }
@@ -155,14 +156,4 @@ struct ProcessTests {
         #expect(mirror.count == truth.count)
         for member in mirror { #expect(try PublishedProgressFields(member.value) == truth[member.key], "\(member.key)") }
     }
-
-    static let pythonHasZMQ: Bool = {
-        let check = Process()
-        check.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        check.arguments = ["-c", "import zmq"]
-        check.standardError = FileHandle.nullDevice
-        do { try check.run() } catch { return false }
-        check.waitUntilExit()
-        return check.terminationStatus == 0
-    }()
 }

@@ -142,16 +142,6 @@ struct TestFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Polls `condition` every 20 ms until it holds or `timeout` passes.
-func eventually(timeout: Duration = .seconds(10), _ condition: () throws -> Bool) rethrows -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try condition() { return true }
-        Thread.sleep(forTimeInterval: 0.02)
-    }
-    return try condition()
-}
-
 /// A raw SUB socket, used on one thread: it subscribes to `prefixes` and returns once a
 /// heartbeat proves the subscription reached the publisher.
 func subscribedSocket(_ context: Context, to endpoint: String, prefixes: [String], receiveHighWaterMark: Int32 = 100_000) throws -> Socket {
@@ -176,60 +166,4 @@ func receiveEvents(_ socket: Socket, count: Int) throws -> [(topic: String, body
         if topic != EventTopic.heartbeat { events.append((topic, frames[1])) }
     }
     return events
-}
-
-/// Where `swift build` put the executables the tests run.
-let productsDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-
-/// A process a test started, whose standard output lines are collected; killed when released.
-final class ChildProcess: @unchecked Sendable {
-    // The readability handler's thread and the test's both touch `output`; `lock` guards it.
-    private let process = Process()
-    private let lock = NSLock()
-    private var output = ""
-    private let input = Pipe()
-
-    init(_ executable: String, _ arguments: [String]) throws {
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = input
-        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self, !data.isEmpty else { return }
-            self.lock.withLock { self.output += String(decoding: data, as: UTF8.self) }
-        }
-        try process.run()
-    }
-
-    deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-    }
-
-    /// Complete lines printed so far.
-    var lines: [String] {
-        lock.withLock { output.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
-    }
-
-    /// Writes `line` and a newline to its standard input.
-    func send(_ line: String) {
-        input.fileHandleForWriting.write(Data((line + "\n").utf8))
-    }
-
-    /// Whether it still runs.
-    var isRunning: Bool { process.isRunning }
-
-    /// Waits for it to exit by itself; kills it after `timeout`.
-    /// - Returns: its exit status, or `nil` when it had to be killed.
-    func waitForExit(timeout: Duration) -> Int32? {
-        let exited = eventually(timeout: timeout) { !process.isRunning }
-        if !exited { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        // The last output may still be in the pipe's handler.
-        Thread.sleep(forTimeInterval: 0.1)
-        return exited ? process.terminationStatus : nil
-    }
 }

@@ -1,3 +1,4 @@
+import LyceumTestSupport
 import Lifecycle
 import Majordomo
 import Testing

@@ -1,3 +1,4 @@
+import LyceumTestSupport
 import Foundation
 import Majordomo
 import Testing

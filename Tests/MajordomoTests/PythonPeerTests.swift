@@ -1,9 +1,10 @@
+import LyceumTestSupport
 import Majordomo
 import Testing
 import ZeroMQ
 
 /// Interoperation with an MDP client and worker written in Python from the RFC alone.
-@Suite(.enabled(if: ChildProcess.pythonHasZMQ, "needs python3-zmq: run scripts/ensure-deps.sh test"))
+@Suite(.enabled(if: pythonHasZMQ, "needs python3-zmq: run scripts/ensure-deps.sh test"))
 struct PythonPeerTests {
     @Test func pythonClientThroughLyceumBrokerToLyceumWorker() throws {
         let context = try Context()

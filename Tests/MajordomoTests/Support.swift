@@ -63,16 +63,6 @@ func receive(_ socket: Socket, timeout: Duration = .seconds(3), until matches: (
     return nil
 }
 
-/// Polls `condition` until it holds or `timeout` passes.
-func eventually(timeout: Duration = .seconds(5), _ condition: () throws -> Bool) rethrows -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try condition() { return true }
-        Thread.sleep(forTimeInterval: 0.02)
-    }
-    return try condition()
-}
-
 /// A client with short timeouts, for tests.
 func quickClient(_ endpoint: String, context: Context, timeout: Duration = .milliseconds(1500), attempts: Int = 2) -> Client {
     Client(endpoint: endpoint, configuration: ClientConfiguration(timeout: timeout, attempts: attempts), context: context)

@@ -1,3 +1,4 @@
+import LyceumTestSupport
 import Majordomo
 import Synchronization
 import Testing
