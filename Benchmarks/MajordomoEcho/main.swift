@@ -4,14 +4,16 @@
 //   2. one AsyncClient keeping 50 requests in flight over several worker sessions connected
 //      over loopback TCP (as separate worker processes would be);
 //   3. the same with the worker sessions connected over inproc (workers in the broker's process);
-//   4. the reference, measured in the same run: the same 50-in-flight client straight to a
+//   4. and 5. the same sessions served by one thread, a WorkerPool, over TCP and over inproc;
+//   6. a LocalService: echo answered by the broker itself, on its thread, with no workers;
+//   7. the reference, measured in the same run: the same 50-in-flight client straight to a
 //      ROUTER that echoes, without broker or workers: the ceiling libzmq allows here.
 // Clients always reach the broker over loopback TCP, from a context of their own.
 //
 // Prints requests per second and p50/p99 round-trip latency for each, and the ratios to the
 // reference and to the ZeroMQ guide's C broker (about 12 000 round trips/s at best).
 //
-//   mdp-bench [--seconds S] [--workers N] [--in-flight N] [--body-bytes N] [--only sync|tcp|inproc|reference]
+//   mdp-bench [--seconds S] [--workers N] [--in-flight N] [--body-bytes N] [--only sync|tcp|inproc|pool-tcp|pool-inproc|local|reference]
 //
 // `--only` runs one measurement, to profile it (`perf record`, `strace -c`) without the others.
 import Foundation
@@ -23,7 +25,11 @@ import ZeroMQ
 struct Settings {
     /// The measurements, in the order they run.
     enum Scenario: String, CaseIterable {
-        case sync, tcp, inproc, reference
+        case sync, tcp, inproc
+        case poolTCP = "pool-tcp"
+        case poolInproc = "pool-inproc"
+        case local
+        case reference
     }
 
     var seconds = 5.0
@@ -134,8 +140,9 @@ final class EchoBroker {
     let endpoint: String
 
     /// Workers connect over `inproc` (sharing the broker's context) or loopback `tcp` (with a
-    /// context of their own, as in another process).
-    init(workersOverInproc: Bool) throws {
+    /// context of their own, as in another process); each session on a thread of its own, or
+    /// all of them in one `WorkerPool`.
+    init(workersOverInproc: Bool, pooled: Bool = false) throws {
         let brokerContext = try Context(ioThreads: 1)
         broker = try Broker(endpoints: ["tcp://127.0.0.1:*", "inproc://mdp-bench-\(workersOverInproc)"],
                             configuration: BrokerConfiguration(), context: brokerContext)
@@ -144,11 +151,16 @@ final class EchoBroker {
         endpoint = bound[0]
         let workerEndpoint = workersOverInproc ? bound[1] : endpoint
         let workerContext = workersOverInproc ? brokerContext : try Context(ioThreads: 1)
-        workers = try (0..<settings.workers).map { index in
-            ServiceThread(try WorkerSession(endpoint: workerEndpoint, service: "echo", context: workerContext) { $0 },
-                          name: "worker-\(index)")
+        if pooled {
+            workers = [ServiceThread(try WorkerPool(endpoint: workerEndpoint, service: "echo", sessions: settings.workers,
+                                                    context: workerContext) { body, _ in body }, name: "worker-pool")]
+        } else {
+            workers = try (0..<settings.workers).map { index in
+                ServiceThread(try WorkerSession(endpoint: workerEndpoint, service: "echo", context: workerContext) { $0 },
+                              name: "worker-\(index)")
+            }
         }
-        progress("broker on \(endpoint), \(settings.workers) worker sessions over \(workerEndpoint)")
+        progress("broker on \(endpoint), \(settings.workers) worker sessions over \(workerEndpoint)\(pooled ? " in one pool" : "")")
     }
 
     func stop() {
@@ -199,6 +211,24 @@ do {
         brokered.append(try measureInFlight("broker, \(settings.inFlight) in flight, \(settings.workers) inproc workers",
                                             endpoint: overInproc.endpoint, context: clientContext))
         overInproc.stop()
+    }
+
+    for (scenario, inproc) in [(Settings.Scenario.poolTCP, false), (.poolInproc, true)] where runs.contains(scenario) {
+        let pooled = try EchoBroker(workersOverInproc: inproc, pooled: true)
+        brokered.append(try measureInFlight(
+            "broker, \(settings.inFlight) in flight, pool of \(settings.workers) \(inproc ? "inproc" : "tcp")",
+            endpoint: pooled.endpoint, context: clientContext))
+        pooled.stop()
+    }
+
+    if runs.contains(.local) {
+        let context = try Context(ioThreads: 1)
+        let broker = try Broker(endpoints: ["tcp://127.0.0.1:*"], configuration: BrokerConfiguration(
+            localServices: [LocalService(name: "echo") { body, _ in body }]), context: context)
+        let thread = ServiceThread(broker, name: "broker")
+        brokered.append(try measureInFlight("broker, \(settings.inFlight) in flight, local service",
+                                            endpoint: try broker.waitUntilBound()[0], context: clientContext))
+        thread.stop()
     }
 
     let reference = runs.contains(.reference) ? try directEchoReference(context: clientContext) { echoEndpoint in

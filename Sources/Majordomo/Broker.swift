@@ -8,8 +8,8 @@ import ZeroMQ
 /// It routes requests by service name to waiting workers, least recently used first; queues
 /// requests for busy or absent services within bounds, answering with a ``BrokerRejection``
 /// rather than silence when it cannot; purges workers that stop heartbeating; sends DISCONNECT
-/// for invalid or unexpected worker commands; and answers 8/MMI `mmi.*` itself.
-/// `run()` is meant to be called once.
+/// for invalid or unexpected worker commands; and answers 8/MMI `mmi.*` itself, as well as any
+/// ``LocalService`` of its configuration. `run()` is meant to be called once.
 public final class Broker: Service {
     /// The endpoints to bind, such as `tcp://127.0.0.1:*`.
     public let endpoints: [String]
@@ -17,6 +17,7 @@ public final class Broker: Service {
     public let configuration: BrokerConfiguration
     private let context: Context
     private let wakeup: Wakeup
+    private let outbox: ReplyOutbox
     private let binding = Locked<Result<[String], MajordomoError>?>(nil)
     private let bindingSettled = DispatchSemaphore(value: 0)
     private let latestSnapshot = Locked(BrokerSnapshot.empty)
@@ -26,13 +27,21 @@ public final class Broker: Service {
         guard !endpoints.isEmpty else {
             throw MajordomoError(code: .invalidArgument, detail: "a broker needs at least one endpoint to bind")
         }
+        for local in configuration.localServices where local.name.isEmpty || local.name.utf8.starts(with: MDP.managementPrefix) {
+            throw MajordomoError(code: .invalidArgument, service: local.name, detail: "a local service's name must be non-empty and outside mmi.")
+        }
+        guard Set(configuration.localServices.map(\.name)).count == configuration.localServices.count else {
+            throw MajordomoError(code: .invalidArgument, detail: "two local services have the same name")
+        }
         self.endpoints = endpoints
         self.configuration = configuration
         self.context = context
         wakeup = try Wakeup()
+        outbox = try ReplyOutbox()
     }
 
-    /// Binds, then routes until ``shutdown()``; on shutdown every registered worker gets DISCONNECT.
+    /// Binds, then routes until ``shutdown()``; on shutdown the local services' deferred replies
+    /// are sent (waiting up to `maxRequestDuration`) and every registered worker gets DISCONNECT.
     /// - Throws: ``MajordomoError`` when an endpoint cannot be bound or the context is terminated.
     public func run() throws {
         let logger = Logger(component: "broker")
@@ -52,7 +61,7 @@ public final class Broker: Service {
         }
         settleBinding(.success(router.endpoints))
         logger.log(.info, "broker listening", ["endpoints": router.endpoints.joined(separator: ",")])
-        let engine = BrokerEngine(router: router, configuration: configuration, logger: logger, snapshot: latestSnapshot)
+        let engine = BrokerEngine(router: router, configuration: configuration, outbox: outbox, logger: logger, snapshot: latestSnapshot)
         do {
             try engine.route(until: wakeup)
         } catch {

@@ -28,6 +28,10 @@ public struct BrokerConfiguration: Sendable {
     /// Extra management services the broker answers itself, by name (each starting `mmi.`),
     /// beside 8/MMI's `mmi.service`. Default: none.
     public var managementServices: [String: ManagementAnswer]
+    /// Services the broker answers itself, without workers. Each holds at most
+    /// `maxQueuedRequestsPerService` requests waiting for a deferred reply; more get `queue-full`.
+    /// Default: none.
+    public var localServices: [LocalService]
 
     /// Creates a configuration; each argument defaults to the value documented on its property.
     public init(
@@ -40,7 +44,8 @@ public struct BrokerConfiguration: Sendable {
         maxFrameSize: Int64 = 4 << 20,
         maxFramesPerMessage: Int = 64,
         highWaterMark: Int32 = 1000,
-        managementServices: [String: ManagementAnswer] = [:]
+        managementServices: [String: ManagementAnswer] = [:],
+        localServices: [LocalService] = []
     ) {
         self.heartbeat = heartbeat
         self.maxRequestDuration = maxRequestDuration
@@ -52,5 +57,6 @@ public struct BrokerConfiguration: Sendable {
         self.maxFramesPerMessage = maxFramesPerMessage
         self.highWaterMark = highWaterMark
         self.managementServices = managementServices
+        self.localServices = localServices
     }
 }

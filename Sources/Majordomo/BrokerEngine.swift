@@ -41,10 +41,23 @@ final class ServiceRecord {
     var isUnused: Bool { workerCount == 0 && requests.isEmpty }
 }
 
+/// A local service's request waiting for its deferred reply.
+struct LocalRequest {
+    let client: [UInt8]
+    let envelope: [[UInt8]]
+    let service: [UInt8]
+}
+
 /// The broker's routing state and loop, confined to the thread running ``Broker/run()``.
 final class BrokerEngine {
     private let router: Socket
     private let configuration: BrokerConfiguration
+    private let localServices: [[UInt8]: LocalService]
+    private let outbox: ReplyOutbox
+    /// Local requests answered later, by the number their ``DeferredReply`` carries.
+    private var localInHand: [UInt64: LocalRequest] = [:]
+    private var localInHandByService: [[UInt8]: Int] = [:]
+    private var localRequestsTaken: UInt64 = 0
     private let logger: Logger
     private let clock = ContinuousClock()
     private var workers: [[UInt8]: WorkerRecord] = [:]
@@ -55,15 +68,20 @@ final class BrokerEngine {
     /// message, which is precise enough for expiries of milliseconds and more.
     private var now: ContinuousClock.Instant
     private let publishedSnapshot: Locked<BrokerSnapshot>
-    /// Set when a worker registers or goes, so that the published worker counts follow at once;
-    /// queue depths are published on every housekeeping pass.
-    private var workersChanged = false
+    /// Set when a worker registers or goes (and at first, for the local services), so that the
+    /// published worker counts follow at once; queue depths are published on every housekeeping pass.
+    private var workersChanged = true
+
+    /// How long the router stays open after the last deferred reply of a shutdown.
+    private static let lastRepliesGrace = Duration.milliseconds(100)
 
     /// Messages handled between two looks at the clock, so that a flood cannot starve heartbeats.
     private static let batch = 4096
 
-    init(router: Socket, configuration: BrokerConfiguration, logger: Logger, snapshot: Locked<BrokerSnapshot>) {
+    init(router: Socket, configuration: BrokerConfiguration, outbox: ReplyOutbox, logger: Logger, snapshot: Locked<BrokerSnapshot>) {
         self.router = router
+        self.outbox = outbox
+        localServices = Dictionary(uniqueKeysWithValues: configuration.localServices.map { (Array($0.name.utf8), $0) })
         self.publishedSnapshot = snapshot
         self.configuration = configuration
         self.logger = logger
@@ -71,7 +89,7 @@ final class BrokerEngine {
     }
 
     func route(until wakeup: Wakeup) throws(ZMQError) {
-        var waiter = try SocketWaiter(router, fileDescriptor: wakeup.fileDescriptor)
+        var waiter = try SocketWaiter(sockets: [router], fileDescriptors: [wakeup.fileDescriptor, outbox.fileDescriptor])
         // Whether the router may hold messages its descriptor will not announce: true unless
         // its last use was a receive that found nothing.
         var mayHoldMessages = true
@@ -89,6 +107,12 @@ final class BrokerEngine {
                 handled += 1
             }
             mayHoldMessages = handled == Self.batch
+            // Checked on every pass, not only when the poll saw the pipe: while clients keep the
+            // router busy the loop may not poll at all.
+            if outbox.hasReplies || waiter.descriptorIsReadable(1) {
+                try sendLocalReplies()
+                mayHoldMessages = true
+            }
             now = clock.now
             if now >= nextHousekeeping {
                 try purgeExpiredWorkers(now: now)
@@ -108,6 +132,7 @@ final class BrokerEngine {
                 mayHoldMessages = true
             }
         }
+        try drainLocalRequests()
         try disconnectAllWorkers()
     }
 
@@ -147,6 +172,9 @@ final class BrokerEngine {
         if message.service.starts(with: MDP.managementPrefix) {
             return try reply(to: client, envelope: envelope, service: message.service, body: [managementAnswer(message)])
         }
+        if let local = localServices[message.service] {
+            return try handleLocally(local, client: client, envelope: envelope, message)
+        }
         let existing = services[message.service]
         let service = existing ?? ServiceRecord(name: message.service)
         if service.requests.count >= configuration.maxQueuedRequestsPerService {
@@ -171,7 +199,7 @@ final class BrokerEngine {
             return answer(snapshot(), message.body)
         }
         guard message.service == MDP.serviceQuery else { return MDP.notImplemented }
-        let registered = services[message.body[0]].map { $0.workerCount > 0 } ?? false
+        let registered = localServices[message.body[0]] != nil || services[message.body[0]].map { $0.workerCount > 0 } ?? false
         return registered ? MDP.found : MDP.notFound
     }
 
@@ -181,6 +209,7 @@ final class BrokerEngine {
         case .ready(let name):
             if worker != nil { return try refuse(sender, "READY from a registered worker") }
             if name.starts(with: MDP.managementPrefix) { return try refuse(sender, "READY for a management service") }
+            if localServices[name] != nil { return try refuse(sender, "READY for a service the broker answers itself") }
             if workers.count >= configuration.maxWorkers { return try refuse(sender, "the broker has \(workers.count) workers, its limit") }
             let service = services[name] ?? ServiceRecord(name: name)
             services[name] = service
@@ -230,12 +259,67 @@ final class BrokerEngine {
     }
 
     private func snapshot() -> BrokerSnapshot {
-        let list = services.values.map { service in
+        let remote = services.values.map { service in
             BrokerSnapshot.Service(
                 name: String(decoding: service.name, as: UTF8.self), workers: service.workerCount,
                 idleWorkers: service.waiting.count, queuedRequests: service.requests.count)
         }
+        let local = localServices.values.map { service in
+            BrokerSnapshot.Service(
+                name: service.name, workers: 0, idleWorkers: 0,
+                queuedRequests: localInHandByService[Array(service.name.utf8), default: 0], isLocal: true)
+        }
+        let list = remote + local
         return BrokerSnapshot(services: list.sorted { $0.name < $1.name })
+    }
+
+    // MARK: Local services
+
+    /// Answers a local service's request at once, or records it until its deferred reply comes.
+    private func handleLocally(_ local: LocalService, client: [UInt8], envelope: [[UInt8]], _ message: ClientMessage) throws(ZMQError) {
+        let waiting = localInHandByService[message.service, default: 0]
+        if waiting >= configuration.maxQueuedRequestsPerService {
+            return try reject(client, envelope: envelope, service: message.service, BrokerRejection(
+                code: .queueFull, text: "the service holds \(waiting) requests waiting for their replies, its limit"))
+        }
+        localRequestsTaken &+= 1
+        let later = DeferredReply(outbox: outbox, session: 0, request: localRequestsTaken)
+        if let body = local.handler(message.body, later) {
+            return try reply(to: client, envelope: envelope, service: message.service, body: body)
+        }
+        localInHand[localRequestsTaken] = LocalRequest(client: client, envelope: envelope, service: message.service)
+        localInHandByService[message.service] = waiting + 1
+    }
+
+    /// Sends the deferred replies posted since the last pass.
+    private func sendLocalReplies() throws(ZMQError) {
+        for posted in outbox.takeAll() {
+            guard let request = localInHand.removeValue(forKey: posted.request) else {
+                logger.log(.warning, "dropped a second reply to a local request", [:])
+                continue
+            }
+            localInHandByService[request.service, default: 1] -= 1
+            try reply(to: request.client, envelope: request.envelope, service: request.service, body: posted.body)
+        }
+    }
+
+    /// On shutdown, sends the replies of local requests still waiting, for up to `maxRequestDuration`.
+    private func drainLocalRequests() throws(ZMQError) {
+        // The shutdown pipe stays readable: wait on the outbox alone.
+        var waiter = try SocketWaiter(sockets: [], fileDescriptors: [outbox.fileDescriptor])
+        let deadline = clock.now + configuration.maxRequestDuration
+        let waited = !localInHand.isEmpty
+        while !localInHand.isEmpty, clock.now < deadline {
+            try sendLocalReplies()
+            if !localInHand.isEmpty { try waiter.wait(timeout: min(deadline - clock.now, .milliseconds(100))) }
+        }
+        if !localInHand.isEmpty {
+            logger.log(.error, "local requests left without a reply at shutdown", ["requests": String(localInHand.count)])
+        } else if waited {
+            // A client with ZMQ_IMMEDIATE (as Lyceum's are) drops the replies it has not read yet
+            // when its connection ends: give the last ones a moment to be read.
+            try waiter.wait(timeout: Self.lastRepliesGrace)
+        }
     }
 
     // MARK: Sending

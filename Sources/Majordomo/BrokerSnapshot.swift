@@ -9,19 +9,23 @@ public struct BrokerSnapshot: Sendable, Equatable {
         public let workers: Int
         /// Of those, workers waiting for a request.
         public let idleWorkers: Int
-        /// Requests queued for the service, not yet given to a worker.
+        /// Requests queued for the service, not yet given to a worker; for a local service,
+        /// requests waiting for their deferred reply.
         public let queuedRequests: Int
+        /// Whether the broker answers the service itself (a ``LocalService``), without workers.
+        public let isLocal: Bool
 
         /// A service's counts.
-        public init(name: String, workers: Int, idleWorkers: Int, queuedRequests: Int) {
+        public init(name: String, workers: Int, idleWorkers: Int, queuedRequests: Int, isLocal: Bool = false) {
             self.name = name
             self.workers = workers
             self.idleWorkers = idleWorkers
             self.queuedRequests = queuedRequests
+            self.isLocal = isLocal
         }
     }
 
-    /// The services with a worker or a queued request, by name.
+    /// The local services, and the services with a worker or a queued request, by name.
     public let services: [Service]
     /// A snapshot of `services`.
     public init(services: [Service]) { self.services = services }

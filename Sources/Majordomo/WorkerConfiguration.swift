@@ -1,4 +1,4 @@
-/// Timings of a ``WorkerSession``; every default is documented in `protocol/majordomo.md`.
+/// Timings of a ``WorkerPool``'s sessions (and a ``WorkerSession``'s); every default is documented in `protocol/majordomo.md`.
 public struct WorkerConfiguration: Sendable {
     /// Heartbeats sent to the broker when idle, and the silence after which the broker is
     /// considered dead. Default: 2500 ms × 3.
@@ -13,6 +13,9 @@ public struct WorkerConfiguration: Sendable {
     public var shutdownLinger: Duration
     /// Largest frame accepted from the broker (`ZMQ_MAXMSGSIZE`). Default: 4 MiB.
     public var maxFrameSize: Int64
+    /// How long a shutdown waits for the replies of requests in hand before the sessions leave
+    /// without them (their clients then retry or time out). Default: 30 s.
+    public var drainTimeout: Duration
 
     /// Creates a configuration; each argument defaults to the value documented on its property.
     public init(
@@ -20,12 +23,14 @@ public struct WorkerConfiguration: Sendable {
         reconnectInitialDelay: Duration = .milliseconds(1000),
         reconnectMaximumDelay: Duration = .seconds(32),
         shutdownLinger: Duration = .milliseconds(1000),
-        maxFrameSize: Int64 = 4 << 20
+        maxFrameSize: Int64 = 4 << 20,
+        drainTimeout: Duration = .seconds(30)
     ) {
         self.heartbeat = heartbeat
         self.reconnectInitialDelay = reconnectInitialDelay
         self.reconnectMaximumDelay = max(reconnectMaximumDelay, reconnectInitialDelay)
         self.shutdownLinger = shutdownLinger
         self.maxFrameSize = maxFrameSize
+        self.drainTimeout = drainTimeout
     }
 }

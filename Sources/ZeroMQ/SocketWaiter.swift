@@ -2,28 +2,36 @@
 import Glibc
 #endif
 
-/// Waits until one socket may have a message to receive, or a plain file descriptor is
-/// readable, with a single system `poll` on the socket's `ZMQ_FD`.
+/// Waits until one of some sockets may have a message to receive, or one of some plain file
+/// descriptors is readable, with a single system `poll` on the sockets' `ZMQ_FD`s.
 ///
-/// This is the cheap wait of a loop that serves one socket: ``Poller`` (`zmq_poll`) polls
-/// twice and reads `ZMQ_EVENTS` before and after every wait, several system calls per wake-up.
-/// `ZMQ_FD` only signals what the socket has not processed yet, and every send, receive and
-/// `ZMQ_EVENTS` read processes it. So wait without checking first only right after a receive
-/// found nothing; after any other use of the socket, let ``wait(timeout:checkingFirst:)`` read
-/// ``Socket/events`` before it sleeps.
+/// This is the cheap wait of a loop that serves its own sockets: ``Poller`` (`zmq_poll`) polls
+/// twice and reads `ZMQ_EVENTS` of every socket before and after every wait, several system
+/// calls per socket and wake-up. `ZMQ_FD` only signals what a socket has not processed yet, and
+/// every send, receive and `ZMQ_EVENTS` read processes it. So sleep only once every socket's
+/// last use was a receive that found nothing; after any other use of a socket, receive from it
+/// (or read ``Socket/events``) before waiting, or let ``wait(timeout:checkingFirst:)`` do so.
 ///
-/// Like the socket it watches, a waiter belongs to one thread at a time.
+/// Like the sockets it watches, a waiter belongs to one thread at a time.
 public struct SocketWaiter {
-    private let socket: Socket
+    private let sockets: [Socket]
     private var descriptors: [pollfd]
 
     /// Creates a waiter for `socket` and, optionally, a descriptor such as a wake-up pipe.
     public init(_ socket: Socket, fileDescriptor: Int32? = nil) throws(ZMQError) {
-        var descriptors = [pollfd(fd: try socket.option(.fileDescriptor), events: Int16(POLLIN), revents: 0)]
-        if let fileDescriptor {
-            descriptors.append(pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0))
+        try self.init(sockets: [socket], fileDescriptors: fileDescriptor.map { [$0] } ?? [])
+    }
+
+    /// Creates a waiter for `sockets` and the plain descriptors `fileDescriptors`.
+    public init(sockets: [Socket], fileDescriptors: [Int32]) throws(ZMQError) {
+        var descriptors: [pollfd] = []
+        for socket in sockets {
+            descriptors.append(pollfd(fd: try socket.option(.fileDescriptor), events: Int16(POLLIN), revents: 0))
         }
-        self.socket = socket
+        for descriptor in fileDescriptors {
+            descriptors.append(pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0))
+        }
+        self.sockets = sockets
         self.descriptors = descriptors
     }
 
@@ -32,12 +40,34 @@ public struct SocketWaiter {
     /// - Parameter checkingFirst: read `ZMQ_EVENTS` before sleeping; needed unless the last use
     ///   of the socket was a receive that found nothing.
     public mutating func wait(timeout: Duration, checkingFirst: Bool = true) throws(ZMQError) {
-        if checkingFirst, try socket.events.contains(.readable) { return }
+        if checkingFirst, try sockets[0].events.contains(.readable) { return }
+        try wait(timeout: timeout)
+    }
+
+    /// Returns once a socket's `ZMQ_FD` or a descriptor is readable, a signal arrives, or
+    /// `timeout` passes; ``socketMayBeReady(_:)`` and ``descriptorIsReadable(_:)`` then tell which.
+    /// Sleeps even when a socket holds messages its `ZMQ_FD` does not announce: see the type's
+    /// documentation for when that is safe.
+    public mutating func wait(timeout: Duration) throws(ZMQError) {
         let milliseconds = Int32(clamping: Poller.milliseconds(rounding: timeout))
         let count = nfds_t(descriptors.count)
         let result = descriptors.withUnsafeMutableBufferPointer { poll($0.baseAddress, count, milliseconds) }
-        if result < 0 && errno != EINTR {
-            throw ZMQError(code: .init(rawValue: errno), operation: "poll", endpoint: socket.endpoints.first)
+        if result < 0 {
+            guard errno == EINTR else {
+                throw ZMQError(code: .init(rawValue: errno), operation: "poll", endpoint: sockets.first?.endpoints.first)
+            }
+            for index in descriptors.indices { descriptors[index].revents = 0 }
         }
+    }
+
+    /// Whether the last wait saw the `ZMQ_FD` of socket number `index` (in the order given) readable:
+    /// the socket has commands to process, which a receive or an `events` read does.
+    public func socketMayBeReady(_ index: Int) -> Bool {
+        descriptors[index].revents != 0
+    }
+
+    /// Whether the last wait saw plain descriptor number `index` (in the order given) readable.
+    public func descriptorIsReadable(_ index: Int) -> Bool {
+        descriptors[sockets.count + index].revents != 0
     }
 }

@@ -1,0 +1,82 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+/// The way to answer, later and from any thread, a request that a ``WorkerPool`` or
+/// ``LocalService`` handler did not answer at once: for example a write that may only be
+/// acknowledged once its journal sync ends.
+///
+/// Send exactly one reply per request. A reply for a pool session that has since lost its broker
+/// (and so its request) is dropped, as is a second reply: the broker would refuse either.
+public struct DeferredReply: Sendable {
+    let outbox: ReplyOutbox
+    let session: Int
+    let request: UInt64
+
+    /// Hands `body` to the pool's thread, which sends it as the REPLY of this request.
+    public func send(_ body: [[UInt8]]) {
+        outbox.post(ReplyOutbox.Reply(session: session, request: request, body: body))
+    }
+}
+
+/// Replies posted from other threads to a pool's thread, with a pipe that its `poll` wakes on.
+///
+/// The pipe carries a byte only when the outbox goes from empty to non-empty, so a burst of
+/// replies (a journal sync acknowledging a batch of writes) costs one system call, not one each.
+final class ReplyOutbox: Sendable {
+    struct Reply: Sendable {
+        let session: Int
+        let request: UInt64
+        let body: [[UInt8]]
+    }
+
+    /// The descriptor to poll for readability.
+    let fileDescriptor: Int32
+    private let writeEnd: Int32
+    private let replies = Mutex<[Reply]>([])
+
+    init() throws(MajordomoError) {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else {
+            throw MajordomoError(code: .resourceExhausted, detail: "pipe failed with errno \(errno)")
+        }
+        for end in ends {
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+        }
+        fileDescriptor = ends[0]
+        writeEnd = ends[1]
+    }
+
+    deinit {
+        close(fileDescriptor)
+        close(writeEnd)
+    }
+
+    func post(_ reply: Reply) {
+        let wasEmpty = replies.withLock { replies in
+            replies.append(reply)
+            return replies.count == 1
+        }
+        guard wasEmpty else { return }
+        var byte: UInt8 = 1
+        // A full pipe already holds a wake-up, so a failed write loses nothing.
+        _ = write(writeEnd, &byte, 1)
+    }
+
+    /// Whether a reply was posted and not taken yet; cheaper than ``takeAll()`` when none was.
+    var hasReplies: Bool { replies.withLock { !$0.isEmpty } }
+
+    /// Takes every posted reply, oldest first, after emptying the pipe: a reply posted after the
+    /// pipe was read either is taken now or writes a new byte, so none waits for a timeout.
+    func takeAll() -> [Reply] {
+        var bytes = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        while withUnsafeMutableBytes(of: &bytes, { read(fileDescriptor, $0.baseAddress, $0.count) }) > 0 {}
+        return replies.withLock { replies in
+            var taken: [Reply] = []
+            swap(&taken, &replies)
+            return taken
+        }
+    }
+}
