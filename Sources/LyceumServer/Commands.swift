@@ -10,14 +10,13 @@ import ZeroMQ
 /// status after an orderly stop, having released its ZeroMQ context (which delivers the last
 /// replies and DISCONNECTs) and closed its journals. Durable progress writes are published as
 /// events: by `serve` on `settings.eventsEndpoint`, by a progress `worker` into the forwarder
-/// that `broker` hosts at `settings.forwarderEndpoint` and republishes on `settings.eventsEndpoint`. Each answers `mmi.status` when it runs a
-/// broker, serves `GET /metrics` when `settings.metricsPort` is set, and on SIGHUP reads its
-/// configuration sources again for the log level and reloads the catalog.
+/// that `broker` hosts at `settings.forwarderEndpoint` and republishes on
+/// `settings.eventsEndpoint`. Each answers `mmi.status` when it runs a broker, serves
+/// `GET /metrics` when `settings.metricsPort` is set, and on SIGHUP reads its configuration
+/// sources again for the log level and reloads the catalog.
 public enum Commands {
-    /// The endpoint in-process workers reach `serve`'s broker on.
-    static let inprocEndpoint = "inproc://lyceum-workers"
-
-    /// `lyceum serve`: a broker and workers for every service in one process.
+    /// `lyceum serve`: a broker that answers every service itself (as `LocalService`s: no worker
+    /// hop inside one process), with writes replying once durable without holding its thread.
     public static func serve(_ settings: Settings, reloading sources: ConfigurationSources? = nil) -> Int32 {
         configureLogging(settings)
         let logger = Logger(component: "serve")
@@ -32,16 +31,16 @@ public enum Commands {
         let report = ProcessReport(role: "serve", metrics: RequestMetrics(), journals: host.journals)
         do {
             return try runGroup(logger: logger, reload: reloader(sources, host: host)) { context in
-                let broker = try Broker(
-                    endpoints: settings.endpoints + [inprocEndpoint], configuration: brokerConfiguration(settings, report: report), context: context)
                 let events = try eventPublisher(
                     for: host, configuration: .init(publishEndpoints: [settings.eventsEndpoint], snapshotEndpoints: [settings.snapshotEndpoint]),
                     context: context)
-                let workers = try workerSessions(
-                    for: host, endpoint: inprocEndpoint, settings: settings, metrics: report.metrics, publisher: events.first?.service, context: context)
-                // Listed before the workers, so it stops after them and sends their last events.
+                var configuration = brokerConfiguration(settings, report: report)
+                configuration.localServices = handlers(for: host, metrics: report.metrics, publisher: events.first?.service).map(LocalService.init)
+                let broker = try Broker(endpoints: settings.endpoints, configuration: configuration, context: context)
+                // The publisher is listed before the broker, so it stops after the broker has
+                // sent its last replies, and publishes their events.
                 return try metricsEndpoint(settings, report: report, broker: broker, events: events.first?.service)
-                    + events.map { ($0.name, $0.service as any Service) } + [("serve", DrainingBroker(broker: broker, workers: workers))]
+                    + events.map { ($0.name, $0.service as any Service) } + [("broker", broker)]
             }
         } catch {
             logger.critical("cannot start", ["error": "\(error)"])
@@ -69,8 +68,9 @@ public enum Commands {
         }
     }
 
-    /// `lyceum worker`: workers for `settings.services`, connected to the broker at `settings.broker`;
-    /// a worker serving progress publishes its events into the forwarder at `settings.forwarderEndpoint`.
+    /// `lyceum worker`: a `WorkerPool` of `settings.sessionsPerService` sessions for each of
+    /// `settings.services`, connected to the broker at `settings.broker`; a worker serving
+    /// progress publishes its events into the forwarder at `settings.forwarderEndpoint`.
     public static func worker(_ settings: Settings, reloading sources: ConfigurationSources? = nil) -> Int32 {
         configureLogging(settings)
         let logger = Logger(component: "worker")
@@ -90,9 +90,17 @@ public enum Commands {
                 let events = try eventPublisher(
                     for: host, configuration: .init(forwarderEndpoints: [settings.forwarderEndpoint], snapshotEndpoints: ["tcp://127.0.0.1:*"]),
                     context: context)
-                let workers = try workerSessions(
-                    for: host, endpoint: settings.broker, settings: settings, metrics: report.metrics, publisher: events.first?.service, context: context)
-                return try metricsEndpoint(settings, report: report, broker: nil, events: events.first?.service) + events.map { ($0.name, $0.service as any Service) } + workers
+                let configuration = WorkerConfiguration(
+                    heartbeat: Heartbeat(interval: settings.heartbeatInterval, liveness: settings.heartbeatLiveness),
+                    reconnectInitialDelay: settings.reconnectInitial,
+                    reconnectMaximumDelay: settings.reconnectMaximum)
+                let pools = try handlers(for: host, metrics: report.metrics, publisher: events.first?.service).map { name, handler in
+                    (name, try WorkerPool(
+                        endpoint: settings.broker, service: name, sessions: settings.sessionsPerService, configuration: configuration,
+                        context: context, handler: handler) as any Service)
+                }
+                return try metricsEndpoint(settings, report: report, broker: nil, events: events.first?.service)
+                    + events.map { ($0.name, $0.service as any Service) } + pools
             }
         } catch {
             logger.critical("cannot start", ["error": "\(error)"])
@@ -124,30 +132,18 @@ public enum Commands {
         return [("events", try EventPublishing.publisher(for: progress, catalog: host.catalog, configuration: configuration, context: context))]
     }
 
-    /// `settings.sessionsPerService` worker sessions for each of `host`'s services; the progress
-    /// service's sessions publish its durable writes to `publisher` when there is one.
-    static func workerSessions(
-        for host: ServiceHost, endpoint: String, settings: Settings, metrics: RequestMetrics, publisher: EventPublisher? = nil,
-        context: Context
-    ) throws(MajordomoError) -> [(name: String, service: any Service)] {
-        let configuration = WorkerConfiguration(
-            heartbeat: Heartbeat(interval: settings.heartbeatInterval, liveness: settings.heartbeatLiveness),
-            reconnectInitialDelay: settings.reconnectInitial,
-            reconnectMaximumDelay: settings.reconnectMaximum)
-        var sessions: [(name: String, service: any Service)] = []
-        for service in host.services {
-            var answer: @Sendable ([UInt8]) -> [UInt8] = service.handle
+    /// Each of `host`'s services as a Majordomo handler, counted in `metrics`; the progress
+    /// service's durable writes are published to `publisher` when there is one.
+    static func handlers(
+        for host: ServiceHost, metrics: RequestMetrics, publisher: EventPublisher?
+    ) -> [(name: String, handler: WorkerPool.Handler)] {
+        host.services.map { service in
+            var answer: FrameHandler.Answer = { frame, reply in reply(service.handle(frame)) }
             if let publisher, let progress = service as? ProgressService {
                 answer = EventPublishing.answer(progress, publishingTo: publisher)
             }
-            let handler = FrameHandler.handler(InstrumentedHandler.wrap(answer, service: service.name, metrics: metrics))
-            for index in 0..<settings.sessionsPerService {
-                let session = try WorkerSession(
-                    endpoint: endpoint, service: service.name, configuration: configuration, context: context, handler: handler)
-                sessions.append(("\(service.name)-\(index)", session))
-            }
+            return (service.name, FrameHandler.handler(InstrumentedHandler.wrap(answer, service: service.name, metrics: metrics)))
         }
-        return sessions
     }
 
     /// The `GET /metrics` responder when `settings.metricsPort` is set; bound now, so that a

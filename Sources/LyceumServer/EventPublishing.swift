@@ -16,13 +16,13 @@ enum EventPublishing {
     }
 
     /// `progress`'s answer to a request that also publishes the event of a write that changed
-    /// something. `handleWithCommit` returns only once the write is durable, so an event is
-    /// never published for a write that failed or could still be lost.
-    static func answer(_ progress: ProgressService, publishingTo publisher: EventPublisher) -> @Sendable ([UInt8]) -> [UInt8] {
-        { frame in
-            let (reply, event, commit) = progress.handleWithCommit(frame)
+    /// something. `handleWithCommit` gives the event only once the write is durable, so an
+    /// event is never published for a write that failed or could still be lost.
+    static func answer(_ progress: ProgressService, publishingTo publisher: EventPublisher) -> FrameHandler.Answer {
+        { frame, reply in
+            let (answered, event, commit) = progress.handleWithCommit(frame)
             if let event, let commit { publisher.publish(event, revision: commit.sequence) }
-            return reply
+            reply(answered)
         }
     }
 }

@@ -11,27 +11,26 @@ public enum InstrumentedHandler {
     /// otherwise make up any number of label values.
     static let untrustedOpCodes: Set<String> = ["bad_request", "unknown_op", "too_large"]
 
-    /// `answer` for `service`, recording into `metrics`.
-    public static func wrap(
-        _ answer: @escaping @Sendable ([UInt8]) -> [UInt8], service: String, metrics: RequestMetrics
-    ) -> @Sendable ([UInt8]) -> [UInt8] {
+    /// `answer` for `service`, recording into `metrics` when the reply is given.
+    public static func wrap(_ answer: @escaping FrameHandler.Answer, service: String, metrics: RequestMetrics) -> FrameHandler.Answer {
         let logger = Logger(component: "request")
-        return { request in
+        return { request, reply in
             let started = ContinuousClock.now
-            let reply = answer(request)
-            let elapsed = ContinuousClock.now - started
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            let envelope = Envelope(request: request)
-            let code = errorCode(of: reply)
-            let op = code.map(untrustedOpCodes.contains) == true ? "invalid" : envelope.op ?? "invalid"
-            metrics.record(service: service, op: op, seconds: seconds, errorCode: code)
-            if logger.isEnabled(.debug) {
-                logger.debug("request", [
-                    "service": service, "op": envelope.op ?? "", "request_id": envelope.requestID ?? "",
-                    "latency_us": String(Int(seconds * 1e6)), "code": code ?? "ok",
-                ])
+            answer(request) { answered in
+                let elapsed = ContinuousClock.now - started
+                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                let envelope = Envelope(request: request)
+                let code = errorCode(of: answered)
+                let op = code.map(untrustedOpCodes.contains) == true ? "invalid" : envelope.op ?? "invalid"
+                metrics.record(service: service, op: op, seconds: seconds, errorCode: code)
+                if logger.isEnabled(.debug) {
+                    logger.debug("request", [
+                        "service": service, "op": envelope.op ?? "", "request_id": envelope.requestID ?? "",
+                        "latency_us": String(Int(seconds * 1e6)), "code": code ?? "ok",
+                    ])
+                }
+                reply(answered)
             }
-            return reply
         }
     }
 

@@ -97,7 +97,8 @@ public struct ProcessReport: Sendable {
     }
 
     /// The `mmi.status` answer: a JSON object with the role, uptime, the broker's services
-    /// (workers, idle workers, queued requests) and this process's journals.
+    /// (workers, idle workers, queued requests, whether the broker answers it itself) and this
+    /// process's journals.
     public func statusJSON(broker: BrokerSnapshot) -> [UInt8] {
         var services: [JSONValue] = []
         for service in broker.services {
@@ -106,6 +107,7 @@ public struct ProcessReport: Sendable {
             object.append("workers", .integer(service.workers))
             object.append("idle_workers", .integer(service.idleWorkers))
             object.append("queued_requests", .integer(service.queuedRequests))
+            object.append("local", .bool(service.isLocal))
             services.append(.object(object))
         }
         var journalList: [JSONValue] = []

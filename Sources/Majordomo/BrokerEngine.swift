@@ -152,7 +152,7 @@ final class BrokerEngine {
                 return try disconnect(sender)
             }
             try handleWorker(sender, command)
-        } else if let delimiter = frames[1...].firstIndex(where: \.isEmpty), delimiter + 1 < frames.count,
+        } else if let delimiter = frames[1...].firstIndex(where: { $0.isEmpty }), delimiter + 1 < frames.count,
                   frames[delimiter + 1] == MDP.clientHeader {
             // Routing frames before the empty one (a proxy's, or an AsyncClient's request tag)
             // are an envelope: kept with the request and returned with its reply.

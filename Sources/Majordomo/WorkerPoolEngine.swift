@@ -112,7 +112,7 @@ final class WorkerPoolEngine {
             waiter = try SocketWaiter(sockets: sockets, fileDescriptors: descriptors)
         }
         let now = clock.now
-        let timeout = sessions.contains(where: \.mayHoldMessages) ? .zero : max(.zero, nextTimer() - now)
+        let timeout = sessions.contains(where: { $0.mayHoldMessages }) ? .zero : max(.zero, nextTimer() - now)
         try waiter?.wait(timeout: timeout)
     }
 

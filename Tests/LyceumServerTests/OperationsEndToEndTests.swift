@@ -19,7 +19,8 @@ struct OperationsEndToEndTests {
         #expect(before.contentType.hasPrefix("text/plain; version=0.0.4"))
         #expect(before.families["lyceum_request_duration_seconds"] == "histogram")
         #expect(before.families["lyceum_requests"] == "counter")
-        #expect(before.value("lyceum_broker_connected_workers") == 6)
+        // serve answers its services itself: no workers register.
+        #expect(before.value("lyceum_broker_connected_workers") == 0)
 
         for _ in 0..<5 { #expect(try server.call("catalog", #"{"op":"list_categories"}"#).isOK) }
         #expect(try server.call("books", Self.createBook).isOK)
@@ -38,7 +39,7 @@ struct OperationsEndToEndTests {
         #expect(after.value("lyceum_journal_appends_total", ["service": "books"]) == 2)
         #expect(after.value("lyceum_journal_syncs_total", ["service": "books"]) >= 1)
         #expect(after.value("lyceum_journal_bytes", ["service": "books"]) > before.value("lyceum_journal_bytes", ["service": "books"]))
-        #expect(after.value("lyceum_broker_workers", ["service": "books"]) == 2)
+        #expect(after.value("lyceum_broker_workers", ["service": "books"]) == 0)
         #expect(after.families["lyceum_events_published"] == "counter")
         #expect(after.value("lyceum_events_published_total") - before.value("lyceum_events_published_total") == 1)
         #expect(after.value("lyceum_events_dropped_total") == 0)
@@ -47,11 +48,11 @@ struct OperationsEndToEndTests {
         #expect(status.status == 0, "\(status.stderr)")
         let report = try parse(Array(status.stdout.utf8))
         #expect(report["role"] as? String == "serve")
-        #expect(report["workers"] as? Int == 6)
+        #expect(report["workers"] as? Int == 0)
         #expect((report["uptime_seconds"] as? Double ?? 0) > 0)
         let services = report["services"] as? [[String: Any]] ?? []
         #expect(services.map { $0["name"] as? String } == ["books", "catalog", "progress"])
-        #expect(services.allSatisfy { $0["workers"] as? Int == 2 && $0["queued_requests"] as? Int == 0 })
+        #expect(services.allSatisfy { $0["local"] as? Bool == true && $0["workers"] as? Int == 0 && $0["queued_requests"] as? Int == 0 })
         let books = (report["journals"] as? [[String: Any]])?.first { $0["service"] as? String == "books" }
         #expect(books?["last_sequence"] as? Int == 2)
         #expect((books?["bytes"] as? Int ?? 0) > 0)
