@@ -17,8 +17,9 @@ public struct Settings: Sendable {
     public var catalogPaths: [String] = []
     /// The services a `worker` process serves.
     public var services = ServiceName.allCases
-    /// Worker sessions (threads, each serving one request at a time) per service.
-    public var sessionsPerService = 4
+    /// Worker sessions per service in a `worker` process: one thread serves them all, each
+    /// session holds one request at a time, so this bounds the writes that share a journal sync.
+    public var sessionsPerService = 16
     /// When a journaled write counts as durable.
     public var durability = DurabilityPolicy.always
     /// How long `call` and `status` wait for a reply.
@@ -186,7 +187,7 @@ public struct Settings: Sendable {
         }
     }
 
-    /// Worker sessions per service: at least one, and few enough that threads stay cheap.
+    /// Worker sessions per service: at least one, and few enough that the broker's queues stay the bound.
     public static let sessionRange = 1...64
     /// `call` timeouts in milliseconds: up to ten minutes.
     public static let timeoutRange = 1...600_000

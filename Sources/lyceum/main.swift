@@ -14,8 +14,8 @@ let usage = """
     usage: lyceum <command> [--config FILE] [options]
 
     commands:
-      serve     broker and workers for catalog, progress and books in one process
-                  [--endpoint EP]... [--data DIR] [--catalog PATH]... [--sessions N]
+      serve     catalog, progress and books in one process, answered by its broker itself
+                  [--endpoint EP]... [--data DIR] [--catalog PATH]...
                   [--durability always|none|interval[:MS]] [--metrics-port PORT]
       broker    only the broker        [--endpoint EP]... [--metrics-port PORT]
       worker    only workers           --broker EP [--service catalog|progress|books]... [--sessions N]
@@ -81,7 +81,8 @@ let rest = arguments.dropFirst()
 switch arguments.first {
 case "serve":
     let (parsed, sources) = parse(
-        rest, command: "serve", accepting: commonKeys.union(brokerKeys).union(workerKeys).union([.snapshotEndpoint]), positionals: 0)
+        rest, command: "serve", accepting: commonKeys.union(brokerKeys).union(workerKeys).subtracting([.sessions]).union([.snapshotEndpoint]),
+        positionals: 0)
     exit(Commands.serve(parsed.settings, reloading: sources))
 case "broker":
     let (parsed, sources) = parse(rest, command: "broker", accepting: commonKeys.union(brokerKeys).union([.forwarderEndpoint]), positionals: 0)

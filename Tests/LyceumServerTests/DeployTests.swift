@@ -80,7 +80,7 @@ struct DeployTests {
             }
         }
         try #require(registered, "the cluster's workers did not register; logs:\n\(Self.logs(in: data.path + "/logs"))")
-        #expect(try Self.awaitCatalogWorkers(8, metricsPort: metricsPort), "two processes of 4 catalog sessions each")
+        #expect(try Self.awaitCatalogWorkers(32, metricsPort: metricsPort), "two processes of 16 catalog sessions each")
 
         // Retries ride over the request a killed worker had in hand.
         let load = Load(endpoint: endpoint, clients: 4, configuration: ClientConfiguration(timeout: .seconds(1), attempts: 3)) { client, sequence in

@@ -71,7 +71,7 @@ final class Server: @unchecked Sendable {
     }
 
     private static func start(endpoint: String, dataDirectory: String, arguments: [String]) throws -> LyceumProcess {
-        try LyceumProcess(["serve", "--endpoint", endpoint, "--data", dataDirectory, "--sessions", "2"] + arguments)
+        try LyceumProcess(["serve", "--endpoint", endpoint, "--data", dataDirectory] + arguments)
     }
 }
 
