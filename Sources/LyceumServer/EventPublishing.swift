@@ -16,7 +16,7 @@ enum EventPublishing {
     }
 
     /// `progress`'s answer to a request that also publishes the event of a write that changed
-    /// something. `handleWithCommit` returns only once the write is durable, so an event is
+    /// something. The waiting `handleWithCommit` returns only once the write is durable, so an event is
     /// never published for a write that failed or could still be lost.
     static func answer(_ progress: ProgressService, publishingTo publisher: EventPublisher) -> @Sendable ([UInt8]) -> [UInt8] {
         { frame in
