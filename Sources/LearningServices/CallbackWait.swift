@@ -1,4 +1,5 @@
-import Foundation
+import Dispatch
+import Synchronization
 
 /// Calls `start` with a callback and returns the value that callback receives, sleeping until it
 /// arrives: the waiting forms of the services' handlers are built on this, so that there is one
@@ -9,25 +10,22 @@ func waitForCallback<Value: Sendable>(_ start: (@escaping @Sendable (Value) -> V
     return delivery.wait()
 }
 
-/// One value handed from the thread that calls back to the thread that waits.
-private final class Delivery<Value: Sendable>: @unchecked Sendable {
-    // `condition` guards `value`; @unchecked because the compiler cannot see that.
-    private let condition = NSCondition()
-    private var value: Value?
+/// One value handed from the thread that calls back to the thread that waits. Reads call back
+/// before `start` returns, so `wait()` looks for the value before it sleeps: the common case
+/// costs no sleep and no wake-up.
+private final class Delivery<Value: Sendable>: Sendable {
+    private let value = Mutex<Value?>(nil)
+    private let arrived = DispatchSemaphore(value: 0)
 
-    func deliver(_ value: Value) {
-        condition.lock()
-        self.value = value
-        condition.signal()
-        condition.unlock()
+    func deliver(_ delivered: Value) {
+        value.withLock { $0 = delivered }
+        arrived.signal()
     }
 
     func wait() -> Value {
-        condition.lock()
-        defer { condition.unlock() }
         while true {
-            if let value { return value }
-            condition.wait()
+            if let delivered = value.withLock({ $0 }) { return delivered }
+            arrived.wait()
         }
     }
 }

@@ -1,5 +1,6 @@
 /// One Majordomo service's request handler: a frame in, a frame out, possibly later. Safe to call
-/// from several threads at once; never throws, traps or blocks on anything.
+/// from several threads at once; never throws or traps, and `handle(_:reply:)` waits for nothing
+/// but the service's state lock.
 public protocol LearningService: Sendable {
     /// The Majordomo service name, e.g. `books`.
     var name: String { get }
