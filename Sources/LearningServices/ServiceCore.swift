@@ -17,11 +17,6 @@ struct WritePlan<Event> {
     var event: Event?
 }
 
-/// What a stateful service hands back for one request: the reply frame, the event of a write that
-/// changed something, and the ticket of the record the reply depends on (for a retry, the last
-/// record appended before it; `nil` for reads and refused requests).
-public typealias HandledRequest<Event: Sendable> = (reply: [UInt8], event: Event?, commit: CommitTicket?)
-
 /// The write path shared by the stateful services: under the state lock, plan the write, append
 /// it to the log and apply it; outside the lock, ask the log to call back once the record is
 /// durable; only then reply.
