@@ -56,8 +56,8 @@ stop_redis
 printf "%-26s %12s %12s %10s\n" "" "1 writer" "64 writers" "64 vs 1"
 printf "%-26s %12.0f %12.0f %9.1fx\n" "redis appendfsync always" "$redis_one" "$redis_many" "$(divide $redis_many $redis_one)"
 for policy in always interval:100 none; do
-  one=$($bench append "$policy" 1 "$run_seconds" "$work/append-$policy-1" 2>/dev/null)
-  many=$($bench append "$policy" 64 "$run_seconds" "$work/append-$policy-64" 2>/dev/null)
+  read -r one _ < <($bench append "$policy" 1 "$run_seconds" "$work/append-$policy-1" 2>/dev/null)
+  read -r many _ < <($bench append "$policy" 64 "$run_seconds" "$work/append-$policy-64" 2>/dev/null)
   printf "%-26s %12s %12s %9.1fx\n" "journal $policy" "$one" "$many" "$(divide $many $one)"
   if [ "$policy" = always ]; then
     printf "%-26s %11.2fx %11.2fx\n" "  journal always / redis" "$(divide $one $redis_one)" "$(divide $many $redis_many)"
@@ -65,12 +65,12 @@ for policy in always interval:100 none; do
 done
 echo
 echo "== policy always, 50 writes in flight"
-blocked=$($bench append always 50 "$run_seconds" "$work/append-blocked-50" 2>/dev/null)
-read -r callbacks per_sync < <($bench acknowledge always 50 "$run_seconds" "$work/append-callbacks-50" 2>/dev/null)
-printf "%-40s %12s %10s\n" "" "appends/s" "vs redis"
-printf "%-40s %12.0f %9.2fx\n" "redis appendfsync always, 50 clients" "$redis_fifty" 1
-printf "%-40s %12s %9.2fx\n" "journal, 50 threads blocked in the wait" "$blocked" "$(divide $blocked $redis_fifty)"
-printf "%-40s %12s %9.2fx   (%s appends per sync)\n" "journal, 1 thread + whenDurable callbacks" "$callbacks" "$(divide $callbacks $redis_fifty)" "$per_sync"
+read -r blocked blocked_per_sync < <($bench append always 50 "$run_seconds" "$work/append-blocked-50" 2>/dev/null)
+read -r callbacks callbacks_per_sync < <($bench acknowledge always 50 "$run_seconds" "$work/append-callbacks-50" 2>/dev/null)
+printf "%-42s %10s %9s %16s\n" "" "appends/s" "vs redis" "appends per sync"
+printf "%-42s %10.0f %8.2fx\n" "redis appendfsync always, 50 clients" "$redis_fifty" 1
+printf "%-42s %10s %8.2fx %16s\n" "journal, 50 threads blocked in the wait" "$blocked" "$(divide $blocked $redis_fifty)" "$blocked_per_sync"
+printf "%-42s %10s %8.2fx %16s\n" "journal, 1 thread + whenDurable callbacks" "$callbacks" "$(divide $callbacks $redis_fifty)" "$callbacks_per_sync"
 rm -rf "$work"/append-*
 fi
 [[ $sections == *replay* ]] || exit 0
