@@ -22,8 +22,8 @@ final class Acknowledger: @unchecked Sendable {
     private var waiting: [Waiting] = []
     private var registrations: UInt64 = 0
     private var phase = Phase.idle
-    /// The acknowledger thread, so that `finish()` called from a callback does not wait for itself.
-    private var thread: pthread_t?
+    /// The acknowledger thread's id, so that `finish()` called from a callback does not wait for itself.
+    private var threadID: pthread_t?
 
     private struct Waiting {
         let journal: Journal
@@ -84,13 +84,13 @@ final class Acknowledger: @unchecked Sendable {
         case .stopping, .stopped:
             break
         }
-        if let thread, pthread_equal(thread, pthread_self()) != 0 { return }
+        if let threadID, pthread_equal(threadID, pthread_self()) != 0 { return }
         while phase != .stopped { condition.wait() }
     }
 
     private func run() {
         condition.lock()
-        thread = pthread_self()
+        threadID = pthread_self()
         condition.unlock()
         while acknowledgeNextBatch() {}
     }
