@@ -77,7 +77,7 @@ let package = Package(
         // client is run by /usr/bin/python3.
         .testTarget(
             name: "LyceumServerTests",
-            dependencies: ["LyceumServer", "LearningServices", "Catalog", "Majordomo", "ZeroMQ", "Journal", "Events", "LyceumTestSupport", "lyceum"],
+            dependencies: ["LyceumServer", "LearningServices", "Catalog", "Books", "Majordomo", "ZeroMQ", "Journal", "Events", "LyceumTestSupport", "lyceum"],
             exclude: ["Clients"]
         ),
 

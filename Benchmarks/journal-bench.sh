@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The journal's benchmarks, each printed with a Redis reference measured in the same run:
 #   1. appends/s per durability policy with 1 and 64 concurrent writers (vs redis-benchmark SET
-#      with appendfsync always, 1 and 64 clients);
+#      with appendfsync always, 1 and 64 clients), and with policy always and 50 writes in flight:
+#      50 blocked writer threads vs one thread whose writes `whenDurable` callbacks acknowledge
+#      (vs 50 Redis clients);
 #   2. replay of a RECORDS-record journal of ~200-byte books with progress on (vs redis-server
 #      loading an AOF of the same keys and values);
 #   3. resident memory after replay vs the journal's size and vs Redis's used_memory_rss.
@@ -49,17 +51,26 @@ mkdir -p "$work/redis-append"
 start_redis "$work/redis-append" --appendonly yes --appendfsync always
 redis_one=$(redis-benchmark -p "$port" -t set -d 200 -c 1 -n 3000 -r 1000000 -q | sed -n 's/.*SET: \([0-9.]*\) requests.*/\1/p')
 redis_many=$(redis-benchmark -p "$port" -t set -d 200 -c 64 -n 30000 -r 1000000 -q | sed -n 's/.*SET: \([0-9.]*\) requests.*/\1/p')
+redis_fifty=$(redis-benchmark -p "$port" -t set -d 200 -c 50 -n 30000 -r 1000000 -q | sed -n 's/.*SET: \([0-9.]*\) requests.*/\1/p')
 stop_redis
 printf "%-26s %12s %12s %10s\n" "" "1 writer" "64 writers" "64 vs 1"
 printf "%-26s %12.0f %12.0f %9.1fx\n" "redis appendfsync always" "$redis_one" "$redis_many" "$(divide $redis_many $redis_one)"
 for policy in always interval:100 none; do
-  one=$($bench append "$policy" 1 "$run_seconds" "$work/append-$policy-1" 2>/dev/null)
-  many=$($bench append "$policy" 64 "$run_seconds" "$work/append-$policy-64" 2>/dev/null)
+  read -r one _ < <($bench append "$policy" 1 "$run_seconds" "$work/append-$policy-1" 2>/dev/null)
+  read -r many _ < <($bench append "$policy" 64 "$run_seconds" "$work/append-$policy-64" 2>/dev/null)
   printf "%-26s %12s %12s %9.1fx\n" "journal $policy" "$one" "$many" "$(divide $many $one)"
   if [ "$policy" = always ]; then
     printf "%-26s %11.2fx %11.2fx\n" "  journal always / redis" "$(divide $one $redis_one)" "$(divide $many $redis_many)"
   fi
 done
+echo
+echo "== policy always, 50 writes in flight"
+read -r blocked blocked_per_sync < <($bench append always 50 "$run_seconds" "$work/append-blocked-50" 2>/dev/null)
+read -r callbacks callbacks_per_sync < <($bench acknowledge always 50 "$run_seconds" "$work/append-callbacks-50" 2>/dev/null)
+printf "%-42s %10s %9s %16s\n" "" "appends/s" "vs redis" "appends per sync"
+printf "%-42s %10.0f %8.2fx\n" "redis appendfsync always, 50 clients" "$redis_fifty" 1
+printf "%-42s %10s %8.2fx %16s\n" "journal, 50 threads blocked in the wait" "$blocked" "$(divide $blocked $redis_fifty)" "$blocked_per_sync"
+printf "%-42s %10s %8.2fx %16s\n" "journal, 1 thread + whenDurable callbacks" "$callbacks" "$(divide $callbacks $redis_fifty)" "$callbacks_per_sync"
 rm -rf "$work"/append-*
 fi
 [[ $sections == *replay* ]] || exit 0

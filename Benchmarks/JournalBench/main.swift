@@ -1,6 +1,10 @@
 // The journal's benchmarks; Benchmarks/journal-bench.sh runs them all and compares with Redis.
 // Usage:
-//   journal-bench append POLICY WRITERS SECONDS DIR   appends/s of ~200-byte books from WRITERS threads
+//   journal-bench append POLICY WRITERS SECONDS DIR   appends/s of ~200-byte books from WRITERS threads,
+//                                                     and appends per sync
+//   journal-bench acknowledge POLICY IN_FLIGHT SECONDS DIR
+//                                                     the same from one thread that keeps IN_FLIGHT
+//                                                     appends waiting for `whenDurable` callbacks
 //   journal-bench generate DIR COUNT                  writes a COUNT-record journal of ~200-byte books
 //   journal-bench redis-aof FILE COUNT                writes the same books as a Redis AOF of SETs
 //   journal-bench replay DIR                          replays DIR with progress; prints time and memory
@@ -53,6 +57,12 @@ final class LockedState: @unchecked Sendable {
     }
 }
 
+/// Prints what the append runs report: appends per second, and appends per sync (how well group
+/// commit worked; syncs by compaction and `close()` are not counted).
+func printRate(_ statistics: JournalStatistics, _ elapsed: Double) {
+    print(String(format: "%.0f %.1f", Double(statistics.appends) / elapsed, Double(statistics.appends) / Double(max(statistics.syncs, 1))))
+}
+
 func openJournal(_ directory: String, _ options: JournalOptions) -> (Journal, KeyedJournalState) {
     var state = KeyedJournalState()
     do { return (try Journal.open(directory: directory, options: options, state: &state), state) } catch { fail("\(error)") }
@@ -92,9 +102,45 @@ case "append":
     }
     done.wait()
     let elapsed = seconds(ContinuousClock.now - start)
-    let appended = journal.lastSequence
+    let statistics = journal.statistics
     journal.close()
-    print(String(format: "%.0f", Double(appended) / elapsed))
+    printRate(statistics, elapsed)
+
+case "acknowledge":
+    guard arguments.count == 6, let policy = DurabilityPolicy(arguments[2]), let inFlight = Int(arguments[3]), inFlight > 0,
+          let duration = Double(arguments[4]) else { fail("usage: journal-bench acknowledge POLICY IN_FLIGHT SECONDS DIR") }
+    let (journal, initial) = openJournal(arguments[5], JournalOptions(durability: policy))
+    let state = LockedState(initial)
+    // A slot per write in flight, given back by its acknowledgement: a server with this many
+    // requests outstanding, none of them holding a thread.
+    let slots = DispatchSemaphore(value: inFlight)
+    let deadline = ContinuousClock.now + .milliseconds(Int(duration * 1000))
+    let start = ContinuousClock.now
+    var number = 0
+    while ContinuousClock.now < deadline {
+        slots.wait()
+        let (key, value) = book(number)
+        let change = JournalChange.put("books", key: key, value: value)
+        do {
+            let pending = try state.withLock { state in
+                let pending = try journal.append([change])
+                state.apply(change)
+                return pending
+            }
+            pending.whenDurable { _ in slots.signal() }
+        } catch {
+            fail("\(error)")
+        }
+        number += 1
+    }
+    for _ in 0..<inFlight { slots.wait() }
+    // Every write is acknowledged; hand the slots back, as libdispatch traps when a semaphore is
+    // freed below its initial value.
+    for _ in 0..<inFlight { slots.signal() }
+    let elapsed = seconds(ContinuousClock.now - start)
+    let statistics = journal.statistics
+    journal.close()
+    printRate(statistics, elapsed)
 
 case "generate":
     guard arguments.count == 4, let count = Int(arguments[3]) else { fail("usage: journal-bench generate DIR COUNT") }

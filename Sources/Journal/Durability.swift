@@ -5,7 +5,9 @@ import Foundation
 /// Group commit: the first waiter that finds no sync running starts one covering everything
 /// written so far; waiters that arrive meanwhile sleep, and when it ends either find themselves
 /// covered or one of them starts the next sync for all of them. Throughput grows with concurrency
-/// because one `fdatasync` acknowledges every record written before it started.
+/// because one `fdatasync` acknowledges every record written before it started. Blocking waiters,
+/// the `interval` policy's thread and the acknowledger thread of `whenDurable` callbacks all go
+/// through this one tracker, so they share syncs.
 final class DurabilityTracker: @unchecked Sendable {
     // NSCondition guards both fields below; @unchecked because the compiler cannot see that.
     private let condition = NSCondition()

@@ -17,6 +17,10 @@ import Synchronization
 /// let acknowledgement = pending.waitUntilDurable()     // durable per policy; only now reply
 /// ```
 ///
+/// A thread that must not wait registers a callback instead, outside the lock:
+/// `pending.whenDurable { acknowledgement in reply(…) }`. Under `always` it runs on the journal's
+/// acknowledger thread after a sync that covers the record.
+///
 /// Appends must happen under the same caller lock as the state updates, so that the state always
 /// reflects exactly the records through `lastSequence` while that lock is held. With many more
 /// writer threads than cores, make that a lock that puts waiters to sleep (a pthread mutex such as
@@ -31,6 +35,7 @@ public final class Journal: Sendable {
     let paths: JournalPaths
     let writer: Mutex<WriterState>
     let durability: DurabilityTracker
+    let acknowledger = Acknowledger()
     private let intervalSyncer: Mutex<IntervalSyncer?>
 
     struct WriterState {
@@ -114,7 +119,10 @@ public final class Journal: Sendable {
         }
     }
 
-    deinit { intervalSyncer.withLock { $0?.stop() } }
+    deinit {
+        intervalSyncer.withLock { $0?.stop() }
+        acknowledger.finish()
+    }
 
     /// The sequence number of the last record appended (or the snapshot's, if none since).
     public var lastSequence: UInt64 { writer.withLock { $0.lastSequence } }
@@ -135,7 +143,7 @@ public final class Journal: Sendable {
 
     /// Writes one atomic transaction of `changes` to the file and assigns it the next sequence
     /// number. Returns before the record is durable: reply to the writer only with what
-    /// `PendingWrite.waitUntilDurable()` returns.
+    /// `PendingWrite.waitUntilDurable()` returns or `PendingWrite.whenDurable(_:)` hands over.
     ///
     /// On any write error (such as a full disk) the file is cut back to the end of the last good
     /// record and this throws `writeFailed`; nothing changed, and later appends work again once
@@ -190,14 +198,18 @@ public final class Journal: Sendable {
         }
     }
 
-    /// Makes everything written so far durable, then closes the journal and releases the data
-    /// directory's lock. Appends fail with `closed` afterwards.
+    /// Makes everything written so far durable, runs every outstanding `whenDurable` callback,
+    /// then closes the journal and releases the data directory's lock. Appends fail with `closed`
+    /// afterwards; a `whenDurable` callback registered afterwards runs at once on its caller's thread.
     /// A running compaction finishes first, so that no rename can happen once the lock is gone.
+    /// Called from a `whenDurable` callback, it returns before the callbacks still waiting have
+    /// run; they run as soon as the current callback returns.
     public func close() {
         intervalSyncer.withLock { $0?.stop() }
         writer.withLock { $0.isClosed = true }
         while writer.withLock({ $0.isCompacting }) { usleep(1000) }
         durability.waitUntilDurable(lastSequence, sync: syncCurrentFile)
+        acknowledger.finish()
         writer.withLock { $0.lock = nil }
     }
 
@@ -217,6 +229,15 @@ public final class Journal: Sendable {
     func waitUntilDurable(_ sequence: UInt64) {
         guard options.durability == .always else { return }
         durability.waitUntilDurable(sequence, sync: syncCurrentFile)
+    }
+
+    /// Runs `body` once record `sequence` is durable: under `always` on the acknowledger thread;
+    /// under the other policies, or once the journal is closed (everything is durable then), at
+    /// once on the caller's thread.
+    func whenDurable(_ sequence: UInt64, _ body: @escaping @Sendable (JournalAcknowledgement) -> Void) {
+        if options.durability == .always, acknowledger.register(sequence, of: self, body) { return }
+        waitUntilDurable(sequence)
+        body(JournalAcknowledgement(sequence: sequence))
     }
 
     static func compactionDue(_ state: WriterState, _ options: JournalOptions) -> Bool {

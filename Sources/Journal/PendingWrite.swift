@@ -8,8 +8,8 @@ public struct JournalStatistics: Sendable, Equatable {
 
 /// A record written to the journal but not yet known to be durable.
 ///
-/// The only way to get the `JournalAcknowledgement` a reply needs is `waitUntilDurable()`, so no
-/// writer can be acknowledged before the journal's durability policy is met.
+/// The only ways to get the `JournalAcknowledgement` a reply needs are `waitUntilDurable()` and
+/// `whenDurable(_:)`, so no writer can be acknowledged before the journal's durability policy is met.
 public struct PendingWrite: Sendable {
     let journal: Journal
     /// The record's sequence number.
@@ -23,10 +23,30 @@ public struct PendingWrite: Sendable {
         journal.waitUntilDurable(sequence)
         return JournalAcknowledgement(sequence: sequence)
     }
+
+    /// Calls `body` exactly once with the acknowledgement, once the record is as durable as the
+    /// journal's policy promises, without holding the calling thread.
+    ///
+    /// - `always`: `body` runs on the journal's acknowledger thread (started on first use, ended
+    ///   by `close()` or release) after an `fdatasync` that covers the record. Callbacks registered
+    ///   while a sync runs are acknowledged together by the next one (group commit), and a sync a
+    ///   blocking `waitUntilDurable()` started serves them too. Callbacks acknowledged together run
+    ///   in sequence order. `body` should return quickly and must never wait for another callback
+    ///   of the same journal: every later acknowledgement waits for it.
+    /// - `interval` and `none`: the record already counts as durable, so `body` runs at once, on
+    ///   the caller's thread, before this returns.
+    /// - After `Journal.close()` (which made every record durable), `body` runs at once on the
+    ///   caller's thread. `close()` itself runs every callback still outstanding before it returns.
+    ///
+    /// Register outside any lock that `body` or other writers need: with the policies that call
+    /// back at once, `body` runs inside this call.
+    public func whenDurable(_ body: @escaping @Sendable (JournalAcknowledgement) -> Void) {
+        journal.whenDurable(sequence, body)
+    }
 }
 
 /// Proof that a record is as durable as the journal's policy promises; only
-/// `PendingWrite.waitUntilDurable()` makes one.
+/// `PendingWrite.waitUntilDurable()` and `PendingWrite.whenDurable(_:)` make one.
 public struct JournalAcknowledgement: Sendable, Equatable {
     /// The acknowledged record's sequence number.
     public let sequence: UInt64

@@ -30,29 +30,50 @@ public final class BooksService: LearningService {
         core.capture(sequence: lastSequence)
     }
 
-    /// Answers one request frame; see `LearningService`.
-    public func handle(_ frame: [UInt8]) -> [UInt8] {
+    /// Answers one request frame; see `LearningService`. A write is answered once it is durable.
+    public func handle(_ frame: [UInt8], reply: @escaping @Sendable ([UInt8]) -> Void) {
+        handleWithCommit(frame) { reply($0.reply) }
+    }
+
+    /// Calls `completion` exactly once with the reply frame and, for a create, update or delete
+    /// that changed a library, the `BookEvent` to publish with the ticket of the journal record
+    /// that stored it. A write completes only once it is durable (possibly later, on the change
+    /// log's thread), so an event is never handed out for a write that failed or could still be
+    /// lost. Retries of an idempotent write, reads and refused requests carry no event, and
+    /// complete on the calling thread unless they wait for an earlier record's durability.
+    /// Ticket sequences follow the order writes were applied in, so they order the events of one
+    /// library even when threads publish them in another order.
+    public func handleWithCommit(_ frame: [UInt8], completion: @escaping @Sendable (HandledRequest<BookEvent>) -> Void) {
         do throws(ServiceError) {
             var request = try Request(frame)
             switch request.op {
-            case "create": return try create(&request)
+            case "create": try create(&request, completion)
             case "get":
                 try request.refuseRequestID()
-                return try get(&request)
-            case "update": return try update(&request)
-            case "delete": return try delete(&request)
+                completion((try get(&request), nil, nil))
+            case "update": try update(&request, completion)
+            case "delete": try delete(&request, completion)
             case "list":
                 try request.refuseRequestID()
-                return try list(&request)
+                completion((try list(&request), nil, nil))
             default:
                 throw ServiceError(.unknownOp, "books has no operation \(request.op); it has create, get, update, delete, list", field: "$.op")
             }
         } catch {
-            return Reply.failure(error)
+            completion((Reply.failure(error), nil, nil))
         }
     }
 
-    private func create(_ request: inout Request) throws(ServiceError) -> [UInt8] {
+    /// `handleWithCommit(_:completion:)`'s result, waiting for it: for tests and callers that
+    /// spend a thread per request. Never call it from inside a completion.
+    public func handleWithCommit(_ frame: [UInt8]) -> HandledRequest<BookEvent> {
+        waitForCallback { handleWithCommit(frame, completion: $0) }
+    }
+
+    // The write operations throw only while reading the request, before `ServiceCore.write`,
+    // which always calls `completion`; so each request completes exactly once.
+
+    private func create(_ request: inout Request, _ completion: @escaping @Sendable (HandledRequest<BookEvent>) -> Void) throws(ServiceError) {
         let (learner, draft) = try request.read { (reader) throws(JSONReadError) in
             let learner = try reader.learner()
             let title = try reader.string("title")
@@ -65,10 +86,12 @@ public final class BooksService: LearningService {
         let book = try domain { () throws(BookError) in
             try BookDraft(title: draft.0, author: draft.1, genre: try Book.genre(named: draft.2), rating: draft.3, review: draft.4)
         }
-        return core.write(request, learner: learner) { (state) -> WritePlan<Never> in
+        core.write(request, learner: learner, plan: { (state) -> WritePlan<BookEvent> in
             let (created, change) = state.library.creation(of: book, id: environment.makeID(), learner: learner, now: environment.now())
-            return WritePlan(result: created.resultJSON, changes: [change])
-        }.reply
+            return WritePlan(
+                result: created.resultJSON, changes: [change],
+                event: BookEvent(kind: .created, learner: learner, bookID: created.id, book: created))
+        }, completion: completion)
     }
 
     private func get(_ request: inout Request) throws(ServiceError) -> [UInt8] {
@@ -81,7 +104,7 @@ public final class BooksService: LearningService {
         }
     }
 
-    private func update(_ request: inout Request) throws(ServiceError) -> [UInt8] {
+    private func update(_ request: inout Request, _ completion: @escaping @Sendable (HandledRequest<BookEvent>) -> Void) throws(ServiceError) {
         let (learner, id, expected, fields) = try request.read { (reader) throws(JSONReadError) in
             let learner = try reader.learner()
             let id = try reader.string("id")
@@ -97,25 +120,28 @@ public final class BooksService: LearningService {
                 title: fields.0, author: fields.1, genre: try fields.2.map { (name) throws(BookError) in try Book.genre(named: name) },
                 rating: fields.3, review: fields.4)
         }
-        return core.write(request, learner: learner) { (state) throws(ServiceError) -> WritePlan<Never> in
+        core.write(request, learner: learner, plan: { (state) throws(ServiceError) -> WritePlan<BookEvent> in
             let (updated, change) = try domain { () throws(BookError) in
                 try state.library.update(id, of: learner, with: patch, expectedVersion: expected, now: environment.now())
             }
-            return WritePlan(result: updated.resultJSON, changes: [change])
-        }.reply
+            return WritePlan(
+                result: updated.resultJSON, changes: [change],
+                event: BookEvent(kind: .updated, learner: learner, bookID: id, book: updated))
+        }, completion: completion)
     }
 
-    private func delete(_ request: inout Request) throws(ServiceError) -> [UInt8] {
+    private func delete(_ request: inout Request, _ completion: @escaping @Sendable (HandledRequest<BookEvent>) -> Void) throws(ServiceError) {
         let (learner, id, expected) = try request.read { (reader) throws(JSONReadError) in
             (try reader.learner(), try reader.string("id"), try reader.optionalInteger("expected_version", in: 1...Int.max))
         }
-        return core.write(request, learner: learner) { (state) throws(ServiceError) -> WritePlan<Never> in
+        core.write(request, learner: learner, plan: { (state) throws(ServiceError) -> WritePlan<BookEvent> in
             let change = try domain { () throws(BookError) in
                 try state.library.deletion(of: id, of: learner, expectedVersion: expected)
             }
             let result: JSONValue = ["deleted": .string(id)]
-            return WritePlan(result: result.serialized(), changes: [change])
-        }.reply
+            return WritePlan(
+                result: result.serialized(), changes: [change], event: BookEvent(kind: .deleted, learner: learner, bookID: id, book: nil))
+        }, completion: completion)
     }
 
     private func list(_ request: inout Request) throws(ServiceError) -> [UInt8] {

@@ -15,7 +15,12 @@ public final class CatalogService: LearningService {
     /// A service answering from whatever catalog `store` holds at the time of each request.
     public init(store: CatalogStore) { renderings = CatalogRenderingCache(store: store) }
 
-    /// Answers one request frame; see `LearningService`.
+    /// Answers one request frame on the calling thread: the catalog is read-only, so `reply`
+    /// always runs before this returns. See `LearningService`.
+    public func handle(_ frame: [UInt8], reply: @escaping @Sendable ([UInt8]) -> Void) { reply(handle(frame)) }
+
+    /// The reply frame for one request frame, at once and without a hand-over between threads;
+    /// see `LearningService`.
     public func handle(_ frame: [UInt8]) -> [UInt8] {
         do throws(ServiceError) {
             var request = try Request(frame)

@@ -3,18 +3,20 @@ import Synchronization
 
 /// The persistence boundary of the write path. A service calls `append` while it holds its
 /// state lock (so the log's order is the order changes were applied in), then releases the
-/// lock and calls `waitUntilDurable` before replying.
+/// lock and replies only from the `whenDurable` callback.
 public protocol ChangeLog: Sendable {
     /// Appends `changes` as one atomic record, in call order, or throws and appends nothing
     /// (e.g. disk full). Must not wait for durability.
     func append(_ changes: [JournalChange]) throws -> CommitTicket
 
-    /// Returns once the record behind `ticket` is as durable as the configured policy promises;
-    /// throws when it cannot become so.
-    func waitUntilDurable(_ ticket: CommitTicket) throws
+    /// Calls `body` exactly once: with success once the record behind `ticket` is as durable as
+    /// the configured policy promises, or with the error that keeps it from becoming so. It may
+    /// run on the caller's thread before this returns (a log that is durable at once) or later on
+    /// a thread the log owns; it must not wait for another `whenDurable` callback of the same log.
+    func whenDurable(_ ticket: CommitTicket, _ body: @escaping @Sendable (Result<Void, any Error>) -> Void)
 }
 
-/// Names one appended record, to wait for its durability.
+/// Names one appended record, to learn when it is durable.
 public struct CommitTicket: Sendable, Hashable {
     /// Position of the record in its log.
     public let sequence: UInt64
@@ -63,6 +65,9 @@ public final class InMemoryChangeLog: ChangeLog {
         }
     }
 
-    /// Returns at once: memory is this log's whole durability.
-    public func waitUntilDurable(_ ticket: CommitTicket) throws {}
+    /// Calls `body` with success at once, on the caller's thread: memory is this log's whole
+    /// durability.
+    public func whenDurable(_ ticket: CommitTicket, _ body: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+        body(.success(()))
+    }
 }

@@ -35,41 +35,57 @@ public final class ProgressService: LearningService {
         core.capture(sequence: lastSequence)
     }
 
-    /// Answers one request frame; see `LearningService`.
-    public func handle(_ frame: [UInt8]) -> [UInt8] { handleWithEvent(frame).reply }
+    /// Answers one request frame; see `LearningService`. A write is answered once it is durable.
+    public func handle(_ frame: [UInt8], reply: @escaping @Sendable ([UInt8]) -> Void) {
+        handleWithCommit(frame) { reply($0.reply) }
+    }
 
-    /// The reply frame, and for a write that changed something, the event to publish.
+    /// The reply frame, and for a write that changed something, the event to publish, waiting
+    /// for both: for tests and callers that spend a thread per request.
     public func handleWithEvent(_ frame: [UInt8]) -> (reply: [UInt8], event: ProgressEvent?) {
         let handled = handleWithCommit(frame)
         return (handled.reply, handled.event)
     }
 
-    /// The reply frame, and for a write that changed something, the event to publish (only once
-    /// the write is durable) with the ticket of the journal record that stored it. Ticket
-    /// sequences follow the order writes were applied in, so they order the events of one
-    /// learner in one course even when threads publish them in another order.
-    public func handleWithCommit(_ frame: [UInt8]) -> (reply: [UInt8], event: ProgressEvent?, commit: CommitTicket?) {
+    /// `handleWithCommit(_:completion:)`'s result, waiting for it: for tests and callers that
+    /// spend a thread per request. Never call it from inside a completion.
+    public func handleWithCommit(_ frame: [UInt8]) -> HandledRequest<ProgressEvent> {
+        waitForCallback { handleWithCommit(frame, completion: $0) }
+    }
+
+    /// Calls `completion` exactly once with the reply frame and, for a write that changed
+    /// something, the event to publish with the ticket of the journal record that stored it. A
+    /// write completes only once it is durable (possibly later, on the change log's thread), so an
+    /// event is never handed out for a write that failed or could still be lost. Reads, refused
+    /// requests and writes that change nothing carry no event. Ticket sequences follow the order
+    /// writes were applied in, so they order the events of one learner in one course even when
+    /// threads publish them in another order.
+    public func handleWithCommit(_ frame: [UInt8], completion: @escaping @Sendable (HandledRequest<ProgressEvent>) -> Void) {
         do throws(ServiceError) {
             var request = try Request(frame)
             let catalog = store.catalog
             switch request.op {
-            case "mark_watched": return try write(&request, catalog) { (reader) throws(JSONReadError) in .watch(lesson: try reader.string("lesson")) }
-            case "mark_unwatched": return try write(&request, catalog) { (reader) throws(JSONReadError) in .unwatch(lesson: try reader.string("lesson")) }
+            case "mark_watched":
+                try write(&request, catalog, completion) { (reader) throws(JSONReadError) in .watch(lesson: try reader.string("lesson")) }
+            case "mark_unwatched":
+                try write(&request, catalog, completion) { (reader) throws(JSONReadError) in .unwatch(lesson: try reader.string("lesson")) }
             case "save_position":
-                return try write(&request, catalog) { (reader) throws(JSONReadError) in
+                try write(&request, catalog, completion) { (reader) throws(JSONReadError) in
                     .savePosition(
                         lesson: try reader.string("lesson"),
                         seconds: try reader.double("position_seconds", in: 0...ProgressAction.maxPositionSeconds))
                 }
-            case "begin_course": return try write(&request, catalog) { (_) throws(JSONReadError) in .begin }
-            case "open_lesson": return try write(&request, catalog) { (reader) throws(JSONReadError) in .open(lesson: try reader.string("lesson")) }
-            case "submit_quiz": return try write(&request, catalog) { (reader) throws(JSONReadError) in .submitQuiz(answers: try reader.answers()) }
+            case "begin_course": try write(&request, catalog, completion) { (_) throws(JSONReadError) in .begin }
+            case "open_lesson":
+                try write(&request, catalog, completion) { (reader) throws(JSONReadError) in .open(lesson: try reader.string("lesson")) }
+            case "submit_quiz":
+                try write(&request, catalog, completion) { (reader) throws(JSONReadError) in .submitQuiz(answers: try reader.answers()) }
             case "get", "list", "course_stats":
                 try request.refuseRequestID()
                 switch request.op {
-                case "get": return (try get(&request, catalog), nil, nil)
-                case "list": return (try list(&request, catalog), nil, nil)
-                default: return (try courseStatistics(&request, catalog), nil, nil)
+                case "get": completion((try get(&request, catalog), nil, nil))
+                case "list": completion((try list(&request, catalog), nil, nil))
+                default: completion((try courseStatistics(&request, catalog), nil, nil))
                 }
             default:
                 throw ServiceError(
@@ -78,19 +94,22 @@ public final class ProgressService: LearningService {
                     field: "$.op")
             }
         } catch {
-            return (Reply.failure(error), nil, nil)
+            completion((Reply.failure(error), nil, nil))
         }
     }
 
+    /// Reads the request and hands the write to `ServiceCore.write`, which calls `completion`;
+    /// throws (without calling it) only while reading the request.
     private func write(
-        _ request: inout Request, _ catalog: Catalog, action readAction: (inout JSONObjectReader) throws(JSONReadError) -> ProgressAction
-    ) throws(ServiceError) -> (reply: [UInt8], event: ProgressEvent?, commit: CommitTicket?) {
+        _ request: inout Request, _ catalog: Catalog, _ completion: @escaping @Sendable (HandledRequest<ProgressEvent>) -> Void,
+        action readAction: (inout JSONObjectReader) throws(JSONReadError) -> ProgressAction
+    ) throws(ServiceError) {
         let (learner, courseID, action) = try request.read { (reader) throws(JSONReadError) in
             (try reader.learner(), try reader.string("course"), try readAction(&reader))
         }
         let course = try catalog.existingCourse(courseID)
         let now = environment.now()
-        return core.write(request, learner: learner) { (state) throws(ServiceError) -> WritePlan<ProgressEvent> in
+        core.write(request, learner: learner, plan: { (state) throws(ServiceError) -> WritePlan<ProgressEvent> in
             let outcome: ProgressOutcome
             do throws(ProgressError) {
                 outcome = try state.records.plan(action, by: learner, in: course, now: now)
@@ -109,7 +128,7 @@ public final class ProgressService: LearningService {
             }
             result.append("progress", outcome.summary.json)
             return WritePlan(result: JSONValue.object(result).serialized(), changes: outcome.change.map { [$0] } ?? [], event: outcome.event)
-        }
+        }, completion: completion)
     }
 
     private func get(_ request: inout Request, _ catalog: Catalog) throws(ServiceError) -> [UInt8] {

@@ -18,7 +18,8 @@ struct WritePlan<Event> {
 }
 
 /// The write path shared by the stateful services: under the state lock, plan the write, append
-/// it to the log and apply it; outside the lock, wait for durability; only then reply.
+/// it to the log and apply it; outside the lock, ask the log to call back once the record is
+/// durable; only then reply.
 final class ServiceCore<State: LedgeredState>: Sendable {
     /// The state and the ticket of the last record appended for it.
     private struct Guarded {
@@ -49,11 +50,15 @@ final class ServiceCore<State: LedgeredState>: Sendable {
         guarded.withLock { ($0.state, sequence()) }
     }
 
-    /// Performs one write for `learner` and returns its reply frame, its event and the ticket of
-    /// the record that stored it (whose sequence orders the writes as they were applied).
+    /// Performs one write for `learner` and calls `completion` exactly once with its reply frame,
+    /// its event and the ticket of the record that stored it (whose sequence orders the writes as
+    /// they were applied). A write that was appended completes only once the log says it is durable,
+    /// possibly later and on the log's thread; a refused write completes at once on the caller's
+    /// thread, with no event and no ticket.
     func write<Event: Sendable>(
-        _ request: Request, learner: String, plan: (borrowing State) throws(ServiceError) -> WritePlan<Event>
-    ) -> (reply: [UInt8], event: Event?, commit: CommitTicket?) {
+        _ request: Request, learner: String, plan: (borrowing State) throws(ServiceError) -> WritePlan<Event>,
+        completion: @escaping @Sendable (HandledRequest<Event>) -> Void
+    ) {
         let outcome = guarded.withLock { (guarded) -> Result<(reply: [UInt8], ticket: CommitTicket?, event: Event?), ServiceError> in
             // A retry, or a write that changes nothing, reports state that earlier records made:
             // it waits for the last of them, so that no reply gets ahead of durability.
@@ -82,18 +87,23 @@ final class ServiceCore<State: LedgeredState>: Sendable {
             guarded.lastTicket = ticket
             return .success((reply, ticket, decided.event))
         }
+        // Outside the lock: with a log that is durable at once, `completion` runs inside this call.
         switch outcome {
         case .failure(let error):
-            return (Reply.failure(error), nil, nil)
+            completion((Reply.failure(error), nil, nil))
         case .success(let done):
-            if let ticket = done.ticket {
-                do {
-                    try log.waitUntilDurable(ticket)
-                } catch {
-                    return (Reply.failure(ServiceError(.unavailable, "the write may not be durable: \(error)")), nil, nil)
+            guard let ticket = done.ticket else {
+                completion((done.reply, done.event, nil))
+                return
+            }
+            log.whenDurable(ticket) { durability in
+                switch durability {
+                case .success:
+                    completion((done.reply, done.event, ticket))
+                case .failure(let error):
+                    completion((Reply.failure(ServiceError(.unavailable, "the write may not be durable: \(error)")), nil, nil))
                 }
             }
-            return (done.reply, done.event, done.ticket)
         }
     }
 }

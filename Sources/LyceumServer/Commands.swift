@@ -138,7 +138,7 @@ public enum Commands {
         for host: ServiceHost, metrics: RequestMetrics, publisher: EventPublisher?
     ) -> [(name: String, handler: WorkerPool.Handler)] {
         host.services.map { service in
-            var answer: FrameHandler.Answer = { frame, reply in reply(service.handle(frame)) }
+            var answer: FrameHandler.Answer = { frame, reply in service.handle(frame, reply: reply) }
             if let publisher, let progress = service as? ProgressService {
                 answer = EventPublishing.answer(progress, publishingTo: publisher)
             }

@@ -16,13 +16,15 @@ enum EventPublishing {
     }
 
     /// `progress`'s answer to a request that also publishes the event of a write that changed
-    /// something. `handleWithCommit` gives the event only once the write is durable, so an
-    /// event is never published for a write that failed or could still be lost.
+    /// something. `handleWithCommit` completes only once the write is durable (on the journal's
+    /// acknowledger thread under `always`), so an event is never published for a write that
+    /// failed or could still be lost, and nothing waits for the sync meanwhile.
     static func answer(_ progress: ProgressService, publishingTo publisher: EventPublisher) -> FrameHandler.Answer {
         { frame, reply in
-            let (answered, event, commit) = progress.handleWithCommit(frame)
-            if let event, let commit { publisher.publish(event, revision: commit.sequence) }
-            reply(answered)
+            progress.handleWithCommit(frame) { handled in
+                if let event = handled.event, let commit = handled.commit { publisher.publish(event, revision: commit.sequence) }
+                reply(handled.reply)
+            }
         }
     }
 }

@@ -15,12 +15,16 @@ public final class JournalChangeLog: ChangeLog {
         CommitTicket(sequence: try journal.append(changes).sequence)
     }
 
-    /// Returns once the record is as durable as the journal's policy promises. Several callers
-    /// may wait for the same record: a retried or no-op write waits for the last one appended.
-    public func waitUntilDurable(_ ticket: CommitTicket) throws {
+    /// Calls `body` once the record is as durable as the journal's policy promises, through
+    /// `PendingWrite.whenDurable(_:)`: under `always` on the journal's acknowledger thread, under
+    /// the other policies at once on the caller's thread. Several callers may wait for the same
+    /// record: a retried or no-op write waits for the last one appended. A ticket this journal
+    /// never issued gets an `invalidChange` error at once.
+    public func whenDurable(_ ticket: CommitTicket, _ body: @escaping @Sendable (Result<Void, any Error>) -> Void) {
         guard let write = journal.pendingWrite(sequence: ticket.sequence) else {
-            throw JournalError(.invalidChange, "no record with this sequence number was appended", sequence: ticket.sequence)
+            body(.failure(JournalError(.invalidChange, "no record with this sequence number was appended", sequence: ticket.sequence)))
+            return
         }
-        _ = write.waitUntilDurable()
+        write.whenDurable { _ in body(.success(())) }
     }
 }

@@ -311,14 +311,14 @@ final class BrokerEngine {
         let waited = !localInHand.isEmpty
         while !localInHand.isEmpty, clock.now < deadline {
             try sendLocalReplies()
-            if !localInHand.isEmpty { try waiter.wait(timeout: min(deadline - clock.now, .milliseconds(100))) }
+            if !localInHand.isEmpty { try waiter.waitForDescriptors(timeout: min(deadline - clock.now, .milliseconds(100))) }
         }
         if !localInHand.isEmpty {
             logger.log(.error, "local requests left without a reply at shutdown", ["requests": String(localInHand.count)])
         } else if waited {
             // A client with ZMQ_IMMEDIATE (as Lyceum's are) drops the replies it has not read yet
             // when its connection ends: give the last ones a moment to be read.
-            try waiter.wait(timeout: Self.lastRepliesGrace)
+            try waiter.waitForDescriptors(timeout: Self.lastRepliesGrace)
         }
     }
 

@@ -113,7 +113,7 @@ final class WorkerPoolEngine {
         }
         let now = clock.now
         let timeout = sessions.contains(where: { $0.mayHoldMessages }) ? .zero : max(.zero, nextTimer() - now)
-        try waiter?.wait(timeout: timeout)
+        try waiter?.waitForDescriptors(timeout: timeout)
     }
 
     /// The earliest moment a timer needs the loop.

@@ -41,14 +41,14 @@ public struct SocketWaiter {
     ///   of the socket was a receive that found nothing.
     public mutating func wait(timeout: Duration, checkingFirst: Bool = true) throws(ZMQError) {
         if checkingFirst, try sockets[0].events.contains(.readable) { return }
-        try wait(timeout: timeout)
+        try waitForDescriptors(timeout: timeout)
     }
 
     /// Returns once a socket's `ZMQ_FD` or a descriptor is readable, a signal arrives, or
     /// `timeout` passes; ``socketMayBeReady(_:)`` and ``descriptorIsReadable(_:)`` then tell which.
     /// Sleeps even when a socket holds messages its `ZMQ_FD` does not announce: see the type's
     /// documentation for when that is safe.
-    public mutating func wait(timeout: Duration) throws(ZMQError) {
+    public mutating func waitForDescriptors(timeout: Duration) throws(ZMQError) {
         let milliseconds = Int32(clamping: Poller.milliseconds(rounding: timeout))
         let count = nfds_t(descriptors.count)
         let result = descriptors.withUnsafeMutableBufferPointer { poll($0.baseAddress, count, milliseconds) }

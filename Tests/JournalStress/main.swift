@@ -1,6 +1,10 @@
 // The child process the journal's crash tests kill. Usage:
 //   journal-stress append DIR WRITERS   append forever from WRITERS threads with policy `always`;
 //                                       print "SEQ KEY" for each acknowledged record
+//   journal-stress acknowledge DIR IN_FLIGHT
+//                                       append forever with policy `always` from one thread that
+//                                       keeps IN_FLIGHT writes waiting for `whenDurable` callbacks;
+//                                       print "SEQ KEY" from each callback
 //   journal-stress compact DIR STEP     replay DIR, start two writers (printing "SEQ KEY" for each
 //                                       acknowledged record), compact while they write, and SIGKILL
 //                                       itself at STEP (one of CompactionStep's raw values)
@@ -22,7 +26,9 @@ func report(_ line: String) {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count == 4 else { fail("usage: journal-stress append DIR WRITERS | compact DIR STEP | fill DIR BYTES") }
+guard arguments.count == 4 else {
+    fail("usage: journal-stress append DIR WRITERS | acknowledge DIR IN_FLIGHT | compact DIR STEP | fill DIR BYTES")
+}
 let directory = arguments[2]
 
 switch arguments[1] {
@@ -49,6 +55,29 @@ case "append":
         }.start()
     }
     while true { sleep(60) }
+
+case "acknowledge":
+    guard let inFlight = Int(arguments[3]), inFlight > 0 else { fail("IN_FLIGHT must be a positive number") }
+    var state = KeyedJournalState()
+    let journal: Journal
+    do { journal = try Journal.open(directory: directory, state: &state) } catch { fail("\(error)") }
+    let run = getpid()
+    // A slot is taken per append and given back by its acknowledgement, as a server with this
+    // many requests in flight would.
+    let slots = DispatchSemaphore(value: inFlight)
+    for counter in 0... {
+        slots.wait()
+        let key = "p\(run)-a-\(counter)"
+        let value = Array(#"{"counter":\#(counter),"padding":"\#(String(repeating: "x", count: 64))"}"#.utf8)
+        do {
+            try journal.append([.put("stress", key: key, value: value)]).whenDurable { acknowledgement in
+                report("\(acknowledgement.sequence) \(key)")
+                slots.signal()
+            }
+        } catch {
+            fail("\(error)")
+        }
+    }
 
 case "compact":
     guard let step = CompactionStep(rawValue: arguments[3]) else { fail("unknown step \(arguments[3])") }

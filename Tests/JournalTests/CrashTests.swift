@@ -3,17 +3,20 @@ import Foundation
 import Testing
 
 @Suite struct CrashTests {
-    /// A child appends with policy `always` from four threads and reports each acknowledged record;
-    /// it is killed with SIGKILL at random moments. After every kill, every acknowledged record is
-    /// there and the journal opens cleanly.
-    @Test func everyAcknowledgedRecordSurvivesKillNine() throws {
+    /// A child appends with policy `always` and reports each acknowledged record, either from four
+    /// threads that block for their acknowledgements (`append`) or from one thread keeping 50
+    /// writes in flight that `whenDurable` callbacks acknowledge (`acknowledge`); it is killed with
+    /// SIGKILL at random moments. After every kill, every acknowledged record is there and the
+    /// journal opens cleanly.
+    @Test(arguments: [("append", "4"), ("acknowledge", "50")])
+    func everyAcknowledgedRecordSurvivesKillNine(mode: String, concurrency: String) throws {
         let executable = try stressExecutable()
         try withTemporaryDirectory { directory in
             var generator = SplitMix64(state: 99)
             var acknowledged: [String: UInt64] = [:]
             var kills = 0
             for round in 0..<55 {
-                let child = try ChildProcess(executable, ["append", directory, "4"])
+                let child = try ChildProcess(executable, [mode, directory, concurrency])
                 usleep(UInt32.random(in: 30_000...160_000, using: &generator))
                 child.kill()
                 let (signal, _) = child.wait()

@@ -6,8 +6,8 @@ import Synchronization
 import Foundation
 import Testing
 
-/// A log that accepts appends but whose durability wait fails, as after an fsync error.
-private final class FailingDurabilityLog: ChangeLog {
+/// A log that accepts appends but whose records never become durable, as after an fsync error.
+final class FailingDurabilityLog: ChangeLog {
     struct DiskFailure: Error, CustomStringConvertible {
         var description: String { "fsync failed (simulated)" }
     }
@@ -19,17 +19,48 @@ private final class FailingDurabilityLog: ChangeLog {
         return CommitTicket(sequence: 1)
     }
 
-    func waitUntilDurable(_ ticket: CommitTicket) throws { throw DiskFailure() }
+    func whenDurable(_ ticket: CommitTicket, _ body: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+        body(.failure(DiskFailure()))
+    }
 }
 
-/// A log whose durability wait blocks until released, to show that reads are not held up by it.
-private final class GatedLog: ChangeLog {
-    let released = Mutex(false)
+/// A log whose records become durable only when the test says so: `whenDurable` callbacks wait
+/// until `release()`, which runs them on its caller's thread, as a journal's acknowledger would.
+final class GatedLog: ChangeLog {
+    private struct Gate {
+        var appended: UInt64 = 0
+        var released = false
+        var waiting: [@Sendable (Result<Void, any Error>) -> Void] = []
+    }
 
-    func append(_ changes: [JournalChange]) throws -> CommitTicket { CommitTicket(sequence: 1) }
+    private let gate = Mutex(Gate())
 
-    func waitUntilDurable(_ ticket: CommitTicket) throws {
-        while !released.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.001) }
+    func append(_ changes: [JournalChange]) throws -> CommitTicket {
+        gate.withLock { gate in
+            gate.appended += 1
+            return CommitTicket(sequence: gate.appended)
+        }
+    }
+
+    func whenDurable(_ ticket: CommitTicket, _ body: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+        let durable = gate.withLock { gate in
+            if !gate.released { gate.waiting.append(body) }
+            return gate.released
+        }
+        if durable { body(.success(())) }
+    }
+
+    /// Callbacks waiting for durability.
+    var waitingCount: Int { gate.withLock { $0.waiting.count } }
+
+    /// Makes every record durable from now on and runs the waiting callbacks, in registration order.
+    func release() {
+        let waiting = gate.withLock { gate in
+            gate.released = true
+            defer { gate.waiting = [] }
+            return gate.waiting
+        }
+        for body in waiting { body(.success(())) }
     }
 }
 
@@ -80,7 +111,7 @@ private final class BlockingCall: Sendable {
         }
         #expect(result(listed)?["books"]?.arrayCount == 1)
         #expect(writer.result == nil)
-        log.released.withLock { $0 = true }
+        log.release()
         #expect(try JSONParser().parse(writer.wait())["ok"] == true)
     }
 
@@ -93,7 +124,7 @@ private final class BlockingCall: Sendable {
         let retry = BlockingCall { service.handle(request) }
         Thread.sleep(forTimeInterval: 0.05)
         #expect(retry.result == nil)
-        log.released.withLock { $0 = true }
+        log.release()
         #expect(retry.wait() == original.wait())
     }
 

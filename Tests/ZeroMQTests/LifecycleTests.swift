@@ -102,6 +102,40 @@ struct LifecycleTests {
         #expect(clock.now - start < .seconds(4))
     }
 
+    @Test("A waiter over several sockets tells which one, or which descriptor, woke it")
+    func socketWaiterOverSeveralSockets() throws {
+        let context = try Context()
+        var pulls: [Socket] = []
+        var pushes: [Socket] = []
+        for index in 0..<2 {
+            let pull = try context.socket(.pull)
+            try pull.bind("inproc://waiter-\(index)")
+            let push = try context.socket(.push)
+            try push.connect("inproc://waiter-\(index)")
+            pulls.append(pull)
+            pushes.append(push)
+        }
+        var descriptors: [Int32] = [0, 0]
+        #expect(pipe(&descriptors) == 0)
+        defer { close(descriptors[0]); close(descriptors[1]) }
+        var waiter = try SocketWaiter(sockets: pulls, fileDescriptors: [descriptors[0]])
+        // Settle what binding and connecting left for the sockets to process.
+        for pull in pulls { #expect(try pull.receive(options: .dontWait) == nil) }
+
+        try pushes[1].send([7])
+        try waiter.waitForDescriptors(timeout: .seconds(5))
+        #expect(waiter.socketMayBeReady(1))
+        #expect(!waiter.socketMayBeReady(0))
+        #expect(!waiter.descriptorIsReadable(0))
+        #expect(try pulls[1].receive(options: .dontWait) == [7])
+        #expect(try pulls[1].receive(options: .dontWait) == nil)
+
+        #expect(write(descriptors[1], "x", 1) == 1)
+        try waiter.waitForDescriptors(timeout: .seconds(5))
+        #expect(waiter.descriptorIsReadable(0))
+        #expect(!waiter.socketMayBeReady(0) && !waiter.socketMayBeReady(1))
+    }
+
     @Test("Context shutdown unblocks a blocked receive with a terminated error")
     func shutdownUnblocksReceive() throws {
         let context = try Context()
