@@ -184,13 +184,20 @@ import Testing
             var state = KeyedJournalState()
             let journal = try Journal.open(directory: directory, options: JournalOptions(durability: .always), state: &state)
             let recorder = AcknowledgementRecorder(journal: journal)
-            for number in 0..<20 {
-                let pending = try journal.append([.put("books", key: "b\(number)", value: bookValue(number))])
+            // Every record is appended, and every callback registered, before the first closes
+            // the journal: otherwise a fast acknowledger would close it under the test's appends.
+            let pendings = try (0..<20).map { number in try journal.append([.put("books", key: "b\(number)", value: bookValue(number))]) }
+            let allRegistered = DispatchSemaphore(value: 0)
+            for pending in pendings {
                 pending.whenDurable { acknowledgement in
-                    if acknowledgement.sequence == 1 { journal.close() }
+                    if acknowledgement.sequence == 1 {
+                        allRegistered.wait()
+                        journal.close()
+                    }
                     recorder.record(acknowledgement, onCaller: false)
                 }
             }
+            allRegistered.signal()
             try recorder.waitForCount(20)
             #expect(recorder.calls.map(\.sequence) == Array(1...20))
             #expect(journalError { _ = try journal.append([.put("books", key: "after", value: bookValue(1))]) }?.code == .closed)
