@@ -116,12 +116,13 @@ public enum Commands {
         )
     }
 
-    /// The publisher of `host`'s progress events, when it serves progress; it binds when it runs.
+    /// The publisher of `host`'s progress and book events, when it serves progress or books; it
+    /// binds when it runs.
     private static func eventPublisher(
         for host: ServiceHost, configuration: EventPublisherConfiguration, context: Context
     ) throws(EventsError) -> [(name: String, service: EventPublisher)] {
-        guard let progress = host.progress else { return [] }
-        return [("events", try EventPublishing.publisher(for: progress, catalog: host.catalog, configuration: configuration, context: context))]
+        guard host.progress != nil || host.services.contains(where: { $0.name == ServiceName.books.rawValue }) else { return [] }
+        return [("events", try EventPublishing.publisher(for: host.progress, catalog: host.catalog, configuration: configuration, context: context))]
     }
 
     /// `settings.sessionsPerService` worker sessions for each of `host`'s services; the progress
