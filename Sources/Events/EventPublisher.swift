@@ -207,6 +207,8 @@ public final class EventPublisher: Service {
         let snapshotIndex = try poller.add(snapshots)
         var nextHeartbeat = ContinuousClock.now
         var queueWasEmpty = false
+        // Swapped with the queue, so that taking a batch under the lock never allocates or frees.
+        var batch: [Queued] = []
         while true {
             // Waits only once the queue was found empty (and a publish will wake it); otherwise
             // just looks at the snapshot socket.
@@ -217,9 +219,10 @@ public final class EventPublisher: Service {
             }
             let isStopping = stopping.load(ordering: .acquiring)
             let now = ContinuousClock.now
-            let (batch, announced) = takeQueued(announcing: now >= nextHeartbeat)
+            let announced = takeQueued(into: &batch, announcing: now >= nextHeartbeat)
             queueWasEmpty = batch.isEmpty
             try send(batch, on: publisher)
+            batch.removeAll(keepingCapacity: true)
             if let announced {
                 try sendHeartbeat(announced, on: publisher, advertisedSnapshot: advertisedSnapshot)
                 nextHeartbeat = now + configuration.heartbeatInterval
@@ -236,20 +239,19 @@ public final class EventPublisher: Service {
         var courseSequences: [String: UInt64]
     }
 
-    /// Everything queued, oldest first, and when `announcing`, the last numbers assigned: every
-    /// event so numbered is in the batch, sent earlier or dropped, so a heartbeat sent after the
-    /// batch never announces an event still to come. When the queue is empty, marks the
-    /// publisher thread as waiting, so that the next publish wakes it.
-    private func takeQueued(announcing: Bool) -> ([Queued], Announced?) {
+    /// Swaps everything queued, oldest first, into `batch` (which must be empty) and, when
+    /// `announcing`, returns the last numbers assigned: every event so numbered is in the batch,
+    /// sent earlier or dropped, so a heartbeat sent after the batch never announces an event
+    /// still to come. When the queue is empty, marks the publisher thread as waiting, so that
+    /// the next publish wakes it.
+    private func takeQueued(into batch: inout [Queued], announcing: Bool) -> Announced? {
         sequencer.withLock { state in
             if state.queue.isEmpty { state.publisherIsWaiting = true }
-            defer { state.queue.removeAll(keepingCapacity: true) }
-            let announced = announcing
-                ? Announced(
-                    sequence: state.sequence, progressSequence: state.progressSequence, booksSequence: state.booksSequence,
-                    courseSequences: state.courseSequences)
-                : nil
-            return (state.queue, announced)
+            swap(&state.queue, &batch)
+            guard announcing else { return nil }
+            return Announced(
+                sequence: state.sequence, progressSequence: state.progressSequence, booksSequence: state.booksSequence,
+                courseSequences: state.courseSequences)
         }
     }
 
