@@ -8,8 +8,8 @@ import ZeroMQ
 
 /// The long-running subcommands: `serve`, `broker` and `worker`. Each returns the process's exit
 /// status after an orderly stop, having released its ZeroMQ context (which delivers the last
-/// replies and DISCONNECTs) and closed its journals. Durable progress writes are published as
-/// events: by `serve` on `settings.eventsEndpoint`, by a progress `worker` into the forwarder
+/// replies and DISCONNECTs) and closed its journals. A host serving progress or books publishes
+/// the events of durable writes: `serve` on `settings.eventsEndpoint`, a `worker` into the forwarder
 /// that `broker` hosts at `settings.forwarderEndpoint` and republishes on `settings.eventsEndpoint`. Each answers `mmi.status` when it runs a
 /// broker, serves `GET /metrics` when `settings.metricsPort` is set, and on SIGHUP reads its
 /// configuration sources again for the log level and reloads the catalog.
@@ -70,7 +70,7 @@ public enum Commands {
     }
 
     /// `lyceum worker`: workers for `settings.services`, connected to the broker at `settings.broker`;
-    /// a worker serving progress publishes its events into the forwarder at `settings.forwarderEndpoint`.
+    /// a worker serving progress or books publishes its events into the forwarder at `settings.forwarderEndpoint`.
     public static func worker(_ settings: Settings, reloading sources: ConfigurationSources? = nil) -> Int32 {
         configureLogging(settings)
         let logger = Logger(component: "worker")
