@@ -58,12 +58,12 @@ let package = Package(
         .testTarget(name: "ProgressTests", dependencies: ["Progress", "Catalog", "JSON", "Journal"]),
         .target(name: "LearningServices", dependencies: ["JSON", "Journal", "Catalog", "Books", "Progress"]),
         .testTarget(name: "LearningServicesTests", dependencies: ["LearningServices", "JSON", "Journal", "Catalog", "Books", "Progress"]),
-        // Progress events: PUB with sequence numbers, Clone-pattern snapshots, the XSUB/XPUB forwarder
+        // Progress and book events: PUB with sequence numbers, Clone-pattern snapshots, the XSUB/XPUB forwarder
         // and the subscriber that `lyceum watch` uses. Socket code; the domain arrives as values.
-        .target(name: "Events", dependencies: ["ZeroMQ", "JSON", "Logging", "Lifecycle", "Progress"]),
+        .target(name: "Events", dependencies: ["ZeroMQ", "JSON", "Logging", "Lifecycle", "Progress", "Books"]),
         .testTarget(
             name: "EventsTests",
-            dependencies: ["Events", "LearningServices", "Catalog", "Progress", "JSON", "ZeroMQ", "Lifecycle", "LyceumTestSupport", "lyceum"],
+            dependencies: ["Events", "LearningServices", "Catalog", "Progress", "Books", "JSON", "ZeroMQ", "Lifecycle", "LyceumTestSupport", "lyceum"],
             exclude: ["Subscribers"]
         ),
 

@@ -3,7 +3,8 @@
 # and `make test` work on a fresh machine. Pass extra package groups as arguments:
 #   ensure-deps.sh            libzmq (to build and run)
 #   ensure-deps.sh test       + pyzmq and prometheus_client for /usr/bin/python3 (independent
-#                               peers and the metrics parser in the tests), systemd-analyze
+#                               peers and the metrics parser in the tests), systemd-analyze,
+#                               tmux (the real terminal `lyceum watch` is tested in)
 #   ensure-deps.sh bench      + redis-server, redis-benchmark (reference figures)
 set -euo pipefail
 
@@ -14,7 +15,8 @@ for group in "$@"; do
     test)
       /usr/bin/python3 -c 'import zmq' 2>/dev/null || missing+=(python3-zmq)
       /usr/bin/python3 -c 'import prometheus_client' 2>/dev/null || missing+=(python3-prometheus-client)
-      command -v systemd-analyze >/dev/null || missing+=(systemd) ;;
+      command -v systemd-analyze >/dev/null || missing+=(systemd)
+      [ -x /usr/bin/tmux ] || missing+=(tmux) ;;
     bench)
       command -v redis-server >/dev/null || missing+=(redis-server)
       command -v redis-benchmark >/dev/null || missing+=(redis-tools) ;;

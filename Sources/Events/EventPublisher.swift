@@ -1,3 +1,4 @@
+import Books
 import Dispatch
 import JSON
 import Lifecycle
@@ -6,13 +7,15 @@ import Progress
 import Synchronization
 import ZeroMQ
 
-/// Publishes progress events on a PUB socket and answers snapshot requests on a ROUTER socket
-/// (the ZeroMQ guide's Clone pattern), with heartbeats; see protocol/events.md.
+/// Publishes progress and book events on a PUB socket and answers snapshot requests on a ROUTER
+/// socket (the ZeroMQ guide's Clone pattern), with heartbeats; see protocol/events.md.
 ///
-/// Any thread may call ``publish(_:revision:)``: it never waits for subscribers or for the
-/// publisher thread. It assigns the next sequence number and updates the snapshot table under
-/// one lock, so a snapshot and the sequence number it reports always agree; the thread running
-/// ``run()`` owns both sockets and sends the queued messages in sequence order.
+/// Any thread may call ``publish(_:revision:)-(ProgressEvent,_)``: it never waits for subscribers
+/// or for the publisher thread, and does no encoding. Under one short lock it numbers the event,
+/// updates the snapshot table and queues the event as a value, so a snapshot and the sequence
+/// number it reports always agree, and an event dropped from a full queue still has its number
+/// (subscribers see the gap). The thread running ``run()`` owns both sockets, encodes the queued
+/// events and sends them in sequence order.
 public final class EventPublisher: Service {
     /// This publisher's identity, in every event and heartbeat.
     public let source: EventSource
@@ -29,21 +32,39 @@ public final class EventPublisher: Service {
         public var snapshots: UInt64 = 0
     }
 
-    private enum Outgoing {
-        case progress(topic: String, tail: [UInt8], sequence: UInt64, courseSequence: UInt64)
-        case statements(topic: String, bodies: [[UInt8]])
+    /// An event numbered and waiting for the publisher thread to encode and send it.
+    private enum Queued {
+        case progress(ProgressEvent, revision: UInt64, sequences: ProgressSequences)
+        case book(BookEvent, revision: UInt64, sequences: BookSequences, time: Int64)
     }
 
     private struct Sequencer {
         var sequence: UInt64 = 0
+        var progressSequence: UInt64 = 0
+        var booksSequence: UInt64 = 0
         var courseSequences: [String: UInt64] = [:]
         var table: ProgressTable
-        var outbox: [Outgoing] = []
+        var queue: [Queued] = []
+        /// Set by the publisher thread when it found the queue empty and is about to wait; the
+        /// next publish clears it and wakes the thread. While it is clear the thread is awake
+        /// and will look at the queue again, so publishing makes no system call.
+        var publisherIsWaiting = false
         var counters = Counters()
+
+        /// Queues `event` unless the queue is full; tells whether the publisher thread needs waking.
+        mutating func enqueue(_ event: Queued, capacity: Int) -> Bool {
+            counters.published += 1
+            guard queue.count < capacity else {
+                counters.dropped += 1
+                return false
+            }
+            queue.append(event)
+            defer { publisherIsWaiting = false }
+            return publisherIsWaiting
+        }
     }
 
     private let context: Context
-    private let encodedSource: [UInt8]
     private let sequencer: Mutex<Sequencer>
     private let wakeup: Wakeup
     private let stopping = Atomic<Bool>(false)
@@ -74,7 +95,6 @@ public final class EventPublisher: Service {
         self.configuration = configuration
         self.context = context
         self.source = source
-        encodedSource = JSONValue.string(source.description).serialized()
         sequencer = Mutex(Sequencer(table: table))
         wakeup = try Wakeup()
     }
@@ -84,27 +104,35 @@ public final class EventPublisher: Service {
     /// publisher thread; when its queue is full the event is dropped and counted, and subscribers
     /// see the gap in sequence numbers and repair it from a snapshot.
     public func publish(_ event: ProgressEvent, revision: UInt64) {
-        let tail = ProgressEventBody(event, revision: revision).tail
-        let topic = EventTopic.progress(course: event.course, learner: event.learner)
-        let statements = configuration.xapi.map { XAPIStatements(event, revision: revision, source: source, options: $0).bodies }
         let entry = ProgressEntry(learner: event.learner, course: event.course, revision: revision, summary: event.summary)
         let capacity = configuration.queueCapacity
-        let wasIdle = sequencer.withLock { state -> Bool in
+        let wake = sequencer.withLock { state -> Bool in
             state.sequence += 1
+            state.progressSequence += 1
             let courseSequence = state.courseSequences[event.course, default: 0] + 1
             state.courseSequences[event.course] = courseSequence
             state.table.insert(entry)
-            state.counters.published += 1
-            guard state.outbox.count < capacity else {
-                state.counters.dropped += 1
-                return false
-            }
-            let wasIdle = state.outbox.isEmpty
-            state.outbox.append(.progress(topic: topic, tail: tail, sequence: state.sequence, courseSequence: courseSequence))
-            if let statements { state.outbox.append(.statements(topic: EventTopic.xapi + topic, bodies: statements)) }
-            return wasIdle
+            let sequences = ProgressSequences(sequence: state.sequence, progressSequence: state.progressSequence, courseSequence: courseSequence)
+            return state.enqueue(.progress(event, revision: revision, sequences: sequences), capacity: capacity)
         }
-        if wasIdle { wakeup.signal() }
+        if wake { wakeup.signal() }
+    }
+
+    /// Publishes `event`, which must describe a durable write to a learner's library, with
+    /// `revision`: the journal position that stored it. It takes the next number of the same
+    /// sequence as progress events; book events have no snapshot (protocol/events.md). Never
+    /// blocks, like ``publish(_:revision:)-(ProgressEvent,_)``.
+    public func publish(_ event: BookEvent, revision: UInt64) {
+        // A deletion leaves no book to take the time of the change from.
+        let time = event.book?.updatedAt ?? EventTime.nowMilliseconds()
+        let capacity = configuration.queueCapacity
+        let wake = sequencer.withLock { state -> Bool in
+            state.sequence += 1
+            state.booksSequence += 1
+            let sequences = BookSequences(sequence: state.sequence, booksSequence: state.booksSequence)
+            return state.enqueue(.book(event, revision: revision, sequences: sequences, time: time), capacity: capacity)
+        }
+        if wake { wakeup.signal() }
     }
 
     /// Counts so far.
@@ -178,50 +206,81 @@ public final class EventPublisher: Service {
         let wakeIndex = poller.add(fileDescriptor: wakeup.fileDescriptor)
         let snapshotIndex = try poller.add(snapshots)
         var nextHeartbeat = ContinuousClock.now
+        var queueWasEmpty = false
+        // Swapped with the queue, so that taking a batch under the lock never allocates or frees.
+        var batch: [Queued] = []
         while true {
-            let now = ContinuousClock.now
-            if now >= nextHeartbeat {
-                try sendHeartbeat(on: publisher, advertisedSnapshot: advertisedSnapshot)
-                nextHeartbeat = now + configuration.heartbeatInterval
-            }
-            try poller.poll(timeout: nextHeartbeat - now)
-            if poller.events(at: wakeIndex).contains(.readable) {
-                wakeup.reset()
-                try sendQueued(on: publisher)
-                if stopping.load(ordering: .acquiring) { return }
-            }
+            // Waits only once the queue was found empty (and a publish will wake it); otherwise
+            // just looks at the snapshot socket.
+            try poller.poll(timeout: queueWasEmpty ? max(nextHeartbeat - ContinuousClock.now, .zero) : .zero)
+            if poller.events(at: wakeIndex).contains(.readable) { wakeup.reset() }
             if poller.events(at: snapshotIndex).contains(.readable) {
                 try answerSnapshots(on: snapshots)
             }
+            let isStopping = stopping.load(ordering: .acquiring)
+            let now = ContinuousClock.now
+            let announced = takeQueued(into: &batch, announcing: now >= nextHeartbeat)
+            queueWasEmpty = batch.isEmpty
+            try send(batch, on: publisher)
+            batch.removeAll(keepingCapacity: true)
+            if let announced {
+                try sendHeartbeat(announced, on: publisher, advertisedSnapshot: advertisedSnapshot)
+                nextHeartbeat = now + configuration.heartbeatInterval
+            }
+            if queueWasEmpty && isStopping { return }
         }
     }
 
-    private func sendQueued(on publisher: Socket) throws(ZMQError) {
-        let batch = sequencer.withLock { state in
-            defer { state.outbox.removeAll(keepingCapacity: true) }
-            return state.outbox
+    /// The last numbers a heartbeat announces.
+    private struct Announced {
+        var sequence: UInt64
+        var progressSequence: UInt64
+        var booksSequence: UInt64
+        var courseSequences: [String: UInt64]
+    }
+
+    /// Swaps everything queued, oldest first, into `batch` (which must be empty) and, when
+    /// `announcing`, returns the last numbers assigned: every event so numbered is in the batch,
+    /// sent earlier or dropped, so a heartbeat sent after the batch never announces an event
+    /// still to come. When the queue is empty, marks the publisher thread as waiting, so that
+    /// the next publish wakes it.
+    private func takeQueued(into batch: inout [Queued], announcing: Bool) -> Announced? {
+        sequencer.withLock { state in
+            if state.queue.isEmpty { state.publisherIsWaiting = true }
+            swap(&state.queue, &batch)
+            guard announcing else { return nil }
+            return Announced(
+                sequence: state.sequence, progressSequence: state.progressSequence, booksSequence: state.booksSequence,
+                courseSequences: state.courseSequences)
         }
-        for message in batch {
+    }
+
+    private func send(_ batch: [Queued], on publisher: Socket) throws(ZMQError) {
+        for event in batch {
             // A PUB socket drops instead of blocking at its high-water mark, so these never wait.
-            switch message {
-            case .progress(let topic, let tail, let sequence, let courseSequence):
-                let body = ProgressEventBody.assemble(tail: tail, sequence: sequence, courseSequence: courseSequence, encodedSource: encodedSource)
+            switch event {
+            case .progress(let event, let revision, let sequences):
+                let topic = EventTopic.progress(course: event.course, learner: event.learner)
                 try publisher.send(topic.utf8, options: [.more, .dontWait])
-                try publisher.send(body, options: .dontWait)
-            case .statements(let topic, let bodies):
-                for body in bodies {
-                    try publisher.send(topic.utf8, options: [.more, .dontWait])
-                    try publisher.send(body, options: .dontWait)
+                try publisher.send(ProgressEventBody.encode(event, revision: revision, sequences: sequences, source: source), options: .dontWait)
+                guard let options = configuration.xapi else { continue }
+                for statement in XAPIStatements(event, revision: revision, source: source, options: options).bodies {
+                    try publisher.send((EventTopic.xapi + topic).utf8, options: [.more, .dontWait])
+                    try publisher.send(statement, options: .dontWait)
                 }
+            case .book(let event, let revision, let sequences, let time):
+                try publisher.send(EventTopic.book(learner: event.learner, bookID: event.bookID).utf8, options: [.more, .dontWait])
+                try publisher.send(
+                    BookEventBody.encode(event, revision: revision, sequences: sequences, source: source, time: time), options: .dontWait)
             }
         }
     }
 
-    private func sendHeartbeat(on publisher: Socket, advertisedSnapshot: String?) throws(ZMQError) {
-        let (sequence, courses) = sequencer.withLock { ($0.sequence, $0.courseSequences) }
+    private func sendHeartbeat(_ announced: Announced, on publisher: Socket, advertisedSnapshot: String?) throws(ZMQError) {
         let body: JSONValue = [
-            "source": .string(source.description), "seq": .integer(Int(clamping: sequence)),
-            "course_seq": Self.json(courses), "snapshot": JSONValue(advertisedSnapshot),
+            "source": .string(source.description), "seq": .integer(Int(clamping: announced.sequence)),
+            "progress_seq": .integer(Int(clamping: announced.progressSequence)), "books_seq": .integer(Int(clamping: announced.booksSequence)),
+            "course_seq": Self.json(announced.courseSequences), "snapshot": JSONValue(advertisedSnapshot),
             "time": .string(EventTime.rfc3339(EventTime.nowMilliseconds())),
         ]
         try publisher.send(EventTopic.heartbeat.utf8, options: [.more, .dontWait])
@@ -252,7 +311,9 @@ public final class EventPublisher: Service {
         guard prefix.hasPrefix(EventTopic.progress), Array(prefix.utf8) == frames[1] else {
             return .failure(EventsError(.malformed, "the topic prefix must be UTF-8 and start with \(EventTopic.progress)"))
         }
-        let (sequence, courses, table) = sequencer.withLock { ($0.sequence, $0.courseSequences, $0.table) }
+        let (sequence, progressSequence, courses, table) = sequencer.withLock {
+            ($0.sequence, $0.progressSequence, $0.courseSequences, $0.table)
+        }
         let entries = table.entries(matching: prefix).map { topic, entry -> JSONValue in
             [
                 "topic": .string(topic), "learner": .string(entry.learner), "course": .string(entry.course),
@@ -260,7 +321,8 @@ public final class EventPublisher: Service {
             ]
         }
         let body: JSONValue = [
-            "source": .string(source.description), "seq": .integer(Int(clamping: sequence)), "prefix": .string(prefix),
+            "source": .string(source.description), "seq": .integer(Int(clamping: sequence)),
+            "progress_seq": .integer(Int(clamping: progressSequence)), "prefix": .string(prefix),
             "course_seq": Self.json(courses), "entries": .array(entries),
         ]
         return .success(body.serialized())

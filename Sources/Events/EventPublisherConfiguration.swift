@@ -11,7 +11,7 @@ public struct EventPublisherConfiguration: Sendable {
     public var advertisedSnapshotEndpoint: String?
     /// Messages queued per subscriber before the PUB socket drops that subscriber's messages.
     public var sendHighWaterMark: Int32
-    /// Messages waiting for the publisher thread before publishes are dropped (counted, and seen
+    /// Events waiting for the publisher thread before publishes are dropped (counted, and seen
     /// by subscribers as a sequence gap) rather than held.
     public var queueCapacity: Int
     /// Time between heartbeats.

@@ -4,6 +4,8 @@
 /// - `progress/<course>/<learner>`: one progress event; subscribe to `progress/` for all,
 ///   `progress/<course>/` for one course, `progress/<course>/<learner>` for one learner there.
 /// - `xapi/progress/<course>/<learner>`: the same event as an xAPI statement.
+/// - `books/<learner>/<book id>`: one change to a learner's library; subscribe to `books/` for
+///   all, `books/<learner>/` for one learner's library.
 /// - `hb/`: the heartbeat of each source.
 ///
 /// Ids are escaped so that they never contain `/`: `%` becomes `%25` and `/` becomes `%2F`.
@@ -13,6 +15,8 @@ public enum EventTopic {
     public static let progress = "progress/"
     /// Prefix of every xAPI statement topic.
     public static let xapi = "xapi/"
+    /// Prefix of every book event topic.
+    public static let books = "books/"
     /// The heartbeat topic.
     public static let heartbeat = "hb/"
 
@@ -24,6 +28,16 @@ public enum EventTopic {
     /// The subscription prefix for one course's events, or all progress events when `course` is `nil`.
     public static func progressPrefix(course: String?) -> String {
         course.map { progress + escape($0) + "/" } ?? progress
+    }
+
+    /// The topic of a change to book `bookID` in the library of `learner`.
+    public static func book(learner: String, bookID: String) -> String {
+        books + escape(learner) + "/" + escape(bookID)
+    }
+
+    /// The subscription prefix for one learner's library, or all book events when `learner` is `nil`.
+    public static func booksPrefix(learner: String?) -> String {
+        learner.map { books + escape($0) + "/" } ?? books
     }
 
     /// `id` with `%` and `/` percent-encoded, so that it is one topic segment.

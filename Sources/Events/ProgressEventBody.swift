@@ -14,35 +14,29 @@ extension ProgressSummary {
     }
 }
 
-/// A progress event's body split where the publisher's sequencing goes: everything but `seq`,
-/// `source` and `course_seq` is encoded by the calling thread, outside the publisher's lock.
-struct ProgressEventBody {
-    /// The members after the sequencing ones, from `"revision"` up to the closing brace.
-    let tail: [UInt8]
+/// The sequence numbers a progress event is published with (protocol/events.md, "Sequence numbers").
+struct ProgressSequences {
+    /// Among all of the source's events.
+    var sequence: UInt64
+    /// Among the source's progress events.
+    var progressSequence: UInt64
+    /// Among the source's progress events of the event's course.
+    var courseSequence: UInt64
+}
 
-    init(_ event: ProgressEvent, revision: UInt64) {
+/// The body of a progress event (schema `events.progress.json`).
+enum ProgressEventBody {
+    /// `event` as published with these numbers by `source`.
+    static func encode(_ event: ProgressEvent, revision: UInt64, sequences: ProgressSequences, source: EventSource) -> [UInt8] {
         let value: JSONValue = [
+            "seq": .integer(Int(clamping: sequences.sequence)), "progress_seq": .integer(Int(clamping: sequences.progressSequence)),
+            "course_seq": .integer(Int(clamping: sequences.courseSequence)), "source": .string(source.description),
             "revision": .integer(Int(clamping: revision)), "type": .string(event.kind.rawValue),
             "learner": .string(event.learner), "course": .string(event.course), "lesson": JSONValue(event.lesson),
             "time": .string(EventTime.rfc3339(event.summary.updatedAt)), "progress": event.summary.eventJSON,
             "completes_course": .bool(event.completesCourse),
             "quiz": event.attempt.map { ["score": .integer($0.score), "total": .integer($0.total)] } ?? .null,
         ]
-        tail = Array(value.serialized().dropFirst())
-    }
-
-    /// The whole body: `{"seq":…,"source":…,"course_seq":…,` then the tail.
-    static func assemble(tail: [UInt8], sequence: UInt64, courseSequence: UInt64, encodedSource: [UInt8]) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(tail.count + encodedSource.count + 48)
-        bytes.append(contentsOf: #"{"seq":"#.utf8)
-        JSONValue.write(Int(clamping: sequence), to: &bytes)
-        bytes.append(contentsOf: #","source":"#.utf8)
-        bytes.append(contentsOf: encodedSource)
-        bytes.append(contentsOf: #","course_seq":"#.utf8)
-        JSONValue.write(Int(clamping: courseSequence), to: &bytes)
-        bytes.append(UInt8(ascii: ","))
-        bytes.append(contentsOf: tail)
-        return bytes
+        return value.serialized()
     }
 }

@@ -40,8 +40,9 @@ public final class ProgressSubscriber {
         case event(ReceivedProgressEvent)
         /// A source's state was loaded from a snapshot at `sequence`.
         case synchronized(source: String, sequence: UInt64, entries: Int)
-        /// Events of `source` were missed (`expected` was next, `seen` arrived or was announced)
-        /// and the state was repaired from a snapshot at `sequence`.
+        /// Events of `source` were missed (`expected` was next, `seen` arrived or was announced,
+        /// both counted as `progress_seq`, or `course_seq` for a course) and the state was
+        /// repaired from a snapshot at `sequence` (`seq`).
         case gapRepaired(source: String, expected: UInt64, seen: UInt64, sequence: UInt64)
         /// Events were missed and could not be repaired yet; a later heartbeat retries.
         case gapUnrepaired(source: String, reason: String)
@@ -66,7 +67,8 @@ public final class ProgressSubscriber {
     }
 
     private struct SourceState {
-        /// The last sequence number accounted for: applied, or covered by a snapshot.
+        /// The last progress sequence number (`progress_seq`) accounted for: applied, or covered
+        /// by a snapshot. Book events share the source's `seq`, so a progress subscriber counts these.
         var sequence: UInt64 = 0
         /// The same within the watched course, when there is one.
         var courseSequence: UInt64 = 0
@@ -154,7 +156,7 @@ public final class ProgressSubscriber {
     }
 
     private func handle(_ event: ReceivedProgressEvent, into updates: inout [Update]) {
-        let seen = options.course == nil ? event.sequence : event.courseSequence
+        let seen = options.course == nil ? event.progressSequence : event.courseSequence
         if let last = lastSequence(of: event.source) {
             // At or below the last one accounted for: covered by the snapshot, or a duplicate.
             if seen <= last { return }
@@ -164,7 +166,7 @@ public final class ProgressSubscriber {
             }
         }
         var state = sources[event.source] ?? SourceState()
-        state.sequence = max(state.sequence, event.sequence)
+        state.sequence = max(state.sequence, event.progressSequence)
         state.courseSequence = max(state.courseSequence, event.courseSequence)
         sources[event.source] = state
         store(Entry(learner: event.learner, course: event.course, source: event.source, revision: event.revision, progress: event.progress), topic: event.topic)
@@ -176,7 +178,7 @@ public final class ProgressSubscriber {
         var state = sources[heartbeat.source] ?? SourceState()
         if state.snapshotEndpoint == nil { state.snapshotEndpoint = heartbeat.snapshotEndpoint }
         sources[heartbeat.source] = state
-        let announced = options.course.map { heartbeat.courseSequences[$0] ?? 0 } ?? heartbeat.sequence
+        let announced = options.course.map { heartbeat.courseSequences[$0] ?? 0 } ?? heartbeat.progressSequence
         if !state.synchronized && state.snapshotEndpoint != nil {
             // A source first met here or through its events: load what happened before we joined.
             repair(heartbeat.source, expected: (last ?? 0) + 1, seen: announced, into: &updates, firstContact: !state.needsRepair)
@@ -186,7 +188,7 @@ public final class ProgressSubscriber {
         }
     }
 
-    /// The last sequence number accounted for from `source` (within the course, when filtered);
+    /// The last progress sequence number accounted for from `source` (within the course, when filtered);
     /// `nil` for a source not met yet.
     private func lastSequence(of source: String) -> UInt64? {
         sources[source].map { options.course == nil ? $0.sequence : $0.courseSequence }
@@ -223,7 +225,7 @@ public final class ProgressSubscriber {
             store(Entry(learner: entry.learner, course: entry.course, source: snapshot.source, revision: entry.revision, progress: entry.progress), topic: entry.topic)
         }
         var state = sources[snapshot.source] ?? SourceState()
-        state.sequence = snapshot.sequence
+        state.sequence = snapshot.progressSequence
         state.courseSequence = options.course.map { snapshot.courseSequences[$0] ?? 0 } ?? 0
         state.synchronized = true
         state.needsRepair = false

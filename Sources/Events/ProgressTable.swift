@@ -22,10 +22,16 @@ public struct ProgressEntry: Sendable, Equatable {
 }
 
 /// The publisher's copy of the progress state (the Clone pattern's key-value map), keyed by
-/// topic: loaded from the service's state at start, then changed by every published event in
-/// sequence order. A copy is O(1) (copy-on-write).
+/// learner and course: loaded from the service's state at start, then changed by every published
+/// event in sequence order. A copy is O(1) (copy-on-write).
 public struct ProgressTable: Sendable {
-    private var entries: [String: ProgressEntry] = [:]
+    /// Not the topic: building a topic string for every insert would cost each publish an allocation.
+    private struct Key: Hashable {
+        let course: String
+        let learner: String
+    }
+
+    private var entries: [Key: ProgressEntry] = [:]
 
     /// An empty table.
     public init() {}
@@ -45,19 +51,20 @@ public struct ProgressTable: Sendable {
 
     /// The entry of `learner` in `course`, if there is one.
     public func entry(learner: String, course: String) -> ProgressEntry? {
-        entries[EventTopic.progress(course: course, learner: learner)]
+        entries[Key(course: course, learner: learner)]
     }
 
     /// Stores `entry` unless the table holds a newer revision of it: events of one learner in one
     /// course may be published out of their write order, and the revision restores that order.
     public mutating func insert(_ entry: ProgressEntry) {
-        let topic = EventTopic.progress(course: entry.course, learner: entry.learner)
-        if let existing = entries[topic], existing.revision > entry.revision { return }
-        entries[topic] = entry
+        let key = Key(course: entry.course, learner: entry.learner)
+        if let existing = entries[key], existing.revision > entry.revision { return }
+        entries[key] = entry
     }
 
     /// The entries whose topic starts with `prefix`, ordered by topic.
     public func entries(matching prefix: String) -> [(topic: String, entry: ProgressEntry)] {
-        entries.filter { $0.key.hasPrefix(prefix) }.map { (topic: $0.key, entry: $0.value) }.sorted { $0.topic < $1.topic }
+        entries.values.map { (topic: EventTopic.progress(course: $0.course, learner: $0.learner), entry: $0) }
+            .filter { $0.topic.hasPrefix(prefix) }.sorted { $0.topic < $1.topic }
     }
 }

@@ -47,8 +47,10 @@ public struct PublishedProgress: Sendable, Equatable {
 public struct ReceivedProgressEvent: Sendable {
     /// The topic frame.
     public let topic: String
-    /// The source's sequence number.
+    /// The source's sequence number, among all its events.
     public let sequence: UInt64
+    /// The source's sequence number among its progress events.
+    public let progressSequence: UInt64
     /// The source's identity.
     public let source: String
     /// The source's sequence number within the event's course.
@@ -81,6 +83,7 @@ public struct ReceivedProgressEvent: Sendable {
         do throws(JSONReadError) {
             var reader = try decodeObject(body)
             sequence = try reader.counter("seq")
+            progressSequence = try reader.counter("progress_seq")
             source = try reader.string("source")
             courseSequence = try reader.counter("course_seq")
             revision = try reader.counter("revision")
@@ -107,8 +110,12 @@ public struct ReceivedProgressEvent: Sendable {
 public struct ReceivedHeartbeat: Sendable, Equatable {
     /// The source's identity.
     public let source: String
-    /// The source's last sequence number.
+    /// The source's last sequence number, among all its events.
     public let sequence: UInt64
+    /// The source's last sequence number among its progress events.
+    public let progressSequence: UInt64
+    /// The source's last sequence number among its book events.
+    public let booksSequence: UInt64
     /// The source's last sequence number per course.
     public let courseSequences: [String: UInt64]
     /// Where the source answers snapshot requests, if it says.
@@ -120,6 +127,8 @@ public struct ReceivedHeartbeat: Sendable, Equatable {
             var reader = try decodeObject(body)
             source = try reader.string("source")
             sequence = try reader.counter("seq")
+            progressSequence = try reader.counter("progress_seq")
+            booksSequence = try reader.counter("books_seq")
             courseSequences = try reader.counters("course_seq")
             snapshotEndpoint = try reader.optionalString("snapshot")
         } catch {
@@ -146,8 +155,10 @@ public struct ReceivedSnapshot: Sendable {
 
     /// The source's identity.
     public let source: String
-    /// The sequence number the snapshot corresponds to.
+    /// The sequence number the snapshot corresponds to, among all the source's events.
     public let sequence: UInt64
+    /// The sequence number the snapshot corresponds to, among the source's progress events.
+    public let progressSequence: UInt64
     /// The source's last sequence number per course.
     public let courseSequences: [String: UInt64]
     /// The entries under the requested prefix.
@@ -159,6 +170,7 @@ public struct ReceivedSnapshot: Sendable {
             var reader = try decodeObject(body)
             source = try reader.string("source")
             sequence = try reader.counter("seq")
+            progressSequence = try reader.counter("progress_seq")
             courseSequences = try reader.counters("course_seq")
             var entries: [Entry] = []
             for item in try reader.array("entries") {
@@ -171,6 +183,82 @@ public struct ReceivedSnapshot: Sendable {
             self.entries = entries
         } catch {
             throw EventsError(.malformed, "snapshot: \(error)")
+        }
+    }
+}
+
+/// A book event as received: the decoded members and the body exactly as published.
+public struct ReceivedBookEvent: Sendable {
+    /// A book as book events carry it: the `books` service's representation.
+    public struct Book: Sendable, Equatable {
+        /// The book's id.
+        public let id: String
+        /// Its title.
+        public let title: String
+        /// Its author.
+        public let author: String
+        /// Its genre's wire spelling, e.g. `Fantasy`.
+        public let genre: String
+        /// Stars, 1 through 5.
+        public let rating: Int
+        /// The learner's review, possibly empty.
+        public let review: String
+        /// 1 on creation, +1 on each update.
+        public let version: Int
+        /// RFC 3339 time of creation.
+        public let createdAt: String
+        /// RFC 3339 time of the last change.
+        public let updatedAt: String
+    }
+
+    /// The topic frame.
+    public let topic: String
+    /// The source's sequence number, among all its events.
+    public let sequence: UInt64
+    /// The source's sequence number among its book events.
+    public let booksSequence: UInt64
+    /// The source's identity.
+    public let source: String
+    /// The journal position of the write.
+    public let revision: UInt64
+    /// The event type: `book_created`, `book_updated` or `book_deleted`.
+    public let type: String
+    /// Whose library changed.
+    public let learner: String
+    /// The book concerned.
+    public let bookID: String
+    /// The book after the change; `nil` for a deletion.
+    public let book: Book?
+    /// RFC 3339 time of the change.
+    public let time: String
+    /// The JSON body as published.
+    public let body: [UInt8]
+
+    /// Decodes a body received under `topic`.
+    public init(topic: String, body: [UInt8]) throws(EventsError) {
+        self.topic = topic
+        self.body = body
+        do throws(JSONReadError) {
+            var reader = try decodeObject(body)
+            sequence = try reader.counter("seq")
+            booksSequence = try reader.counter("books_seq")
+            source = try reader.string("source")
+            revision = try reader.counter("revision")
+            type = try reader.string("type")
+            learner = try reader.string("learner")
+            bookID = try reader.string("book_id")
+            if var bookReader = try reader.optionalObject("book") {
+                book = Book(
+                    id: try bookReader.string("id"), title: try bookReader.string("title"), author: try bookReader.string("author"),
+                    genre: try bookReader.string("genre"), rating: try bookReader.integer("rating", in: 1...5),
+                    review: try bookReader.string("review"), version: try bookReader.integer("version", in: 1...Int.max),
+                    createdAt: try bookReader.string("created_at"), updatedAt: try bookReader.string("updated_at"))
+            } else {
+                book = nil
+            }
+            time = try reader.string("time")
+        } catch {
+            throw EventsError(.malformed, "book event on \(topic): \(error)")
         }
     }
 }

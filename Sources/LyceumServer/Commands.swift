@@ -8,9 +8,9 @@ import ZeroMQ
 
 /// The long-running subcommands: `serve`, `broker` and `worker`. Each returns the process's exit
 /// status after an orderly stop, having released its ZeroMQ context (which delivers the last
-/// replies and DISCONNECTs) and closed its journals. Durable progress writes are published as
-/// events: by `serve` on `settings.eventsEndpoint`, by a progress `worker` into the forwarder
-/// that `broker` hosts at `settings.forwarderEndpoint` and republishes on
+/// replies and DISCONNECTs) and closed its journals. A host serving progress or books publishes
+/// the events of durable writes: `serve` on `settings.eventsEndpoint`, a `worker` into the
+/// forwarder that `broker` hosts at `settings.forwarderEndpoint` and republishes on
 /// `settings.eventsEndpoint`. Each answers `mmi.status` when it runs a broker, serves
 /// `GET /metrics` when `settings.metricsPort` is set, and on SIGHUP reads its configuration
 /// sources again for the log level and reloads the catalog.
@@ -70,7 +70,7 @@ public enum Commands {
 
     /// `lyceum worker`: a `WorkerPool` of `settings.sessionsPerService` sessions for each of
     /// `settings.services`, connected to the broker at `settings.broker`; a worker serving
-    /// progress publishes its events into the forwarder at `settings.forwarderEndpoint`.
+    /// progress or books publishes its events into the forwarder at `settings.forwarderEndpoint`.
     public static func worker(_ settings: Settings, reloading sources: ConfigurationSources? = nil) -> Int32 {
         configureLogging(settings)
         let logger = Logger(component: "worker")
@@ -124,23 +124,26 @@ public enum Commands {
         )
     }
 
-    /// The publisher of `host`'s progress events, when it serves progress; it binds when it runs.
+    /// The publisher of `host`'s progress and book events, when it serves progress or books; it
+    /// binds when it runs.
     private static func eventPublisher(
         for host: ServiceHost, configuration: EventPublisherConfiguration, context: Context
     ) throws(EventsError) -> [(name: String, service: EventPublisher)] {
-        guard let progress = host.progress else { return [] }
-        return [("events", try EventPublishing.publisher(for: progress, catalog: host.catalog, configuration: configuration, context: context))]
+        guard host.progress != nil || host.services.contains(where: { $0.name == ServiceName.books.rawValue }) else { return [] }
+        return [("events", try EventPublishing.publisher(for: host.progress, catalog: host.catalog, configuration: configuration, context: context))]
     }
 
-    /// Each of `host`'s services as a Majordomo handler, counted in `metrics`; the progress
-    /// service's durable writes are published to `publisher` when there is one.
+    /// Each of `host`'s services as a Majordomo handler, counted in `metrics`; the progress and
+    /// books services' durable writes are published to `publisher` when there is one.
     static func handlers(
         for host: ServiceHost, metrics: RequestMetrics, publisher: EventPublisher?
     ) -> [(name: String, handler: WorkerPool.Handler)] {
         host.services.map { service in
             var answer: FrameHandler.Answer = { frame, reply in service.handle(frame, reply: reply) }
             if let publisher, let progress = service as? ProgressService {
-                answer = EventPublishing.answer(progress, publishingTo: publisher)
+                answer = EventPublishing.answer(progress.handleWithCommit, publish: publisher.publish)
+            } else if let publisher, let books = service as? BooksService {
+                answer = EventPublishing.answer(books.handleWithCommit, publish: publisher.publish)
             }
             return (service.name, FrameHandler.handler(InstrumentedHandler.wrap(answer, service: service.name, metrics: metrics)))
         }

@@ -9,11 +9,21 @@ enum WatchSignals {
     static let interrupted = Atomic<Bool>(false)
     static let resized = Atomic<Bool>(false)
 
-    /// Installs the handlers: SIGINT and SIGTERM end the loop, SIGWINCH asks for a redraw.
+    /// Installs the handlers: SIGINT, SIGTERM and SIGHUP (the terminal went away) end the loop,
+    /// SIGWINCH asks for a redraw. Call it before anything starts a thread, so that every
+    /// thread may take these signals.
     static func install() {
-        signal(SIGINT) { _ in WatchSignals.interrupted.store(true, ordering: .relaxed) }
-        signal(SIGTERM) { _ in WatchSignals.interrupted.store(true, ordering: .relaxed) }
+        var ending = sigset_t()
+        sigemptyset(&ending)
+        for ender in [SIGINT, SIGTERM, SIGHUP] {
+            signal(ender) { _ in WatchSignals.interrupted.store(true, ordering: .relaxed) }
+            sigaddset(&ending, ender)
+        }
         signal(SIGWINCH) { _ in WatchSignals.resized.store(true, ordering: .relaxed) }
+        // `main` blocks these for a ServiceGroup to wait for; watch runs none, and a blocked
+        // signal never reaches its handler: Ctrl-C was ignored, and a closed terminal left
+        // watch running.
+        pthread_sigmask(SIG_UNBLOCK, &ending, nil)
     }
 }
 

@@ -91,7 +91,7 @@ struct CatchUpTests {
             options: .init(eventsEndpoint: try relay.lastEndpoint, snapshotEndpoint: fixture.endpoints.snapshot[0], course: course.id))
         _ = try subscriber.synchronize()
         fixture.completeCourse(course, learner: "ada")
-        let heartbeat = #"{"source":"\#(fixture.publisher.source)","seq":\#(fixture.publisher.sequence),"course_seq":{"\#(course.id)":\#(course.lessons.count)},"snapshot":null,"time":"2026-01-01T00:00:00.000Z"}"#
+        let heartbeat = #"{"source":"\#(fixture.publisher.source)","seq":\#(fixture.publisher.sequence),"progress_seq":\#(fixture.publisher.sequence),"books_seq":0,"course_seq":{"\#(course.id)":\#(course.lessons.count)},"snapshot":null,"time":"2026-01-01T00:00:00.000Z"}"#
         var repaired: ProgressSubscriber.Update?
         _ = try eventually(timeout: .seconds(5)) {
             try relay.send(multipart: [Array(EventTopic.heartbeat.utf8), Array(heartbeat.utf8)])

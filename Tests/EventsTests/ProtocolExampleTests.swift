@@ -1,3 +1,4 @@
+import Books
 import Events
 import Foundation
 import JSON
@@ -24,6 +25,8 @@ struct ProtocolExampleTests {
         ("event-examples/snapshot.json", "events.snapshot.json"),
         ("event-examples/snapshot.error.json", "events.snapshot_error.json"),
         ("event-examples/xapi.passed.json", "events.xapi.json"),
+        ("event-examples/books.book_updated.json", "events.book.json"),
+        ("event-examples/books.book_deleted.json", "events.book.json"),
     ])
     func example(path: String, schema: String) throws {
         let bytes = try Self.load(path)
@@ -33,6 +36,9 @@ struct ProtocolExampleTests {
         case "events.progress.json": _ = try ReceivedProgressEvent(topic: "progress/python-for-data/ada", body: bytes)
         case "events.heartbeat.json": _ = try ReceivedHeartbeat(body: bytes)
         case "events.snapshot.json": #expect(try ReceivedSnapshot(body: bytes).entries.count == 2)
+        case "events.book.json":
+            let event = try ReceivedBookEvent(topic: "books/ada/00000000-0000-4000-8000-000000000001", body: bytes)
+            #expect((event.book == nil) == (event.type == "book_deleted"))
         default: break
         }
     }
@@ -46,5 +52,24 @@ struct ProtocolExampleTests {
         let received = try receiveEvents(socket, count: 1)
         guard case .object(let object) = try JSONParser().parse(received[0].body) else { throw TestFailure("not an object") }
         #expect(object.members.map(\.key).sorted() == (try Self.required("events.progress.json")).sorted())
+    }
+
+    @Test("published book events have exactly the members the book schema names, and their book those of a books result")
+    func publishedBookMembers() throws {
+        let fixture = try PublishingFixture()
+        let socket = try subscribedSocket(fixture.context, to: fixture.endpoints.publish[0], prefixes: [EventTopic.books])
+        let book = Book(
+            id: "00000000-0000-4000-8000-000000000001", learner: "ada", title: "Dune", author: "Frank Herbert", genre: .fantasy, rating: 5,
+            review: "", version: 1, createdAt: 0, updatedAt: 0)
+        fixture.publisher.publish(BookEvent(kind: .created, learner: "ada", bookID: book.id, book: book), revision: 1)
+        let received = try receiveEvents(socket, count: 1)
+        guard case .object(let object) = try JSONParser().parse(received[0].body), case .object(let published) = object["book"] else {
+            throw TestFailure("not an object with a book")
+        }
+        #expect(object.members.map(\.key).sorted() == (try Self.required("events.book.json")).sorted())
+        guard case .array(let names) = try JSONParser().parse(try Self.load("schemas/common.json"))["$defs"]?["book"]?["required"] else {
+            throw TestFailure("common.json has no book definition")
+        }
+        #expect(published.members.map { JSONValue.string($0.key) }.sorted { "\($0)" < "\($1)" } == names.sorted { "\($0)" < "\($1)" })
     }
 }

@@ -5,9 +5,9 @@ import JSON
 import Testing
 import ZeroMQ
 
-/// `lyceum serve` publishes every durable progress write as one event, for subscribers and for
-/// `lyceum watch`.
-@Suite("lyceum serve publishes progress events")
+/// `lyceum serve` publishes every durable progress and book write as one event, for subscribers
+/// and for `lyceum watch`.
+@Suite("lyceum serve publishes progress and book events")
 struct EventsEndToEndTests {
     @Test func everyProgressWriteThatChangesSomethingIsOneEventWithTheNextSequenceNumber() throws {
         let data = try TemporaryDirectory()
@@ -59,6 +59,52 @@ struct EventsEndToEndTests {
         #expect(events.allSatisfy { $0.learner == "ada" && $0.course == course.id })
         #expect(events.last?.progress.watchedCount == 2)
         #expect(server.process.signal(SIGTERM) == 0)
+    }
+
+    @Test func everyDurableBookChangeIsAnEventOnTheLearnersBooksTopic() throws {
+        let data = try TemporaryDirectory()
+        defer { data.remove() }
+        let server = try Server(dataDirectory: data.path)
+        let context = try Context()
+        let subscriber = try context.socket(.subscriber)
+        try subscriber.set(.subscribe, to: Array("books/ines/".utf8))
+        try subscriber.set(.subscribe, to: Array("hb/".utf8))
+        try subscriber.connect(server.eventsEndpoint)
+        // A heartbeat proves the subscription has reached the publisher, so no event is missed.
+        func nextMessage(timeout: Duration) throws -> [[UInt8]]? {
+            var poller = Poller()
+            try poller.add(subscriber)
+            guard try poller.poll(timeout: timeout) > 0 else { return nil }
+            return try subscriber.receiveMultipart(options: .dontWait)
+        }
+        let subscribed = try waitUntil(timeout: .seconds(5)) { try nextMessage(timeout: .milliseconds(100)) != nil }
+        try #require(subscribed, "no heartbeat on \(server.eventsEndpoint)")
+
+        let created = try server.call("books", #"{"op":"create","learner":"ines","title":"Dune","author":"Frank Herbert","genre":"Fantasy","rating":5}"#)
+        let id = try #require(((created["result"] as? [String: Any])?["book"] as? [String: Any])?["id"] as? String)
+        #expect(try server.call("books", #"{"op":"update","learner":"ines","id":"\#(id)","rating":4}"#)["ok"] as? Bool == true)
+        // Another learner's change, a failed write and a read are no events on this prefix.
+        #expect(try server.call("books", #"{"op":"create","learner":"other","title":"T","author":"A","genre":"Fantasy","rating":3}"#)["ok"] as? Bool == true)
+        #expect(try server.call("books", #"{"op":"update","learner":"ines","id":"\#(id)","rating":9}"#)["ok"] as? Bool == false)
+        #expect(try server.call("books", #"{"op":"get","learner":"ines","id":"\#(id)"}"#)["ok"] as? Bool == true)
+        #expect(try server.call("books", #"{"op":"delete","learner":"ines","id":"\#(id)"}"#)["ok"] as? Bool == true)
+
+        var events: [[String: Any]] = []
+        var deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline {
+            guard let message = try nextMessage(timeout: .milliseconds(100)), message.count == 2,
+                  message[0].starts(with: Array("books/".utf8)) else { continue }
+            #expect(String(decoding: message[0], as: UTF8.self) == "books/ines/\(id)")
+            events.append(try parse(message[1]))
+            // A little longer once all three are in, so that an extra event would be seen.
+            if events.count == 3 { deadline = ContinuousClock.now + .milliseconds(300) }
+        }
+        #expect(events.map { $0["type"] as? String } == ["book_created", "book_updated", "book_deleted"])
+        #expect((events.first?["book"] as? [String: Any])?["title"] as? String == "Dune")
+        #expect((events.dropFirst().first?["book"] as? [String: Any])?["rating"] as? Int == 4)
+        #expect(events.last?["book"] is NSNull)
+        let sequences = events.compactMap { $0["seq"] as? Int }
+        #expect(sequences.count == 3 && zip(sequences, sequences.dropFirst()).allSatisfy { $0 < $1 })
     }
 
     @Test func watchJSONAgainstServePrintsTheEvent() throws {

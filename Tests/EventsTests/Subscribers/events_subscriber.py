@@ -2,10 +2,12 @@
 
 usage: events_subscriber.py EVENTS_ENDPOINT SNAPSHOT_ENDPOINT
 
-Follows the catch-up rules: subscribes to progress/ and hb/, prints READY once a heartbeat shows
-the subscription is live, requests a snapshot, then applies only events with a greater seq.
+Follows the catch-up rules: subscribes to progress/, books/ and hb/, prints READY once a heartbeat
+shows the subscription is live, requests a snapshot, then applies only progress events with a
+greater progress_seq, and every book event (a live feed, without snapshots).
 A line "UNTIL <seq>" on standard input says which seq to stop after; it then prints one JSON
-line: the mirrored state by topic and any rule it found broken.
+line: the mirrored progress by topic, the books by topic (null once deleted) and any rule it
+found broken.
 """
 import json
 import sys
@@ -22,6 +24,7 @@ def main():
     context = zmq.Context()
     sub = context.socket(zmq.SUB)
     sub.setsockopt(zmq.SUBSCRIBE, b"progress/")
+    sub.setsockopt(zmq.SUBSCRIBE, b"books/")
     sub.setsockopt(zmq.SUBSCRIBE, b"hb/")
     sub.setsockopt(zmq.RCVTIMEO, 10000)
     sub.connect(events_endpoint)
@@ -40,6 +43,9 @@ def main():
         problems.append("snapshot refused: %s" % snapshot)
     mirror = {entry["topic"]: entry for entry in snapshot["entries"]}
     last = snapshot["seq"]
+    last_progress = snapshot["progress_seq"]
+    last_books = None
+    books = {}
     applied = 0
     target = None
 
@@ -63,11 +69,26 @@ def main():
             continue
         topic = frames[0].decode("utf-8")
         event = json.loads(frames[1].decode("utf-8"))
-        if topic == "hb/" or event["seq"] <= last:
+        if topic == "hb/":
             continue
-        if event["seq"] != last + 1:
-            problems.append("seq %d after %d" % (event["seq"], last))
-        last = event["seq"]
+        if topic.startswith("books/"):
+            if last_books is not None and event["books_seq"] != last_books + 1:
+                problems.append("books_seq %d after %d" % (event["books_seq"], last_books))
+            last_books = event["books_seq"]
+            last = max(last, event["seq"])
+            expected_topic = "books/%s/%s" % (escape(event["learner"]), escape(event["book_id"]))
+            if topic != expected_topic:
+                problems.append("topic %s for %s" % (topic, expected_topic))
+            if (event["book"] is None) != (event["type"] == "book_deleted"):
+                problems.append("%s with book %s" % (event["type"], event["book"]))
+            books[topic] = event["book"]
+            continue
+        if event["progress_seq"] <= last_progress:
+            continue
+        if event["progress_seq"] != last_progress + 1:
+            problems.append("progress_seq %d after %d" % (event["progress_seq"], last_progress))
+        last_progress = event["progress_seq"]
+        last = max(last, event["seq"])
         applied += 1
         expected_topic = "progress/%s/%s" % (escape(event["course"]), escape(event["learner"]))
         if topic != expected_topic:
@@ -81,6 +102,7 @@ def main():
         "applied": applied,
         "last_seq": last,
         "mirror": {topic: entry["progress"] for topic, entry in mirror.items()},
+        "books": books,
         "problems": problems,
     }), flush=True)
     sub.close(0)
