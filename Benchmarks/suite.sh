@@ -250,7 +250,7 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
   echo "Load average $load_before at the start, $load_after at the end: clients, server and Redis share the machine."
   echo "$([ "$quick" = 1 ] && echo "**Quick mode: tiny counts, figures are not meaningful.**")"
   echo
-  echo "Lyceum runs as one \`lyceum serve\` process (broker, 4 sessions per service, journal), driven by"
+  echo "Lyceum runs as one \`lyceum serve\` process (the broker answers catalog, books and progress itself; journals under \`always\`), driven by"
   echo "\`lyceum bench\` with 4 connections, ${run_seconds} s per run after a $warmup warm-up; Redis by \`redis-benchmark\` (200-byte values)."
   echo
   echo "| Measurement | Lyceum | Reference | Ratio |"
