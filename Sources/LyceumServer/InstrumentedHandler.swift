@@ -4,8 +4,8 @@ import Logging
 
 /// Wraps a service's answer so that every request is counted in `RequestMetrics` and, when
 /// debug logging is on, logged with its operation, request id, latency and error code. The
-/// request line costs nothing when debug is off; the metrics cost one parse of the request's
-/// envelope and a lock.
+/// request line costs nothing when debug is off; the metrics cost a look at the request's first
+/// bytes (a parse only for a request not written `{"op":"…`) and a lock.
 public enum InstrumentedHandler {
     /// Error codes for which the request's `op` is not trusted as a label: a client could
     /// otherwise make up any number of label values.
@@ -19,11 +19,11 @@ public enum InstrumentedHandler {
             answer(request) { answered in
                 let elapsed = ContinuousClock.now - started
                 let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-                let envelope = Envelope(request: request)
                 let code = errorCode(of: answered)
-                let op = code.map(untrustedOpCodes.contains) == true ? "invalid" : envelope.op ?? "invalid"
+                let op = code.map(untrustedOpCodes.contains) == true ? "invalid" : operation(of: request) ?? "invalid"
                 metrics.record(service: service, op: op, seconds: seconds, errorCode: code)
                 if logger.isEnabled(.debug) {
+                    let envelope = Envelope(request: request)
                     logger.debug("request", [
                         "service": service, "op": envelope.op ?? "", "request_id": envelope.requestID ?? "",
                         "latency_us": String(Int(seconds * 1e6)), "code": code ?? "ok",
@@ -46,6 +46,19 @@ public enum InstrumentedHandler {
     }
 
     private static let successPrefix = Array(#"{"ok":true"#.utf8)
+
+    /// The request's `op`: read straight from the bytes when the request starts `{"op":"` with no
+    /// escape in the name, as Lyceum's clients and examples write it, so that counting a request
+    /// does not parse it a second time; otherwise from the parsed envelope.
+    static func operation(of request: [UInt8]) -> String? {
+        guard request.starts(with: leadingOp) else { return Envelope(request: request).op }
+        var end = leadingOp.count
+        while end < request.count, request[end] != UInt8(ascii: "\""), request[end] != UInt8(ascii: "\\") { end += 1 }
+        guard end < request.count, request[end] == UInt8(ascii: "\"") else { return Envelope(request: request).op }
+        return String(decoding: request[leadingOp.count..<end], as: UTF8.self)
+    }
+
+    private static let leadingOp = Array(#"{"op":""#.utf8)
 
     /// The request's `op` and `request_id`, when it is a JSON object carrying them as strings.
     struct Envelope {
