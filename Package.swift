@@ -113,7 +113,7 @@ let package = Package(
         // `make bench-events`: events/s with 100 subscribers, delivery latency, cost added to a write.
         .executableTarget(
             name: "events-bench",
-            dependencies: ["Events", "LearningServices", "Catalog", "Progress", "ZeroMQ", "Lifecycle"],
+            dependencies: ["Events", "LearningServices", "LyceumServer", "Journal", "Catalog", "Progress", "ZeroMQ", "Lifecycle"],
             path: "Benchmarks/EventsBench"
         ),
     ],

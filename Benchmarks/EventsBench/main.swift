@@ -4,14 +4,18 @@
 //   2. latency from a write's reply to the event's arrival at a subscriber, at 10,000 events/s,
 //      with 1 and with 100 subscribers connected;
 //   3. the cost publishing adds to a progress write: the same writes with and without publish,
-//      alternating rounds in this run, as a ratio.
+//      alternating rounds in this run, as a ratio; against an in-memory log (the cheapest write,
+//      so the harshest ratio) and against the journal `lyceum serve` writes, with durability
+//      `none` (its CPU alone) and `always` (the default, one writer, so one sync per write).
 //
 // Run with `make bench-events` (release build). Progress is printed to stderr.
 import Catalog
 import Dispatch
 import Events
 import Foundation
+import Journal
 import LearningServices
+import LyceumServer
 import Lifecycle
 import Progress
 import ZeroMQ
@@ -233,10 +237,37 @@ for (subscribers, rate) in [(1, 10_000), (100, 10_000), (100, 1_000)] {
 
 // MARK: 3. Cost added to a progress write
 
-for xapi in [XAPIOptions(), nil] {
-    let writes = 40_000
-    let rounds = 5
-    let label = xapi == nil ? "without xAPI statements" : "with xAPI statements"
+/// Where the measured writes go: a fresh change log per round, and a word for the output.
+struct WriteLog {
+    let name: String
+    let writes: Int
+    let rounds: Int
+    let make: () throws -> any ChangeLog
+}
+
+let journalRoot = FileManager.default.temporaryDirectory.appendingPathComponent("events-bench-\(getpid())").path
+defer {
+    do { try FileManager.default.removeItem(atPath: journalRoot) } catch { note("could not remove \(journalRoot): \(error)") }
+}
+var journalsOpened = 0
+func journalLog(_ durability: DurabilityPolicy) throws -> any ChangeLog {
+    journalsOpened += 1
+    var state = ProgressState()
+    let journal = try Journal.open(directory: "\(journalRoot)/\(journalsOpened)", options: JournalOptions(durability: durability), state: &state)
+    return JournalChangeLog(journal: journal)
+}
+let writeLogs = [
+    WriteLog(name: "in-memory log, so the write itself is cheapest", writes: 40_000, rounds: 5) { InMemoryChangeLog() },
+    WriteLog(name: "journal, durability none: the write path's CPU", writes: 40_000, rounds: 5) { try journalLog(.none) },
+    WriteLog(name: "journal, durability always: serve's default, one writer", writes: 1_000, rounds: 3) { try journalLog(.always) },
+]
+
+// Every log with and without xAPI statements, except the slow `always` runs, with them only.
+let writeCases = writeLogs.flatMap { log in (log.writes > 1_000 ? [XAPIOptions(), nil] : [XAPIOptions()]).map { (log, $0) } }
+for (log, xapi) in writeCases {
+    let writes = log.writes
+    let rounds = log.rounds
+    let label = (xapi == nil ? "without xAPI statements" : "with xAPI statements") + ", " + log.name
     note("3/3 write cost (\(label)): \(rounds) rounds of \(writes) writes with and without publish")
     let (publisher, thread, endpoints) = try startPublisher(xapi: xapi)
     let pool = SubscriberPool(count: 1, threads: 1, endpoint: endpoints.publish[0])
@@ -249,7 +280,7 @@ for xapi in [XAPIOptions(), nil] {
     var publishCalls: [UInt64] = []
     for round in 0..<rounds {
         for publishing in [false, true] {
-            let service = ProgressService(catalog: CatalogStore(catalog), log: InMemoryChangeLog())
+            let service = ProgressService(catalog: CatalogStore(catalog), log: try log.make())
             let frames = toggles(writes)
             var publishNanoseconds: UInt64 = 0
             let start = nanoseconds()
@@ -277,7 +308,7 @@ for xapi in [XAPIOptions(), nil] {
     }
     let medianWithout = without.sorted()[rounds / 2]
     let medianWith = with.sorted()[rounds / 2]
-    print(String(format: "write cost %@ (in-memory log, so the write itself is cheapest): without publish %.2f µs, with publish %.2f µs (%.2f µs inside publish()); publishing adds %.1f%% (median of %d rounds)",
+    print(String(format: "write cost %@: without publish %.2f µs, with publish %.2f µs (%.2f µs inside publish()); publishing adds %.1f%% (median of %d rounds)",
                  label, medianWithout, medianWith, inside.sorted()[rounds / 2], (medianWith / medianWithout - 1) * 100, rounds))
     let writeCall = Double(writeCalls.sorted()[writeCalls.count / 2]) / 1000
     let publishCall = Double(publishCalls.sorted()[publishCalls.count / 2]) / 1000

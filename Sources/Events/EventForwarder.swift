@@ -16,7 +16,7 @@ public final class EventForwarder: Service {
     /// Messages queued per subscriber before the XPUB side drops that subscriber's messages.
     public let sendHighWaterMark: Int32
     private let context: Context
-    private let wakeup: Wakeup
+    private let wakeup: WakeupPipe
     private let stopping = Atomic<Bool>(false)
     private let binding = Mutex<Result<(publishers: [String], subscribers: [String]), EventsError>?>(nil)
     private let bindingSettled = DispatchSemaphore(value: 0)
@@ -31,7 +31,7 @@ public final class EventForwarder: Service {
         self.subscriberEndpoints = subscriberEndpoints
         self.sendHighWaterMark = sendHighWaterMark
         self.context = context
-        wakeup = try Wakeup()
+        do { wakeup = try WakeupPipe() } catch { throw EventsError(error) }
     }
 
     /// Messages forwarded from publishers to subscribers so far.

@@ -66,7 +66,7 @@ public final class EventPublisher: Service {
 
     private let context: Context
     private let sequencer: Mutex<Sequencer>
-    private let wakeup: Wakeup
+    private let wakeup: WakeupPipe
     private let stopping = Atomic<Bool>(false)
     private let binding = Mutex<Result<BoundEndpoints, EventsError>?>(nil)
     private let bindingSettled = DispatchSemaphore(value: 0)
@@ -96,7 +96,7 @@ public final class EventPublisher: Service {
         self.context = context
         self.source = source
         sequencer = Mutex(Sequencer(table: table))
-        wakeup = try Wakeup()
+        do { wakeup = try WakeupPipe() } catch { throw EventsError(error) }
     }
 
     /// Publishes `event`, which must describe a durable write, with `revision`: the journal

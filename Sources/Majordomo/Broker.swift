@@ -27,7 +27,7 @@ public final class Broker: Service {
         guard !endpoints.isEmpty else {
             throw MajordomoError(code: .invalidArgument, detail: "a broker needs at least one endpoint to bind")
         }
-        for local in configuration.localServices where local.name.isEmpty || local.name.utf8.starts(with: MDP.managementPrefix) {
+        for local in configuration.localServices where !MDP.isOrdinaryService(local.name) {
             throw MajordomoError(code: .invalidArgument, service: local.name, detail: "a local service's name must be non-empty and outside mmi.")
         }
         guard Set(configuration.localServices.map(\.name)).count == configuration.localServices.count else {

@@ -1,7 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Synchronization
+import ZeroMQ
 
 /// The way to answer, later and from any thread, a request that a ``WorkerPool`` or
 /// ``LocalService`` handler did not answer at once: for example a write that may only be
@@ -31,38 +29,22 @@ final class ReplyOutbox: Sendable {
         let body: [[UInt8]]
     }
 
-    /// The descriptor to poll for readability.
-    let fileDescriptor: Int32
-    private let writeEnd: Int32
+    private let pipe: WakeupPipe
     private let replies = Mutex<[Reply]>([])
 
     init() throws(MajordomoError) {
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else {
-            throw MajordomoError(code: .resourceExhausted, detail: "pipe failed with errno \(errno)")
-        }
-        for end in ends {
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-        }
-        fileDescriptor = ends[0]
-        writeEnd = ends[1]
+        do { pipe = try WakeupPipe() } catch { throw MajordomoError(error) }
     }
 
-    deinit {
-        close(fileDescriptor)
-        close(writeEnd)
-    }
+    /// The descriptor to poll for readability.
+    var fileDescriptor: Int32 { pipe.fileDescriptor }
 
     func post(_ reply: Reply) {
         let wasEmpty = replies.withLock { replies in
             replies.append(reply)
             return replies.count == 1
         }
-        guard wasEmpty else { return }
-        var byte: UInt8 = 1
-        // A full pipe already holds a wake-up, so a failed write loses nothing.
-        _ = write(writeEnd, &byte, 1)
+        if wasEmpty { pipe.signal() }
     }
 
     /// Whether a reply was posted and not taken yet; cheaper than ``takeAll()`` when none was.
@@ -71,8 +53,7 @@ final class ReplyOutbox: Sendable {
     /// Takes every posted reply, oldest first, after emptying the pipe: a reply posted after the
     /// pipe was read either is taken now or writes a new byte, so none waits for a timeout.
     func takeAll() -> [Reply] {
-        var bytes = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
-        while withUnsafeMutableBytes(of: &bytes, { read(fileDescriptor, $0.baseAddress, $0.count) }) > 0 {}
+        pipe.reset()
         return replies.withLock { replies in
             var taken: [Reply] = []
             swap(&taken, &replies)

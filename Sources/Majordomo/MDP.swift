@@ -14,6 +14,12 @@ public enum MDP {
     public static let notFound: [UInt8] = Array("404".utf8)
     /// MMI answer: no such management service.
     public static let notImplemented: [UInt8] = Array("501".utf8)
+
+    /// Whether a worker may register `name`, or a broker answer it locally: not empty, and
+    /// outside the `mmi.` names the broker keeps for itself.
+    static func isOrdinaryService(_ name: String) -> Bool {
+        !name.isEmpty && !name.utf8.starts(with: managementPrefix)
+    }
 }
 
 /// Why a message is not a valid MDP command; logged by whoever drops it.

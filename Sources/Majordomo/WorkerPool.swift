@@ -47,7 +47,7 @@ public final class WorkerPool: Service {
         context: Context,
         handler: @escaping Handler
     ) throws(MajordomoError) {
-        guard !service.isEmpty, !service.utf8.starts(with: MDP.managementPrefix) else {
+        guard MDP.isOrdinaryService(service) else {
             throw MajordomoError(code: .invalidArgument, service: service, endpoint: endpoint,
                                  detail: "a worker's service name must be non-empty and outside mmi.")
         }
