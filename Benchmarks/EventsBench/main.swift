@@ -249,11 +249,10 @@ let journalRoot = FileManager.default.temporaryDirectory.appendingPathComponent(
 defer {
     do { try FileManager.default.removeItem(atPath: journalRoot) } catch { note("could not remove \(journalRoot): \(error)") }
 }
-var journalsOpened = 0
 func journalLog(_ durability: DurabilityPolicy) throws -> any ChangeLog {
-    journalsOpened += 1
     var state = ProgressState()
-    let journal = try Journal.open(directory: "\(journalRoot)/\(journalsOpened)", options: JournalOptions(durability: durability), state: &state)
+    let directory = "\(journalRoot)/\(UUID().uuidString)"
+    let journal = try Journal.open(directory: directory, options: JournalOptions(durability: durability), state: &state)
     return JournalChangeLog(journal: journal)
 }
 let writeLogs = [
