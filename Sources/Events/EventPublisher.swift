@@ -51,6 +51,17 @@ public final class EventPublisher: Service {
         var publisherIsWaiting = false
         var counters = Counters()
 
+        /// Counts one more event of `course` and returns its number, hashing the name once for a
+        /// course seen before.
+        mutating func nextCourseSequence(_ course: String) -> UInt64 {
+            guard let index = courseSequences.index(forKey: course) else {
+                courseSequences[course] = 1
+                return 1
+            }
+            courseSequences.values[index] += 1
+            return courseSequences.values[index]
+        }
+
         /// Queues `event` unless the queue is full; tells whether the publisher thread needs waking.
         mutating func enqueue(_ event: Queued, capacity: Int) -> Bool {
             counters.published += 1
@@ -109,8 +120,7 @@ public final class EventPublisher: Service {
         let wake = sequencer.withLock { state -> Bool in
             state.sequence += 1
             state.progressSequence += 1
-            let courseSequence = state.courseSequences[event.course, default: 0] + 1
-            state.courseSequences[event.course] = courseSequence
+            let courseSequence = state.nextCourseSequence(event.course)
             state.table.insert(entry)
             let sequences = ProgressSequences(sequence: state.sequence, progressSequence: state.progressSequence, courseSequence: courseSequence)
             return state.enqueue(.progress(event, revision: revision, sequences: sequences), capacity: capacity)

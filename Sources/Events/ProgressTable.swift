@@ -58,8 +58,13 @@ public struct ProgressTable: Sendable {
     /// course may be published out of their write order, and the revision restores that order.
     public mutating func insert(_ entry: ProgressEntry) {
         let key = Key(course: entry.course, learner: entry.learner)
-        if let existing = entries[key], existing.revision > entry.revision { return }
-        entries[key] = entry
+        // One hash of the two strings for a learner already in the table, the usual case: this
+        // runs in every publish, under the publisher's lock.
+        guard let index = entries.index(forKey: key) else {
+            entries[key] = entry
+            return
+        }
+        if entries.values[index].revision <= entry.revision { entries.values[index] = entry }
     }
 
     /// The entries whose topic starts with `prefix`, ordered by topic.
