@@ -113,6 +113,35 @@ final class HeldRequests: @unchecked Sendable {
         #expect(ContinuousClock.now - started < .seconds(2))
     }
 
+    @Test func everySessionRegistersAgainAfterTheBrokerRestartsAndServes() throws {
+        let context = try Context()
+        var broker = try RunningBroker(context: context)
+        let endpoint = broker.endpoint
+        let configuration = WorkerConfiguration(heartbeat: fastHeartbeat, reconnectInitialDelay: .milliseconds(50))
+        let pool = try WorkerPool(endpoint: endpoint, service: "echo", sessions: 3, configuration: configuration, context: context) { body, _ in body }
+        let thread = ServiceThread(pool, name: "pool")
+        defer { thread.stop() }
+        func registeredSessions() -> Int { broker.broker.snapshot.services.first { $0.name == "echo" }?.workers ?? 0 }
+        #expect(eventually { registeredSessions() == 3 })
+        broker.stop()
+        pause(milliseconds: 200)
+        broker = try RunningBroker(context: context, endpoint: endpoint)
+        defer { broker.stop() }
+        // Each session noticed the silence on its own and started over on a new socket.
+        #expect(eventually(timeout: .seconds(5)) { registeredSessions() == 3 })
+        let client = AsyncClient(endpoint: endpoint, capacity: 3, context: context)
+        defer { client.close() }
+        var expected: [AsyncClient.RequestID: [[UInt8]]] = [:]
+        for index in 0..<3 {
+            let body = [bytes("again \(index)")]
+            expected[try client.send("echo", body: body)] = body
+        }
+        while !expected.isEmpty {
+            let completion = try #require(try client.receive(timeout: .seconds(3)))
+            #expect(try completion.result.get() == expected.removeValue(forKey: completion.id))
+        }
+    }
+
     @Test func poolRefusesNoSessionsAndManagementNames() throws {
         let context = try Context()
         #expect(throws: MajordomoError.self) {
