@@ -55,6 +55,18 @@ final class LockedState: @unchecked Sendable {
         defer { lock.unlock() }
         return try body(&state)
     }
+
+    /// Appends book number `number` as a server's write does: append and apply under the state's
+    /// lock, so that the journal's order is the state's; durability is the caller's to wait for.
+    func appendBook(_ number: Int, to journal: Journal) throws -> PendingWrite {
+        let (key, value) = book(number)
+        let change = JournalChange.put("books", key: key, value: value)
+        return try withLock { state in
+            let pending = try journal.append([change])
+            state.apply(change)
+            return pending
+        }
+    }
 }
 
 /// Prints what the append runs report: appends per second, and appends per sync (how well group
@@ -84,15 +96,8 @@ case "append":
             defer { done.leave() }
             var number = writer
             while ContinuousClock.now < deadline {
-                let (key, value) = book(number)
-                let change = JournalChange.put("books", key: key, value: value)
                 do {
-                    let pending = try state.withLock { state in
-                        let pending = try journal.append([change])
-                        state.apply(change)
-                        return pending
-                    }
-                    _ = pending.waitUntilDurable()
+                    _ = try state.appendBook(number, to: journal).waitUntilDurable()
                 } catch {
                     fail("\(error)")
                 }
@@ -119,15 +124,8 @@ case "acknowledge":
     var number = 0
     while ContinuousClock.now < deadline {
         slots.wait()
-        let (key, value) = book(number)
-        let change = JournalChange.put("books", key: key, value: value)
         do {
-            let pending = try state.withLock { state in
-                let pending = try journal.append([change])
-                state.apply(change)
-                return pending
-            }
-            pending.whenDurable { _ in slots.signal() }
+            try state.appendBook(number, to: journal).whenDurable { _ in slots.signal() }
         } catch {
             fail("\(error)")
         }
