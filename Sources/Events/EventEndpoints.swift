@@ -7,4 +7,7 @@ public enum EventEndpoints {
     /// Where a forwarder (hosted by `lyceum broker`) takes workers' events in; it republishes
     /// them on ``publish``.
     public static let forwarderInput = "tcp://127.0.0.1:5558"
+    /// The `events-endpoint` value that turns publishing off: `serve` publishes no events and
+    /// answers no snapshots, `broker` hosts no forwarder.
+    public static let none = "none"
 }

@@ -11,9 +11,9 @@ import ZeroMQ
 /// replies and DISCONNECTs) and closed its journals. A host serving progress or books publishes
 /// the events of durable writes: `serve` on `settings.eventsEndpoint`, a `worker` into the
 /// forwarder that `broker` hosts at `settings.forwarderEndpoint` and republishes on
-/// `settings.eventsEndpoint`. Each answers `mmi.status` when it runs a broker, serves
-/// `GET /metrics` when `settings.metricsPort` is set, and on SIGHUP reads its configuration
-/// sources again for the log level and reloads the catalog.
+/// `settings.eventsEndpoint` (neither when that is `none`). Each answers `mmi.status` when it
+/// runs a broker, serves `GET /metrics` when `settings.metricsPort` is set, and on SIGHUP reads
+/// its configuration sources again for the log level and reloads the catalog.
 public enum Commands {
     /// `lyceum serve`: a broker that answers every service itself (as `LocalService`s: no worker
     /// hop inside one process), with writes replying once durable without holding its thread.
@@ -31,9 +31,9 @@ public enum Commands {
         let report = ProcessReport(role: "serve", metrics: RequestMetrics(), journals: host.journals)
         do {
             return try runGroup(logger: logger, reload: reloader(sources, host: host)) { context in
-                let events = try eventPublisher(
+                let events = settings.publishesEvents ? try eventPublisher(
                     for: host, configuration: .init(publishEndpoints: [settings.eventsEndpoint], snapshotEndpoints: [settings.snapshotEndpoint]),
-                    context: context)
+                    context: context) : []
                 var configuration = brokerConfiguration(settings, report: report)
                 configuration.localServices = handlers(for: host, metrics: report.metrics, publisher: events.first?.service).map(LocalService.init)
                 let broker = try Broker(endpoints: settings.endpoints, configuration: configuration, context: context)
@@ -58,9 +58,9 @@ public enum Commands {
         do {
             return try runGroup(logger: logger, reload: reloader(sources, host: nil)) { context in
                 let broker = try Broker(endpoints: settings.endpoints, configuration: brokerConfiguration(settings, report: report), context: context)
-                let forwarder = try EventForwarder(
-                    publisherEndpoints: [settings.forwarderEndpoint], subscriberEndpoints: [settings.eventsEndpoint], context: context)
-                return try metricsEndpoint(settings, report: report, broker: broker) + [("events", forwarder), ("broker", broker)]
+                let forwarder = settings.publishesEvents ? [("events", try EventForwarder(
+                    publisherEndpoints: [settings.forwarderEndpoint], subscriberEndpoints: [settings.eventsEndpoint], context: context) as any Service)] : []
+                return try metricsEndpoint(settings, report: report, broker: broker) + forwarder + [("broker", broker)]
             }
         } catch {
             logger.critical("cannot start", ["error": "\(error)"])

@@ -45,12 +45,15 @@ public struct Settings: Sendable {
     /// ZeroMQ high-water mark (messages queued per peer, each direction) of the broker's socket.
     public var highWaterMark = 1000
     /// Where events are published for subscribers such as `lyceum watch`: `serve` binds its
-    /// publisher here, `broker` its forwarder's subscriber side.
+    /// publisher here, `broker` its forwarder's subscriber side; ``EventEndpoints/none`` for no events.
     public var eventsEndpoint = EventEndpoints.publish
     /// Where `serve` answers event snapshot requests.
     public var snapshotEndpoint = EventEndpoints.snapshot
     /// Where `broker`'s event forwarder takes workers' events in, and `worker` publishes to.
     public var forwarderEndpoint = EventEndpoints.forwarderInput
+
+    /// Whether `serve` publishes events and `broker` forwards them: `events-endpoint` is not `none`.
+    public var publishesEvents: Bool { eventsEndpoint != EventEndpoints.none }
 
     /// Where each setting that is not a default came from.
     public private(set) var origins: [SettingKey: SettingOrigin] = [:]
@@ -129,7 +132,9 @@ public struct Settings: Sendable {
         case .highWaterMark:
             highWaterMark = try integer(0...10_000_000)
         case .eventsEndpoint:
-            guard Self.isEndpoint(text) else { throw invalid("an endpoint such as \(EventEndpoints.publish)") }
+            guard Self.isEndpoint(text) || text == EventEndpoints.none else {
+                throw invalid("an endpoint such as \(EventEndpoints.publish), or \(EventEndpoints.none) for no events")
+            }
             eventsEndpoint = text
         case .snapshotEndpoint:
             guard Self.isEndpoint(text) else { throw invalid("an endpoint such as \(EventEndpoints.snapshot)") }

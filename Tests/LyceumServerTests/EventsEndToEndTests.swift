@@ -172,4 +172,27 @@ struct EventsEndToEndTests {
         #expect(worker.signal(SIGTERM) == 0)
         #expect(broker.signal(SIGTERM) == 0)
     }
+
+    @Test func withEventsEndpointNoneServeAnswersWritesAndBindsNoEventPort() throws {
+        let data = try TemporaryDirectory()
+        defer { data.remove() }
+        // Ports already taken: serve would exit if it still bound its publisher or snapshot socket.
+        let takenEvents = try LoopbackListener()
+        let takenSnapshots = try LoopbackListener()
+        let server = try Server(dataDirectory: data.path, arguments: ["--events-endpoint", "none", "--snapshot-endpoint", takenSnapshots.endpoint])
+        let course = try #require(try Catalog.sample().courses.first { !$0.lessons.isEmpty })
+        let write = #"{"op":"mark_watched","learner":"noa","course":"\#(course.id)","lesson":"\#(course.lessons[0].id)"}"#
+        #expect(try server.call("progress", write)["ok"] as? Bool == true)
+        #expect(server.process.isRunning, "\(server.process.standardError)")
+        #expect(!server.process.standardError.contains("publishing events"))
+
+        let broker = try LyceumProcess([
+            "broker", "--endpoint", try freeLoopbackEndpoint(), "--events-endpoint", "none", "--forwarder-endpoint", takenEvents.endpoint,
+        ])
+        defer { broker.stop() }
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(broker.isRunning, "\(broker.standardError)")
+        #expect(broker.signal(SIGTERM) == 0)
+        #expect(server.process.signal(SIGTERM) == 0)
+    }
 }

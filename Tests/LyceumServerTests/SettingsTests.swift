@@ -34,7 +34,7 @@ struct SettingsTests {
         (["--timeout", "-1"], .timeout, "expected milliseconds from 1 to 600000, got '-1'"),
         (["--log-level", "loud"], .logLevel, "got 'loud'"),
         (["--sessions"], .sessions, "needs a value"),
-        (["--events-endpoint", "127.0.0.1:5556"], .eventsEndpoint, "expected an endpoint such as tcp://127.0.0.1:5556, got '127.0.0.1:5556'"),
+        (["--events-endpoint", "127.0.0.1:5556"], .eventsEndpoint, "expected an endpoint such as tcp://127.0.0.1:5556, or none for no events, got '127.0.0.1:5556'"),
         (["--forwarder-endpoint", ""], .forwarderEndpoint, "got ''"),
     ])
     func badValuesNameTheFlag(arguments: [String], key: SettingKey, message: String) {
@@ -44,6 +44,12 @@ struct SettingsTests {
             guard let error = error as? SettingsError else { return false }
             return error.key == key && error.description.hasPrefix(key.flag + ": ") && error.message.contains(message)
         }
+    }
+
+    @Test func eventsEndpointNoneTurnsEventsOff() throws {
+        #expect(try CommandArguments([], accepting: [.eventsEndpoint]).settings.publishesEvents)
+        let off = try CommandArguments(["--events-endpoint", "none"], accepting: [.eventsEndpoint])
+        #expect(!off.settings.publishesEvents)
     }
 
     @Test func flagsOfOtherCommandsAreUnknown() {
