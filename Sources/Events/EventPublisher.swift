@@ -7,7 +7,7 @@ import Progress
 import Synchronization
 import ZeroMQ
 
-/// Publishes progress and book events on a PUB socket and answers snapshot requests on a ROUTER
+/// Publishes progress and book events on an XPUB socket and answers snapshot requests on a ROUTER
 /// socket (the ZeroMQ guide's Clone pattern), with heartbeats; see protocol/events.md.
 ///
 /// Any thread may call ``publish(_:revision:)-(ProgressEvent,_)``: it never waits for subscribers
@@ -15,7 +15,9 @@ import ZeroMQ
 /// updates the snapshot table and queues the event as a value, so a snapshot and the sequence
 /// number it reports always agree, and an event dropped from a full queue still has its number
 /// (subscribers see the gap). The thread running ``run()`` owns both sockets, encodes the queued
-/// events and sends them in sequence order.
+/// events and sends them in sequence order. Subscribers see it as a PUB socket; the XPUB side
+/// tells the publisher their subscriptions, so it encodes only events some subscriber takes
+/// (an xAPI statement nobody subscribed to costs nothing).
 public final class EventPublisher: Service {
     /// This publisher's identity, in every event and heartbeat.
     public let source: EventSource
@@ -158,7 +160,7 @@ public final class EventPublisher: Service {
         let publisher: Socket
         let snapshots: Socket
         do {
-            publisher = try context.socket(.publisher)
+            publisher = try context.socket(.extendedPublisher)
             try publisher.set(.sendHighWaterMark, to: configuration.sendHighWaterMark)
             for endpoint in configuration.publishEndpoints { try publisher.bind(endpoint) }
             for endpoint in configuration.forwarderEndpoints { try publisher.connect(endpoint) }
@@ -219,6 +221,7 @@ public final class EventPublisher: Service {
         var queueWasEmpty = false
         // Swapped with the queue, so that taking a batch under the lock never allocates or frees.
         var batch: [Queued] = []
+        var subscriptions = SubscriptionSet()
         while true {
             // Waits only once the queue was found empty (and a publish will wake it); otherwise
             // just looks at the snapshot socket.
@@ -231,7 +234,10 @@ public final class EventPublisher: Service {
             let now = ContinuousClock.now
             let announced = takeQueued(into: &batch, announcing: now >= nextHeartbeat)
             queueWasEmpty = batch.isEmpty
-            try send(batch, on: publisher)
+            // Taken in just before sending, so that no event is skipped for a subscription the
+            // socket already knows of.
+            while let message = try publisher.receive(options: .dontWait) { subscriptions.apply(message) }
+            try send(batch, on: publisher, to: subscriptions)
             batch.removeAll(keepingCapacity: true)
             if let announced {
                 try sendHeartbeat(announced, on: publisher, advertisedSnapshot: advertisedSnapshot)
@@ -265,21 +271,28 @@ public final class EventPublisher: Service {
         }
     }
 
-    private func send(_ batch: [Queued], on publisher: Socket) throws(ZMQError) {
+    /// Encodes and sends the events of `batch` that `subscriptions` select; the socket would
+    /// drop the others unsent.
+    private func send(_ batch: [Queued], on publisher: Socket, to subscriptions: SubscriptionSet) throws(ZMQError) {
         for event in batch {
-            // A PUB socket drops instead of blocking at its high-water mark, so these never wait.
+            // An XPUB socket drops instead of blocking at its high-water mark, so these never wait.
             switch event {
             case .progress(let event, let revision, let sequences):
                 let topic = EventTopic.progress(course: event.course, learner: event.learner)
-                try publisher.send(topic.utf8, options: [.more, .dontWait])
-                try publisher.send(ProgressEventBody.encode(event, revision: revision, sequences: sequences, source: source), options: .dontWait)
-                guard let options = configuration.xapi else { continue }
+                if subscriptions.wants(topic.utf8) {
+                    try publisher.send(topic.utf8, options: [.more, .dontWait])
+                    try publisher.send(ProgressEventBody.encode(event, revision: revision, sequences: sequences, source: source), options: .dontWait)
+                }
+                let statementTopic = EventTopic.xapi + topic
+                guard let options = configuration.xapi, subscriptions.wants(statementTopic.utf8) else { continue }
                 for statement in XAPIStatements(event, revision: revision, source: source, options: options).bodies {
-                    try publisher.send((EventTopic.xapi + topic).utf8, options: [.more, .dontWait])
+                    try publisher.send(statementTopic.utf8, options: [.more, .dontWait])
                     try publisher.send(statement, options: .dontWait)
                 }
             case .book(let event, let revision, let sequences, let time):
-                try publisher.send(EventTopic.book(learner: event.learner, bookID: event.bookID).utf8, options: [.more, .dontWait])
+                let topic = EventTopic.book(learner: event.learner, bookID: event.bookID)
+                guard subscriptions.wants(topic.utf8) else { continue }
+                try publisher.send(topic.utf8, options: [.more, .dontWait])
                 try publisher.send(
                     BookEventBody.encode(event, revision: revision, sequences: sequences, source: source, time: time), options: .dontWait)
             }
