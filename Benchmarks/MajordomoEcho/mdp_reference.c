@@ -22,10 +22,16 @@
    own and connect over loopback TCP, as another process would; `inproc`: they share the broker's
    context and connect over inproc. All sessions are served by one thread that polls them, as
    Lyceum's WorkerPool does: on this 2-core machine the client, the broker and the workers already
-   outnumber the cores, and one thread per session would add switches between threads, not work. */
+   outnumber the cores, and one thread per session would add switches between threads, not work.
+
+   Both loops wait as Lyceum's do (its SocketWaiter): one system poll on the sockets' ZMQ_FDs,
+   where zmq_poll would also read every socket's ZMQ_EVENTS before and after each wait. ZMQ_FD
+   only announces what a socket has not yet processed, and every send and receive processes it,
+   so a loop sleeps only when each socket's last use was a receive that found nothing. */
 #define _POSIX_C_SOURCE 200809L
 #include <zmq.h>
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -48,6 +54,8 @@ enum command { READY = 1, REQUEST = 2, REPLY = 3, HEARTBEAT = 4, DISCONNECT = 5 
 /* A worker with a request in hand may be silent this long before it is forgotten. */
 #define MAX_REQUEST_MS 60000
 #define MAX_QUEUED 100000
+/* Messages received from one socket before the loop looks at its timers and other sockets. */
+#define BATCH 256
 /* Messages with more frames are dropped; routing ids, service names at most MAX_ID bytes. */
 #define MAX_FRAMES 64
 #define MAX_ENVELOPE 8
@@ -140,6 +148,21 @@ static void *open_socket(void *context, int type) {
     int linger = 0;
     CHECK(zmq_setsockopt(socket, ZMQ_LINGER, &linger, sizeof linger));
     return socket;
+}
+
+static int socket_fd(void *socket) {
+    int fd;
+    size_t size = sizeof fd;
+    CHECK(zmq_getsockopt(socket, ZMQ_FD, &fd, &size));
+    return fd;
+}
+
+/* Waits up to `timeout` ms for one of `fds` to be readable or a signal. */
+static void wait_for(struct pollfd *fds, int count, int64_t timeout) {
+    if (poll(fds, (nfds_t)count, timeout > 0 ? (int)timeout : 0) == -1 && errno != EINTR) {
+        perror("mdp_reference: poll");
+        exit(1);
+    }
 }
 
 /* ---- A table of byte keys (routing ids, service names), chained ---- */
@@ -454,28 +477,28 @@ static void free_broker(struct broker *broker) {
 
 /* Serves until stdin closes or a signal asks to stop. */
 static void serve_broker(struct broker *broker) {
-    zmq_pollitem_t items[] = { { broker->socket, 0, ZMQ_POLLIN, 0 }, { NULL, STDIN_FILENO, ZMQ_POLLIN, 0 } };
+    struct pollfd fds[] = { { socket_fd(broker->socket), POLLIN, 0 }, { STDIN_FILENO, POLLIN, 0 } };
     int64_t next_heartbeat = now_ms() + HEARTBEAT_MS;
+    bool may_hold_messages = true;
     while (!stopping) {
-        int64_t wait = next_heartbeat - now_ms();
-        if (zmq_poll(items, 2, wait > 0 ? (long)wait : 0) == -1) {
-            if (zmq_errno() == EINTR) continue;
-            fail("zmq_poll");
-        }
-        if (items[1].revents) {
+        if (!may_hold_messages) wait_for(fds, 2, next_heartbeat - now_ms());
+        if (fds[1].revents) {
+            fds[1].revents = 0;
             char ignored[256];
             ssize_t size = read(STDIN_FILENO, ignored, sizeof ignored);
             if (size == 0 || (size < 0 && errno != EINTR)) return;
         }
-        if (items[0].revents & ZMQ_POLLIN) {
-            while (receive_message(broker->socket, &broker->in)) {
-                handle_message(broker);
-                close_frames(&broker->in);
-            }
+        int received = 0;
+        while (received < BATCH && receive_message(broker->socket, &broker->in)) {
+            handle_message(broker);
+            close_frames(&broker->in);
+            received++;
         }
+        may_hold_messages = received == BATCH;
         if (now_ms() >= next_heartbeat) {
             heartbeat(broker);
             next_heartbeat = now_ms() + HEARTBEAT_MS;
+            may_hold_messages = true;
         }
     }
 }
@@ -485,6 +508,8 @@ static void serve_broker(struct broker *broker) {
 struct session {
     void *socket;
     int64_t heard, next_heartbeat;
+    /* False only when the socket's last use was a receive that found nothing. */
+    bool may_hold_messages;
 };
 
 struct workers {
@@ -492,7 +517,7 @@ struct workers {
     const char *endpoint;
     int count;
     struct session *sessions;
-    zmq_pollitem_t *items;
+    struct pollfd *fds;
     struct frames in;
     atomic_bool stop;
 };
@@ -507,7 +532,8 @@ static void connect_session(struct workers *workers, int index) {
     send_bytes(session->socket, SERVICE, strlen(SERVICE), false);
     session->heard = now_ms();
     session->next_heartbeat = session->heard + HEARTBEAT_MS;
-    workers->items[index] = (zmq_pollitem_t){ session->socket, 0, ZMQ_POLLIN, 0 };
+    session->may_hold_messages = true;
+    workers->fds[index] = (struct pollfd){ socket_fd(session->socket), POLLIN, 0 };
 }
 
 /* Handles ["", MDPW01, command, ...] from the broker; returns false when the session must start over. */
@@ -544,21 +570,23 @@ static void *serve_workers(void *argument) {
         int64_t now = now_ms(), wake = now + 100;
         for (int index = 0; index < workers->count; index++) {
             struct session *session = &workers->sessions[index];
+            if (session->may_hold_messages) wake = now;
             if (session->next_heartbeat < wake) wake = session->next_heartbeat;
             if (session->heard + EXPIRY_MS < wake) wake = session->heard + EXPIRY_MS;
         }
-        if (zmq_poll(workers->items, workers->count, wake > now ? (long)(wake - now) : 0) == -1) {
-            if (zmq_errno() == EINTR) continue;
-            fail("zmq_poll");
-        }
+        if (wake > now) wait_for(workers->fds, workers->count, wake - now);
         for (int index = 0; index < workers->count; index++) {
             struct session *session = &workers->sessions[index];
             bool connected = true;
-            if (workers->items[index].revents & ZMQ_POLLIN) {
-                while (connected && receive_message(session->socket, &workers->in)) {
+            if (session->may_hold_messages || workers->fds[index].revents) {
+                workers->fds[index].revents = 0;
+                int received = 0;
+                while (connected && received < BATCH && receive_message(session->socket, &workers->in)) {
                     connected = handle_command(workers, session);
                     close_frames(&workers->in);
+                    received++;
                 }
+                session->may_hold_messages = received == BATCH;
             }
             now = now_ms();
             if (!connected || now - session->heard > EXPIRY_MS) {
@@ -566,6 +594,7 @@ static void *serve_workers(void *argument) {
             } else if (now >= session->next_heartbeat) {
                 send_worker_header(session->socket, HEARTBEAT, false);
                 session->next_heartbeat = now + HEARTBEAT_MS;
+                session->may_hold_messages = true;
             }
         }
     }
@@ -612,7 +641,7 @@ int main(int argc, char **argv) {
     workers->endpoint = inproc ? INPROC_ENDPOINT : endpoint;
     workers->count = count;
     workers->sessions = allocate((size_t)count * sizeof *workers->sessions);
-    workers->items = allocate((size_t)count * sizeof *workers->items);
+    workers->fds = allocate((size_t)count * sizeof *workers->fds);
     atomic_init(&workers->stop, false);
     /* Signals go to the broker's thread, whose poll they interrupt. */
     sigset_t blocked, previous;
@@ -630,7 +659,7 @@ int main(int argc, char **argv) {
     pthread_join(thread, NULL);
     if (!inproc) CHECK(zmq_ctx_term(workers->context));
     free(workers->sessions);
-    free(workers->items);
+    free(workers->fds);
     free(workers);
     CHECK(zmq_close(broker->socket));
     free_broker(broker);
