@@ -31,11 +31,11 @@ bench-journal:
 	@scripts/ensure-deps.sh bench
 	Benchmarks/journal-bench.sh
 
-## Majordomo echo through Lyceum's broker: sync client and 50 in flight (issue: Majordomo).
+## Majordomo echo through Lyceum's broker: sync client and 50 in flight, vs a C broker and C workers
+## built and measured in the same run (issue: Majordomo).
 bench-mdp:
 	@scripts/ensure-deps.sh
-	$(SWIFT) build -c release --product mdp-bench
-	.build/release/mdp-bench
+	Benchmarks/mdp-bench.sh
 
 ## Lyceum beside Redis and C in one run: ratios, goals, charts in bench-results/<date>/ (issue 7).
 .PHONY: bench soak

@@ -90,11 +90,12 @@ let package = Package(
         ),
         // `make bench-journal` runs this one (Benchmarks/journal-bench.sh).
         .executableTarget(name: "journal-bench", dependencies: ["Journal"], path: "Benchmarks/JournalBench"),
-        // `make bench-mdp`: echo round trips through Lyceum's broker.
+        // `make bench-mdp`: echo round trips through Lyceum's broker, beside the C reference (Benchmarks/mdp-bench.sh).
         .executableTarget(
             name: "mdp-bench",
             dependencies: ["Majordomo", "ZeroMQ", "Lifecycle", "Logging"],
-            path: "Benchmarks/MajordomoEcho"
+            path: "Benchmarks/MajordomoEcho",
+            exclude: ["mdp_reference.c"]
         ),
         // `swift run -c release service-handling`: per-request cost of the services, and replay speed.
         .executableTarget(

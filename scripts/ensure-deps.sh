@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Lyceum needs, only when they are missing, so that `make run`
 # and `make test` work on a fresh machine. Pass extra package groups as arguments:
-#   ensure-deps.sh            libzmq (to build and run)
+#   ensure-deps.sh            libzmq, its headers, pkg-config and a C compiler (to build and run,
+#                               and for the C references of bench-zmq and bench-mdp)
 #   ensure-deps.sh test       + pyzmq and prometheus_client for /usr/bin/python3 (independent
 #                               peers and the metrics parser in the tests), systemd-analyze,
 #                               tmux (the real terminal `lyceum watch` is tested in)
@@ -10,6 +11,7 @@ set -euo pipefail
 
 missing=()
 pkg-config --exists libzmq 2>/dev/null || missing+=(libzmq3-dev pkg-config)
+command -v cc >/dev/null || missing+=(gcc libc6-dev)
 for group in "$@"; do
   case "$group" in
     test)

@@ -7,13 +7,19 @@
 //   4. and 5. the same sessions served by one thread, a WorkerPool, over TCP and over inproc;
 //   6. a LocalService: echo answered by the broker itself, on its thread, with no workers;
 //   7. the reference, measured in the same run: the same 50-in-flight client straight to a
-//      ROUTER that echoes, without broker or workers: the ceiling libzmq allows here.
-// Clients always reach the broker over loopback TCP, from a context of their own.
+//      ROUTER that echoes, without broker or workers: the ceiling libzmq allows here;
+//   8. and 9. with `--c-reference PATH` (mdp_reference.c, built by Benchmarks/mdp-bench.sh): the
+//      same clients against a C broker and C echo workers in a process of their own, workers over
+//      loopback TCP (the synchronous client and 50 in flight) and over inproc (50 in flight).
+// Clients always reach the broker over loopback TCP, from a context of their own. Every reply
+// must echo its own request's body, or the run fails.
 //
-// Prints requests per second and p50/p99 round-trip latency for each, and the ratios to the
-// reference and to the ZeroMQ guide's C broker (about 12 000 round trips/s at best).
+// Prints requests per second and p50/p99 round-trip latency for each, and the ratios of each
+// Lyceum broker scenario to the broker-less reference and to the C broker with the same worker
+// transport (tcp, pool-tcp and the synchronous client to c-tcp; inproc, pool-inproc and local to c-inproc).
 //
-//   mdp-bench [--seconds S] [--workers N] [--in-flight N] [--body-bytes N] [--only sync|tcp|inproc|pool-tcp|pool-inproc|local|reference]
+//   mdp-bench [--seconds S] [--workers N] [--in-flight N] [--body-bytes N] [--c-reference PATH]
+//             [--only sync|tcp|inproc|pool-tcp|pool-inproc|local|reference|c-tcp|c-inproc]
 //
 // `--only` runs one measurement, to profile it (`perf record`, `strace -c`) without the others.
 import Foundation
@@ -30,6 +36,11 @@ struct Settings {
         case poolInproc = "pool-inproc"
         case local
         case reference
+        case cTCP = "c-tcp"
+        case cInproc = "c-inproc"
+
+        /// Whether it measures the C broker of `--c-reference`.
+        var needsCReference: Bool { self == .cTCP || self == .cInproc }
     }
 
     var seconds = 5.0
@@ -37,15 +48,23 @@ struct Settings {
     var inFlight = 50
     var bodyBytes = 64
     var scenarios = Scenario.allCases
+    /// The C reference program (mdp_reference.c, compiled).
+    var cReference: String?
 
     init(_ arguments: [String]) {
+        var only: Scenario?
         var iterator = arguments.makeIterator()
         while let name = iterator.next() {
             if name == "--only" {
                 guard let text = iterator.next(), let scenario = Scenario(rawValue: text) else {
                     fail("--only needs one of \(Scenario.allCases.map(\.rawValue).joined(separator: ", "))")
                 }
-                scenarios = [scenario]
+                only = scenario
+                continue
+            }
+            if name == "--c-reference" {
+                guard let path = iterator.next() else { fail("--c-reference needs the path of the compiled mdp_reference.c") }
+                cReference = path
                 continue
             }
             guard let text = iterator.next(), let value = Double(text), value > 0 else {
@@ -58,6 +77,12 @@ struct Settings {
             case "--body-bytes": bodyBytes = Int(value)
             default: fail("unknown option \(name)")
             }
+        }
+        if let only {
+            if only.needsCReference && cReference == nil { fail("--only \(only.rawValue) needs --c-reference PATH") }
+            scenarios = [only]
+        } else if cReference == nil {
+            scenarios.removeAll(where: \.needsCReference)
         }
     }
 }
@@ -97,7 +122,6 @@ func seconds(_ duration: Duration) -> Double {
 
 let settings = Settings(Array(CommandLine.arguments.dropFirst()))
 let clock = ContinuousClock()
-let body = [[UInt8](repeating: 0x2A, count: settings.bodyBytes)]
 Logger.configure(level: .warning, format: Logger.defaultFormat)
 
 /// Runs `sendAndCollect` for the configured time, printing progress each second.
@@ -118,17 +142,6 @@ func measure(_ name: String, warmUp: Duration = .milliseconds(500), _ step: (ino
     }
     measurement.elapsed = clock.now - start
     return measurement
-}
-
-/// Keeps `client` full with requests and records each one's round trip.
-func pipelined(_ client: AsyncClient, into measurement: inout Measurement, recording: Bool, sentAt: inout [AsyncClient.RequestID: ContinuousClock.Instant]) throws {
-    while client.inFlight < client.capacity {
-        sentAt[try client.send("echo", body: body)] = clock.now
-    }
-    guard let completion = try client.receive(timeout: .seconds(5)) else { fail("no reply within 5 s") }
-    _ = try completion.result.get()
-    let sent = sentAt.removeValue(forKey: completion.id)!
-    if recording { measurement.latencies.append(clock.now - sent) }
 }
 
 /// A broker with echo worker sessions, for one or more measurements.
@@ -169,53 +182,37 @@ final class EchoBroker {
     }
 }
 
-/// Measures `settings.inFlight` requests kept in flight against `endpoint`.
-func measureInFlight(_ name: String, endpoint: String, context: Context) throws -> Measurement {
-    let client = AsyncClient(endpoint: endpoint, capacity: settings.inFlight, context: context)
-    defer { client.close() }
-    var sentAt: [AsyncClient.RequestID: ContinuousClock.Instant] = [:]
-    let measurement = try measure(name) { measurement, recording in
-        try pipelined(client, into: &measurement, recording: recording, sentAt: &sentAt)
-    }
-    while try client.receive(timeout: .seconds(1)) != nil {}
-    return measurement
-}
-
 do {
     let clientContext = try Context(ioThreads: 1)
     progress("\(settings.bodyBytes)-byte bodies, \(settings.seconds) s per run")
     let runs = Set(settings.scenarios)
-    var measurements: [Measurement] = []
-    var brokered: [Measurement] = []
+    var results = Results()
 
     if runs.contains(.sync) || runs.contains(.tcp) {
         let overTCP = try EchoBroker(workersOverInproc: false)
         if runs.contains(.sync) {
-            let client = Client(endpoint: overTCP.endpoint, context: clientContext)
-            measurements.append(try measure("broker, 1 synchronous client, tcp workers") { measurement, recording in
-                let start = clock.now
-                _ = try client.call("echo", body: body)
-                if recording { measurement.latencies.append(clock.now - start) }
-            })
-            client.close()
+            results.add(Settings.Scenario.sync.rawValue, try measureSynchronous(
+                "broker, 1 synchronous client, tcp workers", endpoint: overTCP.endpoint, context: clientContext))
         }
         if runs.contains(.tcp) {
-            brokered.append(try measureInFlight("broker, \(settings.inFlight) in flight, \(settings.workers) tcp workers",
-                                                endpoint: overTCP.endpoint, context: clientContext))
+            results.add(Settings.Scenario.tcp.rawValue, try measureInFlight(
+                "broker, \(settings.inFlight) in flight, \(settings.workers) tcp workers",
+                endpoint: overTCP.endpoint, context: clientContext))
         }
         overTCP.stop()
     }
 
     if runs.contains(.inproc) {
         let overInproc = try EchoBroker(workersOverInproc: true)
-        brokered.append(try measureInFlight("broker, \(settings.inFlight) in flight, \(settings.workers) inproc workers",
-                                            endpoint: overInproc.endpoint, context: clientContext))
+        results.add(Settings.Scenario.inproc.rawValue, try measureInFlight(
+            "broker, \(settings.inFlight) in flight, \(settings.workers) inproc workers",
+            endpoint: overInproc.endpoint, context: clientContext))
         overInproc.stop()
     }
 
     for (scenario, inproc) in [(Settings.Scenario.poolTCP, false), (.poolInproc, true)] where runs.contains(scenario) {
         let pooled = try EchoBroker(workersOverInproc: inproc, pooled: true)
-        brokered.append(try measureInFlight(
+        results.add(scenario.rawValue, try measureInFlight(
             "broker, \(settings.inFlight) in flight, pool of \(settings.workers) \(inproc ? "inproc" : "tcp")",
             endpoint: pooled.endpoint, context: clientContext))
         pooled.stop()
@@ -226,22 +223,50 @@ do {
         let broker = try Broker(endpoints: ["tcp://127.0.0.1:*"], configuration: BrokerConfiguration(
             localServices: [LocalService(name: "echo") { body, _ in body }]), context: context)
         let thread = ServiceThread(broker, name: "broker")
-        brokered.append(try measureInFlight("broker, \(settings.inFlight) in flight, local service",
-                                            endpoint: try broker.waitUntilBound()[0], context: clientContext))
+        results.add(Settings.Scenario.local.rawValue, try measureInFlight(
+            "broker, \(settings.inFlight) in flight, local service",
+            endpoint: try broker.waitUntilBound()[0], context: clientContext))
         thread.stop()
     }
 
-    let reference = runs.contains(.reference) ? try directEchoReference(context: clientContext) { echoEndpoint in
-        try measureInFlight("reference: \(settings.inFlight) in flight, no broker", endpoint: echoEndpoint, context: clientContext)
-    } : nil
+    if runs.contains(.reference) {
+        results.add(Settings.Scenario.reference.rawValue, try directEchoReference(context: clientContext) { echoEndpoint in
+            try measureInFlight("reference: \(settings.inFlight) in flight, no broker", endpoint: echoEndpoint, context: clientContext)
+        })
+    }
+
+    if let executable = settings.cReference {
+        for (scenario, transport) in [(Settings.Scenario.cTCP, CReference.WorkerTransport.tcp), (.cInproc, .inproc)]
+        where runs.contains(scenario) {
+            try CReference.running(executable, workers: settings.workers, transport: transport) { reference in
+                if scenario == .cTCP {
+                    results.add(Results.cSync, try measureSynchronous(
+                        "C broker, 1 synchronous client, tcp workers", endpoint: reference.endpoint, context: clientContext))
+                }
+                results.add(scenario.rawValue, try measureInFlight(
+                    "C broker, \(settings.inFlight) in flight, \(settings.workers) \(transport.rawValue) workers",
+                    endpoint: reference.endpoint, context: clientContext))
+            }
+        }
+    }
 
     print("Majordomo echo: clients over loopback TCP, \(settings.bodyBytes)-byte bodies, \(ProcessInfo.processInfo.activeProcessorCount) cores")
-    for measurement in measurements + brokered + (reference.map { [$0] } ?? []) { print(measurement.line) }
-    for measurement in brokered {
-        let versusReference = reference.map { String(format: "%.2f× the reference without broker, ", measurement.requestsPerSecond / $0.requestsPerSecond) } ?? ""
-        print(String(format: "%@: %@%.1f× the guide's C broker at 12 000 req/s (goal ≥ 5×)",
-                     measurement.name, versusReference, measurement.requestsPerSecond / 12_000))
+    for result in results.all { print(result.measurement.line) }
+    let reference = results[Settings.Scenario.reference.rawValue]
+    for (lyceum, c) in cCounterparts {
+        guard let measurement = results[lyceum] else { continue }
+        let synchronous = lyceum == Settings.Scenario.sync.rawValue
+        var ratios: [String] = []
+        if let reference, !synchronous {
+            ratios.append(String(format: "%.2f× the reference without broker", measurement.requestsPerSecond / reference.requestsPerSecond))
+        }
+        if let counterpart = results[c] {
+            ratios.append(String(format: "%.2f× the C broker and workers of this run, %@%@",
+                                 measurement.requestsPerSecond / counterpart.requestsPerSecond, c, synchronous ? "" : " (goal ≥ 5×)"))
+        }
+        if !ratios.isEmpty { print("\(measurement.name): \(ratios.joined(separator: ", "))") }
     }
+    print("For scale: the ZeroMQ guide puts its C broker, worker and client at roughly 6–12k round trips/s on this kind of machine.")
 } catch {
     fail("\(error)")
 }
