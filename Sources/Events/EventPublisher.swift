@@ -337,18 +337,20 @@ public final class EventPublisher: Service {
         let (sequence, progressSequence, courses, table) = sequencer.withLock {
             ($0.sequence, $0.progressSequence, $0.courseSequences, $0.table)
         }
-        let entries = table.entries(matching: prefix).map { topic, entry -> JSONValue in
-            [
-                "topic": .string(topic), "learner": .string(entry.learner), "course": .string(entry.course),
-                "revision": .integer(Int(clamping: entry.revision)), "progress": entry.summary.eventJSON,
-            ]
+        var writer = JSONObjectWriter(reservingCapacity: 4096)
+        writer.member("source", source.description)
+        writer.member("seq", Int(clamping: sequence))
+        writer.member("progress_seq", Int(clamping: progressSequence))
+        writer.member("prefix", prefix)
+        writer.member("course_seq", Self.json(courses))
+        writer.member("entries", objects: table.entries(matching: prefix)) { object, match in
+            object.member("topic", match.topic)
+            object.member("learner", match.entry.learner)
+            object.member("course", match.entry.course)
+            object.member("revision", Int(clamping: match.entry.revision))
+            object.member("progress") { match.entry.summary.writeEventJSON(into: &$0) }
         }
-        let body: JSONValue = [
-            "source": .string(source.description), "seq": .integer(Int(clamping: sequence)),
-            "progress_seq": .integer(Int(clamping: progressSequence)), "prefix": .string(prefix),
-            "course_seq": Self.json(courses), "entries": .array(entries),
-        ]
-        return .success(body.serialized())
+        return .success(writer.finish())
     }
 
     private static func json(_ sequences: [String: UInt64]) -> JSONValue {

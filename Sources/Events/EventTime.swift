@@ -5,8 +5,8 @@ import Synchronization
 enum EventTime {
     private static let style = Date.ISO8601FormatStyle(timeZone: .gmt)
     /// The last whole second formatted, without its `Z`: events come many to a second, and
-    /// Foundation's formatter costs more than everything else in a publish.
-    private static let lastSecond = Mutex<(seconds: Int64, text: Substring)>((Int64.min, ""))
+    /// Foundation's formatter costs more than everything else in an event.
+    private static let lastSecond = Mutex<(seconds: Int64, text: [UInt8])>((Int64.min, []))
 
     /// `milliseconds` since 1970 as e.g. `2026-01-05T09:30:00.000Z`.
     static func rfc3339(_ milliseconds: Int64) -> String {
@@ -14,11 +14,21 @@ enum EventTime {
         // fractional Double would round some of them down by one.
         let (seconds, millisecond) = milliseconds.quotientAndRemainder(dividingBy: 1000)
         let (wholeSeconds, fraction) = millisecond < 0 ? (seconds - 1, millisecond + 1000) : (seconds, millisecond)
-        let cached = lastSecond.withLock { $0.seconds == wholeSeconds ? $0.text : nil }
-        let text = cached ?? style.format(Date(timeIntervalSince1970: Double(wholeSeconds))).dropLast()
-        if cached == nil { lastSecond.withLock { $0 = (wholeSeconds, text) } }
-        let digits = String(fraction)
-        return text + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
+        let text = lastSecond.withLock { cached in
+            if cached.seconds != wholeSeconds {
+                cached = (wholeSeconds, Array(style.format(Date(timeIntervalSince1970: Double(wholeSeconds))).utf8.dropLast()))
+            }
+            return cached.text
+        }
+        return String(unsafeUninitializedCapacity: text.count + 5) { buffer in
+            let end = buffer.initialize(fromContentsOf: text)
+            buffer[end] = UInt8(ascii: ".")
+            buffer[end + 1] = UInt8(fraction / 100) + UInt8(ascii: "0")
+            buffer[end + 2] = UInt8(fraction / 10 % 10) + UInt8(ascii: "0")
+            buffer[end + 3] = UInt8(fraction % 10) + UInt8(ascii: "0")
+            buffer[end + 4] = UInt8(ascii: "Z")
+            return end + 5
+        }
     }
 
     /// Now, in milliseconds since 1970.

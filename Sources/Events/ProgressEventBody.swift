@@ -3,14 +3,28 @@ import Progress
 
 /// The JSON representations events use for progress (protocol/events.md, `progress_event.json`).
 extension ProgressSummary {
-    /// `{"course", "watched_count", "lesson_count", "percent", "current_lesson", "completed", "best_score", "updated_at"}`.
-    var eventJSON: JSONValue {
-        [
-            "course": .string(course), "watched_count": .integer(watchedCount), "lesson_count": .integer(lessonCount),
-            "percent": .integer(percent), "current_lesson": JSONValue(currentLesson), "completed": .bool(completed),
-            "best_score": bestAttempt.map { ["score": .integer($0.score), "total": .integer($0.total)] } ?? .null,
-            "updated_at": .string(EventTime.rfc3339(updatedAt)),
-        ]
+    /// Writes `"course", "watched_count", "lesson_count", "percent", "current_lesson", "completed",
+    /// "best_score", "updated_at"`: the `progress` object of events and snapshot entries.
+    func writeEventJSON(into writer: inout JSONObjectWriter) {
+        writer.member("course", course)
+        writer.member("watched_count", watchedCount)
+        writer.member("lesson_count", lessonCount)
+        writer.member("percent", percent)
+        writer.member("current_lesson", currentLesson)
+        writer.member("completed", completed)
+        writer.writeScore("best_score", bestAttempt.map { ($0.score, $0.total) })
+        writer.member("updated_at", EventTime.rfc3339(updatedAt))
+    }
+}
+
+extension JSONObjectWriter {
+    /// `"key": {"score", "total"}`, or `null`.
+    fileprivate mutating func writeScore(_ key: StaticString, _ score: (score: Int, total: Int)?) {
+        guard let score else { return member(key, JSONValue.null) }
+        member(key) { object in
+            object.member("score", score.score)
+            object.member("total", score.total)
+        }
     }
 }
 
@@ -28,15 +42,21 @@ struct ProgressSequences {
 enum ProgressEventBody {
     /// `event` as published with these numbers by `source`.
     static func encode(_ event: ProgressEvent, revision: UInt64, sequences: ProgressSequences, source: EventSource) -> [UInt8] {
-        let value: JSONValue = [
-            "seq": .integer(Int(clamping: sequences.sequence)), "progress_seq": .integer(Int(clamping: sequences.progressSequence)),
-            "course_seq": .integer(Int(clamping: sequences.courseSequence)), "source": .string(source.description),
-            "revision": .integer(Int(clamping: revision)), "type": .string(event.kind.rawValue),
-            "learner": .string(event.learner), "course": .string(event.course), "lesson": JSONValue(event.lesson),
-            "time": .string(EventTime.rfc3339(event.summary.updatedAt)), "progress": event.summary.eventJSON,
-            "completes_course": .bool(event.completesCourse),
-            "quiz": event.attempt.map { ["score": .integer($0.score), "total": .integer($0.total)] } ?? .null,
-        ]
-        return value.serialized()
+        // Written directly, not through a `JSONValue`: this runs for every event.
+        var writer = JSONObjectWriter(reservingCapacity: 512)
+        writer.member("seq", Int(clamping: sequences.sequence))
+        writer.member("progress_seq", Int(clamping: sequences.progressSequence))
+        writer.member("course_seq", Int(clamping: sequences.courseSequence))
+        writer.member("source", source.description)
+        writer.member("revision", Int(clamping: revision))
+        writer.member("type", event.kind.rawValue)
+        writer.member("learner", event.learner)
+        writer.member("course", event.course)
+        writer.member("lesson", event.lesson)
+        writer.member("time", EventTime.rfc3339(event.summary.updatedAt))
+        writer.member("progress") { event.summary.writeEventJSON(into: &$0) }
+        writer.member("completes_course", event.completesCourse)
+        writer.writeScore("quiz", event.attempt.map { ($0.score, $0.total) })
+        return writer.finish()
     }
 }

@@ -1,0 +1,96 @@
+/// Writes one JSON object straight into bytes, member by member, in the order written: the same
+/// compact output as ``JSONValue/serialized()``, for hot paths where building a ``JSONValue``
+/// first would cost more than the output itself.
+///
+/// Keys are static strings written as they are, so they must need no escaping; values are
+/// escaped like ``JSONValue/write(_:to:)-(String,_)``.
+public struct JSONObjectWriter {
+    private var bytes: [UInt8]
+    private var isEmpty = true
+
+    /// An empty object, with room for `capacity` bytes before it grows.
+    public init(reservingCapacity capacity: Int = 256) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+        bytes.append(UInt8(ascii: "{"))
+    }
+
+    private init(continuing bytes: consuming [UInt8]) {
+        self.bytes = bytes
+        self.bytes.append(UInt8(ascii: "{"))
+    }
+
+    /// `"key": number`.
+    public mutating func member(_ key: StaticString, _ value: Int) {
+        writeKey(key)
+        JSONValue.write(value, to: &bytes)
+    }
+
+    /// `"key": "text"`.
+    public mutating func member(_ key: StaticString, _ value: String) {
+        writeKey(key)
+        JSONValue.write(value, to: &bytes)
+    }
+
+    /// `"key": "text"`, or `"key": null` when `value` is `nil`.
+    public mutating func member(_ key: StaticString, _ value: String?) {
+        guard let value else { return member(key, JSONValue.null) }
+        member(key, value)
+    }
+
+    /// `"key": true` or `false`.
+    public mutating func member(_ key: StaticString, _ value: Bool) {
+        writeKey(key)
+        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+    }
+
+    /// `"key": value`, for anything a ``JSONValue`` holds.
+    public mutating func member(_ key: StaticString, _ value: JSONValue) {
+        writeKey(key)
+        value.write(to: &bytes)
+    }
+
+    /// `"key": {…}`, the nested object's members written by `write`.
+    public mutating func member(_ key: StaticString, object write: (inout JSONObjectWriter) -> Void) {
+        writeKey(key)
+        writeNested(write)
+    }
+
+    /// `"key": [{…}, …]`: one object per element of `elements`, each written by `write`.
+    public mutating func member<Elements: Sequence>(
+        _ key: StaticString, objects elements: Elements, _ write: (inout JSONObjectWriter, Elements.Element) -> Void
+    ) {
+        writeKey(key)
+        bytes.append(UInt8(ascii: "["))
+        var isFirst = true
+        for element in elements {
+            if !isFirst { bytes.append(UInt8(ascii: ",")) }
+            isFirst = false
+            writeNested { write(&$0, element) }
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
+    /// The finished object's bytes.
+    public consuming func finish() -> [UInt8] {
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
+    }
+
+    /// Appends an object written by `write`, handing the buffer over rather than copying it.
+    private mutating func writeNested(_ write: (inout JSONObjectWriter) -> Void) {
+        var taken: [UInt8] = []
+        swap(&taken, &bytes)
+        var nested = JSONObjectWriter(continuing: consume taken)
+        write(&nested)
+        bytes = nested.finish()
+    }
+
+    private mutating func writeKey(_ key: StaticString) {
+        if !isEmpty { bytes.append(UInt8(ascii: ",")) }
+        isEmpty = false
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+        bytes.append(contentsOf: #"":"#.utf8)
+    }
+}
