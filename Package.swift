@@ -26,13 +26,14 @@ let package = Package(
         // 7/MDP broker, worker sessions and clients; bodies are opaque frames, never parsed.
         .target(name: "Majordomo", dependencies: ["ZeroMQ", "Logging", "Lifecycle"]),
         // The append-only journal: durable, checksummed, replayed on start, compacted. No sockets.
-        .target(name: "Journal", dependencies: ["Logging"]),
+        .target(name: "Journal", dependencies: ["Logging", "Lifecycle"]),
         .executableTarget(name: "lyceum", dependencies: ["LyceumServer", "ZeroMQ", "Journal", "Lifecycle", "LoadTest", "Events"]),
 
         // Utilities the test targets share: threads, processes, free endpoints.
         .target(name: "LyceumTestSupport", path: "Tests/LyceumTestSupport"),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "LyceumTestSupport"]),
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
+        .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle"]),
         // JournalTests runs journal-stress as a child process to kill it; the dependency builds it.
         .testTarget(name: "JournalTests", dependencies: ["Journal", "journal-stress", "LyceumTestSupport"]),
         .executableTarget(name: "journal-stress", dependencies: ["Journal"], path: "Tests/JournalStress"),

@@ -40,6 +40,15 @@ public final class EventPublisher: Service {
         case book(BookEvent, revision: UInt64, sequences: BookSequences, time: Int64)
     }
 
+    /// When a publish wakes the publisher thread.
+    private enum Wake {
+        case notNeeded, now, atEndOfBatch
+    }
+
+    /// Events a batch may queue before its publishes wake the publisher thread at once: bounds
+    /// how long a long batch delays events, while a short one wakes the thread once.
+    public static let maxHeldEvents = 16
+
     private struct Sequencer {
         var sequence: UInt64 = 0
         var progressSequence: UInt64 = 0
@@ -64,14 +73,24 @@ public final class EventPublisher: Service {
             return courseSequences.values[index]
         }
 
-        /// Queues `event` unless the queue is full; tells whether the publisher thread needs waking.
-        mutating func enqueue(_ event: Queued, capacity: Int) -> Bool {
+        /// Queues `event` unless the queue is full, and tells when the publisher thread needs
+        /// waking: a caller running a batch (``BatchedSignals``) may wake it at the batch's end,
+        /// unless that would hold back ``EventPublisher/maxHeldEvents`` events or more.
+        mutating func enqueue(_ event: Queued, capacity: Int, batching: Bool) -> Wake {
             counters.published += 1
             guard queue.count < capacity else {
                 counters.dropped += 1
-                return false
+                return .notNeeded
             }
             queue.append(event)
+            guard publisherIsWaiting else { return .notNeeded }
+            if batching && queue.count < EventPublisher.maxHeldEvents { return .atEndOfBatch }
+            publisherIsWaiting = false
+            return .now
+        }
+
+        /// Clears the waiting mark; tells whether it was set, so the publisher thread needs waking.
+        mutating func takeWaiting() -> Bool {
             defer { publisherIsWaiting = false }
             return publisherIsWaiting
         }
@@ -115,19 +134,19 @@ public final class EventPublisher: Service {
     /// Publishes `event`, which must describe a durable write, with `revision`: the journal
     /// position that stored it (`CommitTicket.sequence`). Never blocks on subscribers or on the
     /// publisher thread; when its queue is full the event is dropped and counted, and subscribers
-    /// see the gap in sequence numbers and repair it from a snapshot.
+    /// see the gap in sequence numbers and repair it from a snapshot. Called inside a
+    /// ``BatchedSignals`` batch, it wakes the publisher thread at the end of the batch, or once
+    /// ``maxHeldEvents`` events wait.
     public func publish(_ event: ProgressEvent, revision: UInt64) {
         let entry = ProgressEntry(learner: event.learner, course: event.course, revision: revision, summary: event.summary)
-        let capacity = configuration.queueCapacity
-        let wake = sequencer.withLock { state -> Bool in
+        enqueue { state in
             state.sequence += 1
             state.progressSequence += 1
             let courseSequence = state.nextCourseSequence(event.course)
             state.table.insert(entry)
             let sequences = ProgressSequences(sequence: state.sequence, progressSequence: state.progressSequence, courseSequence: courseSequence)
-            return state.enqueue(.progress(event, revision: revision, sequences: sequences), capacity: capacity)
+            return .progress(event, revision: revision, sequences: sequences)
         }
-        if wake { wakeup.signal() }
     }
 
     /// Publishes `event`, which must describe a durable write to a learner's library, with
@@ -137,14 +156,28 @@ public final class EventPublisher: Service {
     public func publish(_ event: BookEvent, revision: UInt64) {
         // A deletion leaves no book to take the time of the change from.
         let time = event.book?.updatedAt ?? EventTime.nowMilliseconds()
-        let capacity = configuration.queueCapacity
-        let wake = sequencer.withLock { state -> Bool in
+        enqueue { state in
             state.sequence += 1
             state.booksSequence += 1
             let sequences = BookSequences(sequence: state.sequence, booksSequence: state.booksSequence)
-            return state.enqueue(.book(event, revision: revision, sequences: sequences, time: time), capacity: capacity)
+            return .book(event, revision: revision, sequences: sequences, time: time)
         }
-        if wake { wakeup.signal() }
+    }
+
+    /// Numbers and queues the event `number` makes, under the lock, and wakes the publisher
+    /// thread if it waits: now, or at the end of the caller's batch.
+    private func enqueue(_ number: (inout Sequencer) -> Queued) {
+        let capacity = configuration.queueCapacity
+        let batching = BatchedSignals.isBatching
+        let wake = sequencer.withLock { state in state.enqueue(number(&state), capacity: capacity, batching: batching) }
+        switch wake {
+        case .notNeeded: break
+        case .now: wakeup.signal()
+        case .atEndOfBatch:
+            BatchedSignals.signal(self) { [self] in
+                if sequencer.withLock({ $0.takeWaiting() }) { wakeup.signal() }
+            }
+        }
     }
 
     /// Counts so far.

@@ -1,4 +1,5 @@
 import Foundation
+import Lifecycle
 
 #if canImport(Glibc)
 import Glibc
@@ -121,7 +122,10 @@ final class Acknowledger: @unchecked Sendable {
         }
         condition.unlock()
         ready.sort { ($0.sequence, $0.order) < ($1.sequence, $1.order) }
-        for entry in ready { entry.body(JournalAcknowledgement(sequence: entry.sequence)) }
+        // One batch: what the callbacks hand to other threads (events to publish) wakes them once.
+        BatchedSignals.run {
+            for entry in ready { entry.body(JournalAcknowledgement(sequence: entry.sequence)) }
+        }
         return true
     }
 }

@@ -1,3 +1,4 @@
+import Lifecycle
 import Logging
 import ZeroMQ
 
@@ -100,11 +101,14 @@ final class BrokerEngine {
             let deadline = min(nextHeartbeat, nextHousekeeping)
             try waiter.wait(timeout: max(.zero, deadline - clock.now), checkingFirst: mayHoldMessages)
             now = clock.now
-            // Everything that arrived is handled in one go, so that a wake-up serves many messages.
+            // Everything that arrived is handled in one go, so that a wake-up serves many messages
+            // and local services that hand work to other threads wake them once for all.
             var handled = 0
-            while handled < Self.batch, let frames = try receiveBuffer.receive(from: router) {
-                try handle(frames)
-                handled += 1
+            try BatchedSignals.run { () throws(ZMQError) in
+                while handled < Self.batch, let frames = try receiveBuffer.receive(from: router) {
+                    try handle(frames)
+                    handled += 1
+                }
             }
             mayHoldMessages = handled == Self.batch
             // Checked on every pass, not only when the poll saw the pipe: while clients keep the

@@ -1,3 +1,4 @@
+import Lifecycle
 import Logging
 import ZeroMQ
 
@@ -83,10 +84,13 @@ final class WorkerPoolEngine {
                 }
                 try send(reply.body, to: inHand.client, from: session)
             }
-            for session in sessions where session.socket != nil {
-                guard session.mayHoldMessages || session.waiterIndex.map({ waiter?.socketMayBeReady($0) == true }) == true
-                else { continue }
-                try receive(on: session)
+            // One batch: handlers that hand work to other threads wake them once for all sessions.
+            try BatchedSignals.run { () throws(ZMQError) in
+                for session in sessions where session.socket != nil {
+                    guard session.mayHoldMessages || session.waiterIndex.map({ waiter?.socketMayBeReady($0) == true }) == true
+                    else { continue }
+                    try receive(on: session)
+                }
             }
             try keepTime(now: clock.now)
         }
