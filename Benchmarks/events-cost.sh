@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
 # What publishing events adds to a progress write in `lyceum serve`, end to end (issue 6).
 #
-# The same closed-loop progress writes (`lyceum bench --scenario progress-watch`, 50 in flight)
-# against `lyceum serve` with events published and a `lyceum watch --json` dashboard reading
-# them, and against `lyceum serve --events-endpoint none`, in alternating rounds in this run.
-# The cost of a write is the CPU time `serve` spends per write (utime + stime from /proc, which
-# includes the publisher thread's encoding and sending); throughput is printed beside it, but on
-# 2 cores it also pays for the dashboard process, which runs on the same machine.
+# The same progress writes (`lyceum bench --scenario progress-watch`, every one a change) against
+# `lyceum serve` with events published and a `lyceum watch --json` dashboard reading them, and
+# against `lyceum serve --events-endpoint none`, in alternating rounds in this run:
+#   - closed loop, 50 in flight: the CPU time `serve` spends per write (utime + stime from /proc,
+#     all its threads: the request path, the publisher thread's encoding and sending, and
+#     libzmq's I/O thread delivering to the dashboard), and writes/s (which on 2 cores also pays
+#     for the dashboard process on the same machine);
+#   - open loop at RATE writes/s, below saturation: each write's latency, request to reply, p50
+#     and p99: what publishing adds to the request path.
 #
-# Usage: Benchmarks/events-cost.sh [ROUNDS] [SECONDS]    (default 3 rounds of 8 s per arm)
+# Usage: Benchmarks/events-cost.sh [ROUNDS] [SECONDS] [RATE]   (default 3 rounds, 8 s, 2000/s)
 # BIN_DIR: lyceum already built; else a release build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
 seconds=${2:-8}
+rate=${3:-2000}
 
 if [ -z "${BIN_DIR:-}" ]; then
   swift build -c release --product lyceum >&2
@@ -31,10 +35,13 @@ trap 'stop; rm -rf "$work"' EXIT
 free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 # CPU seconds the process has used so far, user and system.
 cpu_seconds() { awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15) / hz }' "/proc/$1/stat"; }
-json() { /usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
+# A member of a `lyceum bench --json` result: json FILE requests_per_second | latency_us/p99 | …
+json() { /usr/bin/python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("/"): v=v[k]
+print(v)' "$1" "$2"; }
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-# run ARM DURABILITY ROUND: one measured run; appends "cpu_us_per_write rps" to $work/ARM-DURABILITY.
+# run ARM DURABILITY ROUND: one serve, both loads; appends "cpu_us_per_write rps p50_us p99_us" to $work/ARM-DURABILITY.
 run() {
   local arm=$1 durability=$2 round=$3 endpoint events snapshots data before after requests rps delivered
   endpoint="tcp://127.0.0.1:$(free_port)" events="tcp://127.0.0.1:$(free_port)" snapshots="tcp://127.0.0.1:$(free_port)"
@@ -60,24 +67,33 @@ run() {
   after=$(cpu_seconds "$serve_pid")
   requests=$(json "$work/bench.json" requests)
   rps=$(json "$work/bench.json" requests_per_second)
+  "$lyceum" bench --endpoint "$endpoint" --scenario progress-watch --learners 1000000 --seed "$((round + 100))" \
+    --connections 4 --rate "$rate" --warmup 500ms --duration "${seconds}s" --label "$arm" --json \
+    >"$work/latency.json" 2>/dev/null
   sleep 0.3
   delivered="-"
   [ "$arm" = off ] || delivered=$(grep -c '"seq"' "$work/events-$round.jsonl" || true)
   stop
-  awk -v b="$before" -v a="$after" -v n="$requests" -v r="$rps" 'BEGIN { printf "%.2f %.0f\n", (a - b) * 1e6 / n, r }' >>"$work/$arm-$durability"
-  echo "events-cost: durability $durability, round $round/$rounds, events $arm: $(tail -1 "$work/$arm-$durability" | awk '{ printf "%s µs of serve CPU per write, %s writes/s", $1, $2 }'), events delivered to the dashboard: $delivered" >&2
+  awk -v b="$before" -v a="$after" -v n="$requests" -v r="$rps" -v p50="$(json "$work/latency.json" latency_us/p50)" \
+    -v p99="$(json "$work/latency.json" latency_us/p99)" 'BEGIN { printf "%.2f %.0f %d %d\n", (a - b) * 1e6 / n, r, p50, p99 }' >>"$work/$arm-$durability"
+  echo "events-cost: durability $durability, round $round/$rounds, events $arm: $(tail -1 "$work/$arm-$durability" | awk '{ printf "%s µs of serve CPU per write, %s writes/s; at the fixed rate p50 %s µs, p99 %s µs", $1, $2, $3, $4 }'); events the dashboard got: $delivered" >&2
 }
 
-printf '\nProgress writes through `lyceum serve`, 50 in flight, %d s per run, median of %d alternating rounds\n' "$seconds" "$rounds"
-printf '| %-10s | %-34s | %-34s | %-22s |\n' "durability" "serve CPU per write: no events / events" "writes/s: no events / events" "publishing adds (CPU)"
-printf '|%s|%s|%s|%s|\n' "------------" "------------------------------------" "------------------------------------" "------------------------"
+results=()
 for durability in always none; do
   for round in $(seq 1 "$rounds"); do
     run off "$durability" "$round"
     run on "$durability" "$round"
   done
-  off_cpu=$(awk '{ print $1 }' "$work/off-$durability" | median) on_cpu=$(awk '{ print $1 }' "$work/on-$durability" | median)
-  off_rps=$(awk '{ print $2 }' "$work/off-$durability" | median) on_rps=$(awk '{ print $2 }' "$work/on-$durability" | median)
-  printf '| %-10s | %14s µs / %14s µs | %14s / %17s | %21s |\n' "$durability" "$off_cpu" "$on_cpu" "$off_rps" "$on_rps" \
-    "$(awk -v a="$on_cpu" -v b="$off_cpu" 'BEGIN { printf "%+.1f%% (goal ≤ 5%%)", (a / b - 1) * 100 }')"
+  column() { awk -v c="$1" '{ print $c }' "$work/$2-$durability" | median; }
+  off_cpu=$(column 1 off) on_cpu=$(column 1 on) off_rps=$(column 2 off) on_rps=$(column 2 on)
+  off_p50=$(column 3 off) on_p50=$(column 3 on) off_p99=$(column 4 off) on_p99=$(column 4 on)
+  change() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }'; }
+  results+=("$(printf '| %-8s | %8s / %8s µs (%s) | %6s / %6s (%s) | %5s / %5s µs (%s) | %5s / %5s µs (%s) |' "$durability" \
+    "$off_cpu" "$on_cpu" "$(change "$on_cpu" "$off_cpu")" "$off_rps" "$on_rps" "$(change "$on_rps" "$off_rps")" \
+    "$off_p50" "$on_p50" "$(change "$on_p50" "$off_p50")" "$off_p99" "$on_p99" "$(change "$on_p99" "$off_p99")")")
 done
+printf '\nProgress writes through `lyceum serve`, no events / events with one dashboard; median of %d alternating rounds of %d s\n' "$rounds" "$seconds"
+printf '| durability | serve CPU per write (50 in flight) | writes/s (50 in flight) | latency p50 at %d/s | latency p99 at %d/s |\n' "$rate" "$rate"
+printf '|---|---|---|---|---|\n'
+printf '%s\n' "${results[@]}"

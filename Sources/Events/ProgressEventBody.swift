@@ -5,7 +5,8 @@ import Progress
 extension ProgressSummary {
     /// Writes `"course", "watched_count", "lesson_count", "percent", "current_lesson", "completed",
     /// "best_score", "updated_at"`: the `progress` object of events and snapshot entries.
-    func writeEventJSON(into writer: inout JSONObjectWriter) {
+    /// - Parameter updatedAt: `updatedAt` already formatted, when the caller has it.
+    func writeEventJSON(into writer: inout JSONObjectWriter, updatedAt formatted: String? = nil) {
         writer.member("course", course)
         writer.member("watched_count", watchedCount)
         writer.member("lesson_count", lessonCount)
@@ -13,7 +14,7 @@ extension ProgressSummary {
         writer.member("current_lesson", currentLesson)
         writer.member("completed", completed)
         writer.writeScore("best_score", bestAttempt.map { ($0.score, $0.total) })
-        writer.member("updated_at", EventTime.rfc3339(updatedAt))
+        writer.member("updated_at", formatted ?? EventTime.rfc3339(updatedAt))
     }
 }
 
@@ -53,8 +54,10 @@ enum ProgressEventBody {
         writer.member("learner", event.learner)
         writer.member("course", event.course)
         writer.member("lesson", event.lesson)
-        writer.member("time", EventTime.rfc3339(event.summary.updatedAt))
-        writer.member("progress") { event.summary.writeEventJSON(into: &$0) }
+        // The event's time is when its summary was updated: formatted once for both.
+        let time = EventTime.rfc3339(event.summary.updatedAt)
+        writer.member("time", time)
+        writer.member("progress") { event.summary.writeEventJSON(into: &$0, updatedAt: time) }
         writer.member("completes_course", event.completesCourse)
         writer.writeScore("quiz", event.attempt.map { ($0.score, $0.total) })
         return writer.finish()

@@ -26,9 +26,27 @@ public struct ProgressEntry: Sendable, Equatable {
 /// event in sequence order. A copy is O(1) (copy-on-write).
 public struct ProgressTable: Sendable {
     /// Not the topic: building a topic string for every insert would cost each publish an allocation.
+    /// The strings are hashed once, when the key is made: growing the table rehashes every key,
+    /// and that would otherwise hash all their strings again.
     private struct Key: Hashable {
         let course: String
         let learner: String
+        private let stringsHash: Int
+
+        init(course: String, learner: String) {
+            self.course = course
+            self.learner = learner
+            var hasher = Hasher()
+            hasher.combine(course)
+            hasher.combine(learner)
+            stringsHash = hasher.finalize()
+        }
+
+        static func == (left: Key, right: Key) -> Bool {
+            left.stringsHash == right.stringsHash && left.course == right.course && left.learner == right.learner
+        }
+
+        func hash(into hasher: inout Hasher) { hasher.combine(stringsHash) }
     }
 
     private var entries: [Key: ProgressEntry] = [:]
