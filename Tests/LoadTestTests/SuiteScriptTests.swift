@@ -52,4 +52,24 @@ import Testing
         #expect(samples.count >= 2)
         #expect(try String(contentsOf: out.appendingPathComponent("soak.md"), encoding: .utf8).contains("resident memory"))
     }
+
+    /// `Benchmarks/events-cost.sh` (part of `make bench-events`) in one short round: both arms
+    /// ran for both durabilities, and every cell holds numbers.
+    @Test(.timeLimit(.minutes(2)))
+    func eventsCostScriptComparesBothArms() throws {
+        let outcome = try BuiltProgram.run(Self.repository.appendingPathComponent("Benchmarks/events-cost.sh").path, ["1", "1", "500"],
+                                           environment: ["BIN_DIR": BuiltProgram.productsDirectory.path],
+                                           currentDirectory: Self.repository)
+        #expect(outcome.status == 0, "\(outcome.standardError.suffix(3000))")
+        let rows = outcome.standardOutput.split(separator: "\n").filter { $0.hasPrefix("| always") || $0.hasPrefix("| none") }
+        #expect(rows.count == 2, "\(outcome.standardOutput)")
+        for row in rows {
+            // durability, then four "off / on (change)" cells.
+            let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            #expect(cells.count == 5 && cells.dropFirst().allSatisfy { $0.contains(" / ") && $0.contains("%") }, "\(row)")
+        }
+        // The dashboard of the events arm received the writes' events.
+        #expect(outcome.standardError.contains("events the dashboard got: "), "\(outcome.standardError.suffix(2000))")
+        #expect(!outcome.standardError.contains("events the dashboard got: 0"), "\(outcome.standardError.suffix(2000))")
+    }
 }
