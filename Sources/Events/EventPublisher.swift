@@ -316,8 +316,8 @@ public final class EventPublisher: Service {
                     try publisher.send(topic.utf8, options: [.more, .dontWait])
                     try publisher.send(ProgressEventBody.encode(event, revision: revision, sequences: sequences, source: source), options: .dontWait)
                 }
+                guard let options = configuration.xapi, subscriptions.wants(EventTopic.xapi.utf8, followedBy: topic.utf8) else { continue }
                 let statementTopic = EventTopic.xapi + topic
-                guard let options = configuration.xapi, subscriptions.wants(statementTopic.utf8) else { continue }
                 for statement in XAPIStatements(event, revision: revision, source: source, options: options).bodies {
                     try publisher.send(statementTopic.utf8, options: [.more, .dontWait])
                     try publisher.send(statement, options: .dontWait)

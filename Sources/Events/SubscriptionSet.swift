@@ -23,4 +23,13 @@ struct SubscriptionSet {
     func wants(_ topic: some Collection<UInt8>) -> Bool {
         prefixes.contains { topic.starts(with: $0) }
     }
+
+    /// Whether some subscriber takes messages on the topic `head` followed by `tail`, without
+    /// building that topic.
+    func wants(_ head: some Collection<UInt8>, followedBy tail: some Collection<UInt8>) -> Bool {
+        prefixes.contains { prefix in
+            guard prefix.count > head.count else { return head.starts(with: prefix) }
+            return prefix.starts(with: head) && tail.starts(with: prefix.dropFirst(head.count))
+        }
+    }
 }

@@ -18,6 +18,12 @@ struct SubscriptionSetTests {
         #expect(!subscriptions.wants(Array("xapi/progress/c1/ada".utf8)))
         subscriptions.apply([0] + Array("progress/c1/".utf8))
         #expect(!subscriptions.wants(Array("progress/c1/ada".utf8)))
+        subscriptions.apply([1] + Array("xapi/progress/c1/".utf8))
+        #expect(subscriptions.wants(Array("xapi/".utf8), followedBy: Array("progress/c1/ada".utf8)))
+        #expect(!subscriptions.wants(Array("xapi/".utf8), followedBy: Array("progress/c2/ada".utf8)))
+        #expect(!subscriptions.wants(Array("xapi/".utf8), followedBy: Array("progress/c".utf8)))
+        subscriptions.apply([1] + Array("xa".utf8))
+        #expect(subscriptions.wants(Array("xapi/".utf8), followedBy: Array("progress/c2/ada".utf8)), "a prefix shorter than the head")
         subscriptions.apply([1])
         #expect(subscriptions.wants(Array("books/ada/1".utf8)), "the empty prefix takes everything")
     }
