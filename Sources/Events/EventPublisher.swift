@@ -11,10 +11,11 @@ import ZeroMQ
 /// socket (the ZeroMQ guide's Clone pattern), with heartbeats; see protocol/events.md.
 ///
 /// Any thread may call ``publish(_:revision:)-(ProgressEvent,_)``: it never waits for subscribers
-/// or for the publisher thread, and does no encoding. Under one short lock it numbers the event,
-/// updates the snapshot table and queues the event as a value, so a snapshot and the sequence
-/// number it reports always agree, and an event dropped from a full queue still has its number
-/// (subscribers see the gap). The thread running ``run()`` owns both sockets, encodes the queued
+/// or for the publisher thread, and does no encoding. Under one short lock it numbers the event
+/// and queues it as a value; an event dropped from a full queue still has its number (subscribers
+/// see the gap) and its state still reaches snapshots. The publisher thread applies what it takes
+/// from the queue to the snapshot table it owns (``SnapshotState``) before it answers snapshots,
+/// so a snapshot and the sequence number it reports always agree. The thread running ``run()`` owns both sockets, encodes the queued
 /// events and sends them in sequence order. Subscribers see it as a PUB socket; the XPUB side
 /// tells the publisher their subscriptions, so it encodes only events some subscriber takes
 /// (an xAPI statement nobody subscribed to costs nothing).
@@ -54,8 +55,8 @@ public final class EventPublisher: Service {
         var progressSequence: UInt64 = 0
         var booksSequence: UInt64 = 0
         var courseSequences: [String: UInt64] = [:]
-        var table: ProgressTable
         var queue: [Queued] = []
+        var dropped = DroppedProgress()
         /// Set by the publisher thread when it found the queue empty and is about to wait; the
         /// next publish clears it and wakes the thread. While it is clear the thread is awake
         /// and will look at the queue again, so publishing makes no system call.
@@ -80,6 +81,7 @@ public final class EventPublisher: Service {
             counters.published += 1
             guard queue.count < capacity else {
                 counters.dropped += 1
+                if case .progress(let event, let revision, let sequences) = event { dropped.add(event, revision: revision, sequences: sequences) }
                 return .notNeeded
             }
             queue.append(event)
@@ -98,6 +100,8 @@ public final class EventPublisher: Service {
 
     private let context: Context
     private let sequencer: Mutex<Sequencer>
+    /// The state snapshots start from, handed to the publisher thread's ``SnapshotState``.
+    private let initialTable: ProgressTable
     private let wakeup: WakeupPipe
     private let stopping = Atomic<Bool>(false)
     private let binding = Mutex<Result<BoundEndpoints, EventsError>?>(nil)
@@ -127,7 +131,8 @@ public final class EventPublisher: Service {
         self.configuration = configuration
         self.context = context
         self.source = source
-        sequencer = Mutex(Sequencer(table: table))
+        sequencer = Mutex(Sequencer())
+        initialTable = table
         do { wakeup = try WakeupPipe() } catch { throw EventsError(error) }
     }
 
@@ -138,12 +143,10 @@ public final class EventPublisher: Service {
     /// ``BatchedSignals`` batch, it wakes the publisher thread at the end of the batch, or once
     /// ``maxHeldEvents`` events wait.
     public func publish(_ event: ProgressEvent, revision: UInt64) {
-        let entry = ProgressEntry(learner: event.learner, course: event.course, revision: revision, summary: event.summary)
         enqueue { state in
             state.sequence += 1
             state.progressSequence += 1
             let courseSequence = state.nextCourseSequence(event.course)
-            state.table.insert(entry)
             let sequences = ProgressSequences(sequence: state.sequence, progressSequence: state.progressSequence, courseSequence: courseSequence)
             return .progress(event, revision: revision, sequences: sequences)
         }
@@ -255,24 +258,30 @@ public final class EventPublisher: Service {
         // Swapped with the queue, so that taking a batch under the lock never allocates or frees.
         var batch: [Queued] = []
         var subscriptions = SubscriptionSet()
+        var state = SnapshotState(table: initialTable)
         while true {
             // Waits only once the queue was found empty (and a publish will wake it); otherwise
             // just looks at the snapshot socket.
             try poller.poll(timeout: queueWasEmpty ? max(nextHeartbeat - ContinuousClock.now, .zero) : .zero)
             if poller.events(at: wakeIndex).contains(.readable) { wakeup.reset() }
-            if poller.events(at: snapshotIndex).contains(.readable) {
-                try answerSnapshots(on: snapshots)
-            }
             let isStopping = stopping.load(ordering: .acquiring)
             let now = ContinuousClock.now
-            let announced = takeQueued(into: &batch, announcing: now >= nextHeartbeat)
+            let taken = takeQueued(into: &batch, announcing: now >= nextHeartbeat)
             queueWasEmpty = batch.isEmpty
+            for case .progress(let event, let revision, let sequences) in batch {
+                state.apply(event, revision: revision, sequences: sequences)
+            }
+            if let dropped = taken.dropped { state.apply(dropped) }
+            state.advance(sequence: taken.sequence, progressSequence: taken.progressSequence)
+            if poller.events(at: snapshotIndex).contains(.readable) {
+                try answerSnapshots(on: snapshots, from: state)
+            }
             // Taken in just before sending, so that no event is skipped for a subscription the
             // socket already knows of.
             while let message = try publisher.receive(options: .dontWait) { subscriptions.apply(message) }
             try send(batch, on: publisher, to: subscriptions)
             batch.removeAll(keepingCapacity: true)
-            if let announced {
+            if let announced = taken.announced {
                 try sendHeartbeat(announced, on: publisher, advertisedSnapshot: advertisedSnapshot)
                 nextHeartbeat = now + configuration.heartbeatInterval
             }
@@ -288,19 +297,37 @@ public final class EventPublisher: Service {
         var courseSequences: [String: UInt64]
     }
 
-    /// Swaps everything queued, oldest first, into `batch` (which must be empty) and, when
-    /// `announcing`, returns the last numbers assigned: every event so numbered is in the batch,
-    /// sent earlier or dropped, so a heartbeat sent after the batch never announces an event
-    /// still to come. When the queue is empty, marks the publisher thread as waiting, so that
-    /// the next publish wakes it.
-    private func takeQueued(into batch: inout [Queued], announcing: Bool) -> Announced? {
+    /// What the publisher thread takes from the publishers under the lock.
+    private struct Taken {
+        /// The last numbers assigned: every event so numbered is in the batch, sent earlier or dropped.
+        var sequence: UInt64
+        var progressSequence: UInt64
+        /// The state of progress events dropped since the last take, if any.
+        var dropped: DroppedProgress?
+        /// The numbers a heartbeat announces, when one is due.
+        var announced: Announced?
+    }
+
+    /// Swaps everything queued, oldest first, into `batch` (which must be empty), with the state
+    /// of events dropped meanwhile and the last numbers assigned: so a heartbeat sent after the
+    /// batch never announces an event still to come, and a snapshot after it covers them all.
+    /// When the queue is empty, marks the publisher thread as waiting, so that the next publish
+    /// wakes it.
+    private func takeQueued(into batch: inout [Queued], announcing: Bool) -> Taken {
         sequencer.withLock { state in
             if state.queue.isEmpty { state.publisherIsWaiting = true }
             swap(&state.queue, &batch)
-            guard announcing else { return nil }
-            return Announced(
-                sequence: state.sequence, progressSequence: state.progressSequence, booksSequence: state.booksSequence,
-                courseSequences: state.courseSequences)
+            var taken = Taken(sequence: state.sequence, progressSequence: state.progressSequence)
+            if !state.dropped.isEmpty {
+                taken.dropped = state.dropped
+                state.dropped = DroppedProgress()
+            }
+            if announcing {
+                taken.announced = Announced(
+                    sequence: state.sequence, progressSequence: state.progressSequence, booksSequence: state.booksSequence,
+                    courseSequences: state.courseSequences)
+            }
+            return taken
         }
     }
 
@@ -336,19 +363,19 @@ public final class EventPublisher: Service {
         let body: JSONValue = [
             "source": .string(source.description), "seq": .integer(Int(clamping: announced.sequence)),
             "progress_seq": .integer(Int(clamping: announced.progressSequence)), "books_seq": .integer(Int(clamping: announced.booksSequence)),
-            "course_seq": Self.json(announced.courseSequences), "snapshot": JSONValue(advertisedSnapshot),
+            "course_seq": SnapshotState.json(announced.courseSequences), "snapshot": JSONValue(advertisedSnapshot),
             "time": .string(EventTime.rfc3339(EventTime.nowMilliseconds())),
         ]
         try publisher.send(EventTopic.heartbeat.utf8, options: [.more, .dontWait])
         try publisher.send(body.serialized(), options: .dontWait)
     }
 
-    private func answerSnapshots(on router: Socket) throws(ZMQError) {
+    private func answerSnapshots(on router: Socket, from state: SnapshotState) throws(ZMQError) {
         while let frames = try router.receiveMultipart(options: .dontWait) {
             guard let identity = frames.first else { continue }
             let reply: [[UInt8]]
-            switch snapshotReply(to: Array(frames.dropFirst())) {
-            case .success(let body): reply = [identity, Array(SnapshotProtocol.snapshotCommand.utf8), body]
+            switch snapshotPrefix(in: Array(frames.dropFirst())) {
+            case .success(let prefix): reply = [identity, Array(SnapshotProtocol.snapshotCommand.utf8), state.body(prefix: prefix, source: source)]
             case .failure(let error):
                 let body: JSONValue = ["error": .string(error.code.rawValue), "message": .string(error.detail)]
                 reply = [identity, Array(SnapshotProtocol.errorCommand.utf8), body.serialized()]
@@ -359,7 +386,8 @@ public final class EventPublisher: Service {
         }
     }
 
-    private func snapshotReply(to frames: [[UInt8]]) -> Result<[UInt8], EventsError> {
+    /// The topic prefix a snapshot request asks for, or why it is malformed.
+    private func snapshotPrefix(in frames: [[UInt8]]) -> Result<String, EventsError> {
         guard frames.count == 2, frames[0] == Array(SnapshotProtocol.snapshotCommand.utf8) else {
             return .failure(EventsError(.malformed, "a snapshot request is two frames: SNAPSHOT and a topic prefix"))
         }
@@ -367,26 +395,6 @@ public final class EventPublisher: Service {
         guard prefix.hasPrefix(EventTopic.progress), Array(prefix.utf8) == frames[1] else {
             return .failure(EventsError(.malformed, "the topic prefix must be UTF-8 and start with \(EventTopic.progress)"))
         }
-        let (sequence, progressSequence, courses, table) = sequencer.withLock {
-            ($0.sequence, $0.progressSequence, $0.courseSequences, $0.table)
-        }
-        var writer = JSONObjectWriter(reservingCapacity: 4096)
-        writer.member("source", source.description)
-        writer.member("seq", Int(clamping: sequence))
-        writer.member("progress_seq", Int(clamping: progressSequence))
-        writer.member("prefix", prefix)
-        writer.member("course_seq", Self.json(courses))
-        writer.member("entries", objects: table.entries(matching: prefix)) { object, match in
-            object.member("topic", match.topic)
-            object.member("learner", match.entry.learner)
-            object.member("course", match.entry.course)
-            object.member("revision", Int(clamping: match.entry.revision))
-            object.member("progress") { match.entry.summary.writeEventJSON(into: &$0) }
-        }
-        return .success(writer.finish())
-    }
-
-    private static func json(_ sequences: [String: UInt64]) -> JSONValue {
-        .object(JSONObject(sequences.sorted { $0.key < $1.key }.map { .init(key: $0.key, value: .integer(Int(clamping: $0.value))) }))
+        return .success(prefix)
     }
 }

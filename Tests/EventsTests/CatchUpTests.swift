@@ -41,6 +41,22 @@ struct CatchUpTests {
         #expect(mirror == truth)
     }
 
+    @Test("progress events dropped from a full queue still reach snapshots, which report their numbers")
+    func droppedEventsReachSnapshots() throws {
+        let fixture = try PublishingFixture(queueCapacity: 1)
+        // One write per learner: a dropped event's state reaches the snapshot only through the drop.
+        for request in fixture.requests(count: 2000, learners: (0..<2000).map { "learner-\($0)" }) { fixture.write(request) }
+        let counters = fixture.publisher.counters
+        try #require(counters.dropped > 0, "\(counters)")
+        let subscriber = try ProgressSubscriber(
+            context: fixture.context, options: .init(eventsEndpoint: fixture.endpoints.publish[0], snapshotEndpoint: fixture.endpoints.snapshot[0]))
+        // Nothing more is written: once the publisher thread has taken the queue, a snapshot holds every write.
+        let synchronized = try subscriber.synchronize()
+        guard case .synchronized(_, let sequence, _) = synchronized.first else { throw TestFailure("no snapshot: \(synchronized)") }
+        #expect(sequence == counters.published)
+        #expect(subscriber.entries.mapValues { PublishedProgressFields($0.progress) } == (try fixture.progressThroughTheService()))
+    }
+
     @Test("a subscriber that does not read never slows publishing, and repairs the gaps it finds")
     func slowSubscriber() throws {
         let fixture = try PublishingFixture(sendHighWaterMark: 20)
