@@ -250,32 +250,27 @@ public final class EventPublisher: Service {
     }
 
     private func serve(publisher: Socket, snapshots: Socket, advertisedSnapshot: String?) throws(ZMQError) {
-        var poller = Poller()
-        let wakeIndex = poller.add(fileDescriptor: wakeup.fileDescriptor)
-        let snapshotIndex = try poller.add(snapshots)
+        // One system `poll` on the snapshot socket's ZMQ_FD and the wake-up pipe, and only once
+        // the queue is empty: while events keep coming the loop takes them without waiting. The
+        // snapshot socket is read until empty on every pass, so it never holds a request its
+        // descriptor did not announce when the loop sleeps.
+        var waiter = try SocketWaiter(sockets: [snapshots], fileDescriptors: [wakeup.fileDescriptor])
         var nextHeartbeat = ContinuousClock.now
-        var queueWasEmpty = false
         // Swapped with the queue, so that taking a batch under the lock never allocates or frees.
         var batch: [Queued] = []
         var subscriptions = SubscriptionSet()
         var state = SnapshotState(table: initialTable)
         while true {
-            // Waits only once the queue was found empty (and a publish will wake it); otherwise
-            // just looks at the snapshot socket.
-            try poller.poll(timeout: queueWasEmpty ? max(nextHeartbeat - ContinuousClock.now, .zero) : .zero)
-            if poller.events(at: wakeIndex).contains(.readable) { wakeup.reset() }
             let isStopping = stopping.load(ordering: .acquiring)
             let now = ContinuousClock.now
             let taken = takeQueued(into: &batch, announcing: now >= nextHeartbeat)
-            queueWasEmpty = batch.isEmpty
+            let queueWasEmpty = batch.isEmpty
             for case .progress(let event, let revision, let sequences) in batch {
                 state.apply(event, revision: revision, sequences: sequences)
             }
             if let dropped = taken.dropped { state.apply(dropped) }
             state.advance(sequence: taken.sequence, progressSequence: taken.progressSequence)
-            if poller.events(at: snapshotIndex).contains(.readable) {
-                try answerSnapshots(on: snapshots, from: state)
-            }
+            try answerSnapshots(on: snapshots, from: state)
             // Taken in just before sending, so that no event is skipped for a subscription the
             // socket already knows of.
             while let message = try publisher.receive(options: .dontWait) { subscriptions.apply(message) }
@@ -285,7 +280,11 @@ public final class EventPublisher: Service {
                 try sendHeartbeat(announced, on: publisher, advertisedSnapshot: advertisedSnapshot)
                 nextHeartbeat = now + configuration.heartbeatInterval
             }
-            if queueWasEmpty && isStopping { return }
+            guard queueWasEmpty else { continue }
+            if isStopping { return }
+            // The take marked this thread as waiting: the next publish writes to the pipe.
+            try waiter.waitForDescriptors(timeout: max(nextHeartbeat - ContinuousClock.now, .zero))
+            if waiter.descriptorIsReadable(0) { wakeup.reset() }
         }
     }
 
