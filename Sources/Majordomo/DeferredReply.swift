@@ -1,3 +1,4 @@
+import Lifecycle
 import Synchronization
 import ZeroMQ
 
@@ -39,12 +40,15 @@ final class ReplyOutbox: Sendable {
     /// The descriptor to poll for readability.
     var fileDescriptor: Int32 { pipe.fileDescriptor }
 
+    /// Queues `reply` and wakes the owning thread if the queue was empty: at once, or at the end
+    /// of the caller's ``BatchedSignals`` batch (a journal's acknowledger posting the replies of
+    /// one sync), so that a batch of replies costs one wake-up.
     func post(_ reply: Reply) {
         let wasEmpty = replies.withLock { replies in
             replies.append(reply)
             return replies.count == 1
         }
-        if wasEmpty { pipe.signal() }
+        if wasEmpty { BatchedSignals.signal(self) { [pipe] in pipe.signal() } }
     }
 
     /// Whether a reply was posted and not taken yet; cheaper than ``takeAll()`` when none was.
