@@ -57,8 +57,10 @@ final class Acknowledger: @unchecked Sendable {
             return false
         case .idle:
             phase = .running
-            let thread = Thread { [self] in run() }
-            thread.name = "journal-acknowledger"
+            let thread = Thread { [self] in
+                Thread.nameCurrent("journal-acknowledger")
+                run()
+            }
             thread.start()
         case .running, .stopping:
             break

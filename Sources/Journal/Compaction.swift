@@ -1,4 +1,5 @@
 import Foundation
+import Lifecycle
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -54,6 +55,7 @@ extension Journal {
     /// Runs an automatic compaction; `append` has already claimed it.
     func compactInBackground() {
         let thread = Thread { [self] in
+            Thread.nameCurrent("journal-compaction")
             // Appends made while this compaction runs can make another one due, and no later
             // append may come to start it: so go again until the journal is no longer due,
             // deciding that and releasing the claim under one lock.
@@ -77,7 +79,6 @@ extension Journal {
                 }
             }
         }
-        thread.name = "journal-compaction"
         thread.start()
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Lifecycle
 
 /// Tracks which sequence numbers are durable and lets concurrent waiters share one sync.
 ///
@@ -69,6 +70,7 @@ final class IntervalSyncer: @unchecked Sendable {
 
     init(milliseconds: Int, sync: @escaping @Sendable () -> Bool) {
         let thread = Thread { [self] in
+            Thread.nameCurrent("journal-interval-sync")
             condition.lock()
             defer { condition.unlock() }
             while !stopped {
@@ -80,7 +82,6 @@ final class IntervalSyncer: @unchecked Sendable {
                 if !keepGoing { stopped = true }
             }
         }
-        thread.name = "journal-interval-sync"
         thread.start()
     }
 

@@ -19,6 +19,7 @@ public final class ServiceThread: Sendable {
         // so its context, whose termination delivers the last messages) alive with it.
         let running = Mutex<(any Service)?>(service)
         let thread = Thread { [self] in
+            Thread.nameCurrent(name)
             var failure: (any Error)?
             do {
                 try running.withLock { $0 }?.run()
@@ -30,7 +31,6 @@ public final class ServiceThread: Sendable {
             finished.signal()
             onExit(failure)
         }
-        thread.name = name
         thread.start()
     }
 
