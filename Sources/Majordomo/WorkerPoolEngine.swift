@@ -42,6 +42,8 @@ final class WorkerPoolEngine {
     private let outbox: ReplyOutbox
     private let logger: Logger
     private let clock = ContinuousClock()
+    /// `configuration.heartbeat.expiry`, computed once: the product is costly for a per-message value.
+    private let heartbeatExpiry: Duration
     private let sessions: [PoolSession]
     private var requestsTaken: UInt64 = 0
     /// The waiter over the connected sessions' sockets; rebuilt when one connects or closes.
@@ -61,6 +63,7 @@ final class WorkerPoolEngine {
         self.wakeup = wakeup
         self.outbox = outbox
         self.logger = logger
+        heartbeatExpiry = configuration.heartbeat.expiry
         let now = clock.now
         self.sessions = (0..<sessions).map { PoolSession(index: $0, now: now, reconnectDelay: configuration.reconnectInitialDelay) }
     }
@@ -136,23 +139,25 @@ final class WorkerPoolEngine {
 
     /// Receives and handles everything the session's socket holds.
     private func receive(on session: PoolSession) throws(ZMQError) {
-        while let socket = session.socket, let frames = try session.receiveBuffer.receive(from: socket) {
-            let command: WorkerCommand
+        while let socket = session.socket, try session.receiveBuffer.receive(from: socket) {
+            let kind: WorkerCommand.Kind
             do {
-                command = try WorkerCommand(frames: frames[...])
+                kind = try WorkerCommand.validatedKind(of: session.receiveBuffer, from: 0)
             } catch {
                 logger.log(.warning, "ignored invalid message from the broker", ["endpoint": endpoint, "reason": error.description])
                 continue
             }
             let now = clock.now
             session.heardFromBroker = true
-            session.brokerExpiry = now + configuration.heartbeat.expiry
-            switch command {
-            case .request(let client, let body):
+            session.brokerExpiry = now + heartbeatExpiry
+            switch kind {
+            case .request:
                 guard session.inHand == nil else {
                     logger.log(.warning, "ignored a REQUEST while one is in hand", ["endpoint": endpoint, "service": service])
                     continue
                 }
+                let client = session.receiveBuffer.bytes(WorkerCommand.clientIndex)
+                let body = session.receiveBuffer.bytes(from: WorkerCommand.bodyIndex)
                 requestsTaken &+= 1
                 session.inHand = (requestsTaken, client)
                 if let reply = handler(body, DeferredReply(outbox: outbox, session: session.index, request: requestsTaken)) {
@@ -165,7 +170,7 @@ final class WorkerPoolEngine {
                 // A broker refusing READY at once gets a growing back-off, not a reconnection storm.
                 lose(session, now: now)
             case .ready, .reply:
-                logger.log(.warning, "ignored a command only workers send", ["endpoint": endpoint, "command": "\(command.kind)"])
+                logger.log(.warning, "ignored a command only workers send", ["endpoint": endpoint, "command": "\(kind)"])
             }
         }
         session.mayHoldMessages = false
@@ -176,12 +181,12 @@ final class WorkerPoolEngine {
         guard let socket = session.socket else { return }
         session.inHand = nil
         session.mayHoldMessages = true
-        if try !socket.send(multipart: WorkerCommand.reply(client: client, body: body).frames, options: .dontWait) {
+        if try !WorkerCommand.send(.reply, client: client, body: body, on: socket) {
             logger.log(.warning, "reply dropped: the broker is not reading", ["endpoint": endpoint, "service": service])
         }
         // The time the request took is not broker silence, and the reply is a heartbeat.
         let now = clock.now
-        session.brokerExpiry = now + configuration.heartbeat.expiry
+        session.brokerExpiry = now + heartbeatExpiry
         session.nextHeartbeat = now + configuration.heartbeat.interval
         if drainDeadline != nil { try leave(session) }
     }
@@ -218,7 +223,7 @@ final class WorkerPoolEngine {
         session.reconnectAt = nil
         session.heardFromBroker = false
         session.mayHoldMessages = true
-        session.brokerExpiry = now + configuration.heartbeat.expiry
+        session.brokerExpiry = now + heartbeatExpiry
         session.nextHeartbeat = now + configuration.heartbeat.interval
         waiter = nil
     }
