@@ -50,6 +50,10 @@ final class WorkerPoolEngine {
     private var waiter: SocketWaiter?
     /// Set once shutdown began: when the sessions still in hand must have replied.
     private var drainDeadline: ContinuousClock.Instant?
+    /// No timer of any session is due before this, so that the loop looks at the sessions'
+    /// timers only when one may be due rather than on every wake-up. Replies and messages only
+    /// move timers later; whatever moves one earlier lowers it.
+    private var timersDue: ContinuousClock.Instant
 
     init(
         endpoint: String, service: String, sessions: Int, configuration: WorkerConfiguration, context: Context,
@@ -65,6 +69,7 @@ final class WorkerPoolEngine {
         self.logger = logger
         heartbeatExpiry = configuration.heartbeat.expiry
         let now = clock.now
+        timersDue = now
         self.sessions = (0..<sessions).map { PoolSession(index: $0, now: now, reconnectDelay: configuration.reconnectInitialDelay) }
     }
 
@@ -115,14 +120,13 @@ final class WorkerPoolEngine {
             waiter = try SocketWaiter(sockets: sockets, fileDescriptors: descriptors)
         }
         let now = clock.now
-        let timeout = sessions.contains(where: { $0.mayHoldMessages }) ? .zero : max(.zero, nextTimer() - now)
+        // While draining no heartbeat or reconnection is due, only the deadline.
+        let timeout = sessions.contains(where: { $0.mayHoldMessages }) ? .zero : max(.zero, (drainDeadline ?? timersDue) - now)
         try waiter?.waitForDescriptors(timeout: timeout)
     }
 
-    /// The earliest moment a timer needs the loop.
+    /// The earliest moment a session's timer needs the loop.
     private func nextTimer() -> ContinuousClock.Instant {
-        // While draining no heartbeat or reconnection is due, only the deadline.
-        if let drainDeadline { return drainDeadline }
         var next = clock.now + .seconds(3600)
         for session in sessions {
             if session.socket != nil {
@@ -193,9 +197,11 @@ final class WorkerPoolEngine {
 
     // MARK: Timers and connections
 
-    /// Expires silent brokers, sends heartbeats, and reconnects lost sessions whose back-off ended.
+    /// Expires silent brokers, sends heartbeats, and reconnects lost sessions whose back-off
+    /// ended, once a timer may be due.
     private func keepTime(now: ContinuousClock.Instant) throws(ZMQError) {
-        guard drainDeadline == nil else { return }
+        guard drainDeadline == nil, now >= timersDue else { return }
+        defer { timersDue = nextTimer() }
         for session in sessions {
             if let socket = session.socket {
                 if session.inHand == nil, now >= session.brokerExpiry {
@@ -239,6 +245,7 @@ final class WorkerPoolEngine {
             "delay_ms": "\(session.reconnectDelay.milliseconds)",
         ])
         session.reconnectAt = now + session.reconnectDelay
+        timersDue = min(timersDue, now + session.reconnectDelay)
         session.reconnectDelay = min(session.reconnectDelay * 2, configuration.reconnectMaximumDelay)
     }
 
