@@ -35,7 +35,7 @@ public struct ClientMessage: Equatable, Sendable {
     @discardableResult
     static func send(service: [UInt8], body: some Collection<some OutgoingFrame>, on socket: Socket) throws(ZMQError) -> Bool {
         let more: SendOptions = [.dontWait, .more]
-        guard try socket.send(UnsafeRawBufferPointer(start: nil, count: 0), options: more) else { return false }
+        guard try socket.sendEmptyFrame(options: more) else { return false }
         try socket.send(MDP.clientHeader, options: more)
         try socket.send(service, options: more)
         try socket.sendBody(body)

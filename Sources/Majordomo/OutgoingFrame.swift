@@ -20,12 +20,18 @@ extension Message: OutgoingFrame {
 }
 
 extension Socket {
+    /// Sends an empty frame, MDP's delimiter; `false` when the socket would block.
+    @discardableResult
+    func sendEmptyFrame(options: SendOptions) throws(ZMQError) -> Bool {
+        try send(UnsafeRawBufferPointer(start: nil, count: 0), options: options)
+    }
+
     /// Sends `body` as the last frames of a message, without waiting: after the first frame of a
     /// message is queued the rest are too. A body without frames is sent as one empty frame,
     /// since MDP requires at least one.
     func sendBody(_ body: some Collection<some OutgoingFrame>) throws(ZMQError) {
         guard !body.isEmpty else {
-            try send(UnsafeRawBufferPointer(start: nil, count: 0), options: .dontWait)
+            try sendEmptyFrame(options: .dontWait)
             return
         }
         var remaining = body.count

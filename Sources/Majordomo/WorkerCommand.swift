@@ -97,11 +97,11 @@ public enum WorkerCommand: Equatable, Sendable {
         _ kind: Kind, client: [UInt8], body: some Collection<some OutgoingFrame>, on socket: Socket
     ) throws(ZMQError) -> Bool {
         let more: SendOptions = [.dontWait, .more]
-        guard try socket.send(UnsafeRawBufferPointer(start: nil, count: 0), options: more) else { return false }
+        guard try socket.sendEmptyFrame(options: more) else { return false }
         try socket.send(MDP.workerHeader, options: more)
         try socket.send(kind.frame, options: more)
         try socket.send(client, options: more)
-        try socket.send(UnsafeRawBufferPointer(start: nil, count: 0), options: more)
+        try socket.sendEmptyFrame(options: more)
         try socket.sendBody(body)
         return true
     }
