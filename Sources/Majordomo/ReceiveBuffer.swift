@@ -22,6 +22,7 @@ struct ReceiveBuffer: FrameList {
     mutating func receive(from socket: Socket) throws(ZMQError) -> Bool {
         for index in 0..<endIndex where messages[index].count > Self.retainedFrameSize { messages[index] = Message() }
         if messages.count > Self.retainedFrames { messages.removeLast(messages.count - Self.retainedFrames) }
+        // Cleared first, so that after a failing receive the buffer shows no frames, not stale ones.
         endIndex = 0
         endIndex = try socket.receiveMultipart(into: &messages, options: .dontWait)
         return endIndex > 0

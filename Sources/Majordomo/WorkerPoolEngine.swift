@@ -254,6 +254,8 @@ final class WorkerPoolEngine {
         session.socket = nil
         session.inHand = nil
         session.mayHoldMessages = false
+        // The last message's frames go with the socket: no receive on it will release them.
+        session.receiveBuffer = ReceiveBuffer()
         waiter = nil
     }
 
