@@ -26,7 +26,8 @@ final class WorkerRecord {
 struct QueuedRequest {
     let client: [UInt8]
     let envelope: [[UInt8]]
-    let body: [[UInt8]]
+    /// The frames as received, forwarded to the worker without a copy.
+    let body: [Message]
     let enqueued: ContinuousClock.Instant
 }
 
@@ -61,6 +62,8 @@ final class BrokerEngine {
     private var localRequestsTaken: UInt64 = 0
     private let logger: Logger
     private let clock = ContinuousClock()
+    /// `configuration.heartbeat.expiry`, computed once: the product is costly for a per-message value.
+    private let heartbeatExpiry: Duration
     private var workers: [[UInt8]: WorkerRecord] = [:]
     private var services: [[UInt8]: ServiceRecord] = [:]
     private var queuedRequests = 0
@@ -85,6 +88,7 @@ final class BrokerEngine {
         localServices = Dictionary(uniqueKeysWithValues: configuration.localServices.map { (Array($0.name.utf8), $0) })
         self.publishedSnapshot = snapshot
         self.configuration = configuration
+        heartbeatExpiry = configuration.heartbeat.expiry
         self.logger = logger
         now = clock.now
     }
@@ -105,8 +109,8 @@ final class BrokerEngine {
             // and local services that hand work to other threads wake them once for all.
             var handled = 0
             try BatchedSignals.run { () throws(ZMQError) in
-                while handled < Self.batch, let frames = try receiveBuffer.receive(from: router) {
-                    try handle(frames)
+                while handled < Self.batch, try receiveBuffer.receive(from: router) {
+                    try handleReceived()
                     handled += 1
                 }
             }
@@ -142,27 +146,28 @@ final class BrokerEngine {
 
     // MARK: Dispatching messages
 
-    private func handle(_ frames: [[UInt8]]) throws(ZMQError) {
-        let sender = frames[0]
-        guard frames.count >= 3, frames.count <= configuration.maxFramesPerMessage else {
-            return drop(from: sender, "message has \(frames.count) frames")
+    /// Handles the message in the receive buffer, reading it in place; frame 0 is the sender's routing id.
+    private func handleReceived() throws(ZMQError) {
+        let count = receiveBuffer.endIndex
+        let sender = receiveBuffer.bytes(0)
+        guard count >= 3, count <= configuration.maxFramesPerMessage else {
+            return drop(from: sender, "message has \(count) frames")
         }
-        if frames[2] == MDP.workerHeader || frames[1] == MDP.workerHeader {
-            let command: WorkerCommand
+        if receiveBuffer.frame(2, equals: MDP.workerHeader) || receiveBuffer.frame(1, equals: MDP.workerHeader) {
+            let kind: WorkerCommand.Kind
             do {
-                command = try WorkerCommand(frames: frames[1...])
+                kind = try WorkerCommand.validatedKind(of: receiveBuffer, from: 1)
             } catch {
                 logger.log(.warning, "invalid worker command; disconnecting", ["peer": Logger.display(sender), "reason": error.description])
                 return try disconnect(sender)
             }
-            try handleWorker(sender, command)
-        } else if let delimiter = frames[1...].firstIndex(where: { $0.isEmpty }), delimiter + 1 < frames.count,
-                  frames[delimiter + 1] == MDP.clientHeader {
+            try handleWorker(sender, kind)
+        } else if let delimiter = (1..<count).first(where: { receiveBuffer.frameIsEmpty($0) }), delimiter + 1 < count,
+                  receiveBuffer.frame(delimiter + 1, equals: MDP.clientHeader) {
             // Routing frames before the empty one (a proxy's, or an AsyncClient's request tag)
             // are an envelope: kept with the request and returned with its reply.
-            let message: ClientMessage
-            do { message = try ClientMessage(frames: frames[delimiter...]) } catch { return drop(from: sender, error.description) }
-            try handleClient(sender, envelope: Array(frames[1..<delimiter]), message)
+            do { try ClientMessage.validate(receiveBuffer, from: delimiter) } catch { return drop(from: sender, error.description) }
+            try handleClient(sender, envelope: (1..<delimiter).map { receiveBuffer.bytes($0) }, delimiter: delimiter)
         } else {
             drop(from: sender, "no MDPC01 or MDPW01 header after an empty frame")
         }
@@ -172,26 +177,35 @@ final class BrokerEngine {
         logger.log(.warning, "dropped malformed message", ["peer": Logger.display(sender), "reason": reason])
     }
 
-    private func handleClient(_ client: [UInt8], envelope: [[UInt8]], _ message: ClientMessage) throws(ZMQError) {
-        if message.service.starts(with: MDP.managementPrefix) {
-            return try reply(to: client, envelope: envelope, service: message.service, body: [managementAnswer(message)])
+    /// Handles a valid client request in the receive buffer, whose empty frame is at `delimiter`.
+    private func handleClient(_ client: [UInt8], envelope: [[UInt8]], delimiter: Int) throws(ZMQError) {
+        let name = receiveBuffer.bytes(delimiter + ClientMessage.serviceIndex)
+        let bodyStart = delimiter + ClientMessage.bodyIndex
+        if name.starts(with: MDP.managementPrefix) {
+            let message = ClientMessage(service: name, body: receiveBuffer.bytes(from: bodyStart))
+            return try reply(to: client, envelope: envelope, service: name, body: [managementAnswer(message)])
         }
-        if let local = localServices[message.service] {
-            return try handleLocally(local, client: client, envelope: envelope, message)
+        if let local = localServices[name] {
+            return try handleLocally(local, client: client, envelope: envelope, ClientMessage(service: name, body: receiveBuffer.bytes(from: bodyStart)))
         }
-        let existing = services[message.service]
-        let service = existing ?? ServiceRecord(name: message.service)
+        let service = services[name] ?? ServiceRecord(name: name)
         if service.requests.count >= configuration.maxQueuedRequestsPerService {
-            return try reject(client, envelope: envelope, service: message.service, BrokerRejection(
+            return try reject(client, envelope: envelope, service: name, BrokerRejection(
                 code: .queueFull, text: "the service's queue holds \(service.requests.count) requests, its limit"))
         }
         if queuedRequests >= configuration.maxQueuedRequests {
-            return try reject(client, envelope: envelope, service: message.service, BrokerRejection(
+            return try reject(client, envelope: envelope, service: name, BrokerRejection(
                 code: .overloaded, text: "the broker holds \(queuedRequests) queued requests, its limit"))
         }
-        // Registered only once a request is accepted, so that rejected ones leave nothing behind.
-        if existing == nil { services[message.service] = service }
-        service.requests.append(QueuedRequest(client: client, envelope: envelope, body: message.body, enqueued: now))
+        // With nobody queued before it, a waiting worker takes the request straight from the
+        // receive buffer: the common case costs no copy of the body.
+        if service.requests.isEmpty, try assign(client: client, envelope: envelope, body: receiveBuffer.messages(from: bodyStart), to: service) {
+            return
+        }
+        // Registered only once a request is accepted, so that rejected ones leave nothing behind;
+        // and again if the attempt above purged the service's last worker along with the service.
+        services[name] = service
+        service.requests.append(QueuedRequest(client: client, envelope: envelope, body: receiveBuffer.takeMessages(from: bodyStart), enqueued: now))
         queuedRequests += 1
         try dispatch(service)
     }
@@ -207,34 +221,38 @@ final class BrokerEngine {
         return registered ? MDP.found : MDP.notFound
     }
 
-    private func handleWorker(_ sender: [UInt8], _ command: WorkerCommand) throws(ZMQError) {
+    /// Handles a valid worker command of kind `kind` in the receive buffer.
+    private func handleWorker(_ sender: [UInt8], _ kind: WorkerCommand.Kind) throws(ZMQError) {
         let worker = workers[sender]
-        switch command {
-        case .ready(let name):
+        switch kind {
+        case .ready:
+            let name = receiveBuffer.bytes(1 + WorkerCommand.serviceIndex)
             if worker != nil { return try refuse(sender, "READY from a registered worker") }
             if name.starts(with: MDP.managementPrefix) { return try refuse(sender, "READY for a management service") }
             if localServices[name] != nil { return try refuse(sender, "READY for a service the broker answers itself") }
             if workers.count >= configuration.maxWorkers { return try refuse(sender, "the broker has \(workers.count) workers, its limit") }
             let service = services[name] ?? ServiceRecord(name: name)
             services[name] = service
-            let record = WorkerRecord(identity: sender, service: service, expiry: now + configuration.heartbeat.expiry)
+            let record = WorkerRecord(identity: sender, service: service, expiry: now + heartbeatExpiry)
             workers[sender] = record
             service.workerCount += 1
             workersChanged = true
             service.waiting.append(record)
             logger.log(.info, "worker registered", ["worker": Logger.display(sender), "service": Logger.display(name)])
             try dispatch(service)
-        case .reply(let client, let body):
-            guard let worker, worker.client == client else { return try refuse(sender, "REPLY without a matching request") }
+        case .reply:
+            guard let worker, let client = worker.client, receiveBuffer.frame(1 + WorkerCommand.clientIndex, equals: client) else {
+                return try refuse(sender, "REPLY without a matching request")
+            }
             worker.client = nil
-            worker.expiry = now + configuration.heartbeat.expiry
-            try reply(to: client, envelope: worker.envelope, service: worker.service.name, body: body)
+            worker.expiry = now + heartbeatExpiry
+            try reply(to: client, envelope: worker.envelope, service: worker.service.name, body: receiveBuffer.messages(from: 1 + WorkerCommand.bodyIndex))
             worker.envelope = []
             worker.service.waiting.append(worker)
             try dispatch(worker.service)
         case .heartbeat:
             guard let worker else { return try refuse(sender, "HEARTBEAT from an unregistered worker") }
-            worker.expiry = max(worker.expiry, now + configuration.heartbeat.expiry)
+            worker.expiry = max(worker.expiry, now + heartbeatExpiry)
         case .disconnect:
             if let worker {
                 logger.log(.info, "worker disconnected", ["worker": Logger.display(sender), "service": Logger.display(worker.service.name)])
@@ -247,19 +265,31 @@ final class BrokerEngine {
 
     /// Sends the service's oldest requests to its least recently used waiting workers.
     private func dispatch(_ service: ServiceRecord) throws(ZMQError) {
-        while let request = service.requests.first, let worker = service.waiting.popFirst() {
-            let command = WorkerCommand.request(client: request.client, body: request.body)
-            if try send(to: worker.identity, command.frames) {
-                _ = service.requests.popFirst()
-                queuedRequests -= 1
-                worker.client = request.client
-                worker.envelope = request.envelope
-                worker.expiry = max(worker.expiry, now + configuration.maxRequestDuration)
-            } else {
-                logger.log(.warning, "worker unreachable; purged", ["worker": Logger.display(worker.identity)])
-                remove(worker)
-            }
+        while let request = service.requests.first,
+              try assign(client: request.client, envelope: request.envelope, body: request.body, to: service) {
+            _ = service.requests.popFirst()
+            queuedRequests -= 1
         }
+    }
+
+    /// Sends a request to the service's least recently used waiting worker that is reachable,
+    /// purging those that are not.
+    /// - Returns: `false` when no waiting worker is left; the body is then as it was.
+    private func assign(client: [UInt8], envelope: [[UInt8]], body: some Collection<Message>, to service: ServiceRecord) throws(ZMQError) -> Bool {
+        while let worker = service.waiting.popFirst() {
+            let sent = try send(to: worker.identity) { router throws(ZMQError) in
+                try WorkerCommand.send(.request, client: client, body: body, on: router)
+            }
+            if sent {
+                worker.client = client
+                worker.envelope = envelope
+                worker.expiry = max(worker.expiry, now + configuration.maxRequestDuration)
+                return true
+            }
+            logger.log(.warning, "worker unreachable; purged", ["worker": Logger.display(worker.identity)])
+            remove(worker)
+        }
+        return false
     }
 
     private func snapshot() -> BrokerSnapshot {
@@ -328,8 +358,11 @@ final class BrokerEngine {
 
     // MARK: Sending
 
-    private func reply(to client: [UInt8], envelope: [[UInt8]], service: [UInt8], body: [[UInt8]]) throws(ZMQError) {
-        if try !send(to: client, envelope: envelope, ClientMessage(service: service, body: body).frames) {
+    private func reply(to client: [UInt8], envelope: [[UInt8]], service: [UInt8], body: some Collection<some OutgoingFrame>) throws(ZMQError) {
+        let sent = try send(to: client, envelope: envelope) { router throws(ZMQError) in
+            try ClientMessage.send(service: service, body: body, on: router)
+        }
+        if !sent {
             logger.log(.warning, "reply dropped: client gone or not reading", ["client": Logger.display(client)])
         }
     }
@@ -350,19 +383,26 @@ final class BrokerEngine {
         try send(to: sender, WorkerCommand.disconnect.frames)
     }
 
-    /// Sends `peer`'s routing id, the envelope, then `frames`, without ever waiting.
-    /// - Returns: `false` when the peer is gone or its queue is full, so the message was dropped.
+    /// Sends `peer`'s routing id, the envelope, then the frames `rest` sends, without ever waiting.
+    /// - Returns: `false` when the peer is gone or its queue is full, so the message was dropped
+    ///   before `rest` was called.
     @discardableResult
-    private func send(to peer: [UInt8], envelope: [[UInt8]] = [], _ frames: [[UInt8]]) throws(ZMQError) -> Bool {
+    private func send(to peer: [UInt8], envelope: [[UInt8]] = [], _ rest: (Socket) throws(ZMQError) -> Void) throws(ZMQError) -> Bool {
         do {
             // With ROUTER_MANDATORY an absent peer or a full queue shows on the routing id;
             // once that is queued the rest of the message is too.
             guard try router.send(peer, options: [.dontWait, .more]) else { return false }
             for frame in envelope { try router.send(frame, options: [.dontWait, .more]) }
-            return try router.send(multipart: frames, options: .dontWait)
+            try rest(router)
+            return true
         } catch where error.code == .hostUnreachable {
             return false
         }
+    }
+
+    /// Sends `peer`'s routing id then `frames`, without ever waiting.
+    private func send(to peer: [UInt8], _ frames: [[UInt8]]) throws(ZMQError) {
+        try send(to: peer) { router throws(ZMQError) in try router.send(multipart: frames, options: .dontWait) }
     }
 
     // MARK: Timers

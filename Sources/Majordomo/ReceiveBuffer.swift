@@ -1,30 +1,50 @@
 import ZeroMQ
 
-/// Messages that a broker or worker receives into, one message after another, so that its
-/// receive loop allocates only the bytes it keeps.
+/// The frames of the last message a broker or worker received, kept in reusable `Message`s and
+/// read in place, so that its receive loop allocates only the bytes it keeps and can forward a
+/// body frame without copying it (``messages(from:)``, sent with `Socket.send(_:options:)`).
 ///
 /// Memory stays bounded: at most ``retainedFrames`` messages are kept between receives, and a
-/// frame larger than ``retainedFrameSize`` is released as soon as it is copied out.
-struct ReceiveBuffer {
+/// frame larger than ``retainedFrameSize`` is released at the next receive, whether a message
+/// comes or not.
+struct ReceiveBuffer: FrameList {
     /// Messages kept for reuse; an MDP command rarely has more frames.
     static let retainedFrames = 16
     /// Largest frame whose storage is kept for the next receive.
     static let retainedFrameSize = 4096
 
     private var messages: [Message] = []
+    /// The number of frames of the message received last; 0 once a receive found nothing.
+    private(set) var endIndex = 0
 
-    /// Receives one message without waiting.
-    /// - Returns: its frames as bytes, or `nil` when no message was there.
-    mutating func receive(from socket: Socket) throws(ZMQError) -> [[UInt8]]? {
-        let count = try socket.receiveMultipart(into: &messages, options: .dontWait)
-        guard count > 0 else { return nil }
-        var frames: [[UInt8]] = []
-        frames.reserveCapacity(count)
-        for index in 0..<count {
-            frames.append(messages[index].bytes)
-            if messages[index].count > Self.retainedFrameSize { messages[index] = Message() }
-        }
+    /// Receives one message without waiting, releasing the previous one's large frames first.
+    /// - Returns: whether a message was there; its frames are `0..<endIndex`.
+    mutating func receive(from socket: Socket) throws(ZMQError) -> Bool {
+        for index in 0..<endIndex where messages[index].count > Self.retainedFrameSize { messages[index] = Message() }
         if messages.count > Self.retainedFrames { messages.removeLast(messages.count - Self.retainedFrames) }
-        return frames
+        // Cleared first, so that after a failing receive the buffer shows no frames, not stale ones.
+        endIndex = 0
+        endIndex = try socket.receiveMultipart(into: &messages, options: .dontWait)
+        return endIndex > 0
+    }
+
+    func withFrameBytes<Result>(_ index: Int, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        messages[index].withUnsafeBytes(body)
+    }
+
+    /// The frames from `start` to the end themselves, to send on without copying; sending a
+    /// frame empties it.
+    func messages(from start: Int) -> ArraySlice<Message> {
+        messages[start..<endIndex]
+    }
+
+    /// Takes the frames from `start` to the end, to keep beyond the next receive without
+    /// copying them; fresh messages take their places.
+    mutating func takeMessages(from start: Int) -> [Message] {
+        (start..<endIndex).map { index in
+            let taken = messages[index]
+            messages[index] = Message()
+            return taken
+        }
     }
 }

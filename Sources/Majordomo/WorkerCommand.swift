@@ -1,3 +1,5 @@
+import ZeroMQ
+
 /// One MDP/Worker command, as exchanged between a worker's DEALER and the broker.
 ///
 /// Frames are as the DEALER sends and receives them: starting with the empty frame, without
@@ -86,33 +88,69 @@ public enum WorkerCommand: Equatable, Sendable {
         frames.append(kind.frame)
     }
 
+    /// Sends a REQUEST or REPLY with the frames ``frames`` would have, after whatever routing
+    /// frames were sent before it with `.more`, without building arrays and without waiting.
+    /// Body frames that are `Message`s leave without a copy.
+    /// - Returns: `false` when the socket would block on the first frame, so nothing was sent.
+    @discardableResult
+    static func send(
+        _ kind: Kind, client: [UInt8], body: some Collection<some OutgoingFrame>, on socket: Socket
+    ) throws(ZMQError) -> Bool {
+        let more: SendOptions = [.dontWait, .more]
+        guard try socket.sendEmptyFrame(options: more) else { return false }
+        try socket.send(MDP.workerHeader, options: more)
+        try socket.send(kind.frame, options: more)
+        try socket.send(client, options: more)
+        try socket.sendEmptyFrame(options: more)
+        try socket.sendBody(body)
+        return true
+    }
+
+    /// Where a REQUEST's or REPLY's client address is, counted from the command's empty frame.
+    static let clientIndex = 3
+    /// Where a REQUEST's or REPLY's body starts, counted from the command's empty frame.
+    static let bodyIndex = 5
+    /// Where READY's service name is, counted from the command's empty frame.
+    static let serviceIndex = 3
+
     /// Decodes frames as a DEALER receives them (a ROUTER drops its routing id first).
     /// - Throws: ``ProtocolViolation`` naming the first rule the frames break.
     public init(frames: ArraySlice<[UInt8]>) throws(ProtocolViolation) {
         let start = frames.startIndex
-        guard frames.count >= 3 else { throw ProtocolViolation("expected at least 3 frames, got \(frames.count)") }
-        guard frames[start].isEmpty else { throw ProtocolViolation("frame 0 is not empty") }
-        guard frames[start + 1] == MDP.workerHeader else { throw ProtocolViolation("frame 1 is not MDPW01") }
-        guard frames[start + 2].count == 1, let kind = Kind(rawValue: frames[start + 2][0]) else {
+        switch try Self.validatedKind(of: frames, from: start) {
+        case .ready: self = .ready(service: frames[start + Self.serviceIndex])
+        case .request: self = .request(client: frames[start + Self.clientIndex], body: Array(frames[(start + Self.bodyIndex)...]))
+        case .reply: self = .reply(client: frames[start + Self.clientIndex], body: Array(frames[(start + Self.bodyIndex)...]))
+        case .heartbeat: self = .heartbeat
+        case .disconnect: self = .disconnect
+        }
+    }
+
+    /// Checks the frames from `start` (the empty frame) on against the rules for the command
+    /// they carry, in place; its fields are then at ``clientIndex``, ``bodyIndex`` and
+    /// ``serviceIndex`` from `start`.
+    /// - Throws: ``ProtocolViolation`` naming the first rule the frames break.
+    static func validatedKind(of frames: some FrameList, from start: Int) throws(ProtocolViolation) -> Kind {
+        let count = frames.endIndex - start
+        guard count >= 3 else { throw ProtocolViolation("expected at least 3 frames, got \(count)") }
+        guard frames.frameIsEmpty(start) else { throw ProtocolViolation("frame 0 is not empty") }
+        guard frames.frame(start + 1, equals: MDP.workerHeader) else { throw ProtocolViolation("frame 1 is not MDPW01") }
+        guard let byte = frames.singleByte(start + 2), let kind = Kind(rawValue: byte) else {
             throw ProtocolViolation("frame 2 is not a command byte 0x01-0x05")
         }
-        let rest = frames.dropFirst(3)
+        let rest = count - 3
         switch kind {
         case .ready:
-            guard rest.count == 1 else { throw ProtocolViolation("READY has \(rest.count) frames after the command, expected 1") }
-            guard !rest[rest.startIndex].isEmpty else { throw ProtocolViolation("READY has an empty service name") }
-            self = .ready(service: rest[rest.startIndex])
+            guard rest == 1 else { throw ProtocolViolation("READY has \(rest) frames after the command, expected 1") }
+            guard !frames.frameIsEmpty(start + serviceIndex) else { throw ProtocolViolation("READY has an empty service name") }
         case .request, .reply:
-            guard rest.count >= 3 else {
-                throw ProtocolViolation("\(kind == .request ? "REQUEST" : "REPLY") has \(rest.count) frames after the command, expected at least 3")
+            guard rest >= 3 else {
+                throw ProtocolViolation("\(kind == .request ? "REQUEST" : "REPLY") has \(rest) frames after the command, expected at least 3")
             }
-            let client = rest[rest.startIndex]
-            guard rest[rest.startIndex + 1].isEmpty else { throw ProtocolViolation("no empty frame after the client address") }
-            let body = Array(rest.dropFirst(2))
-            self = kind == .request ? .request(client: client, body: body) : .reply(client: client, body: body)
+            guard frames.frameIsEmpty(start + clientIndex + 1) else { throw ProtocolViolation("no empty frame after the client address") }
         case .heartbeat, .disconnect:
-            guard rest.isEmpty else { throw ProtocolViolation("\(kind == .heartbeat ? "HEARTBEAT" : "DISCONNECT") has \(rest.count) extra frames") }
-            self = kind == .heartbeat ? .heartbeat : .disconnect
+            guard rest == 0 else { throw ProtocolViolation("\(kind == .heartbeat ? "HEARTBEAT" : "DISCONNECT") has \(rest) extra frames") }
         }
+        return kind
     }
 }

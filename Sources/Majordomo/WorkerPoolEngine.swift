@@ -43,12 +43,18 @@ final class WorkerPoolEngine {
     private let outbox: ReplyOutbox
     private let logger: Logger
     private let clock = ContinuousClock()
+    /// `configuration.heartbeat.expiry`, computed once: the product is costly for a per-message value.
+    private let heartbeatExpiry: Duration
     private let sessions: [PoolSession]
     private var requestsTaken: UInt64 = 0
     /// The waiter over the connected sessions' sockets; rebuilt when one connects or closes.
     private var waiter: SocketWaiter?
     /// Set once shutdown began: when the sessions still in hand must have replied.
     private var drainDeadline: ContinuousClock.Instant?
+    /// No timer of any session is due before this, so that the loop looks at the sessions'
+    /// timers only when one may be due rather than on every wake-up. Replies and messages only
+    /// move timers later; whatever moves one earlier lowers it.
+    private var timersDue: ContinuousClock.Instant
 
     init(
         endpoint: String, service: String, sessions: Int, configuration: WorkerConfiguration, context: Context,
@@ -62,7 +68,9 @@ final class WorkerPoolEngine {
         self.wakeup = wakeup
         self.outbox = outbox
         self.logger = logger
+        heartbeatExpiry = configuration.heartbeat.expiry
         let now = clock.now
+        timersDue = now
         self.sessions = (0..<sessions).map { PoolSession(index: $0, now: now, reconnectDelay: configuration.reconnectInitialDelay) }
     }
 
@@ -116,14 +124,13 @@ final class WorkerPoolEngine {
             waiter = try SocketWaiter(sockets: sockets, fileDescriptors: descriptors)
         }
         let now = clock.now
-        let timeout = sessions.contains(where: { $0.mayHoldMessages }) ? .zero : max(.zero, nextTimer() - now)
+        // While draining no heartbeat or reconnection is due, only the deadline.
+        let timeout = sessions.contains(where: { $0.mayHoldMessages }) ? .zero : max(.zero, (drainDeadline ?? timersDue) - now)
         try waiter?.waitForDescriptors(timeout: timeout)
     }
 
-    /// The earliest moment a timer needs the loop.
+    /// The earliest moment a session's timer needs the loop.
     private func nextTimer() -> ContinuousClock.Instant {
-        // While draining no heartbeat or reconnection is due, only the deadline.
-        if let drainDeadline { return drainDeadline }
         var next = clock.now + .seconds(3600)
         for session in sessions {
             if session.socket != nil {
@@ -140,23 +147,25 @@ final class WorkerPoolEngine {
 
     /// Receives and handles everything the session's socket holds.
     private func receive(on session: PoolSession) throws(ZMQError) {
-        while let socket = session.socket, let frames = try session.receiveBuffer.receive(from: socket) {
-            let command: WorkerCommand
+        while let socket = session.socket, try session.receiveBuffer.receive(from: socket) {
+            let kind: WorkerCommand.Kind
             do {
-                command = try WorkerCommand(frames: frames[...])
+                kind = try WorkerCommand.validatedKind(of: session.receiveBuffer, from: 0)
             } catch {
                 logger.log(.warning, "ignored invalid message from the broker", ["endpoint": endpoint, "reason": error.description])
                 continue
             }
             let now = clock.now
             session.heardFromBroker = true
-            session.brokerExpiry = now + configuration.heartbeat.expiry
-            switch command {
-            case .request(let client, let body):
+            session.brokerExpiry = now + heartbeatExpiry
+            switch kind {
+            case .request:
                 guard session.inHand == nil else {
                     logger.log(.warning, "ignored a REQUEST while one is in hand", ["endpoint": endpoint, "service": service])
                     continue
                 }
+                let client = session.receiveBuffer.bytes(WorkerCommand.clientIndex)
+                let body = session.receiveBuffer.bytes(from: WorkerCommand.bodyIndex)
                 requestsTaken &+= 1
                 session.inHand = (requestsTaken, client)
                 if let reply = handler(body, DeferredReply(outbox: outbox, session: session.index, request: requestsTaken)) {
@@ -169,7 +178,7 @@ final class WorkerPoolEngine {
                 // A broker refusing READY at once gets a growing back-off, not a reconnection storm.
                 lose(session, now: now)
             case .ready, .reply:
-                logger.log(.warning, "ignored a command only workers send", ["endpoint": endpoint, "command": "\(command.kind)"])
+                logger.log(.warning, "ignored a command only workers send", ["endpoint": endpoint, "command": "\(kind)"])
             }
         }
         session.mayHoldMessages = false
@@ -180,21 +189,23 @@ final class WorkerPoolEngine {
         guard let socket = session.socket else { return }
         session.inHand = nil
         session.mayHoldMessages = true
-        if try !socket.send(multipart: WorkerCommand.reply(client: client, body: body).frames, options: .dontWait) {
+        if try !WorkerCommand.send(.reply, client: client, body: body, on: socket) {
             logger.log(.warning, "reply dropped: the broker is not reading", ["endpoint": endpoint, "service": service])
         }
         // The time the request took is not broker silence, and the reply is a heartbeat.
         let now = clock.now
-        session.brokerExpiry = now + configuration.heartbeat.expiry
+        session.brokerExpiry = now + heartbeatExpiry
         session.nextHeartbeat = now + configuration.heartbeat.interval
         if drainDeadline != nil { try leave(session) }
     }
 
     // MARK: Timers and connections
 
-    /// Expires silent brokers, sends heartbeats, and reconnects lost sessions whose back-off ended.
+    /// Expires silent brokers, sends heartbeats, and reconnects lost sessions whose back-off
+    /// ended, once a timer may be due.
     private func keepTime(now: ContinuousClock.Instant) throws(ZMQError) {
-        guard drainDeadline == nil else { return }
+        guard drainDeadline == nil, now >= timersDue else { return }
+        defer { timersDue = nextTimer() }
         for session in sessions {
             if let socket = session.socket {
                 if session.inHand == nil, now >= session.brokerExpiry {
@@ -222,7 +233,7 @@ final class WorkerPoolEngine {
         session.reconnectAt = nil
         session.heardFromBroker = false
         session.mayHoldMessages = true
-        session.brokerExpiry = now + configuration.heartbeat.expiry
+        session.brokerExpiry = now + heartbeatExpiry
         session.nextHeartbeat = now + configuration.heartbeat.interval
         waiter = nil
     }
@@ -238,6 +249,7 @@ final class WorkerPoolEngine {
             "delay_ms": "\(session.reconnectDelay.milliseconds)",
         ])
         session.reconnectAt = now + session.reconnectDelay
+        timersDue = min(timersDue, now + session.reconnectDelay)
         session.reconnectDelay = min(session.reconnectDelay * 2, configuration.reconnectMaximumDelay)
     }
 
@@ -246,6 +258,8 @@ final class WorkerPoolEngine {
         session.socket = nil
         session.inHand = nil
         session.mayHoldMessages = false
+        // The last message's frames go with the socket: no receive on it will release them.
+        session.receiveBuffer = ReceiveBuffer()
         waiter = nil
     }
 

@@ -5,7 +5,7 @@ import CZMQ
 ///
 /// A message belongs to one thread at a time, like a ``Socket``.
 public final class Message {
-    let pointer: UnsafeMutablePointer<zmq_msg_t>
+    @usableFromInline let pointer: UnsafeMutablePointer<zmq_msg_t>
 
     /// Creates an empty message (`zmq_msg_init`).
     public init() {
@@ -19,12 +19,15 @@ public final class Message {
     }
 
     /// The frame's size in bytes (`zmq_msg_size`).
-    public var count: Int { zmq_msg_size(pointer) }
+    @inlinable public var count: Int { zmq_msg_size(pointer) }
 
     /// Whether more frames of the same message follow this one (`zmq_msg_more`).
     public var hasMore: Bool { zmq_msg_more(pointer) != 0 }
 
     /// Calls `body` with the frame's bytes, valid only during the call (`zmq_msg_data`).
+    // Inlinable, so that callers get it specialised: a router reads several frames in place
+    // per message, and generic dispatch would cost more than the read.
+    @inlinable
     public func withUnsafeBytes<Result, Failure: Error>(
         _ body: (UnsafeRawBufferPointer) throws(Failure) -> Result
     ) throws(Failure) -> Result {

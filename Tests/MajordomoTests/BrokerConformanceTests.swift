@@ -133,6 +133,25 @@ import ZeroMQ
         #expect(try receive(worker, timeout: .seconds(2)).map(Self.isDisconnect) == true, "\(name)")
     }
 
+    @Test func requestForAVanishedWorkerWaitsForTheNextOne() throws {
+        let context = try Context()
+        let broker = try RunningBroker(context: context)
+        defer { broker.stop() }
+        let vanished = try Self.rawWorker(context, broker.endpoint)
+        let mmi = quickClient(broker.endpoint, context: context)
+        #expect(try eventually { try mmi.isRegistered("echo") })
+        // Gone without DISCONNECT: the broker finds out when its request cannot be routed, purges
+        // the worker, with it the service's last worker, and must still keep the request.
+        vanished.close()
+        pause(milliseconds: 300)
+        let client = try Self.rawClient(context, broker.endpoint)
+        try client.send(multipart: [Self.empty, Self.clientHeader, bytes("echo"), bytes("kept")])
+        pause(milliseconds: 100)
+        let next = try Self.rawWorker(context, broker.endpoint)
+        let request = try #require(try receive(next) { $0.count > 3 })
+        #expect(request == [Self.empty, Self.workerHeader, [0x02], Self.clientAddress, Self.empty, bytes("kept")])
+    }
+
     @Test func secondReadyDisconnectsAndUnregistersTheWorker() throws {
         let context = try Context()
         let broker = try RunningBroker(context: context)
