@@ -3,21 +3,21 @@ import Synchronization
 
 /// A service running on a thread of its own, so that one process can run several.
 public final class ServiceThread: Sendable {
-    /// The service this thread runs.
-    public let service: any Service
     /// The thread's name, for logs.
     public let name: String
+    /// The service, until its `run()` has returned. Nothing here holds it afterwards: Foundation
+    /// may keep a finished thread's closure, and with it this object, past ``join()``, and the
+    /// service must not live on with it, since its release is what terminates its ZeroMQ context
+    /// and so delivers the last messages (a worker's DISCONNECT) before the process exits.
+    private let running: Mutex<(any Service)?>
     private let finished = DispatchSemaphore(value: 0)
     private let outcome = Mutex<(any Error)?>(nil)
 
     /// Starts `service.run()` on a new thread named `name`; `onExit` is called on that thread
     /// when `run()` returns, with the error it threw, if any.
     public init(_ service: any Service, name: String, onExit: @escaping @Sendable ((any Error)?) -> Void = { _ in }) {
-        self.service = service
         self.name = name
-        // Foundation may keep a finished thread's closure; it must not keep the service (and
-        // so its context, whose termination delivers the last messages) alive with it.
-        let running = Mutex<(any Service)?>(service)
+        running = Mutex(service)
         let thread = Thread { [self] in
             Thread.nameCurrent(name)
             var failure: (any Error)?
@@ -26,6 +26,7 @@ public final class ServiceThread: Sendable {
             } catch {
                 failure = error
             }
+            // Released here, before join() returns, rather than whenever Foundation lets the closure go.
             running.withLock { $0 = nil }
             outcome.withLock { $0 = failure }
             finished.signal()
@@ -34,11 +35,16 @@ public final class ServiceThread: Sendable {
         thread.start()
     }
 
+    /// Asks the service to stop, without waiting for it.
+    public func shutdown() {
+        running.withLock { $0 }?.shutdown()
+    }
+
     /// Asks the service to stop and waits until its `run()` has returned.
     /// - Returns: the error `run()` ended with, if any.
     @discardableResult
     public func stop() -> (any Error)? {
-        service.shutdown()
+        shutdown()
         return join()
     }
 

@@ -40,7 +40,7 @@ final class RunningWorkers {
     }
 
     func stop() {
-        for thread in threads { thread.service.shutdown() }
+        for thread in threads { thread.shutdown() }
         for thread in threads { thread.join() }
     }
 }
