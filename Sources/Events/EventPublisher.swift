@@ -13,12 +13,14 @@ import ZeroMQ
 /// Any thread may call ``publish(_:revision:)-(ProgressEvent,_)``: it never waits for subscribers
 /// or for the publisher thread, and does no encoding. Under one short lock it numbers the event
 /// and queues it as a value; an event dropped from a full queue still has its number (subscribers
-/// see the gap) and its state still reaches snapshots. The publisher thread applies what it takes
-/// from the queue to the snapshot table it owns (``SnapshotState``) before it answers snapshots,
-/// so a snapshot and the sequence number it reports always agree. The thread running ``run()`` owns both sockets, encodes the queued
-/// events and sends them in sequence order. Subscribers see it as a PUB socket; the XPUB side
-/// tells the publisher their subscriptions, so it encodes only events some subscriber takes
-/// (an xAPI statement nobody subscribed to costs nothing).
+/// see the gap) and its state still reaches snapshots.
+///
+/// The thread running ``run()`` owns both sockets. It applies what it takes from the queue to
+/// the snapshot table it owns (``SnapshotState``) before it answers snapshots, so a snapshot and
+/// the sequence number it reports always agree, then encodes the events and sends them in
+/// sequence order. Subscribers see a PUB socket; the XPUB side tells the publisher their
+/// subscriptions, so it encodes only events some subscriber takes (an xAPI statement nobody
+/// subscribed to costs nothing).
 public final class EventPublisher: Service {
     /// This publisher's identity, in every event and heartbeat.
     public let source: EventSource
