@@ -261,12 +261,16 @@ do {
             ratios.append(String(format: "%.2f× the reference without broker", measurement.requestsPerSecond / reference.requestsPerSecond))
         }
         if let counterpart = results[c] {
-            ratios.append(String(format: "%.2f× the C broker and workers of this run, %@%@",
-                                 measurement.requestsPerSecond / counterpart.requestsPerSecond, c, synchronous ? "" : " (goal ≥ 5×)"))
+            ratios.append(String(format: "%.2f× the C broker and workers of this run, %@",
+                                 measurement.requestsPerSecond / counterpart.requestsPerSecond, c))
+        }
+        if !synchronous {
+            ratios.append(String(format: "%.1f–%.1f× the guide's C broker (goal ≥ 5×)",
+                                 measurement.requestsPerSecond / 12_000, measurement.requestsPerSecond / 6_000))
         }
         if !ratios.isEmpty { print("\(measurement.name): \(ratios.joined(separator: ", "))") }
     }
-    print("For scale: the ZeroMQ guide puts its C broker, worker and client at roughly 6–12k round trips/s on this kind of machine.")
+    print("The ZeroMQ guide puts its C broker, worker and client at roughly 6–12k round trips/s on this kind of machine; issue 3 asks for 5× that with 50 in flight.")
 } catch {
     fail("\(error)")
 }
