@@ -2,8 +2,9 @@
 # What publishing events adds to a progress write in `lyceum serve`, end to end (issue 6).
 #
 # The same progress writes (`lyceum bench --scenario progress-watch`, every one a change) against
-# `lyceum serve` with events published and a `lyceum watch --json` dashboard reading them, and
-# against `lyceum serve --events-endpoint none`, in alternating rounds in this run:
+# `lyceum serve` with events published and a `lyceum watch --json` dashboard reading them
+# (arm "on"), with events published and nobody subscribed (arm "idle"), and against
+# `lyceum serve --events-endpoint none` (arm "off"), in alternating rounds in this run:
 #   - closed loop, 50 in flight: the CPU time `serve` spends per write (utime + stime from /proc,
 #     all its threads: the request path, the publisher thread's encoding and sending, and
 #     libzmq's I/O thread delivering to the dashboard), and writes/s (which on 2 cores also pays
@@ -47,7 +48,7 @@ run() {
   endpoint="tcp://127.0.0.1:$(free_port)" events="tcp://127.0.0.1:$(free_port)" snapshots="tcp://127.0.0.1:$(free_port)"
   data="$work/data-$arm-$durability-$round"
   local publishing=(--events-endpoint "$events" --snapshot-endpoint "$snapshots")
-  [ "$arm" = on ] || publishing=(--events-endpoint none)
+  [ "$arm" != off ] || publishing=(--events-endpoint none)
   "$lyceum" serve --endpoint "$endpoint" "${publishing[@]}" --data "$data" --durability "$durability" --log-level warning \
     >/dev/null 2>>"$work/serve.log" &
   serve_pid=$!
@@ -72,23 +73,27 @@ run() {
     >"$work/latency.json" 2>/dev/null
   sleep 0.3
   delivered="-"
-  [ "$arm" = off ] || delivered=$(grep -c '"seq"' "$work/events-$round.jsonl" || true)
+  [ "$arm" != on ] || delivered=$(grep -c '"seq"' "$work/events-$round.jsonl" || true)
   stop
   awk -v b="$before" -v a="$after" -v n="$requests" -v r="$rps" -v p50="$(json "$work/latency.json" latency_us/p50)" \
     -v p99="$(json "$work/latency.json" latency_us/p99)" 'BEGIN { printf "%.2f %.0f %d %d\n", (a - b) * 1e6 / n, r, p50, p99 }' >>"$work/$arm-$durability"
   echo "events-cost: durability $durability, round $round/$rounds, events $arm: $(tail -1 "$work/$arm-$durability" | awk '{ printf "%s µs of serve CPU per write, %s writes/s; at the fixed rate p50 %s µs, p99 %s µs", $1, $2, $3, $4 }'); events the dashboard got: $delivered" >&2
 }
 
-results=()
+results=() idle=()
 for durability in always none; do
   for round in $(seq 1 "$rounds"); do
     run off "$durability" "$round"
     run on "$durability" "$round"
+    run idle "$durability" "$round"
   done
   column() { awk -v c="$1" '{ print $c }' "$work/$2-$durability" | median; }
   off_cpu=$(column 1 off) on_cpu=$(column 1 on) off_rps=$(column 2 off) on_rps=$(column 2 on)
   off_p50=$(column 3 off) on_p50=$(column 3 on) off_p99=$(column 4 off) on_p99=$(column 4 on)
   change() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }'; }
+  idle_cpu=$(column 1 idle) idle_rps=$(column 2 idle)
+  idle+=("$(printf 'durability %s, events published but no subscriber: %s µs of serve CPU per write (%s against no events), %s writes/s (%s)' \
+    "$durability" "$idle_cpu" "$(change "$idle_cpu" "$off_cpu")" "$idle_rps" "$(change "$idle_rps" "$off_rps")")")
   results+=("$(printf '| %-8s | %8s / %8s µs (%s) | %6s / %6s (%s) | %5s / %5s µs (%s) | %5s / %5s µs (%s) |' "$durability" \
     "$off_cpu" "$on_cpu" "$(change "$on_cpu" "$off_cpu")" "$off_rps" "$on_rps" "$(change "$on_rps" "$off_rps")" \
     "$off_p50" "$on_p50" "$(change "$on_p50" "$off_p50")" "$off_p99" "$on_p99" "$(change "$on_p99" "$off_p99")")")
@@ -97,3 +102,4 @@ printf '\nProgress writes through `lyceum serve`, no events / events with one da
 printf '| durability | serve CPU per write (50 in flight) | writes/s (50 in flight) | latency p50 at %d/s | latency p99 at %d/s |\n' "$rate" "$rate"
 printf '|---|---|---|---|---|\n'
 printf '%s\n' "${results[@]}"
+printf '%s\n' "${idle[@]}"
