@@ -167,7 +167,7 @@ do {
     let end = nanoseconds()
     let callRate = Double(produced.count) / (Double(publishDone - start) / 1e9)
     let deliveredRate = Double(produced.count) / (Double(end - start) / 1e9)
-    print("throughput, \(subscribers) subscribers: publish() calls \(Int(callRate)) events/s; all delivered to every subscriber at \(Int(deliveredRate)) events/s (\(Int(deliveredRate) * subscribers) messages/s); delivered \(pool.receivedCount)/\(expected)\(delivered ? "" : " (gaps: PUB dropped for slow subscribers)")")
+    print("throughput, \(subscribers) subscribers: publish() calls \(Int(callRate)) events/s; all delivered to every subscriber at \(Int(deliveredRate)) events/s (\(Int(deliveredRate) * subscribers) messages/s); delivered \(pool.receivedCount)/\(expected)\(delivered ? "" : " (gaps: PUB dropped for slow subscribers)"); publisher queue drops \(publisher.counters.dropped)")
     pool.shutdown()
     thread.stop()
 }

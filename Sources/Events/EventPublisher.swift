@@ -10,18 +10,17 @@ import ZeroMQ
 /// Publishes progress and book events on an XPUB socket and answers snapshot requests on a ROUTER
 /// socket (the ZeroMQ guide's Clone pattern), with heartbeats; see protocol/events.md.
 ///
-/// Any thread may call ``publish(_:revision:)-(ProgressEvent,_)``, and it never waits for a
-/// subscriber. The calling thread itself numbers, encodes and sends the event, under one lock
-/// (``EventOutlet``), so an event costs no hand-over to another thread; a thread running a
-/// ``BatchedSignals`` batch holds its events until the batch ends and sends them together. The
-/// XPUB side tells the publisher which prefixes are subscribed, so an event nobody subscribed to
-/// is numbered but never encoded.
+/// Any thread may call ``publish(_:revision:)-(ProgressEvent,_)``: it never waits for subscribers
+/// or for the publisher thread, and does no encoding. Under one short lock it numbers the event
+/// and queues it as a value; an event dropped from a full queue still has its number (subscribers
+/// see the gap) and its state still reaches snapshots.
 ///
-/// The thread running ``run()`` owns the snapshot ROUTER and the snapshot table
-/// (``SnapshotState``). It takes the progress events sent since its last look, with the numbers
-/// assigned so far, before it answers a snapshot, so a snapshot and the sequence number it reports
-/// always agree; between snapshot requests it wakes only for heartbeats and, every
-/// ``maxUnappliedEvents`` events, to keep its table from falling far behind.
+/// The thread running ``run()`` owns both sockets. It applies what it takes from the queue to
+/// the snapshot table it owns (``SnapshotState``) before it answers snapshots, so a snapshot and
+/// the sequence number it reports always agree, then encodes the events and sends them in
+/// sequence order. Subscribers see a PUB socket; the XPUB side tells the publisher their
+/// subscriptions, so it encodes only events some subscriber takes (an xAPI statement nobody
+/// subscribed to costs nothing).
 public final class EventPublisher: Service {
     /// This publisher's identity, in every event and heartbeat.
     public let source: EventSource
@@ -32,24 +31,77 @@ public final class EventPublisher: Service {
     public struct Counters: Sendable, Equatable {
         /// Events given a sequence number.
         public var published: UInt64 = 0
-        /// Of those, events numbered while the publisher had no socket to send them on (before
-        /// it bound, after it stopped): subscribers cannot have missed them.
-        public var unsent: UInt64 = 0
+        /// Of those, events dropped because the publisher thread's queue was full.
+        public var dropped: UInt64 = 0
         /// Snapshot requests answered, refusals included.
         public var snapshots: UInt64 = 0
     }
 
-    /// Events a batch may hold before a publish sends them at once: bounds how long a long batch
-    /// delays events, while a short one sends them together when it ends.
+    /// An event numbered and waiting for the publisher thread to encode and send it.
+    private enum Queued {
+        case progress(ProgressEvent, revision: UInt64, sequences: ProgressSequences)
+        case book(BookEvent, revision: UInt64, sequences: BookSequences, time: Int64)
+    }
+
+    /// When a publish wakes the publisher thread.
+    private enum Wake {
+        case notNeeded, now, atEndOfBatch
+    }
+
+    /// Events a batch may queue before its publishes wake the publisher thread at once: bounds
+    /// how long a long batch delays events, while a short one wakes the thread once.
     public static let maxHeldEvents = 16
 
-    /// Progress events the snapshot table may lag behind before a publish wakes the publisher
-    /// thread to apply them (a snapshot request applies them anyway): bounds the memory they hold
-    /// and the work a snapshot request finds waiting.
-    public static let maxUnappliedEvents = 1024
+    private struct Sequencer {
+        var sequence: UInt64 = 0
+        var progressSequence: UInt64 = 0
+        var booksSequence: UInt64 = 0
+        var courseSequences: [String: UInt64] = [:]
+        var queue: [Queued] = []
+        var dropped = DroppedProgress()
+        /// Set by the publisher thread when it found the queue empty and is about to wait; the
+        /// next publish clears it and wakes the thread. While it is clear the thread is awake
+        /// and will look at the queue again, so publishing makes no system call.
+        var publisherIsWaiting = false
+        var counters = Counters()
+
+        /// Counts one more event of `course` and returns its number, hashing the name once for a
+        /// course seen before.
+        mutating func nextCourseSequence(_ course: String) -> UInt64 {
+            guard let index = courseSequences.index(forKey: course) else {
+                courseSequences[course] = 1
+                return 1
+            }
+            courseSequences.values[index] += 1
+            return courseSequences.values[index]
+        }
+
+        /// Queues `event` unless the queue is full, and tells when the publisher thread needs
+        /// waking: a caller running a batch (``BatchedSignals``) may wake it at the batch's end,
+        /// unless that would hold back ``EventPublisher/maxHeldEvents`` events or more.
+        mutating func enqueue(_ event: Queued, capacity: Int, batching: Bool) -> Wake {
+            counters.published += 1
+            guard queue.count < capacity else {
+                counters.dropped += 1
+                if case .progress(let event, let revision, let sequences) = event { dropped.add(event, revision: revision, sequences: sequences) }
+                return .notNeeded
+            }
+            queue.append(event)
+            guard publisherIsWaiting else { return .notNeeded }
+            if batching && queue.count < EventPublisher.maxHeldEvents { return .atEndOfBatch }
+            publisherIsWaiting = false
+            return .now
+        }
+
+        /// Clears the waiting mark; tells whether it was set, so the publisher thread needs waking.
+        mutating func takeWaiting() -> Bool {
+            defer { publisherIsWaiting = false }
+            return publisherIsWaiting
+        }
+    }
 
     private let context: Context
-    private let outlet: Mutex<EventOutlet>
+    private let sequencer: Mutex<Sequencer>
     /// The state snapshots start from, handed to the publisher thread's ``SnapshotState``.
     private let initialTable: ProgressTable
     private let wakeup: WakeupPipe
@@ -75,23 +127,31 @@ public final class EventPublisher: Service {
         guard !configuration.publishEndpoints.isEmpty || !configuration.forwarderEndpoints.isEmpty else {
             throw EventsError(.invalidArgument, "an event publisher needs a publish endpoint or a forwarder endpoint")
         }
-        guard configuration.sendHighWaterMark >= 0 else {
-            throw EventsError(.invalidArgument, "the high-water mark must not be negative")
+        guard configuration.queueCapacity > 0, configuration.sendHighWaterMark >= 0 else {
+            throw EventsError(.invalidArgument, "queue capacity must be positive and the high-water mark not negative")
         }
         self.configuration = configuration
         self.context = context
         self.source = source
-        outlet = Mutex(EventOutlet(source: source, xapi: configuration.xapi))
+        sequencer = Mutex(Sequencer())
         initialTable = table
         do { wakeup = try WakeupPipe() } catch { throw EventsError(error) }
     }
 
     /// Publishes `event`, which must describe a durable write, with `revision`: the journal
-    /// position that stored it (`CommitTicket.sequence`). Never blocks on subscribers. Called
-    /// inside a ``BatchedSignals`` batch, it sends the event when the batch ends, or once
-    /// ``maxHeldEvents`` events wait; otherwise before it returns.
+    /// position that stored it (`CommitTicket.sequence`). Never blocks on subscribers or on the
+    /// publisher thread; when its queue is full the event is dropped and counted, and subscribers
+    /// see the gap in sequence numbers and repair it from a snapshot. Called inside a
+    /// ``BatchedSignals`` batch, it wakes the publisher thread at the end of the batch, or once
+    /// ``maxHeldEvents`` events wait.
     public func publish(_ event: ProgressEvent, revision: UInt64) {
-        hold(.progress(event, revision: revision))
+        enqueue { state in
+            state.sequence += 1
+            state.progressSequence += 1
+            let courseSequence = state.nextCourseSequence(event.course)
+            let sequences = ProgressSequences(sequence: state.sequence, progressSequence: state.progressSequence, courseSequence: courseSequence)
+            return .progress(event, revision: revision, sequences: sequences)
+        }
     }
 
     /// Publishes `event`, which must describe a durable write to a learner's library, with
@@ -100,79 +160,67 @@ public final class EventPublisher: Service {
     /// blocks, like ``publish(_:revision:)-(ProgressEvent,_)``.
     public func publish(_ event: BookEvent, revision: UInt64) {
         // A deletion leaves no book to take the time of the change from.
-        hold(.book(event, revision: revision, time: event.book?.updatedAt ?? EventTime.nowMilliseconds()))
-    }
-
-    /// What a publish did with its event.
-    private enum Holding {
-        /// Held until the end of the caller's batch.
-        case heldForBatch
-        /// Sent, with every event held before it; the publisher thread may need waking.
-        case sent(wakingPublisher: Bool)
-    }
-
-    /// Holds `event` until the end of the caller's batch, or sends it (and whatever else is held)
-    /// now when the caller runs none or enough events wait.
-    private func hold(_ event: EventOutlet.Held) {
-        let batching = BatchedSignals.isBatching
-        let holding = outlet.withLock { outlet in
-            outlet.held.append(event)
-            if batching && outlet.held.count < Self.maxHeldEvents { return Holding.heldForBatch }
-            return .sent(wakingPublisher: outlet.flush(lagLimit: Self.maxUnappliedEvents))
+        let time = event.book?.updatedAt ?? EventTime.nowMilliseconds()
+        enqueue { state in
+            state.sequence += 1
+            state.booksSequence += 1
+            let sequences = BookSequences(sequence: state.sequence, booksSequence: state.booksSequence)
+            return .book(event, revision: revision, sequences: sequences, time: time)
         }
-        switch holding {
-        case .heldForBatch:
+    }
+
+    /// Numbers and queues the event `number` makes, under the lock, and wakes the publisher
+    /// thread if it waits: now, or at the end of the caller's batch.
+    private func enqueue(_ number: (inout Sequencer) -> Queued) {
+        let capacity = configuration.queueCapacity
+        let batching = BatchedSignals.isBatching
+        let wake = sequencer.withLock { state in state.enqueue(number(&state), capacity: capacity, batching: batching) }
+        switch wake {
+        case .notNeeded: break
+        case .now: wakeup.signal()
+        case .atEndOfBatch:
             BatchedSignals.signal(self) { [self] in
-                if outlet.withLock({ $0.flush(lagLimit: Self.maxUnappliedEvents) }) { wakeup.signal() }
+                if sequencer.withLock({ $0.takeWaiting() }) { wakeup.signal() }
             }
-        case .sent(let wakingPublisher):
-            if wakingPublisher { wakeup.signal() }
         }
     }
 
     /// Counts so far.
-    public var counters: Counters { outlet.withLock { $0.counters } }
+    public var counters: Counters { sequencer.withLock { $0.counters } }
 
     /// The last sequence number assigned.
-    public var sequence: UInt64 { outlet.withLock { $0.sequence } }
+    public var sequence: UInt64 { sequencer.withLock { $0.sequence } }
 
-    /// Binds and connects, then sends what publishers hand it, answers snapshots and sends
-    /// heartbeats until ``shutdown()``; events published after it returns reach nobody.
-    /// - Throws: ``EventsError`` when an endpoint cannot be bound or connected, or when sending fails.
+    /// Binds and connects, then publishes, answers snapshots and sends heartbeats until
+    /// ``shutdown()``; queued events are sent before it returns.
+    /// - Throws: ``EventsError`` when an endpoint cannot be bound or connected.
     public func run() throws {
+        let publisher: Socket
         let snapshots: Socket
-        let publishEndpoints: [String]
         do {
+            publisher = try context.socket(.extendedPublisher)
+            try publisher.set(.sendHighWaterMark, to: configuration.sendHighWaterMark)
+            for endpoint in configuration.publishEndpoints { try publisher.bind(endpoint) }
+            for endpoint in configuration.forwarderEndpoints { try publisher.connect(endpoint) }
             snapshots = try context.socket(.router)
             try snapshots.set(.maxMessageSize, to: Int64(SnapshotProtocol.maxPrefixBytes + 64))
             for endpoint in configuration.snapshotEndpoints { try snapshots.bind(endpoint) }
-            // Made under the lock and kept there: from here on the XPUB socket is used only
-            // under it, by whichever thread publishes.
-            publishEndpoints = try outlet.withLock { [context, configuration] outlet throws(ZMQError) in
-                let publisher = try context.socket(.extendedPublisher)
-                try publisher.set(.sendHighWaterMark, to: configuration.sendHighWaterMark)
-                for endpoint in configuration.publishEndpoints { try publisher.bind(endpoint) }
-                for endpoint in configuration.forwarderEndpoints { try publisher.connect(endpoint) }
-                outlet.socket = publisher
-                return publisher.endpoints
-            }
         } catch {
             let failure = EventsError(error)
             settle(.failure(failure))
             logger.error("cannot bind the event endpoints", ["error": failure.description])
             throw failure
         }
-        let bound = BoundEndpoints(publish: publishEndpoints.filter { !configuration.forwarderEndpoints.contains($0) }, snapshot: snapshots.endpoints)
+        let bound = BoundEndpoints(
+            publish: publisher.endpoints.filter { !configuration.forwarderEndpoints.contains($0) }, snapshot: snapshots.endpoints)
         settle(.success(bound))
         logger.info("publishing events", [
             "source": source.description, "publish": bound.publish.joined(separator: ","),
             "forwarders": configuration.forwarderEndpoints.joined(separator: ","), "snapshot": bound.snapshot.joined(separator: ","),
         ])
         let advertised = configuration.advertisedSnapshotEndpoint ?? bound.snapshot.first
-        // Closed under the lock, so no publish is using it meanwhile.
-        defer { outlet.withLock { $0.socket = nil } }
         do {
-            try serve(snapshots: snapshots, advertisedSnapshot: advertised)
+            try serve(publisher: publisher, snapshots: snapshots, advertisedSnapshot: advertised)
         } catch {
             logger.error("event publisher stopped on a socket error", ["error": error.description])
             throw EventsError(error)
@@ -180,7 +228,7 @@ public final class EventPublisher: Service {
         logger.info("event publisher stopped", ["source": source.description, "published": "\(counters.published)"])
     }
 
-    /// Stops the publisher: `run()` returns soon after.
+    /// Stops the publisher: `run()` sends what is queued and returns.
     public func shutdown() {
         stopping.store(true, ordering: .releasing)
         wakeup.signal()
@@ -203,61 +251,137 @@ public final class EventPublisher: Service {
         bindingSettled.signal()
     }
 
-    private func serve(snapshots: Socket, advertisedSnapshot: String?) throws(ZMQError) {
-        // One system `poll` on the snapshot socket's ZMQ_FD and the wake-up pipe. The snapshot
-        // socket is read until empty on every pass, so it never holds a request its descriptor
-        // did not announce when the loop sleeps.
+    private func serve(publisher: Socket, snapshots: Socket, advertisedSnapshot: String?) throws(ZMQError) {
+        // One system `poll` on the snapshot socket's ZMQ_FD and the wake-up pipe, and only once
+        // the queue is empty: while events keep coming the loop takes them without waiting. The
+        // snapshot socket is read until empty on every pass, so it never holds a request its
+        // descriptor did not announce when the loop sleeps.
         var waiter = try SocketWaiter(sockets: [snapshots], fileDescriptors: [wakeup.fileDescriptor])
         var nextHeartbeat = ContinuousClock.now
+        // Swapped with the queue, so that taking a batch under the lock never allocates or frees.
+        var batch: [Queued] = []
+        var subscriptions = SubscriptionSet()
         var state = SnapshotState(table: initialTable)
-        // Swapped with the outlet's list, so that taking events under the lock never allocates or frees.
-        var spare: [EventOutlet.Unapplied] = []
         while true {
             let isStopping = stopping.load(ordering: .acquiring)
             let now = ContinuousClock.now
-            if now >= nextHeartbeat {
-                outlet.withLock { $0.sendHeartbeat(advertisedSnapshot: advertisedSnapshot) }
+            let taken = takeQueued(into: &batch, announcing: now >= nextHeartbeat)
+            let queueWasEmpty = batch.isEmpty
+            for case .progress(let event, let revision, let sequences) in batch {
+                state.apply(event, revision: revision, sequences: sequences)
+            }
+            if let dropped = taken.dropped { state.apply(dropped) }
+            state.advance(sequence: taken.sequence, progressSequence: taken.progressSequence)
+            try answerSnapshots(on: snapshots, from: state)
+            // Taken in just before sending, so that no event is skipped for a subscription the
+            // socket already knows of.
+            while let message = try publisher.receive(options: .dontWait) { subscriptions.apply(message) }
+            try send(batch, on: publisher, to: subscriptions)
+            batch.removeAll(keepingCapacity: true)
+            if let announced = taken.announced {
+                try sendHeartbeat(announced, on: publisher, advertisedSnapshot: advertisedSnapshot)
                 nextHeartbeat = now + configuration.heartbeatInterval
             }
-            try catchUp(&state, spare: &spare)
-            try answerSnapshots(on: snapshots, from: &state, spare: &spare)
+            guard queueWasEmpty else { continue }
             if isStopping { return }
+            // The take marked this thread as waiting: the next publish writes to the pipe.
             try waiter.waitForDescriptors(timeout: max(nextHeartbeat - ContinuousClock.now, .zero))
             if waiter.descriptorIsReadable(0) { wakeup.reset() }
         }
     }
 
-    /// Applies to `state` every progress event sent since the last call and moves it to the
-    /// numbers assigned so far (every event so numbered has been sent), and marks this thread as
-    /// about to wait, so that a publish from now on may wake it.
-    /// - Throws: the failure that stopped sending, if one did.
-    private func catchUp(_ state: inout SnapshotState, spare: inout [EventOutlet.Unapplied]) throws(ZMQError) {
-        let numbers = try outlet.withLock { outlet throws(ZMQError) in
-            if let failure = outlet.failure { throw failure }
-            swap(&outlet.unapplied, &spare)
-            outlet.publisherIsWaiting = true
-            return (sequence: outlet.sequence, progressSequence: outlet.progressSequence)
-        }
-        for sent in spare { state.apply(sent.event, revision: sent.revision, sequences: sent.sequences) }
-        spare.removeAll(keepingCapacity: true)
-        state.advance(sequence: numbers.sequence, progressSequence: numbers.progressSequence)
+    /// The last numbers a heartbeat announces.
+    private struct Announced {
+        var sequence: UInt64
+        var progressSequence: UInt64
+        var booksSequence: UInt64
+        var courseSequences: [String: UInt64]
     }
 
-    /// Answers every snapshot request waiting, each from `state` caught up after the request
-    /// arrived: so a snapshot holds every event published before it was asked for.
-    private func answerSnapshots(on router: Socket, from state: inout SnapshotState, spare: inout [EventOutlet.Unapplied]) throws(ZMQError) {
+    /// What the publisher thread takes from the publishers under the lock.
+    private struct Taken {
+        /// The last numbers assigned: every event so numbered is in the batch, sent earlier or dropped.
+        var sequence: UInt64
+        var progressSequence: UInt64
+        /// The state of progress events dropped since the last take, if any.
+        var dropped: DroppedProgress?
+        /// The numbers a heartbeat announces, when one is due.
+        var announced: Announced?
+    }
+
+    /// Swaps everything queued, oldest first, into `batch` (which must be empty), with the state
+    /// of events dropped meanwhile and the last numbers assigned: so a heartbeat sent after the
+    /// batch never announces an event still to come, and a snapshot after it covers them all.
+    /// When the queue is empty, marks the publisher thread as waiting, so that the next publish
+    /// wakes it.
+    private func takeQueued(into batch: inout [Queued], announcing: Bool) -> Taken {
+        sequencer.withLock { state in
+            if state.queue.isEmpty { state.publisherIsWaiting = true }
+            swap(&state.queue, &batch)
+            var taken = Taken(sequence: state.sequence, progressSequence: state.progressSequence)
+            if !state.dropped.isEmpty {
+                taken.dropped = state.dropped
+                state.dropped = DroppedProgress()
+            }
+            if announcing {
+                taken.announced = Announced(
+                    sequence: state.sequence, progressSequence: state.progressSequence, booksSequence: state.booksSequence,
+                    courseSequences: state.courseSequences)
+            }
+            return taken
+        }
+    }
+
+    /// Encodes and sends the events of `batch` that `subscriptions` select; the socket would
+    /// drop the others unsent.
+    private func send(_ batch: [Queued], on publisher: Socket, to subscriptions: SubscriptionSet) throws(ZMQError) {
+        for event in batch {
+            // An XPUB socket drops instead of blocking at its high-water mark, so these never wait.
+            switch event {
+            case .progress(let event, let revision, let sequences):
+                let topic = EventTopic.progress(course: event.course, learner: event.learner)
+                if subscriptions.wants(topic.utf8) {
+                    try publisher.send(topic.utf8, options: [.more, .dontWait])
+                    try publisher.send(ProgressEventBody.encode(event, revision: revision, sequences: sequences, source: source), options: .dontWait)
+                }
+                guard let options = configuration.xapi, subscriptions.wants(EventTopic.xapi.utf8, followedBy: topic.utf8) else { continue }
+                let statementTopic = EventTopic.xapi + topic
+                for statement in XAPIStatements(event, revision: revision, source: source, options: options).bodies {
+                    try publisher.send(statementTopic.utf8, options: [.more, .dontWait])
+                    try publisher.send(statement, options: .dontWait)
+                }
+            case .book(let event, let revision, let sequences, let time):
+                let topic = EventTopic.book(learner: event.learner, bookID: event.bookID)
+                guard subscriptions.wants(topic.utf8) else { continue }
+                try publisher.send(topic.utf8, options: [.more, .dontWait])
+                try publisher.send(
+                    BookEventBody.encode(event, revision: revision, sequences: sequences, source: source, time: time), options: .dontWait)
+            }
+        }
+    }
+
+    private func sendHeartbeat(_ announced: Announced, on publisher: Socket, advertisedSnapshot: String?) throws(ZMQError) {
+        let body: JSONValue = [
+            "source": .string(source.description), "seq": .integer(Int(clamping: announced.sequence)),
+            "progress_seq": .integer(Int(clamping: announced.progressSequence)), "books_seq": .integer(Int(clamping: announced.booksSequence)),
+            "course_seq": SnapshotState.json(announced.courseSequences), "snapshot": JSONValue(advertisedSnapshot),
+            "time": .string(EventTime.rfc3339(EventTime.nowMilliseconds())),
+        ]
+        try publisher.send(EventTopic.heartbeat.utf8, options: [.more, .dontWait])
+        try publisher.send(body.serialized(), options: .dontWait)
+    }
+
+    private func answerSnapshots(on router: Socket, from state: SnapshotState) throws(ZMQError) {
         while let frames = try router.receiveMultipart(options: .dontWait) {
             guard let identity = frames.first else { continue }
             let reply: [[UInt8]]
             switch snapshotPrefix(in: Array(frames.dropFirst())) {
-            case .success(let prefix):
-                try catchUp(&state, spare: &spare)
-                reply = [identity, Array(SnapshotProtocol.snapshotCommand.utf8), state.body(prefix: prefix, source: source)]
+            case .success(let prefix): reply = [identity, Array(SnapshotProtocol.snapshotCommand.utf8), state.body(prefix: prefix, source: source)]
             case .failure(let error):
                 let body: JSONValue = ["error": .string(error.code.rawValue), "message": .string(error.detail)]
                 reply = [identity, Array(SnapshotProtocol.errorCommand.utf8), body.serialized()]
             }
-            outlet.withLock { $0.countSnapshot() }
+            sequencer.withLock { $0.counters.snapshots += 1 }
             // A ROUTER drops replies to peers that are gone or too slow; it never blocks here.
             try router.send(multipart: reply, options: .dontWait)
         }

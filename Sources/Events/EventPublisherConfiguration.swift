@@ -11,6 +11,9 @@ public struct EventPublisherConfiguration: Sendable {
     public var advertisedSnapshotEndpoint: String?
     /// Messages queued per subscriber before the PUB socket drops that subscriber's messages.
     public var sendHighWaterMark: Int32
+    /// Events waiting for the publisher thread before publishes are dropped (counted, and seen
+    /// by subscribers as a sequence gap) rather than held.
+    public var queueCapacity: Int
     /// Time between heartbeats.
     public var heartbeatInterval: Duration
     /// How progress events become xAPI statements on `xapi/…`; `nil` publishes none.
@@ -20,7 +23,7 @@ public struct EventPublisherConfiguration: Sendable {
     /// publish nor forwarder endpoints reaches nobody.
     public init(
         publishEndpoints: [String] = [], forwarderEndpoints: [String] = [], snapshotEndpoints: [String] = [],
-        advertisedSnapshotEndpoint: String? = nil, sendHighWaterMark: Int32 = 10_000,
+        advertisedSnapshotEndpoint: String? = nil, sendHighWaterMark: Int32 = 10_000, queueCapacity: Int = 100_000,
         heartbeatInterval: Duration = .seconds(1), xapi: XAPIOptions? = XAPIOptions()
     ) {
         self.publishEndpoints = publishEndpoints
@@ -28,6 +31,7 @@ public struct EventPublisherConfiguration: Sendable {
         self.snapshotEndpoints = snapshotEndpoints
         self.advertisedSnapshotEndpoint = advertisedSnapshotEndpoint
         self.sendHighWaterMark = sendHighWaterMark
+        self.queueCapacity = queueCapacity
         self.heartbeatInterval = heartbeatInterval
         self.xapi = xapi
     }

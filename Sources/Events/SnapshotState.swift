@@ -1,10 +1,25 @@
 import JSON
 import Progress
 
+/// Progress events dropped from the publisher thread's full queue: never sent, but their state
+/// still belongs in snapshots, so publishers keep it here for the publisher thread to take.
+struct DroppedProgress {
+    var table = ProgressTable()
+    /// Each course's last dropped event's number among that course's events.
+    var courseSequences: [String: UInt64] = [:]
+
+    var isEmpty: Bool { table.count == 0 }
+
+    mutating func add(_ event: ProgressEvent, revision: UInt64, sequences: ProgressSequences) {
+        table.insert(ProgressEntry(learner: event.learner, course: event.course, revision: revision, summary: event.summary))
+        courseSequences[event.course] = max(courseSequences[event.course] ?? 0, sequences.courseSequence)
+    }
+}
+
 /// What snapshots answer from (the Clone pattern's map), owned by the publisher thread: every
 /// learner's progress in every course and the sequence numbers that state corresponds to. It
-/// changes only as the thread takes the events sent since its last look, in sequence order, so a
-/// publish never pays for it and a snapshot needs no lock.
+/// changes only as the thread takes events from its queue, in sequence order, so a publish
+/// never pays for it and a snapshot needs no lock.
 struct SnapshotState {
     private var table: ProgressTable
     private var sequence: UInt64 = 0
@@ -14,14 +29,20 @@ struct SnapshotState {
     /// The state at sequence 0: `table`, the progress service's state when publishing starts.
     init(table: ProgressTable) { self.table = table }
 
-    /// Applies a sent progress event.
+    /// Applies a progress event taken from the queue.
     mutating func apply(_ event: ProgressEvent, revision: UInt64, sequences: ProgressSequences) {
         table.insert(ProgressEntry(learner: event.learner, course: event.course, revision: revision, summary: event.summary))
         courseSequences[event.course] = sequences.courseSequence
     }
 
+    /// Applies the state of events dropped since the last take.
+    mutating func apply(_ dropped: DroppedProgress) {
+        for match in dropped.table.entries(matching: EventTopic.progress) { table.insert(match.entry) }
+        courseSequences.merge(dropped.courseSequences, uniquingKeysWith: max)
+    }
+
     /// Moves the state to the numbers of a take: every event numbered up to them has been
-    /// applied.
+    /// taken (and applied) or dropped (and applied).
     mutating func advance(sequence: UInt64, progressSequence: UInt64) {
         self.sequence = sequence
         self.progressSequence = progressSequence

@@ -77,8 +77,8 @@ public struct ProcessReport: Sendable {
         if let events {
             text.family("lyceum_events_published_total", "counter", "Progress events given a sequence number by this process's publisher.")
             text.sample("lyceum_events_published_total", [], Double(events.published))
-            text.family("lyceum_events_unsent_total", "counter", "Of those, events numbered while the publisher had no working socket (not yet bound, stopped or failed).")
-            text.sample("lyceum_events_unsent_total", [], Double(events.unsent))
+            text.family("lyceum_events_dropped_total", "counter", "Of those, events dropped because the publisher's queue was full.")
+            text.sample("lyceum_events_dropped_total", [], Double(events.dropped))
             text.family("lyceum_event_snapshots_total", "counter", "Snapshot requests answered by this process's publisher.")
             text.sample("lyceum_event_snapshots_total", [], Double(events.snapshots))
         }

@@ -41,19 +41,19 @@ struct CatchUpTests {
         #expect(mirror == truth)
     }
 
-    @Test("a snapshot holds every event sent, however far the publisher thread's table lagged")
-    func snapshotsCoverEventsNotYetApplied() throws {
-        // Heartbeats far apart: only the table's lag limit and the snapshot request wake the
-        // publisher thread, so most of these events are still unapplied when the request comes.
-        let fixture = try PublishingFixture(heartbeat: .seconds(30))
-        // One write per learner: an event's state reaches the snapshot only through that event.
-        let writes = EventPublisher.maxUnappliedEvents * 2 + 100
-        for request in fixture.requests(count: writes, learners: (0..<writes).map { "learner-\($0)" }) { fixture.write(request) }
+    @Test("progress events dropped from a full queue still reach snapshots, which report their numbers")
+    func droppedEventsReachSnapshots() throws {
+        let fixture = try PublishingFixture(queueCapacity: 1)
+        // One write per learner: a dropped event's state reaches the snapshot only through the drop.
+        for request in fixture.requests(count: 2000, learners: (0..<2000).map { "learner-\($0)" }) { fixture.write(request) }
+        let counters = fixture.publisher.counters
+        try #require(counters.dropped > 0, "\(counters)")
         let subscriber = try ProgressSubscriber(
             context: fixture.context, options: .init(eventsEndpoint: fixture.endpoints.publish[0], snapshotEndpoint: fixture.endpoints.snapshot[0]))
+        // Nothing more is written: once the publisher thread has taken the queue, a snapshot holds every write.
         let synchronized = try subscriber.synchronize()
         guard case .synchronized(_, let sequence, _) = synchronized.first else { throw TestFailure("no snapshot: \(synchronized)") }
-        #expect(sequence == fixture.publisher.counters.published)
+        #expect(sequence == counters.published)
         #expect(subscriber.entries.mapValues { PublishedProgressFields($0.progress) } == (try fixture.progressThroughTheService()))
     }
 
@@ -74,6 +74,7 @@ struct CatchUpTests {
         #expect(try eventually { try subscriber.poll(timeout: .milliseconds(50)).contains { if case .heartbeat = $0 { true } else { false } } })
         // Now the subscriber stops reading while thousands of events are published.
         let slowTime = ContinuousClock().measure { for request in requests { fixture.write(request) } }
+        #expect(fixture.publisher.counters.dropped == 0, "the publisher's own queue never filled")
         #expect(slowTime < referenceTime * 3 + .milliseconds(500), "publishing with a stalled subscriber took \(slowTime), without \(referenceTime)")
 
         var repaired = false

@@ -35,7 +35,7 @@ struct PublisherTests {
             #expect(decoded.courseSequence == expectedCourseSequence)
             courseSequences[event.course] = expectedCourseSequence
         }
-        #expect(fixture.publisher.counters.published == UInt64(events.count) && fixture.publisher.counters.unsent == 0)
+        #expect(fixture.publisher.counters.published == UInt64(events.count) && fixture.publisher.counters.dropped == 0)
     }
 
     @Test("topics escape '/' and '%' so that a prefix selects one course or one learner")

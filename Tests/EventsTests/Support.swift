@@ -21,7 +21,7 @@ final class PublishingFixture: @unchecked Sendable {
 
     init(
         context: Context? = nil, sendHighWaterMark: Int32 = 10_000, heartbeat: Duration = .milliseconds(100),
-        forwarder: String? = nil
+        forwarder: String? = nil, queueCapacity: Int = 100_000
     ) throws {
         catalog = try Catalog.sample()
         service = ProgressService(catalog: CatalogStore(catalog), log: InMemoryChangeLog())
@@ -29,7 +29,7 @@ final class PublishingFixture: @unchecked Sendable {
         self.context = context
         let configuration = EventPublisherConfiguration(
             publishEndpoints: forwarder == nil ? ["tcp://127.0.0.1:*"] : [], forwarderEndpoints: forwarder.map { [$0] } ?? [],
-            snapshotEndpoints: ["tcp://127.0.0.1:*"], sendHighWaterMark: sendHighWaterMark,
+            snapshotEndpoints: ["tcp://127.0.0.1:*"], sendHighWaterMark: sendHighWaterMark, queueCapacity: queueCapacity,
             heartbeatInterval: heartbeat)
         publisher = try EventPublisher(configuration: configuration, context: context)
         thread = ServiceThread(publisher, name: "publisher")

@@ -43,7 +43,7 @@ struct OperationsEndToEndTests {
         #expect(after.families["lyceum_events_published"] == "counter")
         // Two book creates and one progress write.
         #expect(after.value("lyceum_events_published_total") - before.value("lyceum_events_published_total") == 3)
-        #expect(after.value("lyceum_events_unsent_total") == 0)
+        #expect(after.value("lyceum_events_dropped_total") == 0)
 
         let status = try LyceumProcess.run(["status", "--broker", server.endpoint])
         #expect(status.status == 0, "\(status.stderr)")
