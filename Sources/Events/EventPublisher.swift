@@ -267,12 +267,8 @@ public final class EventPublisher: Service {
             let now = ContinuousClock.now
             let taken = takeQueued(into: &batch, announcing: now >= nextHeartbeat)
             let queueWasEmpty = batch.isEmpty
-            for case .progress(let event, let revision, let sequences) in batch {
-                state.apply(event, revision: revision, sequences: sequences)
-            }
-            if let dropped = taken.dropped { state.apply(dropped) }
-            state.advance(sequence: taken.sequence, progressSequence: taken.progressSequence)
-            try answerSnapshots(on: snapshots, from: state)
+            Self.apply(batch, taken, to: &state)
+            try answerSnapshots(on: snapshots, from: &state, sending: &batch)
             // Taken in just before sending, so that no event is skipped for a subscription the
             // socket already knows of.
             while let message = try publisher.receive(options: .dontWait) { subscriptions.apply(message) }
@@ -371,12 +367,30 @@ public final class EventPublisher: Service {
         try publisher.send(body.serialized(), options: .dontWait)
     }
 
-    private func answerSnapshots(on router: Socket, from state: SnapshotState) throws(ZMQError) {
+    /// Applies a take to the snapshot state: its progress events in `events`, the state of any
+    /// dropped meanwhile, and the numbers it covers.
+    private static func apply(_ events: [Queued], _ taken: Taken, to state: inout SnapshotState) {
+        for case .progress(let event, let revision, let sequences) in events {
+            state.apply(event, revision: revision, sequences: sequences)
+        }
+        if let dropped = taken.dropped { state.apply(dropped) }
+        state.advance(sequence: taken.sequence, progressSequence: taken.progressSequence)
+    }
+
+    /// Answers every snapshot request waiting, each from `state` caught up with what was queued
+    /// when the request was read (those events join `batch`, to be sent after the reply): so a
+    /// snapshot holds every event published before it was asked for.
+    private func answerSnapshots(on router: Socket, from state: inout SnapshotState, sending batch: inout [Queued]) throws(ZMQError) {
         while let frames = try router.receiveMultipart(options: .dontWait) {
             guard let identity = frames.first else { continue }
             let reply: [[UInt8]]
             switch snapshotPrefix(in: Array(frames.dropFirst())) {
-            case .success(let prefix): reply = [identity, Array(SnapshotProtocol.snapshotCommand.utf8), state.body(prefix: prefix, source: source)]
+            case .success(let prefix):
+                var late: [Queued] = []
+                let taken = takeQueued(into: &late, announcing: false)
+                Self.apply(late, taken, to: &state)
+                batch.append(contentsOf: late)
+                reply = [identity, Array(SnapshotProtocol.snapshotCommand.utf8), state.body(prefix: prefix, source: source)]
             case .failure(let error):
                 let body: JSONValue = ["error": .string(error.code.rawValue), "message": .string(error.detail)]
                 reply = [identity, Array(SnapshotProtocol.errorCommand.utf8), body.serialized()]

@@ -2,6 +2,7 @@ import Books
 import Events
 import Foundation
 import JSON
+import Lifecycle
 import LyceumTestSupport
 import Testing
 
@@ -132,5 +133,32 @@ struct BookEventTests {
             guard let frames = try socket.receiveMultipart(), frames.first == Array(EventTopic.heartbeat.utf8) else { return false }
             return try ReceivedHeartbeat(body: frames[1]).booksSequence == UInt64(count)
         })
+    }
+
+    @Test("events published from several threads at once, in batches or not, leave in sequence order without gaps")
+    func concurrentPublishers() throws {
+        let fixture = try PublishingFixture()
+        let socket = try subscribedSocket(fixture.context, to: fixture.endpoints.publish[0], prefixes: [EventTopic.books])
+        let threads = 4
+        let perThread = 600
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            let events = (0..<perThread / 3).flatMap { Self.lifecycle(learner: "t\(thread)", bookID: "b-\($0)") }
+            // Half the threads publish as a broker's loop does, in batches of varied length.
+            guard thread % 2 == 1 else { return events.forEach { fixture.publisher.publish($0, revision: 1) } }
+            var index = 0
+            while index < events.count {
+                let batch = events[index..<min(events.count, index + 1 + index % 40)]
+                BatchedSignals.run { batch.forEach { fixture.publisher.publish($0, revision: 1) } }
+                index += batch.count
+            }
+        }
+        let received = try receiveEvents(socket, count: threads * perThread).map { try ReceivedBookEvent(topic: $0.topic, body: $0.body) }
+        #expect(received.map(\.sequence) == (1...UInt64(threads * perThread)).map { $0 })
+        #expect(received.map(\.booksSequence) == received.map(\.sequence))
+        // Each thread's events keep their order.
+        let lifecycleOrder = (0..<perThread / 3).flatMap { ["b-\($0) book_created", "b-\($0) book_updated", "b-\($0) book_deleted"] }
+        for thread in 0..<threads {
+            #expect(received.filter { $0.learner == "t\(thread)" }.map { "\($0.bookID) \($0.type)" } == lifecycleOrder)
+        }
     }
 }

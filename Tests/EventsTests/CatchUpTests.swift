@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Lifecycle
 import LyceumTestSupport
 import Progress
 import Testing
@@ -39,6 +40,24 @@ struct CatchUpTests {
         let truth = try fixture.progressThroughTheService()
         #expect(truth.count > 20)
         #expect(mirror == truth)
+    }
+
+    @Test("a snapshot holds every event published before it was asked for")
+    func snapshotsCoverEverythingPublishedBefore() throws {
+        let fixture = try PublishingFixture(heartbeat: .seconds(30))
+        let dealer = try fixture.context.socket(.dealer)
+        try dealer.set(.receiveTimeout, to: 3000)
+        try dealer.connect(fixture.endpoints.snapshot[0])
+        // Inside a batch the publisher thread is not woken for the event: only the request wakes
+        // it, and the answer must still include the event.
+        try BatchedSignals.run { () throws in
+            for request in fixture.requests(count: 200, learners: ["ada", "grace"]) where fixture.write(request) != nil {
+                try dealer.send(multipart: [Array(SnapshotProtocol.snapshotCommand.utf8), Array(EventTopic.progress.utf8)])
+                let reply = try #require(try dealer.receiveMultipart())
+                #expect(try ReceivedSnapshot(body: reply[1]).sequence == fixture.publisher.sequence)
+            }
+        }
+        #expect(fixture.publisher.sequence > 50)
     }
 
     @Test("progress events dropped from a full queue still reach snapshots, which report their numbers")
