@@ -48,12 +48,14 @@ soak:
 	@scripts/ensure-deps.sh bench
 	Benchmarks/suite.sh --soak 600
 
-## Progress events: events/s with 100 subscribers, p50/p99 delivery latency at 10k/s, cost per write
-## in-process, then what publishing adds to `lyceum serve`'s progress writes end to end (issue 6).
+## Progress events: libzmq alone in C (the floor), then events/s with 100 subscribers, p50/p99 delivery
+## latency at 10k/s, cost per write in-process, then what publishing adds to `lyceum serve`'s progress
+## writes end to end (issue 6).
 .PHONY: bench-events
 bench-events:
 	@scripts/ensure-deps.sh
 	$(SWIFT) build -c release --product events-bench
 	$(SWIFT) build -c release --product lyceum
+	Benchmarks/events-floor.sh
 	.build/release/events-bench
 	BIN_DIR=.build/release Benchmarks/events-cost.sh

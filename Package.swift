@@ -116,7 +116,8 @@ let package = Package(
         .executableTarget(
             name: "events-bench",
             dependencies: ["Events", "LearningServices", "LyceumServer", "Journal", "Catalog", "Progress", "ZeroMQ", "Lifecycle"],
-            path: "Benchmarks/EventsBench"
+            path: "Benchmarks/EventsBench",
+            exclude: ["pub_floor.c"]
         ),
     ],
     swiftLanguageModes: [.v6]
