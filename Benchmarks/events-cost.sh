@@ -47,6 +47,9 @@ run() {
   local arm=$1 durability=$2 round=$3 endpoint events snapshots data before after requests rps delivered
   endpoint="tcp://127.0.0.1:$(free_port)" events="tcp://127.0.0.1:$(free_port)" snapshots="tcp://127.0.0.1:$(free_port)"
   data="$work/data-$arm-$durability-$round"
+  # The previous arm's files (the dashboard's tens of MB of JSON lines among them) are written back
+  # now: left dirty, they are flushed by this arm's first syncs, which then stall for ~100 ms.
+  sync
   local publishing=(--events-endpoint "$events" --snapshot-endpoint "$snapshots")
   [ "$arm" != off ] || publishing=(--events-endpoint none)
   "$lyceum" serve --endpoint "$endpoint" "${publishing[@]}" --data "$data" --durability "$durability" --log-level warning \
