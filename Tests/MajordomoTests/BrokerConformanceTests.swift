@@ -19,6 +19,15 @@ import ZeroMQ
         return worker
     }
 
+    /// A raw worker for `echo`, returned once the broker lists the service, with the MMI client
+    /// that asked.
+    static func registeredRawWorker(_ context: Context, _ endpoint: String) throws -> (worker: Socket, mmi: Client) {
+        let worker = try rawWorker(context, endpoint)
+        let mmi = quickClient(endpoint, context: context)
+        try #require(try eventually { try mmi.isRegistered("echo") })
+        return (worker, mmi)
+    }
+
     static func rawClient(_ context: Context, _ endpoint: String, address: [UInt8] = clientAddress) throws -> Socket {
         let client = try context.socket(.dealer)
         try client.set(.routingID, to: address)
@@ -94,10 +103,8 @@ import ZeroMQ
         let context = try Context()
         let broker = try RunningBroker(context: context)
         defer { broker.stop() }
-        let first = try Self.rawWorker(context, broker.endpoint)
+        let (first, _) = try Self.registeredRawWorker(context, broker.endpoint)
         let client = try Self.rawClient(context, broker.endpoint)
-        let mmi = quickClient(broker.endpoint, context: context)
-        #expect(try eventually { try mmi.isRegistered("echo") })
         let second = try Self.rawWorker(context, broker.endpoint)
         pause(milliseconds: 100)  // lets the second READY arrive
 
@@ -137,9 +144,7 @@ import ZeroMQ
         let context = try Context()
         let broker = try RunningBroker(context: context)
         defer { broker.stop() }
-        let vanished = try Self.rawWorker(context, broker.endpoint)
-        let mmi = quickClient(broker.endpoint, context: context)
-        #expect(try eventually { try mmi.isRegistered("echo") })
+        let (vanished, _) = try Self.registeredRawWorker(context, broker.endpoint)
         // Gone without DISCONNECT: the broker finds out when its request cannot be routed, purges
         // the worker, with it the service's last worker, and must still keep the request.
         vanished.close()
@@ -156,9 +161,7 @@ import ZeroMQ
         let context = try Context()
         let broker = try RunningBroker(context: context)
         defer { broker.stop() }
-        let worker = try Self.rawWorker(context, broker.endpoint)
-        let mmi = quickClient(broker.endpoint, context: context)
-        #expect(try eventually { try mmi.isRegistered("echo") })
+        let (worker, mmi) = try Self.registeredRawWorker(context, broker.endpoint)
         try worker.send(multipart: [Self.empty, Self.workerHeader, [0x01], bytes("echo")])
         #expect(try receive(worker) { Self.isDisconnect($0) } != nil)
         #expect(try mmi.isRegistered("echo") == false)
@@ -168,9 +171,7 @@ import ZeroMQ
         let context = try Context()
         let broker = try RunningBroker(context: context)
         defer { broker.stop() }
-        let worker = try Self.rawWorker(context, broker.endpoint)
-        let mmi = quickClient(broker.endpoint, context: context)
-        #expect(try eventually { try mmi.isRegistered("echo") })
+        let (worker, mmi) = try Self.registeredRawWorker(context, broker.endpoint)
         try worker.send(multipart: [Self.empty, Self.workerHeader, [0x05]])
         #expect(try eventually { try !mmi.isRegistered("echo") })
     }
@@ -180,10 +181,8 @@ import ZeroMQ
         let configuration = BrokerConfiguration(heartbeat: fastHeartbeat, maxRequestDuration: .milliseconds(400))
         let broker = try RunningBroker(configuration, context: context)
         defer { broker.stop() }
-        let worker = try Self.rawWorker(context, broker.endpoint)
+        let (worker, mmi) = try Self.registeredRawWorker(context, broker.endpoint)
         let client = try Self.rawClient(context, broker.endpoint)
-        let mmi = quickClient(broker.endpoint, context: context)
-        #expect(try eventually { try mmi.isRegistered("echo") })
         try client.send(multipart: [Self.empty, Self.clientHeader, bytes("echo"), bytes("stuck")])
         _ = try #require(try receive(worker) { $0.count > 3 })
         // Past the heartbeat expiry (300 ms) the worker is kept: it holds a request.
@@ -198,11 +197,9 @@ import ZeroMQ
         let context = try Context()
         let broker = try RunningBroker(context: context)
         defer { broker.stop() }
-        let worker = try Self.rawWorker(context, broker.endpoint)
+        let (worker, _) = try Self.registeredRawWorker(context, broker.endpoint)
         defer { worker.close() }
         let client = try Self.rawClient(context, broker.endpoint)
-        let mmi = quickClient(broker.endpoint, context: context)
-        #expect(try eventually { try mmi.isRegistered("echo") })
 
         for (service, body, answer) in [("mmi.service", "echo", "200"), ("mmi.service", "nobody", "404"), ("mmi.status", "echo", "501")] {
             try client.send(multipart: [Self.empty, Self.clientHeader, bytes(service), bytes(body)])
