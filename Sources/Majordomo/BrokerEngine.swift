@@ -12,6 +12,9 @@ final class WorkerRecord {
     var expiry: ContinuousClock.Instant
     /// The client whose request the worker has in hand; `nil` while it waits.
     var client: [UInt8]?
+    /// The address the worker was given for that client instead of its routing id, and must
+    /// return with the reply (see ``WorkerAddresses``).
+    var clientAddress: [UInt8] = []
     /// The routing frames the client put before its empty frame, returned with the reply.
     var envelope: [[UInt8]] = []
 
@@ -68,6 +71,7 @@ final class BrokerEngine {
     private var services: [[UInt8]: ServiceRecord] = [:]
     private var queuedRequests = 0
     private var receiveBuffer = ReceiveBuffer()
+    private var workerAddresses = WorkerAddresses()
     /// The time of the current batch of messages: read once per wake-up rather than once per
     /// message, which is precise enough for expiries of milliseconds and more.
     private var now: ContinuousClock.Instant
@@ -241,7 +245,7 @@ final class BrokerEngine {
             logger.log(.info, "worker registered", ["worker": Logger.display(sender), "service": Logger.display(name)])
             try dispatch(service)
         case .reply:
-            guard let worker, let client = worker.client, receiveBuffer.frame(1 + WorkerCommand.clientIndex, equals: client) else {
+            guard let worker, let client = worker.client, receiveBuffer.frame(1 + WorkerCommand.clientIndex, equals: worker.clientAddress) else {
                 return try refuse(sender, "REPLY without a matching request")
             }
             worker.client = nil
@@ -277,11 +281,13 @@ final class BrokerEngine {
     /// - Returns: `false` when no waiting worker is left; the body is then as it was.
     private func assign(client: [UInt8], envelope: [[UInt8]], body: some Collection<Message>, to service: ServiceRecord) throws(ZMQError) -> Bool {
         while let worker = service.waiting.popFirst() {
+            let address = workerAddresses.next()
             let sent = try send(to: worker.identity) { router throws(ZMQError) in
-                try WorkerCommand.send(.request, client: client, body: body, on: router)
+                try WorkerCommand.send(.request, client: address, body: body, on: router)
             }
             if sent {
                 worker.client = client
+                worker.clientAddress = address
                 worker.envelope = envelope
                 worker.expiry = max(worker.expiry, now + configuration.maxRequestDuration)
                 return true
