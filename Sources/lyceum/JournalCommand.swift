@@ -16,8 +16,8 @@ func runJournalCommand(_ arguments: [String]) -> Int32 {
           check     read the journal without changing it, decoding every value as its service
                     does; report records, size, live entities and the first problem (damage,
                     or a value that does not decode) with its offset (exit 0 only if healthy)
-          repair    back the journal up, then cut it at its first bad record (refused while a
-                    server holds the directory)
+          repair    back the journal up, then cut it at its first damaged record (refused while a
+                    server holds the directory); a value that does not decode is reported, never cut
           compact   rewrite the journal as its live state (refused while a server holds the
                     directory, and when a value does not decode)
         """
@@ -102,6 +102,12 @@ private func check(_ directory: String, progress: ProgressPrinter) throws -> Int
 private func repair(_ directory: String, progress: ProgressPrinter) throws -> Int32 {
     let repair = try Journal.repair(directory: directory, progress: progress.report)
     guard let problem = repair.problem else {
+        // Repair only cuts damage; a value that does not decode needs a person, never a cut.
+        var state = CheckedState(directory: directory)
+        if let undecodable = try Journal.check(directory: directory, state: &state).problem {
+            print("not repaired: \(undecodable.code) at offset \(undecodable.offset.map(String.init) ?? "?"): \(undecodable.message)")
+            return 1
+        }
         print("healthy: nothing to repair")
         return 0
     }

@@ -86,6 +86,10 @@ struct StoredValueTests {
         #expect(check.stdout.contains("undecodableValue at offset \(offset), sequence \(sequence)"), "\(check.stdout)")
         #expect(check.stdout.contains("Cookery"))
 
+        let repair = try LyceumProcess.run(["journal", "repair", "--data", data.path])
+        #expect(repair.status == 1)
+        #expect(repair.stdout.contains("not repaired: undecodableValue at offset \(offset)"), "\(repair.stdout)")
+
         let compact = try LyceumProcess.run(["journal", "compact", "--data", data.path])
         #expect(compact.status == 1)
         #expect(compact.stderr.contains("refusing to compact"), "\(compact.stderr)")
