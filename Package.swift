@@ -79,7 +79,7 @@ let package = Package(
         .testTarget(
             name: "LyceumServerTests",
             dependencies: ["LyceumServer", "LearningServices", "Catalog", "Books", "Majordomo", "ZeroMQ", "Journal", "Events", "LyceumTestSupport", "lyceum"],
-            exclude: ["Clients"]
+            exclude: ["Clients", "Fixtures"]
         ),
 
         // Benchmarks are executables, never timed tests: `make bench-zmq` runs this one.

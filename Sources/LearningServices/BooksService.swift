@@ -1,5 +1,6 @@
 import Books
 import JSON
+import Journal
 
 /// The `books` service: each learner's library. Operations: `create`, `get`, `update`, `delete`,
 /// `list`; see `protocol/README.md`.
@@ -25,9 +26,10 @@ public final class BooksService: LearningService {
 
     /// The state together with the log's last sequence number (`lastSequence()`, read under the
     /// service's write lock), both reflecting exactly the same writes: a journal compaction's
-    /// capture. Do not call it from inside `ChangeLog.append`.
-    public func captureState(lastSequence: () -> UInt64) -> (state: BooksState, sequence: UInt64) {
-        core.capture(sequence: lastSequence)
+    /// capture. Throws when a journaled write could not be applied, which the state would miss.
+    /// Do not call it from inside `ChangeLog.append`.
+    public func captureState(lastSequence: () -> UInt64) throws(UndecodableValue) -> (state: BooksState, sequence: UInt64) {
+        try core.capture(sequence: lastSequence)
     }
 
     /// Answers one request frame; see `LearningService`. A write is answered once it is durable.
