@@ -1,5 +1,6 @@
 import Catalog
 import JSON
+import Logging
 import Progress
 
 /// The `progress` service: each learner's progress through the catalog's courses.
@@ -90,7 +91,7 @@ public final class ProgressService: LearningService {
             default:
                 throw ServiceError(
                     .unknownOp,
-                    "progress has no operation \(request.op); it has mark_watched, mark_unwatched, save_position, begin_course, open_lesson, submit_quiz, get, list, course_stats",
+                    "progress has no operation \(PeerText.excerpt(request.op)); it has mark_watched, mark_unwatched, save_position, begin_course, open_lesson, submit_quiz, get, list, course_stats",
                     field: "$.op")
             }
         } catch {
