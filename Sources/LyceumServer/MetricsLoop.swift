@@ -118,16 +118,17 @@ struct MetricsLoop {
         }
     }
 
-    /// Makes room for one descriptor, by giving up the reserve or else closing the idlest
-    /// connection, and accepts again; -1 with `errno` set when that fails too.
+    /// Makes room for one descriptor, by closing the idlest connection when the reserve is in
+    /// use or else by giving up the reserve, and accepts again; -1 with `errno` set when that fails too.
     private mutating func acceptWithoutDescriptors() -> Int32 {
+        let idlest = connections.indices.min { connections[$0].lastActivity < connections[$1].lastActivity }
+        // Closing the reserve's holder takes the reserve back, which is then given up below.
+        if reserve < 0, let idlest { drop(at: idlest) }
         let usedReserve = reserve >= 0
         if usedReserve {
             Glibc.close(reserve)
             reserve = -1
-        } else if let idlest = connections.indices.min(by: { connections[$0].lastActivity < connections[$1].lastActivity }) {
-            drop(at: idlest)
-        } else {
+        } else if idlest == nil {
             errno = EMFILE
             return -1
         }
