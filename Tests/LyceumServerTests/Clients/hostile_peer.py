@@ -56,7 +56,11 @@ def service(endpoint, size):
 def hold(port, idle):
     held = []
     for _ in range(idle):
-        connection = socket.create_connection(("127.0.0.1", port))
+        # Not waiting for each connection to be accepted: a server that accepts one at a time
+        # would keep the peer from ever saying it is ready.
+        connection = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        connection.setblocking(False)
+        connection.connect_ex(("127.0.0.1", port))
         held.append(connection)
     stop = threading.Event()
 
