@@ -103,8 +103,8 @@ struct HostilePeerOpsTests {
         let pid = server.process.processIdentifier
         // No descriptor left beyond those open now.
         let open = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count
-        let limit = try Self.run("/usr/bin/prlimit", ["--pid", String(pid), "--nofile=\(open):\(open)"])
-        try #require(limit.status == 0, "\(limit.stderr)")
+        let limit = try DeployTests.run("/usr/bin/prlimit", ["--pid", String(pid), "--nofile=\(open):\(open)"])
+        try #require(limit.status == 0, "\(limit.output)")
         let holder = try ChildProcess("/usr/bin/python3", [Self.peerScript, "hold", String(port), "60"])
         defer { holder.stop() }
         try #require(holder.waitForLine("ready", timeout: .seconds(30)) != nil)
@@ -130,19 +130,6 @@ struct HostilePeerOpsTests {
             if object["repeated"] as? String == "dropped malformed message" { counts.suppressed += Int(object["suppressed"] as? String ?? "") ?? 0 }
         }
         return counts
-    }
-
-    /// Runs `program` to its end; its status and standard error.
-    static func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, stderr: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let stderr = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: stderr, as: UTF8.self))
     }
 
     static func serializedSize(_ reply: [String: Any]) throws -> Int {
