@@ -1,4 +1,5 @@
 import Journal
+import Logging
 
 /// Every learner's books: a copy-on-write value built from journal changes in the `books`
 /// collection, with pure functions that plan changes and a single `apply` that performs them.
@@ -99,7 +100,7 @@ public struct BookLibrary: JournalState, Sendable {
 
     private func existing(_ id: String, of learner: String, expectedVersion: Int?) throws(BookError) -> Book {
         guard let book = book(id, of: learner) else {
-            throw BookError(.notFound, field: "id", "no book \(id) in the library of \(learner)")
+            throw BookError(.notFound, field: "id", "no book \(PeerText.excerpt(id)) in the library of \(PeerText.excerpt(learner))")
         }
         if let expectedVersion, expectedVersion != book.version {
             throw BookError(.versionConflict, field: "expected_version", "the book is at version \(book.version), not \(expectedVersion)")

@@ -1,6 +1,7 @@
 import Catalog
 import JSON
 import Journal
+import Logging
 import Progress
 
 /// The `progress` service: each learner's progress through the catalog's courses.
@@ -92,7 +93,7 @@ public final class ProgressService: LearningService {
             default:
                 throw ServiceError(
                     .unknownOp,
-                    "progress has no operation \(request.op); it has mark_watched, mark_unwatched, save_position, begin_course, open_lesson, submit_quiz, get, list, course_stats",
+                    "progress has no operation \(PeerText.excerpt(request.op)); it has mark_watched, mark_unwatched, save_position, begin_course, open_lesson, submit_quiz, get, list, course_stats",
                     field: "$.op")
             }
         } catch {

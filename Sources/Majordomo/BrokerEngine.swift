@@ -162,7 +162,7 @@ final class BrokerEngine {
             do {
                 kind = try WorkerCommand.validatedKind(of: receiveBuffer, from: 1)
             } catch {
-                logger.log(.warning, "invalid worker command; disconnecting", ["peer": Logger.display(sender), "reason": error.description])
+                logger.log(.warning, "invalid worker command; disconnecting", ["peer": PeerText.excerpt(sender), "reason": error.description])
                 return try disconnect(sender)
             }
             try handleWorker(sender, kind)
@@ -178,7 +178,7 @@ final class BrokerEngine {
     }
 
     private func drop(from sender: [UInt8], _ reason: String) {
-        logger.log(.warning, "dropped malformed message", ["peer": Logger.display(sender), "reason": reason])
+        logger.log(.warning, "dropped malformed message", ["peer": PeerText.excerpt(sender), "reason": reason])
     }
 
     /// Handles a valid client request in the receive buffer, whose empty frame is at `delimiter`.
@@ -242,7 +242,7 @@ final class BrokerEngine {
             service.workerCount += 1
             workersChanged = true
             service.waiting.append(record)
-            logger.log(.info, "worker registered", ["worker": Logger.display(sender), "service": Logger.display(name)])
+            logger.log(.info, "worker registered", ["worker": PeerText.excerpt(sender), "service": PeerText.excerpt(name)])
             try dispatch(service)
         case .reply:
             guard let worker, let client = worker.client, receiveBuffer.frame(1 + WorkerCommand.clientIndex, equals: worker.clientAddress) else {
@@ -259,7 +259,7 @@ final class BrokerEngine {
             worker.expiry = max(worker.expiry, now + heartbeatExpiry)
         case .disconnect:
             if let worker {
-                logger.log(.info, "worker disconnected", ["worker": Logger.display(sender), "service": Logger.display(worker.service.name)])
+                logger.log(.info, "worker disconnected", ["worker": PeerText.excerpt(sender), "service": PeerText.excerpt(worker.service.name)])
                 remove(worker)
             }
         case .request:
@@ -292,7 +292,7 @@ final class BrokerEngine {
                 worker.expiry = max(worker.expiry, now + configuration.maxRequestDuration)
                 return true
             }
-            logger.log(.warning, "worker unreachable; purged", ["worker": Logger.display(worker.identity)])
+            logger.log(.warning, "worker unreachable; purged", ["worker": PeerText.excerpt(worker.identity)])
             remove(worker)
         }
         return false
@@ -369,18 +369,18 @@ final class BrokerEngine {
             try ClientMessage.send(service: service, body: body, on: router)
         }
         if !sent {
-            logger.log(.warning, "reply dropped: client gone or not reading", ["client": Logger.display(client)])
+            logger.log(.warning, "reply dropped: client gone or not reading", ["client": PeerText.excerpt(client)])
         }
     }
 
     private func reject(_ client: [UInt8], envelope: [[UInt8]], service: [UInt8], _ rejection: BrokerRejection) throws(ZMQError) {
-        logger.log(.warning, "request rejected", ["client": Logger.display(client), "service": Logger.display(service), "code": rejection.code.rawValue])
+        logger.log(.warning, "request rejected", ["client": PeerText.excerpt(client), "service": PeerText.excerpt(service), "code": rejection.code.rawValue])
         try reply(to: client, envelope: envelope, service: service, body: [rejection.frame])
     }
 
     /// Answers an invalid or unexpected worker command with DISCONNECT and forgets the worker.
     private func refuse(_ sender: [UInt8], _ reason: String) throws(ZMQError) {
-        logger.log(.warning, "unexpected worker command; disconnecting", ["peer": Logger.display(sender), "reason": reason])
+        logger.log(.warning, "unexpected worker command; disconnecting", ["peer": PeerText.excerpt(sender), "reason": reason])
         try disconnect(sender)
     }
 
@@ -426,7 +426,7 @@ final class BrokerEngine {
     private func purgeExpiredWorkers(now: ContinuousClock.Instant) throws(ZMQError) {
         let expired = workers.values.filter { $0.expiry < now }
         for worker in expired {
-            logger.log(.info, "worker expired", ["worker": Logger.display(worker.identity), "service": Logger.display(worker.service.name),
+            logger.log(.info, "worker expired", ["worker": PeerText.excerpt(worker.identity), "service": PeerText.excerpt(worker.service.name),
                                                   "holding_request": worker.client == nil ? "no" : "yes"])
             remove(worker)
         }
