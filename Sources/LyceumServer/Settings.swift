@@ -52,6 +52,11 @@ public struct Settings: Sendable {
     /// Where `broker`'s event forwarder takes workers' events in, and `worker` publishes to.
     public var forwarderEndpoint = EventEndpoints.forwarderInput
 
+    // Snapshot paging (issue 14, finding 3d).
+    /// The most bytes of one event snapshot reply body (`serve`, `worker`); a page always holds
+    /// at least one entry, and larger snapshots arrive in pages (protocol/events.md, "Pages").
+    public var snapshotPageBytes = SnapshotProtocol.defaultPageBytes
+
     /// Whether `serve` publishes events and `broker` forwards them: `events-endpoint` is not `none`.
     public var publishesEvents: Bool { eventsEndpoint != EventEndpoints.none }
 
@@ -142,6 +147,8 @@ public struct Settings: Sendable {
         case .forwarderEndpoint:
             guard Self.isEndpoint(text) else { throw invalid("an endpoint such as \(EventEndpoints.forwarderInput)") }
             forwarderEndpoint = text
+        case .snapshotPageBytes:
+            snapshotPageBytes = try integer(SnapshotProtocol.pageBytesRange, "bytes")
         }
         origins[key] = origin
     }
@@ -171,6 +178,7 @@ public struct Settings: Sendable {
         case .eventsEndpoint: [eventsEndpoint]
         case .snapshotEndpoint: [snapshotEndpoint]
         case .forwarderEndpoint: [forwarderEndpoint]
+        case .snapshotPageBytes: [String(snapshotPageBytes)]
         }
     }
 
@@ -247,6 +255,8 @@ public enum SettingKey: String, CaseIterable, Sendable {
     case snapshotEndpoint = "snapshot-endpoint"
     /// `Settings.forwarderEndpoint`.
     case forwarderEndpoint = "forwarder-endpoint"
+    /// `Settings.snapshotPageBytes`.
+    case snapshotPageBytes = "snapshot-page-bytes"
 
     /// Whether the setting takes several values, one per occurrence.
     public var isRepeatable: Bool { [.endpoint, .catalog, .service].contains(self) }

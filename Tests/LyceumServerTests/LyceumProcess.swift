@@ -40,6 +40,8 @@ final class LyceumProcess: @unchecked Sendable {
     /// What the process logged on stderr so far.
     var standardError: String { lock.withLock { collected.stderr } }
     var isRunning: Bool { process.isRunning }
+    /// The process's id, e.g. to read its /proc entries.
+    var processIdentifier: Int32 { process.processIdentifier }
 
     /// Sends `signal`; waits up to `timeout` for the exit, then kills.
     /// - Returns: the exit status, or `nil` if the process had to be killed.
