@@ -74,27 +74,22 @@ struct SnapshotPagingTests {
             }
             return written
         }
-        let mirror = try ThreadResult("subscriber") { () throws -> [String: PublishedProgressFields] in
+        // Expectations are checked here, on the test's thread, from what the subscriber's thread returns.
+        let (pages, advanced, mirror) = try ThreadResult("subscriber") { () throws -> (UInt64, Bool, [String: PublishedProgressFields]) in
             let subscriber = try ProgressSubscriber(
                 context: fixture.context, options: .init(eventsEndpoint: fixture.endpoints.publish[0], snapshotEndpoint: fixture.endpoints.snapshot[0]))
             let pagesBefore = fixture.publisher.counters.snapshots
             let sequenceBefore = fixture.publisher.sequence
             _ = try subscriber.synchronize()
             let pages = fixture.publisher.counters.snapshots - pagesBefore
-            #expect(pages > 5, "the snapshot came in \(pages) replies")
-            #expect(fixture.publisher.sequence > sequenceBefore, "no event was published while the pages were served")
+            let advanced = fixture.publisher.sequence > sequenceBefore
             writing.isOn.store(false, ordering: .releasing)
             _ = try writer.value(within: .seconds(30))
-            var caughtUp = false
-            let deadline = ContinuousClock.now + .seconds(15)
-            while !caughtUp && ContinuousClock.now < deadline {
-                for update in try subscriber.poll(timeout: .milliseconds(100)) {
-                    if case .heartbeat(let heartbeat) = update, heartbeat.sequence == fixture.publisher.sequence { caughtUp = true }
-                }
-            }
-            guard caughtUp else { throw TestFailure("never caught up with sequence \(fixture.publisher.sequence)") }
-            return subscriber.entries.mapValues { PublishedProgressFields($0.progress) }
+            try fixture.catchUp(subscriber)
+            return (pages, advanced, subscriber.entries.mapValues { PublishedProgressFields($0.progress) })
         }.value(within: .seconds(60))
+        #expect(pages > 5, "the snapshot came in \(pages) replies")
+        #expect(advanced, "no event was published while the pages were served")
         let truth = try fixture.progressThroughTheService()
         #expect(truth.count >= 1200)
         #expect(mirror == truth)
