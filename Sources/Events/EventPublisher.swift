@@ -33,8 +33,11 @@ public final class EventPublisher: Service {
         public var published: UInt64 = 0
         /// Of those, events dropped because the publisher thread's queue was full.
         public var dropped: UInt64 = 0
-        /// Snapshot requests answered, refusals included.
+        /// Snapshot requests answered (one per page), refusals included.
         public var snapshots: UInt64 = 0
+        /// Snapshot requests dropped unanswered: the peer had left
+        /// ``SnapshotProtocol/maxUnreadRepliesPerPeer`` replies unread, or was gone.
+        public var snapshotsDropped: UInt64 = 0
     }
 
     /// An event numbered and waiting for the publisher thread to encode and send it.
@@ -130,6 +133,9 @@ public final class EventPublisher: Service {
         guard configuration.queueCapacity > 0, configuration.sendHighWaterMark >= 0 else {
             throw EventsError(.invalidArgument, "queue capacity must be positive and the high-water mark not negative")
         }
+        guard SnapshotProtocol.pageBytesRange.contains(configuration.snapshotPageBytes) else {
+            throw EventsError(.invalidArgument, "the snapshot page budget must be \(SnapshotProtocol.pageBytesRange) bytes, not \(configuration.snapshotPageBytes)")
+        }
         self.configuration = configuration
         self.context = context
         self.source = source
@@ -204,7 +210,12 @@ public final class EventPublisher: Service {
             for endpoint in configuration.publishEndpoints { try publisher.bind(endpoint) }
             for endpoint in configuration.forwarderEndpoints { try publisher.connect(endpoint) }
             snapshots = try context.socket(.router)
-            try snapshots.set(.maxMessageSize, to: Int64(SnapshotProtocol.maxPrefixBytes + 64))
+            try snapshots.set(.maxMessageSize, to: SnapshotProtocol.maxRequestFrameBytes)
+            try snapshots.set(.sendHighWaterMark, to: SnapshotProtocol.maxUnreadRepliesPerPeer)
+            try snapshots.set(.receiveHighWaterMark, to: SnapshotProtocol.maxQueuedRequestsPerPeer)
+            // A reply to a peer whose replies wait unread, or that is gone, fails at once instead
+            // of being dropped silently: so the page is never built (answerSnapshots).
+            try snapshots.set(.routerMandatory, to: true)
             for endpoint in configuration.snapshotEndpoints { try snapshots.bind(endpoint) }
         } catch {
             let failure = EventsError(error)
@@ -269,7 +280,7 @@ public final class EventPublisher: Service {
             let taken = takeQueued(into: &batch, announcing: now >= nextHeartbeat)
             let queueWasEmpty = batch.isEmpty
             Self.apply(batch, taken, to: &state)
-            try answerSnapshots(on: snapshots, from: &state, sending: &batch)
+            let requestsWait = try answerSnapshots(on: snapshots, from: &state, sending: &batch)
             // Taken in just before sending, so that no event is skipped for a subscription the
             // socket already knows of.
             while let message = try publisher.receive(options: .dontWait) { subscriptions.apply(message) }
@@ -279,7 +290,7 @@ public final class EventPublisher: Service {
                 try sendHeartbeat(announced, on: publisher, advertisedSnapshot: advertisedSnapshot)
                 nextHeartbeat = now + configuration.heartbeatInterval
             }
-            guard queueWasEmpty else { continue }
+            guard queueWasEmpty && !requestsWait else { continue }
             if isStopping { return }
             // The take marked this thread as waiting: the next publish writes to the pipe.
             try waiter.waitForDescriptors(timeout: max(nextHeartbeat - ContinuousClock.now, .zero))
@@ -378,39 +389,47 @@ public final class EventPublisher: Service {
         state.advance(sequence: taken.sequence, progressSequence: taken.progressSequence)
     }
 
-    /// Answers every snapshot request waiting, each from `state` caught up with what was queued
-    /// when the request was read (those events join `batch`, to be sent after the reply): so a
-    /// snapshot holds every event published before it was asked for.
-    private func answerSnapshots(on router: Socket, from state: inout SnapshotState, sending batch: inout [Queued]) throws(ZMQError) {
-        while let frames = try router.receiveMultipart(options: .dontWait) {
+    /// Answers the snapshot requests waiting, up to ``SnapshotProtocol/maxRequestsPerPass``, each
+    /// from `state` caught up with what was queued when the request was read (those events join
+    /// `batch`, to be sent after the reply): so a page holds every event published before it was
+    /// asked for.
+    /// - Returns: whether requests may still wait, so that the thread does not sleep on them.
+    private func answerSnapshots(on router: Socket, from state: inout SnapshotState, sending batch: inout [Queued]) throws(ZMQError) -> Bool {
+        for _ in 0..<SnapshotProtocol.maxRequestsPerPass {
+            guard let frames = try router.receiveMultipart(options: .dontWait) else { return false }
             guard let identity = frames.first else { continue }
+            // The routing id goes first: it is where the ROUTER (mandatory routing) tells that
+            // this peer cannot take a reply now, before any work is spent on one.
+            guard try sendRoutingID(identity, on: router) else {
+                sequencer.withLock { $0.counters.snapshotsDropped += 1 }
+                continue
+            }
             let reply: [[UInt8]]
-            switch snapshotPrefix(in: Array(frames.dropFirst())) {
-            case .success(let prefix):
+            do throws(EventsError) {
+                let request = try SnapshotRequest(frames: frames.dropFirst())
                 var late: [Queued] = []
                 let taken = takeQueued(into: &late, announcing: false)
                 Self.apply(late, taken, to: &state)
                 batch.append(contentsOf: late)
-                reply = [identity, Array(SnapshotProtocol.snapshotCommand.utf8), state.body(prefix: prefix, source: source)]
-            case .failure(let error):
+                reply = [Array(SnapshotProtocol.snapshotCommand.utf8), state.page(request, budget: configuration.snapshotPageBytes, source: source)]
+            } catch {
                 let body: JSONValue = ["error": .string(error.code.rawValue), "message": .string(error.detail)]
-                reply = [identity, Array(SnapshotProtocol.errorCommand.utf8), body.serialized()]
+                reply = [Array(SnapshotProtocol.errorCommand.utf8), body.serialized()]
             }
             sequencer.withLock { $0.counters.snapshots += 1 }
-            // A ROUTER drops replies to peers that are gone or too slow; it never blocks here.
+            // Once the routing id is accepted the rest of the message is too.
             try router.send(multipart: reply, options: .dontWait)
         }
+        return true
     }
 
-    /// The topic prefix a snapshot request asks for, or why it is malformed.
-    private func snapshotPrefix(in frames: [[UInt8]]) -> Result<String, EventsError> {
-        guard frames.count == 2, frames[0] == Array(SnapshotProtocol.snapshotCommand.utf8) else {
-            return .failure(EventsError(.malformed, "a snapshot request is two frames: SNAPSHOT and a topic prefix"))
+    /// Starts a reply to `identity`; `false` when the peer has
+    /// ``SnapshotProtocol/maxUnreadRepliesPerPeer`` replies unread or is gone.
+    private func sendRoutingID(_ identity: [UInt8], on router: Socket) throws(ZMQError) -> Bool {
+        do {
+            return try router.send(identity, options: [.more, .dontWait])
+        } catch where error.code == .hostUnreachable {
+            return false
         }
-        let prefix = String(decoding: frames[1], as: UTF8.self)
-        guard prefix.hasPrefix(EventTopic.progress), Array(prefix.utf8) == frames[1] else {
-            return .failure(EventsError(.malformed, "the topic prefix must be UTF-8 and start with \(EventTopic.progress)"))
-        }
-        return .success(prefix)
     }
 }

@@ -18,13 +18,17 @@ public struct EventPublisherConfiguration: Sendable {
     public var heartbeatInterval: Duration
     /// How progress events become xAPI statements on `xapi/…`; `nil` publishes none.
     public var xapi: XAPIOptions?
+    /// The most bytes of one snapshot reply body (a page holds at least one entry, however
+    /// large); within ``SnapshotProtocol/pageBytesRange``.
+    public var snapshotPageBytes: Int
 
     /// A configuration; every endpoint list may be empty except that a publisher with neither
     /// publish nor forwarder endpoints reaches nobody.
     public init(
         publishEndpoints: [String] = [], forwarderEndpoints: [String] = [], snapshotEndpoints: [String] = [],
         advertisedSnapshotEndpoint: String? = nil, sendHighWaterMark: Int32 = 10_000, queueCapacity: Int = 100_000,
-        heartbeatInterval: Duration = .seconds(1), xapi: XAPIOptions? = XAPIOptions()
+        heartbeatInterval: Duration = .seconds(1), xapi: XAPIOptions? = XAPIOptions(),
+        snapshotPageBytes: Int = SnapshotProtocol.defaultPageBytes
     ) {
         self.publishEndpoints = publishEndpoints
         self.forwarderEndpoints = forwarderEndpoints
@@ -34,5 +38,6 @@ public struct EventPublisherConfiguration: Sendable {
         self.queueCapacity = queueCapacity
         self.heartbeatInterval = heartbeatInterval
         self.xapi = xapi
+        self.snapshotPageBytes = snapshotPageBytes
     }
 }

@@ -2,8 +2,9 @@ import ZeroMQ
 
 /// A subscriber that mirrors progress state from one or more publishers (the client side of
 /// the Clone pattern, protocol/events.md "Catching up"): it subscribes first, then asks each
-/// source for a snapshot, then applies only events newer than the snapshot; when sequence
-/// numbers or heartbeats reveal a gap it takes a fresh snapshot of that source.
+/// source for a snapshot, page after page, then applies only events newer than the snapshot's
+/// first page; when sequence numbers or heartbeats reveal a gap it takes a fresh snapshot of
+/// that source.
 ///
 /// Like its sockets, a subscriber belongs to the thread that created it.
 public final class ProgressSubscriber {
@@ -16,7 +17,7 @@ public final class ProgressSubscriber {
         public var snapshotEndpoint: String?
         /// Only this course's events; `nil` for every course.
         public var course: String?
-        /// How long to wait for a snapshot reply.
+        /// How long to wait for each page of a snapshot.
         public var snapshotTimeout: Duration
         /// Messages queued for this subscriber by libzmq before the publisher drops them.
         public var receiveHighWaterMark: Int32
@@ -238,15 +239,52 @@ public final class ProgressSubscriber {
         entries[topic] = entry
     }
 
+    /// The whole snapshot of this subscriber's prefix at `endpoint`, every page of it; its
+    /// numbers are the first page's (protocol/events.md, "Pages").
     private func requestSnapshot(from endpoint: String) throws(EventsError) -> ReceivedSnapshot {
+        // One DEALER for the pages of one snapshot, closed when it ends: a reply that arrives
+        // after its timeout can never be mistaken for the answer to a later request.
+        let dealer: Socket
+        do throws(ZMQError) {
+            dealer = try context.socket(.dealer)
+        } catch {
+            throw EventsError(error)
+        }
+        defer { dealer.close() }
+        do throws(ZMQError) {
+            try dealer.set(.linger, to: 0)
+            try dealer.connect(endpoint)
+        } catch {
+            throw EventsError(error)
+        }
+        var snapshot = try requestPage(on: dealer, endpoint: endpoint, after: nil)
+        while let cursor = snapshot.nextCursor {
+            let page = try requestPage(on: dealer, endpoint: endpoint, after: cursor)
+            guard page.source == snapshot.source else {
+                throw EventsError(.malformed, endpoint: endpoint, "the snapshot's source changed between pages (a restart?)")
+            }
+            // Cursors only advance, so a publisher cannot keep this loop going on one page.
+            guard page.nextCursor.map({ cursor.utf8.lexicographicallyPrecedes($0.utf8) }) ?? true else {
+                throw EventsError(.malformed, endpoint: endpoint, "a snapshot page did not advance its cursor past \(cursor)")
+            }
+            snapshot = snapshot.appending(page)
+        }
+        return snapshot
+    }
+
+    /// Asks for the page after `cursor` (the first without one) on `dealer` and waits for it.
+    private func requestPage(on dealer: Socket, endpoint: String, after cursor: String?) throws(EventsError) -> ReceivedSnapshot {
         let frames: [[UInt8]]?
         do throws(ZMQError) {
-            frames = try exchangeSnapshot(with: endpoint)
+            try dealer.send(multipart: [Array(SnapshotProtocol.snapshotCommand.utf8), Array(prefix.utf8)] + (cursor.map { [Array($0.utf8)] } ?? []))
+            var poller = Poller()
+            try poller.add(dealer)
+            frames = try poller.poll(timeout: options.snapshotTimeout) > 0 ? try dealer.receiveMultipart(options: .dontWait) : nil
         } catch {
             throw EventsError(error)
         }
         guard let frames else {
-            throw EventsError(.timedOut, endpoint: endpoint, "no snapshot within \(options.snapshotTimeout)")
+            throw EventsError(.timedOut, endpoint: endpoint, "no snapshot page within \(options.snapshotTimeout)")
         }
         guard frames.count == 2 else {
             throw EventsError(.malformed, endpoint: endpoint, "a snapshot reply of \(frames.count) frames; expected 2")
@@ -255,20 +293,5 @@ public final class ProgressSubscriber {
             throw EventsError(.malformed, endpoint: endpoint, "snapshot refused: \(String(decoding: frames[1], as: UTF8.self))")
         }
         return try ReceivedSnapshot(body: frames[1])
-    }
-
-    /// Sends one snapshot request and waits for its reply; `nil` after the timeout.
-    private func exchangeSnapshot(with endpoint: String) throws(ZMQError) -> [[UInt8]]? {
-        // A fresh DEALER per request: a reply that arrives after its timeout can never be
-        // mistaken for the answer to a later request.
-        let dealer = try context.socket(.dealer)
-        defer { dealer.close() }
-        try dealer.set(.linger, to: 0)
-        try dealer.connect(endpoint)
-        try dealer.send(multipart: [Array(SnapshotProtocol.snapshotCommand.utf8), Array(prefix.utf8)])
-        var poller = Poller()
-        try poller.add(dealer)
-        guard try poller.poll(timeout: options.snapshotTimeout) > 0 else { return nil }
-        return try dealer.receiveMultipart(options: .dontWait)
     }
 }

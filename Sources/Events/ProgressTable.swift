@@ -75,15 +75,18 @@ public struct ProgressTable: Sendable {
 
     /// Stores `entry` unless the table holds a newer revision of it: events of one learner in one
     /// course may be published out of their write order, and the revision restores that order.
-    public mutating func insert(_ entry: ProgressEntry) {
+    /// - Returns: whether the table had no entry of that learner in that course before.
+    @discardableResult
+    public mutating func insert(_ entry: ProgressEntry) -> Bool {
         let key = Key(course: entry.course, learner: entry.learner)
         // One hash of the two strings for a learner already in the table, the usual case: this
         // runs in every publish, under the publisher's lock.
         guard let index = entries.index(forKey: key) else {
             entries[key] = entry
-            return
+            return true
         }
         if entries.values[index].revision <= entry.revision { entries.values[index] = entry }
+        return false
     }
 
     /// The entries whose topic starts with `prefix`, ordered by topic.

@@ -137,7 +137,7 @@ public struct ReceivedHeartbeat: Sendable, Equatable {
     }
 }
 
-/// A snapshot reply as received.
+/// A snapshot reply as received: one page of a snapshot (protocol/events.md, "Pages").
 public struct ReceivedSnapshot: Sendable {
     /// One entry of the snapshot.
     public struct Entry: Sendable, Equatable {
@@ -161,8 +161,11 @@ public struct ReceivedSnapshot: Sendable {
     public let progressSequence: UInt64
     /// The source's last sequence number per course.
     public let courseSequences: [String: UInt64]
-    /// The entries under the requested prefix.
-    public let entries: [Entry]
+    /// The page's entries under the requested prefix, in topic order.
+    public private(set) var entries: [Entry]
+    /// The cursor that asks for the next page; `nil` on the last page (and from publishers
+    /// that do not page, whose one reply is the whole snapshot).
+    public private(set) var nextCursor: String?
 
     /// Decodes a snapshot reply body.
     public init(body: [UInt8]) throws(EventsError) {
@@ -181,9 +184,19 @@ public struct ReceivedSnapshot: Sendable {
                     revision: try entry.counter("revision"), progress: try PublishedProgress(&progressReader)))
             }
             self.entries = entries
+            nextCursor = try reader.optionalString("next_cursor")
         } catch {
             throw EventsError(.malformed, "snapshot: \(error)")
         }
+    }
+
+    /// This snapshot with `page`'s entries added and its cursor: the numbers stay this one's,
+    /// the first page's, which the catching-up rules keep (protocol/events.md, "Pages").
+    func appending(_ page: ReceivedSnapshot) -> ReceivedSnapshot {
+        var joined = self
+        joined.entries += page.entries
+        joined.nextCursor = page.nextCursor
+        return joined
     }
 }
 

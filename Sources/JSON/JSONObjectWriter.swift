@@ -71,6 +71,16 @@ public struct JSONObjectWriter {
         bytes.append(UInt8(ascii: "]"))
     }
 
+    /// `"key": value`, with `json` the value already encoded; the caller answers for it being
+    /// exactly one JSON value, e.g. an array it assembled from pieces it had to measure first.
+    public mutating func member(_ key: StaticString, encoded json: some Collection<UInt8>) {
+        writeKey(key)
+        bytes.append(contentsOf: json)
+    }
+
+    /// The bytes written so far; the finished object has one more, its closing brace.
+    public var byteCount: Int { bytes.count }
+
     /// The finished object's bytes.
     public consuming func finish() -> [UInt8] {
         bytes.append(UInt8(ascii: "}"))

@@ -32,7 +32,10 @@ public enum Commands {
         do {
             return try runGroup(logger: logger, reload: reloader(sources, host: host)) { context in
                 let events = settings.publishesEvents ? try eventPublisher(
-                    for: host, configuration: .init(publishEndpoints: [settings.eventsEndpoint], snapshotEndpoints: [settings.snapshotEndpoint]),
+                    for: host,
+                    configuration: .init(
+                        publishEndpoints: [settings.eventsEndpoint], snapshotEndpoints: [settings.snapshotEndpoint],
+                        snapshotPageBytes: settings.snapshotPageBytes),
                     context: context) : []
                 var configuration = brokerConfiguration(settings, report: report)
                 configuration.localServices = handlers(for: host, metrics: report.metrics, publisher: events.first?.service).map(LocalService.init)
@@ -88,7 +91,10 @@ public enum Commands {
                 // Snapshots are answered on a port of the kernel's choosing: heartbeats through the
                 // forwarder advertise it, and several workers on one host cannot share one port.
                 let events = try eventPublisher(
-                    for: host, configuration: .init(forwarderEndpoints: [settings.forwarderEndpoint], snapshotEndpoints: ["tcp://127.0.0.1:*"]),
+                    for: host,
+                    configuration: .init(
+                        forwarderEndpoints: [settings.forwarderEndpoint], snapshotEndpoints: ["tcp://127.0.0.1:*"],
+                        snapshotPageBytes: settings.snapshotPageBytes),
                     context: context)
                 let configuration = WorkerConfiguration(
                     heartbeat: Heartbeat(interval: settings.heartbeatInterval, liveness: settings.heartbeatLiveness),

@@ -79,8 +79,12 @@ public struct ProcessReport: Sendable {
             text.sample("lyceum_events_published_total", [], Double(events.published))
             text.family("lyceum_events_dropped_total", "counter", "Of those, events dropped because the publisher's queue was full.")
             text.sample("lyceum_events_dropped_total", [], Double(events.dropped))
-            text.family("lyceum_event_snapshots_total", "counter", "Snapshot requests answered by this process's publisher.")
+            text.family("lyceum_event_snapshots_total", "counter", "Snapshot requests (pages) answered by this process's publisher.")
             text.sample("lyceum_event_snapshots_total", [], Double(events.snapshots))
+            text.family(
+                "lyceum_event_snapshots_dropped_total", "counter",
+                "Snapshot requests dropped unanswered because the peer left its earlier replies unread, or was gone.")
+            text.sample("lyceum_event_snapshots_dropped_total", [], Double(events.snapshotsDropped))
         }
 
         if let broker {

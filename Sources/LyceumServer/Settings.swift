@@ -60,6 +60,10 @@ public struct Settings: Sendable {
     public var metricsConnections = MetricsEndpoint.Limits().maxConnections
     /// Time a metrics connection has from being accepted to its response sent.
     public var metricsTimeout = MetricsEndpoint.Limits().requestTimeout
+    // Snapshot paging (issue 14, finding 3d).
+    /// The most bytes of one event snapshot reply body (`serve`, `worker`); a page always holds
+    /// at least one entry, and larger snapshots arrive in pages (protocol/events.md, "Pages").
+    public var snapshotPageBytes = SnapshotProtocol.defaultPageBytes
 
     /// Whether `serve` publishes events and `broker` forwards them: `events-endpoint` is not `none`.
     public var publishesEvents: Bool { eventsEndpoint != EventEndpoints.none }
@@ -157,6 +161,8 @@ public struct Settings: Sendable {
             metricsConnections = try integer(1...10_000)
         case .metricsTimeout:
             metricsTimeout = .milliseconds(try integer(1...600_000, "milliseconds"))
+        case .snapshotPageBytes:
+            snapshotPageBytes = try integer(SnapshotProtocol.pageBytesRange, "bytes")
         }
         origins[key] = origin
     }
@@ -189,6 +195,7 @@ public struct Settings: Sendable {
         case .logRateLimit: [String(logRateLimit)]
         case .metricsConnections: [String(metricsConnections)]
         case .metricsTimeout: [String(metricsTimeout.milliseconds)]
+        case .snapshotPageBytes: [String(snapshotPageBytes)]
         }
     }
 
@@ -271,6 +278,8 @@ public enum SettingKey: String, CaseIterable, Sendable {
     case metricsConnections = "metrics-connections"
     /// `Settings.metricsTimeout`.
     case metricsTimeout = "metrics-timeout"
+    /// `Settings.snapshotPageBytes`.
+    case snapshotPageBytes = "snapshot-page-bytes"
 
     /// Whether the setting takes several values, one per occurrence.
     public var isRepeatable: Bool { [.endpoint, .catalog, .service].contains(self) }

@@ -38,8 +38,9 @@ let usage = """
     every long-running command also takes --log-level LEVEL, --log-format auto|human|logfmt|json,
     --heartbeat-interval MS, --heartbeat-liveness N, --log-rate-limit N (lines/s per message),
     --metrics-connections N, --metrics-timeout MS; broker and serve --queue-limit N,
-    --queue-limit-total N, --hwm N, --events-endpoint EP; serve --snapshot-endpoint EP; broker and
-    worker --forwarder-endpoint EP; worker --reconnect-initial MS, --reconnect-max MS.
+    --queue-limit-total N, --hwm N, --events-endpoint EP; serve --snapshot-endpoint EP; serve and
+    worker --snapshot-page-bytes N; broker and worker --forwarder-endpoint EP; worker
+    --reconnect-initial MS, --reconnect-max MS.
     Every setting can also come from LYCEUM_<NAME> (e.g. LYCEUM_LOG_LEVEL) or a --config FILE
     (JSON or key = value); precedence: flags > environment > file > defaults. See README.md,
     "Operations", for the table of settings and defaults.
@@ -84,7 +85,7 @@ let rest = arguments.dropFirst()
 switch arguments.first {
 case "serve":
     let (parsed, sources) = parse(
-        rest, command: "serve", accepting: commonKeys.union(brokerKeys).union(workerKeys).subtracting([.sessions]).union([.snapshotEndpoint]),
+        rest, command: "serve", accepting: commonKeys.union(brokerKeys).union(workerKeys).subtracting([.sessions]).union([.snapshotEndpoint, .snapshotPageBytes]),
         positionals: 0)
     exit(Commands.serve(parsed.settings, reloading: sources))
 case "broker":
@@ -93,7 +94,7 @@ case "broker":
 case "worker":
     let (parsed, sources) = parse(
         rest, command: "worker",
-        accepting: commonKeys.union(workerKeys).union([.broker, .service, .reconnectInitial, .reconnectMaximum, .forwarderEndpoint]),
+        accepting: commonKeys.union(workerKeys).union([.broker, .service, .reconnectInitial, .reconnectMaximum, .forwarderEndpoint, .snapshotPageBytes]),
         positionals: 0)
     guard parsed.settings.origins[.broker] != nil else {
         fail("lyceum worker: --broker is required (or broker in the --config file, or LYCEUM_BROKER)")

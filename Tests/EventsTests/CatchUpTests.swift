@@ -26,15 +26,7 @@ struct CatchUpTests {
                 throw TestFailure("no snapshot: \(synchronized)")
             }
             for writer in writers { _ = try writer.value(within: .seconds(30)) }
-            // Heartbeats carry the last sequence number: once one shows nothing newer, the mirror is complete.
-            var caughtUp = false
-            let deadline = ContinuousClock.now + .seconds(10)
-            while !caughtUp && ContinuousClock.now < deadline {
-                for update in try subscriber.poll(timeout: .milliseconds(100)) {
-                    if case .heartbeat(let heartbeat) = update, heartbeat.sequence == fixture.publisher.sequence { caughtUp = true }
-                }
-            }
-            guard caughtUp else { throw TestFailure("never caught up with sequence \(fixture.publisher.sequence)") }
+            try fixture.catchUp(subscriber)
             return subscriber.entries.mapValues { PublishedProgressFields($0.progress) }
         }.value(within: .seconds(40))
         let truth = try fixture.progressThroughTheService()

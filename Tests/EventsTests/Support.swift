@@ -71,6 +71,19 @@ final class PublishingFixture: @unchecked Sendable {
         }
     }
 
+    /// Polls `subscriber` until a heartbeat announces the publisher's last sequence number:
+    /// heartbeats carry it, so once one shows nothing newer the mirror is complete.
+    /// - Throws: `TestFailure` when that takes over 15 s.
+    func catchUp(_ subscriber: ProgressSubscriber) throws {
+        let deadline = ContinuousClock.now + .seconds(15)
+        while ContinuousClock.now < deadline {
+            for update in try subscriber.poll(timeout: .milliseconds(100)) {
+                if case .heartbeat(let heartbeat) = update, heartbeat.sequence == publisher.sequence { return }
+            }
+        }
+        throw TestFailure("never caught up with sequence \(publisher.sequence)")
+    }
+
     /// Every lesson of `course` watched by `learner`, completing it.
     func completeCourse(_ course: Course, learner: String) {
         for lesson in course.lessons { write(#"{"op":"mark_watched","learner":"\#(learner)","course":"\#(course.id)","lesson":"\#(lesson.id)"}"#) }

@@ -36,12 +36,22 @@ def main():
     dealer = context.socket(zmq.DEALER)
     dealer.setsockopt(zmq.RCVTIMEO, 5000)
     dealer.connect(snapshot_endpoint)
-    dealer.send_multipart([b"SNAPSHOT", b"progress/"])
-    command, body = dealer.recv_multipart()
-    snapshot = json.loads(body.decode("utf-8"))
-    if command != b"SNAPSHOT":
-        problems.append("snapshot refused: %s" % snapshot)
-    mirror = {entry["topic"]: entry for entry in snapshot["entries"]}
+    # The snapshot comes in pages; the numbers kept are the first page's ("Pages" in events.md).
+    snapshot = None
+    mirror = {}
+    cursor = []
+    while True:
+        dealer.send_multipart([b"SNAPSHOT", b"progress/"] + cursor)
+        command, body = dealer.recv_multipart()
+        page = json.loads(body.decode("utf-8"))
+        if command != b"SNAPSHOT":
+            problems.append("snapshot refused: %s" % page)
+            break
+        snapshot = snapshot or page
+        mirror.update({entry["topic"]: entry for entry in page["entries"]})
+        if page.get("next_cursor") is None:
+            break
+        cursor = [page["next_cursor"].encode("utf-8")]
     last = snapshot["seq"]
     last_progress = snapshot["progress_seq"]
     last_books = None
