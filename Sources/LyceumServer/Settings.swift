@@ -1,5 +1,6 @@
 import Events
 import Journal
+import LearningServices
 import Logging
 
 /// Every setting a Lyceum command reads, with its default. Values arrive as text from a source
@@ -51,6 +52,11 @@ public struct Settings: Sendable {
     public var snapshotEndpoint = EventEndpoints.snapshot
     /// Where `broker`'s event forwarder takes workers' events in, and `worker` publishes to.
     public var forwarderEndpoint = EventEndpoints.forwarderInput
+
+    // Limits of replies (issue 14).
+    /// Bytes of items one page of a list reply (`books list`, `progress list`, catalog
+    /// `list_courses` and `search`) may hold before it stops and returns `next_cursor`.
+    public var maxReplyBytes = ReplyBudget.standard.maxBytes
 
     /// Whether `serve` publishes events and `broker` forwards them: `events-endpoint` is not `none`.
     public var publishesEvents: Bool { eventsEndpoint != EventEndpoints.none }
@@ -142,6 +148,8 @@ public struct Settings: Sendable {
         case .forwarderEndpoint:
             guard Self.isEndpoint(text) else { throw invalid("an endpoint such as \(EventEndpoints.forwarderInput)") }
             forwarderEndpoint = text
+        case .maxReplyBytes:
+            maxReplyBytes = try integer(ReplyBudget.allowedBytes, "bytes")
         }
         origins[key] = origin
     }
@@ -171,6 +179,7 @@ public struct Settings: Sendable {
         case .eventsEndpoint: [eventsEndpoint]
         case .snapshotEndpoint: [snapshotEndpoint]
         case .forwarderEndpoint: [forwarderEndpoint]
+        case .maxReplyBytes: [String(maxReplyBytes)]
         }
     }
 
@@ -247,6 +256,8 @@ public enum SettingKey: String, CaseIterable, Sendable {
     case snapshotEndpoint = "snapshot-endpoint"
     /// `Settings.forwarderEndpoint`.
     case forwarderEndpoint = "forwarder-endpoint"
+    /// `Settings.maxReplyBytes`.
+    case maxReplyBytes = "max-reply-bytes"
 
     /// Whether the setting takes several values, one per occurrence.
     public var isRepeatable: Bool { [.endpoint, .catalog, .service].contains(self) }
