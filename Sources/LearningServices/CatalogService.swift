@@ -108,12 +108,14 @@ public final class CatalogService: LearningService {
         }
         // The cursor is bound to the query by a hash, so that it stays short for any query.
         let scope = JSONValue.integer(Int(truncatingIfNeeded: Request.fnv1a(Array(query.utf8))))
-        let start: Int
+        let offset: Int
         do throws(InvalidCursor) {
-            start = try cursor.map { (cursor) throws(InvalidCursor) in try Catalog.offset(cursor, scope: scope) } ?? 0
+            offset = try cursor.map { (cursor) throws(InvalidCursor) in try Catalog.offset(cursor, scope: scope) } ?? 0
         } catch {
             throw ServiceError(.badRequest, "$.cursor is not a cursor of this search", field: "$.cursor")
         }
+        // The offset comes from the client: past the last course it can only mean no more hits.
+        let start = min(offset, rendering.catalog.courses.count)
         let ranked = rendering.catalog.search(query, limit: start + limit + 1)
         let hits = ranked.dropFirst(start).prefix(limit)
         var output: [UInt8] = Array(#"{"hits":["#.utf8)

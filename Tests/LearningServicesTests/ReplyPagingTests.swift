@@ -79,6 +79,11 @@ import Testing
         let cursor = try #require(pagedHits.first?.result["next_cursor"])
         let other = try tiny.call(#"{"op":"search","query":"a","cursor":\#(String(decoding: cursor.serialized(), as: UTF8.self))}"#)
         #expect(errorCode(other) == "bad_request" && other["error"]?["field"] == "$.cursor")
+        // A forged offset past every course, however large, gives an empty last page.
+        guard case .string(let text) = cursor, var parts = PageCursor.decode(text) else { throw CursorError() }
+        parts[0] = .integer(Int.max)
+        let forged = try tiny.call(#"{"op":"search","query":"e","cursor":"\#(PageCursor.encode(parts))"}"#)
+        #expect(result(forged) == ["hits": [], "next_cursor": .null])
     }
 
     @Test func progressListsPageByBytesMostRecentFirst() throws {
@@ -97,6 +102,8 @@ import Testing
         #expect(errorCode(try tiny.call(#"{"op":"list","learner":"ada","cursor":"7a"}"#)) == "bad_request")
     }
 }
+
+struct CursorError: Error {}
 
 /// Issue 14, finding 4: every string a service reads is held to bytes and Unicode scalars as
 /// well as characters, with a `bad_request` naming the field and the limit, and nothing changes.
