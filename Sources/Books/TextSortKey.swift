@@ -16,9 +16,20 @@ struct TextSortKey: Comparable, Sendable {
 
     /// The key of `text` ("Émile" and "emile" get the same key).
     init(_ text: String) {
-        // ASCII, the common case, needs no Foundation: lowercase the bytes.
-        if text.utf8.allSatisfy({ $0 < 0x80 }) {
-            bytes = text.utf8.prefix(Self.maxBytes).map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 | 0x20 : $0 }
+        // ASCII, the common case, needs no Foundation: lowercase the bytes in one pass over the
+        // contiguous UTF-8 (replay computes a key for every book). An ASCII head of `maxBytes`
+        // is the whole key whatever follows it.
+        var contiguous = text
+        let ascii = contiguous.withUTF8 { utf8 -> [UInt8]? in
+            let head = UnsafeBufferPointer(rebasing: utf8.prefix(Self.maxBytes))
+            guard head.allSatisfy({ $0 < 0x80 }) else { return nil }
+            return [UInt8](unsafeUninitializedCapacity: head.count) { buffer, initialized in
+                for (index, byte) in head.enumerated() { buffer[index] = byte &- 0x41 < 26 ? byte | 0x20 : byte }
+                initialized = head.count
+            }
+        }
+        if let ascii {
+            bytes = ascii
             return
         }
         // Only a bounded head is folded; folding removes combining marks, hence the margin.
