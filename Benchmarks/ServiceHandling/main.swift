@@ -48,6 +48,30 @@ let create = measure("books.create (in-memory log)", iterations: 100_000) {
     _ = books.handle(Array(#"{"op":"create","learner":"l\#(sequence % 1000)","title":"T\#(sequence)","author":"A","genre":"Kids","rating":3}"#.utf8))
 }
 
+// Title-sorted lists (issue 14, finding 4): libraries as a journal may hold them, applied directly
+// because the service refuses such titles on create. Reply size shows the byte budget of a page.
+func library(_ count: Int, title: (Int) -> String, review: String = "") throws -> BooksService {
+    var state = BooksState()
+    for index in 0..<count {
+        let book = Book(
+            id: "00000000-0000-4000-8000-\(String(format: "%012d", index))", learner: "eve", title: title(index), author: "A",
+            genre: .mystery, rating: 3, review: review, version: 1, createdAt: 1_767_603_600_000 + Int64(index),
+            updatedAt: 1_767_603_600_000)
+        try state.apply(.put(BookLibrary.collection, key: "eve/\(book.id)", value: book.journalValue()))
+    }
+    return BooksService(state: state, log: InMemoryChangeLog())
+}
+let accents = String(repeating: "\u{301}", count: 30_000)
+let hostile = try library(61) { "e\(accents)\($0 % 7)" }
+let ordinary = try library(1_000) { ["Émile \($0)", "dune \($0)", "Zorba \($0)", "Ångström \($0)", "Война \($0)"][$0 % 5] }
+let bulky = try library(1_000, title: { "Title \($0)" }, review: String(repeating: "x", count: 4_000))
+let titleFrame = Array(#"{"op":"list","learner":"eve","sort":"title","limit":100}"#.utf8)
+let createdFrame = Array(#"{"op":"list","learner":"eve","limit":100}"#.utf8)
+let hostileList = measure("books.list sort=title, 61 books with 60 KB one-character titles", iterations: 20) { _ = hostile.handle(titleFrame) }
+let ordinaryList = measure("books.list sort=title limit 100 of 1,000 mixed-script titles", iterations: 200) { _ = ordinary.handle(titleFrame) }
+let bulkyList = measure("books.list limit 100 of 1,000 books with 4,000-character reviews", iterations: 200) { _ = bulky.handle(createdFrame) }
+FileHandle.standardError.write(Data("reply bytes: hostile \(hostile.handle(titleFrame).count), ordinary \(ordinary.handle(titleFrame).count), bulky \(bulky.handle(createdFrame).count)\n".utf8))
+
 // Replay: journal payloads of `replayCount` books applied to a fresh state.
 var payloads: [JournalChange] = []
 payloads.reserveCapacity(replayCount)
@@ -72,3 +96,4 @@ FileHandle.standardError.write(Data("replay of \(state.library.count) books: \(S
 print(String(format: "JSONParser vs JSONSerialization (parse of a request): %.1fx faster", reference / parse))
 print(String(format: "books.get %.0f ns, books.create %.0f ns, catalog.list_courses %.0f ns, catalog.search %.0f ns (single thread)", get, create, list, search))
 print(String(format: "replay: %.0f books/s", Double(replayCount) / replaySeconds))
+print(String(format: "books.list by title: hostile %.0f ns, ordinary %.0f ns; list page of long reviews %.0f ns", hostileList, ordinaryList, bulkyList))

@@ -6,15 +6,15 @@ public struct Book: Sendable, Equatable {
     public let id: String
     /// The owner's learner id.
     public let learner: String
-    /// Not blank, at most `maxTitleLength` characters.
+    /// Not blank, within `titleLimit`.
     public var title: String
-    /// Not blank, at most `maxAuthorLength` characters.
+    /// Not blank, within `authorLimit`.
     public var author: String
     /// One of the seven genres.
     public var genre: Genre
     /// Stars, 1 through 5.
     public var rating: Int
-    /// Free text, possibly empty, at most `maxReviewLength` characters.
+    /// Free text, possibly empty, within `reviewLimit`.
     public var review: String
     /// 1 on creation, +1 on each update.
     public var version: Int
@@ -42,28 +42,28 @@ public struct Book: Sendable, Equatable {
 }
 
 extension Book {
-    /// Longest title accepted, in characters.
-    public static let maxTitleLength = 200
-    /// Longest author accepted, in characters.
-    public static let maxAuthorLength = 120
-    /// Longest review accepted, in characters.
-    public static let maxReviewLength = 4_000
+    /// Longest title accepted: 200 characters (and 800 Unicode scalars, 1,600 UTF-8 bytes).
+    public static let titleLimit = TextLimit(characters: 0...200)
+    /// Longest author accepted: 120 characters (and 480 Unicode scalars, 960 UTF-8 bytes).
+    public static let authorLimit = TextLimit(characters: 0...120)
+    /// Longest review accepted: 4,000 characters (and 16,000 Unicode scalars, 32,000 UTF-8 bytes).
+    public static let reviewLimit = TextLimit(characters: 0...4_000)
     /// The accepted star ratings.
     public static let ratings = 1...5
 
-    /// Checks a title: not blank, at most `maxTitleLength` characters.
+    /// Checks a title: within `titleLimit`, not blank.
     public static func validateTitle(_ title: String) throws(BookError) {
-        try validateText(title, field: "title", maxLength: maxTitleLength, allowBlank: false)
+        try validateText(title, field: "title", limit: titleLimit, allowBlank: false)
     }
 
-    /// Checks an author: not blank, at most `maxAuthorLength` characters.
+    /// Checks an author: within `authorLimit`, not blank.
     public static func validateAuthor(_ author: String) throws(BookError) {
-        try validateText(author, field: "author", maxLength: maxAuthorLength, allowBlank: false)
+        try validateText(author, field: "author", limit: authorLimit, allowBlank: false)
     }
 
-    /// Checks a review: at most `maxReviewLength` characters, may be empty.
+    /// Checks a review: within `reviewLimit`, may be empty.
     public static func validateReview(_ review: String) throws(BookError) {
-        try validateText(review, field: "review", maxLength: maxReviewLength, allowBlank: true)
+        try validateText(review, field: "review", limit: reviewLimit, allowBlank: true)
     }
 
     /// Checks a rating is within `ratings`.
@@ -81,12 +81,11 @@ extension Book {
         return genre
     }
 
-    private static func validateText(_ text: String, field: String, maxLength: Int, allowBlank: Bool) throws(BookError) {
+    // The limit comes first so that the blank check never walks more than the limit allows.
+    private static func validateText(_ text: String, field: String, limit: TextLimit, allowBlank: Bool) throws(BookError) {
+        if let violation = limit.violation(of: text) { throw BookError(.invalidField, field: field, violation) }
         if !allowBlank, text.allSatisfy(\.isWhitespace) {
             throw BookError(.invalidField, field: field, "must not be empty")
-        }
-        guard JSONObjectReader.characterCount(text, upTo: maxLength) <= maxLength else {
-            throw BookError(.invalidField, field: field, "must be at most \(maxLength) characters")
         }
     }
 }

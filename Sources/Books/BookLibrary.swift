@@ -7,7 +7,7 @@ public struct BookLibrary: JournalState, Sendable {
     /// The journal collection books live in; keys are `learner/id`.
     public static let collection = "books"
 
-    private var shelves: [String: [BookID: Book]] = [:]
+    private var shelves: [String: [BookID: ShelvedBook]] = [:]
     /// Number of books across all learners.
     public private(set) var count = 0
 
@@ -17,7 +17,7 @@ public struct BookLibrary: JournalState, Sendable {
     /// The book `id` of `learner`, if any.
     public func book(_ id: String, of learner: String) -> Book? {
         guard let key = BookID(id) else { return nil }
-        return shelves[learner]?[key]
+        return shelves[learner]?[key]?.book
     }
 
     /// The change that adds a new book built from `draft`; `id` is a fresh UUID.
@@ -52,19 +52,21 @@ public struct BookLibrary: JournalState, Sendable {
         }
         let author = query.author?.lowercased()
         var selected: [(position: BookPosition, book: Book)] = []
-        for book in (shelves[learner] ?? [:]).values {
+        for shelved in (shelves[learner] ?? [:]).values {
+            let book = shelved.book
             if let genre = query.genre, book.genre != genre { continue }
             if let minRating = query.minRating, book.rating < minRating { continue }
             if let author, book.author.lowercased() != author { continue }
-            let position = BookPosition(book, sort: query.sort)
+            let position = BookPosition(shelved, sort: query.sort)
             if let after, query.descending ? !(position < after) : !(after < position) { continue }
             selected.append((position, book))
         }
         selected.sort { query.descending ? $1.position < $0.position : $0.position < $1.position }
         let limit = max(1, min(query.limit, BookQuery.maxLimit))
         let page = selected.prefix(limit)
-        let next = selected.count > limit ? page.last?.position.cursor(sort: query.sort, descending: query.descending) : nil
-        return BookPage(books: page.map(\.book), nextCursor: next)
+        return BookPage(
+            books: page.map(\.book), positions: page.map(\.position), hasMore: selected.count > limit, sort: query.sort,
+            descending: query.descending)
     }
 
     /// Applies a `books` change; changes of other collections are ignored.
@@ -88,13 +90,13 @@ public struct BookLibrary: JournalState, Sendable {
         let book: Book
         do throws(ValueDecodingError) { book = try Book(journalValue: value) } catch { throw UndecodableValue(change, error) }
         guard let id = BookID(book.id) else { throw UndecodableValue(change, .malformed("the id \"\(book.id)\" is not a book id")) }
-        if shelves[book.learner, default: [:]].updateValue(book, forKey: id) == nil { count += 1 }
+        if shelves[book.learner, default: [:]].updateValue(ShelvedBook(book), forKey: id) == nil { count += 1 }
     }
 
     /// One put per book.
     public func snapshot() -> [JournalChange] {
         shelves.values.flatMap { shelf in
-            shelf.values.map { .put(Self.collection, key: Self.key($0.learner, $0.id), value: $0.journalValue()) }
+            shelf.values.map { .put(Self.collection, key: Self.key($0.book.learner, $0.book.id), value: $0.book.journalValue()) }
         }
     }
 
@@ -109,4 +111,17 @@ public struct BookLibrary: JournalState, Sendable {
     }
 
     private static func key(_ learner: String, _ id: String) -> String { learner + "/" + id }
+}
+
+/// A stored book with its title and author sort keys, computed once when it is stored.
+struct ShelvedBook: Sendable {
+    let book: Book
+    let titleKey: TextSortKey
+    let authorKey: TextSortKey
+
+    init(_ book: Book) {
+        self.book = book
+        titleKey = TextSortKey(book.title)
+        authorKey = TextSortKey(book.author)
+    }
 }

@@ -1,4 +1,3 @@
-import Foundation
 import JSON
 
 /// What a book list is ordered by.
@@ -25,6 +24,9 @@ public struct BookQuery: Sendable {
 
     /// The most books one page holds.
     public static let maxLimit = 100
+    /// The longest cursor accepted, in characters: a cursor carries a title or author sort key
+    /// of up to 512 bytes, which JSON escapes and hex can make twelve times longer.
+    public static let maxCursorLength = 8 * 1024
 
     /// A query; the defaults list the first 20 books in creation order.
     public init(
@@ -47,28 +49,48 @@ public struct BookPage: Sendable, Equatable {
     public let books: [Book]
     /// The cursor of the next page, `nil` on the last.
     public let nextCursor: String?
+    let positions: [BookPosition]
+    let sort: BookSortKey
+    let descending: Bool
+
+    init(books: [Book], positions: [BookPosition], hasMore: Bool, sort: BookSortKey, descending: Bool) {
+        self.books = books
+        self.positions = positions
+        self.sort = sort
+        self.descending = descending
+        nextCursor = hasMore ? positions.last?.cursor(sort: sort, descending: descending) : nil
+    }
+
+    /// The page cut to its first `count` books (at least one), continuing after the last of
+    /// them: how a reply that reached its byte budget still lets the client go on.
+    public func prefix(_ count: Int) -> BookPage {
+        let kept = max(1, count)
+        guard kept < books.count else { return self }
+        return BookPage(
+            books: Array(books.prefix(kept)), positions: Array(positions.prefix(kept)), hasMore: true, sort: sort, descending: descending)
+    }
 }
 
 /// A position in a sorted list: the sort value and id of the last book of a page. The wire
-/// form is opaque (hex of a small JSON array) and names the ordering it belongs to, so that
-/// stable paging survives inserts and deletes between pages.
-struct BookPosition: Comparable {
-    enum Value: Comparable {
-        case text(String)
+/// form is an opaque `PageCursor` that names the ordering it belongs to, so that stable paging
+/// survives inserts and deletes between pages.
+struct BookPosition: Comparable, Sendable {
+    enum Value: Comparable, Sendable {
+        case text(TextSortKey)
         case number(Int)
     }
 
     let value: Value
     let id: String
 
-    init(_ book: Book, sort: BookSortKey) {
+    init(_ shelved: ShelvedBook, sort: BookSortKey) {
         switch sort {
-        case .title: value = .text(BookPosition.fold(book.title))
-        case .author: value = .text(BookPosition.fold(book.author))
-        case .rating: value = .number(book.rating)
-        case .created: value = .number(Int(book.createdAt))
+        case .title: value = .text(shelved.titleKey)
+        case .author: value = .text(shelved.authorKey)
+        case .rating: value = .number(shelved.book.rating)
+        case .created: value = .number(Int(shelved.book.createdAt))
         }
-        id = book.id
+        id = shelved.book.id
     }
 
     init(value: Value, id: String) {
@@ -76,57 +98,25 @@ struct BookPosition: Comparable {
         self.id = id
     }
 
-    /// Text sorts ignoring case and diacritics, so that "Émile" files under E.
-    static func fold(_ text: String) -> String {
-        // Lists fold every book on every request: ASCII, the common case, needs no Foundation.
-        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.lowercased() }
-        return text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
-    }
-
     static func < (lhs: BookPosition, rhs: BookPosition) -> Bool { (lhs.value, lhs.id) < (rhs.value, rhs.id) }
 
     func cursor(sort: BookSortKey, descending: Bool) -> String {
+        // A key is whole scalars of valid UTF-8, so it travels as a JSON string unchanged.
         let encodedValue: JSONValue = switch value {
-        case .text(let text): .string(text)
+        case .text(let key): .string(String(decoding: key.bytes, as: UTF8.self))
         case .number(let number): .integer(number)
         }
-        let array: JSONValue = [.string(sort.rawValue), .bool(descending), encodedValue, .string(id)]
-        let hex = Array("0123456789abcdef".utf8)
-        var output: [UInt8] = []
-        for byte in array.serialized() {
-            output.append(hex[Int(byte >> 4)])
-            output.append(hex[Int(byte & 0xF)])
-        }
-        return String(decoding: output, as: UTF8.self)
+        return PageCursor.encode([.string(sort.rawValue), .bool(descending), encodedValue, .string(id)])
     }
 
     init(cursor: String, sort: BookSortKey, descending: Bool) throws(BookError) {
-        let invalid = BookError(.invalidField, field: "cursor", "is not a cursor of this listing")
-        var bytes: [UInt8] = []
-        var high: UInt8?
-        for character in cursor.utf8 {
-            let nibble: UInt8
-            switch character {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = character - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = character - UInt8(ascii: "a") + 10
-            default: throw invalid
-            }
-            if let first = high {
-                bytes.append(first << 4 | nibble)
-                high = nil
-            } else {
-                high = nibble
-            }
-        }
-        guard high == nil,
-            case .success(.array(let parts)) = Result(catching: { () throws(JSONParseError) in try JSONParser(maxBytes: 4096).parse(bytes) }),
-            parts.count == 4, parts[0] == .string(sort.rawValue), parts[1] == .bool(descending),
+        guard let parts = PageCursor.decode(cursor), parts.count == 4, parts[0] == .string(sort.rawValue), parts[1] == .bool(descending),
             case .string(let id) = parts[3]
-        else { throw invalid }
+        else { throw BookError(.invalidField, field: "cursor", "is not a cursor of this listing") }
         switch parts[2] {
-        case .string(let text): self.init(value: .text(text), id: id)
+        case .string(let text): self.init(value: .text(TextSortKey(bytes: Array(text.utf8))), id: id)
         case .integer(let number): self.init(value: .number(number), id: id)
-        default: throw invalid
+        default: throw BookError(.invalidField, field: "cursor", "is not a cursor of this listing")
         }
     }
 }

@@ -9,6 +9,9 @@ public final class Catalog: Sendable {
     public let categories: [CategoryCount]
     private let positions: [String: Int]
     let searchIndex: [SearchIndexEntry]
+    /// Each course's place in (title, id) order, by catalog position: search ties compare two
+    /// integers instead of two Unicode strings.
+    let titleRanks: [Int]
 
     /// A category name and how many courses have it.
     public struct CategoryCount: Sendable, Equatable {
@@ -26,6 +29,11 @@ public final class Catalog: Sendable {
         for case let category? in courses.map(\.category) { counts[category, default: 0] += 1 }
         categories = counts.map { CategoryCount(name: $0.key, courseCount: $0.value) }.sorted { $0.name < $1.name }
         searchIndex = courses.map(SearchIndexEntry.init)
+        var ranks = Array(repeating: 0, count: courses.count)
+        for (rank, position) in courses.indices.sorted(by: { (courses[$0].title, courses[$0].id) < (courses[$1].title, courses[$1].id) }).enumerated() {
+            ranks[position] = rank
+        }
+        titleRanks = ranks
     }
 
     /// The empty catalog.

@@ -6,6 +6,23 @@ public struct CoursePage: Sendable {
     public let courses: [Course]
     /// The cursor of the next page, `nil` on the last.
     public let nextCursor: String?
+    private let start: Int
+    private let category: String?
+
+    init(courses: [Course], start: Int, category: String?, hasMore: Bool) {
+        self.courses = courses
+        self.start = start
+        self.category = category
+        nextCursor = hasMore ? Catalog.cursor(offset: start + courses.count, scope: JSONValue(category)) : nil
+    }
+
+    /// The page cut to its first `count` courses (at least one), continuing after the last of
+    /// them: how a reply that reached its byte budget still lets the client go on.
+    public func prefix(_ count: Int) -> CoursePage {
+        let kept = max(1, count)
+        guard kept < courses.count else { return self }
+        return CoursePage(courses: Array(courses.prefix(kept)), start: start, category: category, hasMore: true)
+    }
 }
 
 /// A cursor that does not belong to the listing it was given to.
@@ -18,30 +35,19 @@ extension Catalog {
     /// Courses in catalog order, optionally of one category. The cursor is opaque to clients;
     /// it records the filter and position, so it is refused under a different filter.
     public func page(category: String?, limit: Int, cursor: String?) throws(InvalidCursor) -> CoursePage {
-        let start = try cursor.map { (cursor) throws(InvalidCursor) in try Self.offset(cursor, category: category) } ?? 0
+        let start = try cursor.map { (cursor) throws(InvalidCursor) in try Self.offset(cursor, scope: JSONValue(category)) } ?? 0
         let matching = category.map { category in courses.filter { $0.category == category } } ?? courses
         let size = max(1, min(limit, Self.maxPageSize))
         let slice = matching.dropFirst(start).prefix(size)
-        let end = start + slice.count
-        return CoursePage(courses: Array(slice), nextCursor: end < matching.count ? Self.cursor(offset: end, category: category) : nil)
+        return CoursePage(courses: Array(slice), start: start, category: category, hasMore: start + slice.count < matching.count)
     }
 
-    private static func cursor(offset: Int, category: String?) -> String {
-        let value: JSONValue = [.integer(offset), JSONValue(category)]
-        return value.serialized().map { byte in String(byte, radix: 16).count == 1 ? "0" + String(byte, radix: 16) : String(byte, radix: 16) }
-            .joined()
-    }
+    /// The cursor of the list position `offset` within `scope` (the filter or query it belongs to).
+    public static func cursor(offset: Int, scope: JSONValue) -> String { PageCursor.encode([.integer(offset), scope]) }
 
-    private static func offset(_ cursor: String, category: String?) throws(InvalidCursor) -> Int {
-        let hex = Array(cursor.utf8)
-        guard hex.count.isMultiple(of: 2), hex.count <= 1024 else { throw InvalidCursor() }
-        var bytes: [UInt8] = []
-        for index in stride(from: 0, to: hex.count, by: 2) {
-            guard let byte = UInt8(String(decoding: hex[index..<index + 2], as: UTF8.self), radix: 16) else { throw InvalidCursor() }
-            bytes.append(byte)
-        }
-        guard case .success(.array(let parts)) = Result(catching: { () throws(JSONParseError) in try JSONParser().parse(bytes) }),
-            parts.count == 2, case .integer(let offset) = parts[0], offset >= 0, parts[1] == JSONValue(category)
+    /// The offset a cursor of `scope` holds; throws for a cursor of another listing.
+    public static func offset(_ cursor: String, scope: JSONValue) throws(InvalidCursor) -> Int {
+        guard let parts = PageCursor.decode(cursor), parts.count == 2, case .integer(let offset) = parts[0], offset >= 0, parts[1] == scope
         else { throw InvalidCursor() }
         return offset
     }

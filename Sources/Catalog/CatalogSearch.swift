@@ -84,6 +84,8 @@ enum SearchText {
 extension Catalog {
     /// The most terms of a query that are considered.
     public static let maxSearchTerms = 10
+    /// The most hits one search page holds.
+    public static let maxSearchLimit = 50
 
     /// Courses matching every word of `query` in their title, category, description or lesson
     /// titles, ignoring case and diacritics; best first (title matches outrank lesson titles,
@@ -92,8 +94,8 @@ extension Catalog {
         let terms = Array(SearchText.words(Array(SearchText.fold(query).utf8)).prefix(Self.maxSearchTerms))
         guard !terms.isEmpty else { return [] }
         let phrase = Array(terms.joined(separator: [UInt8(ascii: " ")]))
-        var hits: [SearchHit] = []
-        for (course, entry) in zip(courses, searchIndex) {
+        var hits: [(hit: SearchHit, rank: Int)] = []
+        for (position, (course, entry)) in zip(courses, searchIndex).enumerated() {
             var score = 0
             var lessonMatches = Array(repeating: false, count: entry.lessons.count)
             var matchesAll = true
@@ -117,9 +119,9 @@ extension Catalog {
             guard matchesAll else { continue }
             if terms.count > 1, SearchText.contains(entry.title.text, phrase) { score += 5 }
             let lessons = zip(course.lessons, lessonMatches).filter(\.1).map(\.0)
-            hits.append(SearchHit(course: course, score: score, lessons: lessons))
+            hits.append((SearchHit(course: course, score: score, lessons: lessons), titleRanks[position]))
         }
-        hits.sort { $0.score != $1.score ? $0.score > $1.score : ($0.course.title, $0.course.id) < ($1.course.title, $1.course.id) }
-        return Array(hits.prefix(max(1, limit)))
+        hits.sort { $0.hit.score != $1.hit.score ? $0.hit.score > $1.hit.score : $0.rank < $1.rank }
+        return hits.prefix(max(1, limit)).map(\.hit)
     }
 }

@@ -48,39 +48,17 @@ public struct JSONObjectReader {
         return value
     }
 
-    /// A string member of `minLength...maxLength` characters, or `nil` when absent.
+    /// A string member of `length` characters, or `nil` when absent. Unless `length` is left
+    /// unbounded, the string is also held to the scalars and bytes of `TextLimit(characters:)`.
     public mutating func optionalString(_ key: String, length: ClosedRange<Int> = 0...Int.max) throws(JSONReadError) -> String? {
         guard let value = optionalValue(key) else { return nil }
         guard case .string(let text) = value else {
             throw JSONReadError(path: path(of: key), message: "expected a string, found \(value.typeName)")
         }
-        if length != 0...Int.max {
-            let count = JSONObjectReader.characterCount(text, upTo: length.upperBound)
-            guard length.contains(count) else {
-                let message = length.lowerBound == length.upperBound
-                    ? "must be \(length.lowerBound) characters"
-                    : count < length.lowerBound
-                        ? (length.lowerBound == 1 ? "must not be empty" : "must be at least \(length.lowerBound) characters")
-                        : "must be at most \(length.upperBound) characters"
-                throw JSONReadError(path: path(of: key), message: message)
-            }
+        if length != 0...Int.max, let violation = TextLimit(characters: length).violation(of: text) {
+            throw JSONReadError(path: path(of: key), message: violation)
         }
         return text
-    }
-
-    /// The number of characters in `text`, or `limit + 1` when it has more than `limit`.
-    /// Counting characters means finding grapheme boundaries, so the common case — fewer UTF-8
-    /// bytes than the limit, hence fewer characters — is settled without it, and a huge string
-    /// costs no more than the limit.
-    public static func characterCount(_ text: String, upTo limit: Int) -> Int {
-        let bytes = text.utf8.count
-        if bytes <= 1 || (bytes <= limit && text.utf8.allSatisfy { $0 < 0x80 }) { return bytes }
-        var count = 0
-        for _ in text {
-            count += 1
-            if count > limit { break }
-        }
-        return count
     }
 
     /// A required string member of `length` characters.

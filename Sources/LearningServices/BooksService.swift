@@ -13,11 +13,14 @@ public final class BooksService: LearningService {
 
     private let core: ServiceCore<BooksState>
     private let environment: ServiceEnvironment
+    private let budget: ReplyBudget
 
-    /// A service over `state` (replayed from the journal) that commits writes to `log`.
-    public init(state: BooksState = BooksState(), log: any ChangeLog, environment: ServiceEnvironment = .live) {
+    /// A service over `state` (replayed from the journal) that commits writes to `log` and cuts
+    /// `list` pages at `budget`.
+    public init(state: BooksState = BooksState(), log: any ChangeLog, environment: ServiceEnvironment = .live, budget: ReplyBudget = .standard) {
         core = ServiceCore(state: state, log: log)
         self.environment = environment
+        self.budget = budget
     }
 
     /// A copy of the state including every applied write, e.g. for a journal compaction's
@@ -98,7 +101,7 @@ public final class BooksService: LearningService {
     }
 
     private func get(_ request: inout Request) throws(ServiceError) -> [UInt8] {
-        let (learner, id) = try request.read { (reader) throws(JSONReadError) in (try reader.learner(), try reader.string("id")) }
+        let (learner, id) = try request.read { (reader) throws(JSONReadError) in (try reader.learner(), try reader.id("id")) }
         return try core.read { (state) throws(ServiceError) in
             guard let book = state.library.book(id, of: learner) else {
                 throw ServiceError(.notFound, "no book \(PeerText.excerpt(id)) in the library of \(PeerText.excerpt(learner))", field: "$.id")
@@ -110,7 +113,7 @@ public final class BooksService: LearningService {
     private func update(_ request: inout Request, _ completion: @escaping @Sendable (HandledRequest<BookEvent>) -> Void) throws(ServiceError) {
         let (learner, id, expected, fields) = try request.read { (reader) throws(JSONReadError) in
             let learner = try reader.learner()
-            let id = try reader.string("id")
+            let id = try reader.id("id")
             let expected = try reader.optionalInteger("expected_version", in: 1...Int.max)
             let fields = (
                 try reader.optionalString("title"), try reader.optionalString("author"), try reader.optionalString("genre"),
@@ -135,7 +138,7 @@ public final class BooksService: LearningService {
 
     private func delete(_ request: inout Request, _ completion: @escaping @Sendable (HandledRequest<BookEvent>) -> Void) throws(ServiceError) {
         let (learner, id, expected) = try request.read { (reader) throws(JSONReadError) in
-            (try reader.learner(), try reader.string("id"), try reader.optionalInteger("expected_version", in: 1...Int.max))
+            (try reader.learner(), try reader.id("id"), try reader.optionalInteger("expected_version", in: 1...Int.max))
         }
         core.write(request, learner: learner, plan: { (state) throws(ServiceError) -> WritePlan<BookEvent> in
             let change = try domain { () throws(BookError) in
@@ -168,21 +171,18 @@ public final class BooksService: LearningService {
                 }
                 query.genre = known
             }
-            query.author = try reader.optionalString("author", length: 1...Book.maxAuthorLength)
+            query.author = try reader.optionalString("author", length: 1...Book.authorLimit.characters.upperBound)
             query.minRating = try reader.optionalInteger("min_rating", in: Book.ratings)
             query.limit = try reader.limit(standard: 20, maximum: BookQuery.maxLimit)
-            query.cursor = try reader.optionalString("cursor", length: 1...1024)
+            query.cursor = try reader.optionalString("cursor", length: 1...BookQuery.maxCursorLength)
             return (learner, query)
         }
         return try core.read { (state) throws(ServiceError) in
             let page = try domain { () throws(BookError) in try state.library.page(of: learner, query) }
             var output: [UInt8] = Array(#"{"books":["#.utf8)
-            for (index, book) in page.books.enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
-                book.writeJSON(to: &output)
-            }
+            let written = budget.writeItems(page.books, to: &output) { book, output in book.writeJSON(to: &output) }
             output.append(contentsOf: #"],"next_cursor":"#.utf8)
-            JSONValue(page.nextCursor).write(to: &output)
+            JSONValue(page.prefix(written).nextCursor).write(to: &output)
             output.append(UInt8(ascii: "}"))
             return Reply.success(serialized: output)
         }

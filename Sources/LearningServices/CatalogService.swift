@@ -12,9 +12,14 @@ public final class CatalogService: LearningService {
     public var name: String { Self.serviceName }
 
     private let renderings: CatalogRenderingCache
+    private let budget: ReplyBudget
 
-    /// A service answering from whatever catalog `store` holds at the time of each request.
-    public init(store: CatalogStore) { renderings = CatalogRenderingCache(store: store) }
+    /// A service answering from whatever catalog `store` holds at the time of each request,
+    /// cutting `list_courses` and `search` pages at `budget`.
+    public init(store: CatalogStore, budget: ReplyBudget = .standard) {
+        renderings = CatalogRenderingCache(store: store)
+        self.budget = budget
+    }
 
     /// Answers one request frame on the calling thread: the catalog is read-only, so `reply`
     /// always runs before this returns. See `LearningService`.
@@ -59,23 +64,20 @@ public final class CatalogService: LearningService {
             throw ServiceError(.badRequest, "$.cursor is not a cursor of this listing", field: "$.cursor")
         }
         var output: [UInt8] = Array(#"{"courses":["#.utf8)
-        for (index, course) in page.courses.enumerated() {
-            if index > 0 { output.append(UInt8(ascii: ",")) }
-            rendering.writeSummary(of: course, to: &output)
-        }
+        let written = budget.writeItems(page.courses, to: &output) { course, output in rendering.writeSummary(of: course, to: &output) }
         output.append(contentsOf: #"],"next_cursor":"#.utf8)
-        JSONValue(page.nextCursor).write(to: &output)
+        JSONValue(page.prefix(written).nextCursor).write(to: &output)
         output.append(UInt8(ascii: "}"))
         return output
     }
 
     private func getCourse(_ request: inout Request, _ rendering: CatalogRendering) throws(ServiceError) -> [UInt8] {
-        let id = try request.read { (reader) throws(JSONReadError) in try reader.string("course") }
+        let id = try request.read { (reader) throws(JSONReadError) in try reader.id("course") }
         return Array(#"{"course":"#.utf8) + rendering.detail(of: try rendering.catalog.existingCourse(id)) + [UInt8(ascii: "}")]
     }
 
     private func getLesson(_ request: inout Request, _ catalog: Catalog) throws(ServiceError) -> JSONValue {
-        let (courseID, lessonID) = try request.read { (reader) throws(JSONReadError) in (try reader.string("course"), try reader.string("lesson")) }
+        let (courseID, lessonID) = try request.read { (reader) throws(JSONReadError) in (try reader.id("course"), try reader.id("lesson")) }
         let course = try catalog.existingCourse(courseID)
         let index = try course.existingLessonIndex(lessonID)
         let lesson = course.lessons[index]
@@ -89,7 +91,7 @@ public final class CatalogService: LearningService {
     }
 
     private func getQuiz(_ request: inout Request, _ catalog: Catalog) throws(ServiceError) -> JSONValue {
-        let id = try request.read { (reader) throws(JSONReadError) in try reader.string("course") }
+        let id = try request.read { (reader) throws(JSONReadError) in try reader.id("course") }
         let course = try catalog.existingCourse(id)
         guard let quiz = course.quiz else { throw ServiceError(.notFound, "course \(id) has no quiz", field: "$.course") }
         return ["quiz": quiz.learnerJSON(course: course.id)]
@@ -101,12 +103,24 @@ public final class CatalogService: LearningService {
     }
 
     private func search(_ request: inout Request, _ rendering: CatalogRendering) throws(ServiceError) -> [UInt8] {
-        let (query, limit) = try request.read { (reader) throws(JSONReadError) in
-            (try reader.string("query", length: 1...200), try reader.limit(standard: 10, maximum: 50))
+        let (query, limit, cursor) = try request.read { (reader) throws(JSONReadError) in
+            (try reader.string("query", length: 1...200), try reader.limit(standard: 10, maximum: Catalog.maxSearchLimit),
+             try reader.optionalString("cursor", length: 1...1024))
         }
+        // The cursor is bound to the query by a hash, so that it stays short for any query.
+        let scope = JSONValue.integer(Int(truncatingIfNeeded: Request.fnv1a(Array(query.utf8))))
+        let offset: Int
+        do throws(InvalidCursor) {
+            offset = try cursor.map { (cursor) throws(InvalidCursor) in try Catalog.offset(cursor, scope: scope) } ?? 0
+        } catch {
+            throw ServiceError(.badRequest, "$.cursor is not a cursor of this search", field: "$.cursor")
+        }
+        // The offset comes from the client: past the last course it can only mean no more hits.
+        let start = min(offset, rendering.catalog.courses.count)
+        let ranked = rendering.catalog.search(query, limit: start + limit + 1)
+        let hits = ranked.dropFirst(start).prefix(limit)
         var output: [UInt8] = Array(#"{"hits":["#.utf8)
-        for (index, hit) in rendering.catalog.search(query, limit: limit).enumerated() {
-            if index > 0 { output.append(UInt8(ascii: ",")) }
+        let written = budget.writeItems(hits, to: &output) { hit, output in
             output.append(contentsOf: #"{"course":"#.utf8)
             rendering.writeSummary(of: hit.course, to: &output)
             output.append(contentsOf: #","score":"#.utf8)
@@ -115,7 +129,10 @@ public final class CatalogService: LearningService {
             JSONValue.array(hit.lessons.map { ["id": .string($0.id), "title": .string($0.title)] }).write(to: &output)
             output.append(UInt8(ascii: "}"))
         }
-        output.append(contentsOf: "]}".utf8)
+        let more = written < hits.count || ranked.count > start + limit
+        output.append(contentsOf: #"],"next_cursor":"#.utf8)
+        JSONValue(more ? Catalog.cursor(offset: start + written, scope: scope) : nil).write(to: &output)
+        output.append(UInt8(ascii: "}"))
         return output
     }
 }

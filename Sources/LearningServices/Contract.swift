@@ -6,4 +6,7 @@ public enum Contract {
     public static let maxRequestBytes = 64 * 1024
     /// The deepest JSON nesting accepted in a request.
     public static let maxRequestDepth = 16
+    /// The longest book, course or lesson id a request may name, in characters: book ids are
+    /// UUIDs and catalog ids are at most 64 characters, so a longer one cannot exist.
+    public static let maxIDLength = 64
 }

@@ -16,13 +16,18 @@ public final class ProgressService: LearningService {
     private let core: ServiceCore<ProgressState>
     private let store: CatalogStore
     private let environment: ServiceEnvironment
+    private let budget: ReplyBudget
 
     /// A service over `state` (replayed from the journal) that checks references against the
-    /// catalog in `catalog` and commits writes to `log`.
-    public init(state: ProgressState = ProgressState(), catalog: CatalogStore, log: any ChangeLog, environment: ServiceEnvironment = .live) {
+    /// catalog in `catalog`, commits writes to `log` and cuts `list` pages at `budget`.
+    public init(
+        state: ProgressState = ProgressState(), catalog: CatalogStore, log: any ChangeLog, environment: ServiceEnvironment = .live,
+        budget: ReplyBudget = .standard
+    ) {
         core = ServiceCore(state: state, log: log)
         store = catalog
         self.environment = environment
+        self.budget = budget
     }
 
     /// A copy of the state including every applied write, e.g. for a journal compaction's
@@ -69,18 +74,18 @@ public final class ProgressService: LearningService {
             let catalog = store.catalog
             switch request.op {
             case "mark_watched":
-                try write(&request, catalog, completion) { (reader) throws(JSONReadError) in .watch(lesson: try reader.string("lesson")) }
+                try write(&request, catalog, completion) { (reader) throws(JSONReadError) in .watch(lesson: try reader.id("lesson")) }
             case "mark_unwatched":
-                try write(&request, catalog, completion) { (reader) throws(JSONReadError) in .unwatch(lesson: try reader.string("lesson")) }
+                try write(&request, catalog, completion) { (reader) throws(JSONReadError) in .unwatch(lesson: try reader.id("lesson")) }
             case "save_position":
                 try write(&request, catalog, completion) { (reader) throws(JSONReadError) in
                     .savePosition(
-                        lesson: try reader.string("lesson"),
+                        lesson: try reader.id("lesson"),
                         seconds: try reader.double("position_seconds", in: 0...ProgressAction.maxPositionSeconds))
                 }
             case "begin_course": try write(&request, catalog, completion) { (_) throws(JSONReadError) in .begin }
             case "open_lesson":
-                try write(&request, catalog, completion) { (reader) throws(JSONReadError) in .open(lesson: try reader.string("lesson")) }
+                try write(&request, catalog, completion) { (reader) throws(JSONReadError) in .open(lesson: try reader.id("lesson")) }
             case "submit_quiz":
                 try write(&request, catalog, completion) { (reader) throws(JSONReadError) in .submitQuiz(answers: try reader.answers()) }
             case "get", "list", "course_stats":
@@ -108,7 +113,7 @@ public final class ProgressService: LearningService {
         action readAction: (inout JSONObjectReader) throws(JSONReadError) -> ProgressAction
     ) throws(ServiceError) {
         let (learner, courseID, action) = try request.read { (reader) throws(JSONReadError) in
-            (try reader.learner(), try reader.string("course"), try readAction(&reader))
+            (try reader.learner(), try reader.id("course"), try readAction(&reader))
         }
         let course = try catalog.existingCourse(courseID)
         let now = environment.now()
@@ -135,7 +140,7 @@ public final class ProgressService: LearningService {
     }
 
     private func get(_ request: inout Request, _ catalog: Catalog) throws(ServiceError) -> [UInt8] {
-        let (learner, courseID) = try request.read { (reader) throws(JSONReadError) in (try reader.learner(), try reader.string("course")) }
+        let (learner, courseID) = try request.read { (reader) throws(JSONReadError) in (try reader.learner(), try reader.id("course")) }
         let course = try catalog.existingCourse(courseID)
         let record = try core.read { (state) throws(ServiceError) in state.records.progress(of: learner, in: course.id) }
         let progress = record ?? CourseProgress(learner: learner, course: course.id, startedAt: 0, updatedAt: 0)
@@ -157,16 +162,31 @@ public final class ProgressService: LearningService {
     }
 
     private func list(_ request: inout Request, _ catalog: Catalog) throws(ServiceError) -> [UInt8] {
-        let learner = try request.read { (reader) throws(JSONReadError) in try reader.learner() }
-        let records = try core.read { (state) throws(ServiceError) in state.records.courses(of: learner) }
-        let summaries = records.map { record in
-            ProgressSummary(record, lessonIDs: catalog.course(record.course)?.lessons.map(\.id) ?? []).json
+        let (learner, cursor) = try request.read { (reader) throws(JSONReadError) in
+            (try reader.learner(), try reader.optionalString("cursor", length: 1...1024))
         }
-        return Reply.success(["learner": .string(learner), "courses": .array(summaries)])
+        let after = try cursor.map { (cursor) throws(ServiceError) in
+            guard let parts = PageCursor.decode(cursor), parts.count == 2, case .integer(let updatedAt) = parts[0],
+                case .string(let course) = parts[1]
+            else { throw ServiceError(.badRequest, "$.cursor is not a cursor of this listing", field: "$.cursor") }
+            return (updatedAt: Int64(updatedAt), course: course)
+        }
+        let records = try core.read { (state) throws(ServiceError) in state.records.courses(of: learner, after: after) }
+        var output: [UInt8] = Array(#"{"learner":"#.utf8)
+        JSONValue.write(learner, to: &output)
+        output.append(contentsOf: #","courses":["#.utf8)
+        let written = budget.writeItems(records, to: &output) { record, output in
+            ProgressSummary(record, lessonIDs: catalog.course(record.course)?.lessons.map(\.id) ?? []).json.write(to: &output)
+        }
+        let last = written < records.count ? records[written - 1] : nil
+        output.append(contentsOf: #"],"next_cursor":"#.utf8)
+        JSONValue(last.map { PageCursor.encode([.integer(Int($0.updatedAt)), .string($0.course)]) }).write(to: &output)
+        output.append(UInt8(ascii: "}"))
+        return Reply.success(serialized: output)
     }
 
     private func courseStatistics(_ request: inout Request, _ catalog: Catalog) throws(ServiceError) -> [UInt8] {
-        let courseID = try request.read { (reader) throws(JSONReadError) in try reader.string("course") }
+        let courseID = try request.read { (reader) throws(JSONReadError) in try reader.id("course") }
         let course = try catalog.existingCourse(courseID)
         let statistics = try core.read { (state) throws(ServiceError) in state.records.statistics(of: course.id) }
         return Reply.success([

@@ -66,7 +66,8 @@ public struct Request {
         return .object(JSONObject(object.members.sorted { $0.key < $1.key }))
     }
 
-    private static func fnv1a(_ bytes: [UInt8]) -> UInt64 {
+    /// The 64-bit FNV-1a hash of `bytes`: stable across processes, unlike `Hasher`.
+    static func fnv1a(_ bytes: [UInt8]) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         return hash
@@ -93,6 +94,12 @@ extension JSONObjectReader {
             throw JSONReadError(path: path(of: "learner"), message: "may contain only letters, digits and . _ - : @ +")
         }
         return learner
+    }
+
+    /// The required id member `key` (a book, course or lesson id): 1–`Contract.maxIDLength`
+    /// characters, so that no id costs more than that to look up or to quote in an error.
+    mutating func id(_ key: String) throws(JSONReadError) -> String {
+        try string(key, length: 1...Contract.maxIDLength)
     }
 
     /// An optional page size within `1...maximum`, else `standard`.

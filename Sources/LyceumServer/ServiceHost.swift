@@ -34,17 +34,18 @@ public final class ServiceHost: Sendable {
         var services: [any LearningService] = []
         var journals: [ServiceName: Journal] = [:]
         var progress: ProgressService?
+        let budget = ReplyBudget(maxBytes: settings.maxReplyBytes)
         do {
             for name in names {
                 let directory = (settings.dataDirectory as NSString).appendingPathComponent(name.rawValue)
                 switch name {
                 case .catalog:
-                    services.append(CatalogService(store: store))
+                    services.append(CatalogService(store: store, budget: budget))
                 case .books:
                     var state = BooksState()
                     let journal = try Self.replay(name, directory: directory, options: options, into: &state, logger: logger)
                     journals[name] = journal
-                    let service = BooksService(state: state, log: JournalChangeLog(journal: journal))
+                    let service = BooksService(state: state, log: JournalChangeLog(journal: journal), budget: budget)
                     // Unowned: the host closes the journal, which waits for a running
                     // compaction, before it lets the service go.
                     journal.enableAutomaticCompaction { [unowned service, unowned journal] in
@@ -56,7 +57,7 @@ public final class ServiceHost: Sendable {
                     var state = ProgressState()
                     let journal = try Self.replay(name, directory: directory, options: options, into: &state, logger: logger)
                     journals[name] = journal
-                    let service = ProgressService(state: state, catalog: store, log: JournalChangeLog(journal: journal))
+                    let service = ProgressService(state: state, catalog: store, log: JournalChangeLog(journal: journal), budget: budget)
                     journal.enableAutomaticCompaction { [unowned service, unowned journal] in
                         let captured = try service.captureState { journal.lastSequence }
                         return (captured.state, captured.sequence)

@@ -1,5 +1,6 @@
 import Events
 import Journal
+import LearningServices
 import Logging
 
 /// Every setting a Lyceum command reads, with its default. Values arrive as text from a source
@@ -64,6 +65,10 @@ public struct Settings: Sendable {
     /// The most bytes of one event snapshot reply body (`serve`, `worker`); a page always holds
     /// at least one entry, and larger snapshots arrive in pages (protocol/events.md, "Pages").
     public var snapshotPageBytes = SnapshotProtocol.defaultPageBytes
+    // Limits of replies (issue 14).
+    /// Bytes of items one page of a list reply (`books list`, `progress list`, catalog
+    /// `list_courses` and `search`) may hold before it stops and returns `next_cursor`.
+    public var maxReplyBytes = ReplyBudget.standard.maxBytes
 
     /// Whether `serve` publishes events and `broker` forwards them: `events-endpoint` is not `none`.
     public var publishesEvents: Bool { eventsEndpoint != EventEndpoints.none }
@@ -163,6 +168,8 @@ public struct Settings: Sendable {
             metricsTimeout = .milliseconds(try integer(1...600_000, "milliseconds"))
         case .snapshotPageBytes:
             snapshotPageBytes = try integer(SnapshotProtocol.pageBytesRange, "bytes")
+        case .maxReplyBytes:
+            maxReplyBytes = try integer(ReplyBudget.allowedBytes, "bytes")
         }
         origins[key] = origin
     }
@@ -196,6 +203,7 @@ public struct Settings: Sendable {
         case .metricsConnections: [String(metricsConnections)]
         case .metricsTimeout: [String(metricsTimeout.milliseconds)]
         case .snapshotPageBytes: [String(snapshotPageBytes)]
+        case .maxReplyBytes: [String(maxReplyBytes)]
         }
     }
 
@@ -280,6 +288,8 @@ public enum SettingKey: String, CaseIterable, Sendable {
     case metricsTimeout = "metrics-timeout"
     /// `Settings.snapshotPageBytes`.
     case snapshotPageBytes = "snapshot-page-bytes"
+    /// `Settings.maxReplyBytes`.
+    case maxReplyBytes = "max-reply-bytes"
 
     /// Whether the setting takes several values, one per occurrence.
     public var isRepeatable: Bool { [.endpoint, .catalog, .service].contains(self) }

@@ -42,9 +42,15 @@ public struct ProgressRecords: JournalState, Sendable {
     /// `learner`'s record in `course`, if they started it.
     public func progress(of learner: String, in course: String) -> CourseProgress? { learners[learner]?[course] }
 
-    /// All of `learner`'s records, most recently updated first.
-    public func courses(of learner: String) -> [CourseProgress] {
-        (learners[learner] ?? [:]).values.sorted { ($0.updatedAt, $1.course) > ($1.updatedAt, $0.course) }
+    /// `learner`'s records, most recently updated first (ties by course id), starting after the
+    /// record last updated at `after.updatedAt` in `after.course` when given: the position a
+    /// page ended at, so that paging survives changes between pages.
+    public func courses(of learner: String, after: (updatedAt: Int64, course: String)? = nil) -> [CourseProgress] {
+        let records = (learners[learner] ?? [:]).values.filter { record in
+            guard let after else { return true }
+            return (record.updatedAt, after.course) < (after.updatedAt, record.course)
+        }
+        return records.sorted { ($0.updatedAt, $1.course) > ($1.updatedAt, $0.course) }
     }
 
     /// The dashboard figures of `course`.

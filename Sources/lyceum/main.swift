@@ -53,7 +53,7 @@ let commonKeys: Set<SettingKey> = [
 /// Settings of a process that runs a broker.
 let brokerKeys: Set<SettingKey> = [.endpoint, .queueLimit, .queueLimitTotal, .highWaterMark, .eventsEndpoint]
 /// Settings of a process that runs workers.
-let workerKeys: Set<SettingKey> = [.data, .catalog, .sessions, .durability]
+let workerKeys: Set<SettingKey> = [.data, .catalog, .sessions, .durability, .maxReplyBytes]
 
 /// Resolves a subcommand's settings from flags, environment and configuration file, or exits
 /// with status 2 naming the bad setting and its source.

@@ -18,10 +18,10 @@ import Testing
     }
 
     @Test func countsCharactersNotBytesAndStopsPastTheLimit() {
-        #expect(JSONObjectReader.characterCount("", upTo: 5) == 0)
-        #expect(JSONObjectReader.characterCount("abc", upTo: 5) == 3)
-        #expect(JSONObjectReader.characterCount("e\u{301}🦉👩‍👩‍👧", upTo: 5) == 3)
-        #expect(JSONObjectReader.characterCount(String(repeating: "é", count: 1_000_000), upTo: 10) == 11)
-        #expect(JSONObjectReader.characterCount("abcdefghijkl", upTo: 10) == 11)
+        #expect(TextLimit.characterCount("", upTo: 5) == 0)
+        #expect(TextLimit.characterCount("abc", upTo: 5) == 3)
+        #expect(TextLimit.characterCount("e\u{301}🦉👩‍👩‍👧", upTo: 5) == 3)
+        #expect(TextLimit.characterCount(String(repeating: "é", count: 1_000_000), upTo: 10) == 11)
+        #expect(TextLimit.characterCount("abcdefghijkl", upTo: 10) == 11)
     }
 }

@@ -36,14 +36,20 @@ struct SettingsTests {
         (["--sessions"], .sessions, "needs a value"),
         (["--events-endpoint", "127.0.0.1:5556"], .eventsEndpoint, "expected an endpoint such as tcp://127.0.0.1:5556, or none for no events, got '127.0.0.1:5556'"),
         (["--forwarder-endpoint", ""], .forwarderEndpoint, "got ''"),
+        (["--max-reply-bytes", "1024"], .maxReplyBytes, "expected bytes from 4096 to 16777216, got '1024'"),
     ])
     func badValuesNameTheFlag(arguments: [String], key: SettingKey, message: String) {
         #expect {
-            try CommandArguments(arguments, accepting: [.sessions, .timeout, .logLevel, .eventsEndpoint, .forwarderEndpoint])
+            try CommandArguments(arguments, accepting: [.sessions, .timeout, .logLevel, .eventsEndpoint, .forwarderEndpoint, .maxReplyBytes])
         } throws: { error in
             guard let error = error as? SettingsError else { return false }
             return error.key == key && error.description.hasPrefix(key.flag + ": ") && error.message.contains(message)
         }
+    }
+
+    @Test func maxReplyBytesIsReadFromTheCommandLine() throws {
+        #expect(try CommandArguments([], accepting: [.maxReplyBytes]).settings.maxReplyBytes == 262_144)
+        #expect(try CommandArguments(["--max-reply-bytes", "4096"], accepting: [.maxReplyBytes]).settings.maxReplyBytes == 4_096)
     }
 
     @Test func eventsEndpointNoneTurnsEventsOff() throws {
