@@ -25,6 +25,11 @@ public struct BrokerConfiguration: Sendable {
     /// ZeroMQ high-water mark of the broker's socket, each direction (`ZMQ_SNDHWM`,
     /// `ZMQ_RCVHWM`): messages queued per peer. Default: 1000, libzmq's.
     public var highWaterMark: Int32
+    /// Longest time the broker spends handling one batch of received messages before it sends
+    /// the deferred replies posted meanwhile, wakes the journals and looks at its timers; with
+    /// costly requests a batch then ends after the one in hand, so that a write's
+    /// acknowledgement waits behind at most this much other work plus one request. Default: 2 ms.
+    public var maxBatchDuration: Duration
     /// Extra management services the broker answers itself, by name (each starting `mmi.`),
     /// beside 8/MMI's `mmi.service`. Default: none.
     public var managementServices: [String: ManagementAnswer]
@@ -44,6 +49,7 @@ public struct BrokerConfiguration: Sendable {
         maxFrameSize: Int64 = 4 << 20,
         maxFramesPerMessage: Int = 64,
         highWaterMark: Int32 = 1000,
+        maxBatchDuration: Duration = .milliseconds(2),
         managementServices: [String: ManagementAnswer] = [:],
         localServices: [LocalService] = []
     ) {
@@ -56,6 +62,7 @@ public struct BrokerConfiguration: Sendable {
         self.maxFrameSize = maxFrameSize
         self.maxFramesPerMessage = maxFramesPerMessage
         self.highWaterMark = highWaterMark
+        self.maxBatchDuration = maxBatchDuration
         self.managementServices = managementServices
         self.localServices = localServices
     }

@@ -83,7 +83,7 @@ final class BrokerEngine {
     /// How long the router stays open after the last deferred reply of a shutdown.
     private static let lastRepliesGrace = Duration.milliseconds(100)
 
-    /// Messages handled between two looks at the clock, so that a flood cannot starve heartbeats.
+    /// Messages handled between two looks at the timers, so that a flood cannot starve heartbeats.
     private static let batch = 4096
 
     init(router: Socket, configuration: BrokerConfiguration, outbox: ReplyOutbox, logger: Logger, snapshot: Locked<BrokerSnapshot>) {
@@ -110,15 +110,21 @@ final class BrokerEngine {
             try waiter.wait(timeout: max(.zero, deadline - clock.now), checkingFirst: mayHoldMessages)
             now = clock.now
             // Everything that arrived is handled in one go, so that a wake-up serves many messages
-            // and local services that hand work to other threads wake them once for all.
+            // and local services that hand work to other threads wake them once for all; but
+            // only for `maxBatchDuration`, because the deferred replies (a write's
+            // acknowledgement) and the journals' wake-ups wait for the batch's end, and costly
+            // requests could otherwise hold them for seconds.
             var handled = 0
+            let batchEnd = now + configuration.maxBatchDuration
+            var withinTime = true
             try BatchedSignals.run { () throws(ZMQError) in
-                while handled < Self.batch, try receiveBuffer.receive(from: router) {
+                while handled < Self.batch, withinTime, try receiveBuffer.receive(from: router) {
                     try handleReceived()
                     handled += 1
+                    withinTime = clock.now < batchEnd
                 }
             }
-            mayHoldMessages = handled == Self.batch
+            mayHoldMessages = handled == Self.batch || !withinTime
             // Checked on every pass, not only when the poll saw the pipe: while clients keep the
             // router busy the loop may not poll at all.
             if outbox.hasReplies || waiter.descriptorIsReadable(1) {
