@@ -337,7 +337,7 @@ final class BrokerEngine {
                 queuedRequests: localInHandByService[Array(service.name.utf8), default: 0], isLocal: true)
         }
         let list = remote + local
-        return BrokerSnapshot(services: list.sorted { $0.name < $1.name })
+        return BrokerSnapshot(services: list.sorted { $0.name < $1.name }, connections: connectionGuard.counts)
     }
 
     // MARK: Local services

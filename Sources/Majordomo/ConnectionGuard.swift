@@ -28,14 +28,6 @@ final class ConnectionGuard {
         var maxOutputBytes: UInt64
     }
 
-    /// What the guard has done, for the broker's published snapshot.
-    struct Counts: Sendable, Equatable {
-        var connections = 0
-        var refused = 0
-        var cutForInput = 0
-        var cutForOutput = 0
-    }
-
     private final class Connection {
         let tcp: TCPConnection
         /// Order of acceptance, telling a queued entry of ``silent`` from a later connection
@@ -68,7 +60,8 @@ final class ConnectionGuard {
     /// entries of connections that have spoken or gone are skipped when met.
     private var silent = FIFO<(descriptor: Int32, serial: UInt64)>()
     private var serials: UInt64 = 0
-    private(set) var counts = Counts()
+    /// What the guard holds and has done, for the broker's published snapshot.
+    private(set) var counts = BrokerSnapshot.Connections()
     private(set) var nextCheck: ContinuousClock.Instant
 
     init(socket: Socket, limits: Limits, logger: Logger, now: ContinuousClock.Instant) throws(ZMQError) {
@@ -114,7 +107,7 @@ final class ConnectionGuard {
                 remove(descriptor)
             }
         }
-        counts.connections = connections.count
+        counts.open = connections.count
     }
 
     /// The connection behind `descriptor`, learning it now when the monitor's event has not

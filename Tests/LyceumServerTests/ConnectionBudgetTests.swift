@@ -26,7 +26,8 @@ struct ConnectionBudgetTests {
     @Test func aClientThatReadsNoRepliesIsCutPastTheOutputBudgetWhileOthersAreServed() throws {
         let data = try TemporaryDirectory()
         defer { data.remove() }
-        let server = try Server(dataDirectory: data.path, arguments: ["--max-output-bytes", String(1 << 20)])
+        let metricsPort = try freeLoopbackPort()
+        let server = try Server(dataDirectory: data.path, arguments: ["--max-output-bytes", String(1 << 20), "--metrics-port", String(metricsPort)])
         let review = String(repeating: "a long review ", count: 250)
         for index in 0..<30 {
             let create = #"{"op":"create","learner":"big","title":"Book \#(index)","author":"A","genre":"Poetry","rating":3,"review":"\#(review)"}"#
@@ -40,6 +41,8 @@ struct ConnectionBudgetTests {
         #expect(attacker.waitForLine("sent") != nil)
         try expectServing(server)
         #expect(eventually(timeout: .seconds(30)) { server.process.standardError.contains("connection cut: output budget exceeded") })
+        // Published with the broker's snapshot at its next housekeeping pass.
+        #expect(try eventually { try Metrics.scrape(port: metricsPort).value("lyceum_broker_connections_cut_total", ["reason": "output"]) == 1 })
         try expectServing(server)
         let grown = try residentBytes(server) - before
         #expect(grown < 64 << 20, "the server's RSS grew by \(grown >> 20) MiB")
