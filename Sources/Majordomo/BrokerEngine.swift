@@ -199,9 +199,9 @@ final class BrokerEngine {
         let received = router.wireBytesReceived
         defer { wireBytesTaken = received }
         guard let descriptor = receiveBuffer.sourceDescriptor else { return }
-        let sender = receiveBuffer.bytes(0)
-        connectionGuard.took(from: sender, descriptor: descriptor,
-                             wireBytes: received &- wireBytesTaken &- ZMTPFrame.wireSize(of: sender.count))
+        let routingIDSize = receiveBuffer.withFrameBytes(0) { $0.count }
+        connectionGuard.took(from: receiveBuffer.bytes(0), descriptor: descriptor,
+                             wireBytes: received &- wireBytesTaken &- ZMTPFrame.wireSize(of: routingIDSize))
     }
 
     private func drop(from sender: [UInt8], _ reason: String) {

@@ -71,10 +71,12 @@ final class ConnectionGuard {
         nextCheck = now
     }
 
-    /// Records a message the application took from the connection `descriptor`, sent by `peer`.
-    func took(from peer: [UInt8], descriptor: Int32, wireBytes: UInt64) {
+    /// Records a message the application took from the connection `descriptor`, sent by `peer`
+    /// (read only for a connection's first message).
+    func took(from peer: @autoclosure () -> [UInt8], descriptor: Int32, wireBytes: UInt64) {
         guard let connection = connection(descriptor) else { return }
         if connection.routingID == nil {
+            let peer = peer()
             connection.routingID = peer
             descriptorsByID[peer] = descriptor
         }
