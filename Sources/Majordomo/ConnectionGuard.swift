@@ -104,7 +104,9 @@ final class ConnectionGuard {
         while let event = try monitor.next(timeout: .zero) {
             let descriptor = Int32(bitPattern: event.value)
             if event.kind.contains(.accepted) {
-                add(TCPConnection(descriptor: descriptor))
+                // Closed already, or not TCP (an ipc:// endpoint): nothing to count.
+                let tcp = TCPConnection(descriptor: descriptor)
+                if tcp.peer != nil { add(tcp) }
             } else if event.kind.contains(.disconnected) {
                 remove(descriptor)
             }
@@ -131,6 +133,9 @@ final class ConnectionGuard {
         let connection = Connection(tcp: tcp, serial: serials, taken: taken)
         connections[tcp.descriptor] = connection
         silent.append((tcp.descriptor, serials))
+        // Entries of connections that spoke or went are dropped as they pile up, so that the
+        // queue follows the connections held, not all those ever accepted.
+        if silent.count > 2 * connections.count + 64 { silent.removeAll { !isSilent($0) } }
         if connections.count > limits.maxConnections { refuseOne() }
         return connection
     }
@@ -144,8 +149,7 @@ final class ConnectionGuard {
     /// others have spoken), so that clients already served keep their connections.
     private func refuseOne() {
         while let candidate = silent.popFirst() {
-            guard let connection = connections[candidate.descriptor], connection.serial == candidate.serial,
-                  connection.routingID == nil else { continue }
+            guard isSilent(candidate), let connection = connections[candidate.descriptor] else { continue }
             remove(candidate.descriptor)
             guard connection.tcp.cut() else { continue }
             counts.refused += 1
@@ -153,6 +157,12 @@ final class ConnectionGuard {
                        ["max_connections": String(limits.maxConnections), "refused": String(counts.refused)])
             return
         }
+    }
+
+    /// Whether a ``silent`` entry is a connection still held that has sent no message yet.
+    private func isSilent(_ entry: (descriptor: Int32, serial: UInt64)) -> Bool {
+        guard let connection = connections[entry.descriptor] else { return false }
+        return connection.serial == entry.serial && connection.routingID == nil
     }
 
     // MARK: Budgets

@@ -10,7 +10,7 @@ public struct TCPConnection: Sendable, Equatable {
     /// The descriptor, as libzmq's monitor and message metadata report it.
     public let descriptor: Int32
     /// The peer's address and port as `getpeername` gives them (raw bytes), or `nil` when the
-    /// descriptor was no connected socket by the time it was looked at.
+    /// descriptor was no connected TCP socket (IPv4 or IPv6) by the time it was looked at.
     public let peer: [UInt8]?
 
     /// The connection now behind `descriptor`.
@@ -68,7 +68,7 @@ public struct TCPConnection: Sendable, Equatable {
         let result = withUnsafeMutablePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(descriptor, $0, &length) }
         }
-        guard result == 0 else { return nil }
+        guard result == 0, [AF_INET, AF_INET6].contains(Int32(storage.ss_family)) else { return nil }
         return withUnsafeBytes(of: storage) { Array($0.prefix(Int(length))) }
     }
 }
