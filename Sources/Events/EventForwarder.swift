@@ -45,6 +45,7 @@ public final class EventForwarder: Service {
         let downstream: Socket
         do {
             upstream = try context.socket(.extendedSubscriber)
+            try upstream.set(.maxMessageSize, to: EventTopic.maxFrameBytes)
             for endpoint in publisherEndpoints { try upstream.bind(endpoint) }
             downstream = try context.socket(.extendedPublisher)
             try downstream.set(.sendHighWaterMark, to: sendHighWaterMark)

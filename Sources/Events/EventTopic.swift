@@ -19,6 +19,10 @@ public enum EventTopic {
     public static let books = "books/"
     /// The heartbeat topic.
     public static let heartbeat = "hb/"
+    /// Largest frame of an event message accepted from the network (`ZMQ_MAXMSGSIZE` of the
+    /// forwarder's input and of subscribers). An event carries what one request (at most
+    /// 64 KiB) wrote, which JSON escaping at most sextuples; in practice a few KiB.
+    public static let maxFrameBytes: Int64 = 1 << 20
 
     /// The longest subscription prefix an XPUB of Lyceum's takes, in bytes; a longer one is a
     /// subscription message over the socket's `ZMQ_MAXMSGSIZE` (``maxSubscriptionMessageBytes``), so

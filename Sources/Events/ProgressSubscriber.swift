@@ -96,6 +96,7 @@ public final class ProgressSubscriber {
         do {
             subscriber = try context.socket(.subscriber)
             try subscriber.set(.receiveHighWaterMark, to: options.receiveHighWaterMark)
+            try subscriber.set(.maxMessageSize, to: EventTopic.maxFrameBytes)
             try subscriber.set(.subscribe, to: Array(prefix.utf8))
             try subscriber.set(.subscribe, to: Array(EventTopic.heartbeat.utf8))
             try subscriber.connect(options.eventsEndpoint)

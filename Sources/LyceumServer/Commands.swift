@@ -120,13 +120,20 @@ public enum Commands {
         Logger.configure(linesPerSecond: settings.logRateLimit)
     }
 
-    /// The broker's timings, bounds and `mmi.status` answer, from `settings`.
+    /// The broker's timings, bounds and `mmi.status` answer, from `settings`; raises the
+    /// process's descriptor limit and fits `max-connections` under it.
     static func brokerConfiguration(_ settings: Settings, report: ProcessReport) -> BrokerConfiguration {
-        BrokerConfiguration(
+        let logger = Logger(component: "broker")
+        let descriptors = DescriptorLimit.raise(logger: logger)
+        return BrokerConfiguration(
             heartbeat: Heartbeat(interval: settings.heartbeatInterval, liveness: settings.heartbeatLiveness),
             maxQueuedRequestsPerService: settings.queueLimit,
             maxQueuedRequests: settings.queueLimitTotal,
             highWaterMark: Int32(settings.highWaterMark),
+            maxBatchDuration: settings.maxBatch,
+            maxConnections: DescriptorLimit.connectionCap(settings.maxConnections, limit: descriptors, logger: logger),
+            maxInputBytesPerConnection: UInt64(settings.maxInputBytes),
+            maxOutputBytesPerConnection: UInt64(settings.maxOutputBytes),
             managementServices: [ProcessReport.statusService: { snapshot, _ in report.statusJSON(broker: snapshot) }]
         )
     }

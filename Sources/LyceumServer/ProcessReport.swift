@@ -96,6 +96,12 @@ public struct ProcessReport: Sendable {
             }
             text.family("lyceum_broker_connected_workers", "gauge", "Workers registered with the broker, all services.")
             text.sample("lyceum_broker_connected_workers", [], Double(broker.workers))
+            text.family("lyceum_broker_connections", "gauge", "TCP connections the broker holds.")
+            text.sample("lyceum_broker_connections", [], Double(broker.connections.open))
+            text.family("lyceum_broker_connections_cut_total", "counter", "Connections the broker cut: beyond max-connections (limit), over max-input-bytes (input) or max-output-bytes (output).")
+            for (reason, count) in [("limit", broker.connections.refused), ("input", broker.connections.cutForInput), ("output", broker.connections.cutForOutput)] {
+                text.sample("lyceum_broker_connections_cut_total", [("reason", reason)], Double(count))
+            }
         }
         return text.output
     }

@@ -52,6 +52,16 @@ public struct Settings: Sendable {
     public var snapshotEndpoint = EventEndpoints.snapshot
     /// Where `broker`'s event forwarder takes workers' events in, and `worker` publishes to.
     public var forwarderEndpoint = EventEndpoints.forwarderInput
+    /// The broker's longest batch of request handling before deferred replies leave (`max-batch-ms`).
+    public var maxBatch = Duration.milliseconds(2)
+    /// TCP connections the broker holds at once; more are cut as they are accepted, and the
+    /// value is lowered to fit the process's descriptor limit (`max-connections`).
+    public var maxConnections = 4096
+    /// Bytes libzmq may hold for one connection's incoming messages, a message in progress
+    /// included, before the connection is cut (`max-input-bytes`).
+    public var maxInputBytes = 32 << 20
+    /// Bytes sent to one connection and not yet acknowledged by its peer before it is cut (`max-output-bytes`).
+    public var maxOutputBytes = 16 << 20
 
     // Bounds on what a hostile peer can make the logs and the metrics endpoint do.
     /// Lines a second written per component and message below `error` (warnings about dropped
@@ -170,6 +180,14 @@ public struct Settings: Sendable {
             snapshotPageBytes = try integer(SnapshotProtocol.pageBytesRange, "bytes")
         case .maxReplyBytes:
             maxReplyBytes = try integer(ReplyBudget.allowedBytes, "bytes")
+        case .maxBatch:
+            maxBatch = .milliseconds(try integer(1...1000, "milliseconds"))
+        case .maxConnections:
+            maxConnections = try integer(1...1_000_000)
+        case .maxInputBytes:
+            maxInputBytes = try integer(Self.byteBudgetRange, "bytes")
+        case .maxOutputBytes:
+            maxOutputBytes = try integer(Self.byteBudgetRange, "bytes")
         }
         origins[key] = origin
     }
@@ -204,6 +222,10 @@ public struct Settings: Sendable {
         case .metricsTimeout: [String(metricsTimeout.milliseconds)]
         case .snapshotPageBytes: [String(snapshotPageBytes)]
         case .maxReplyBytes: [String(maxReplyBytes)]
+        case .maxBatch: [String(maxBatch.milliseconds)]
+        case .maxConnections: [String(maxConnections)]
+        case .maxInputBytes: [String(maxInputBytes)]
+        case .maxOutputBytes: [String(maxOutputBytes)]
         }
     }
 
@@ -229,6 +251,8 @@ public struct Settings: Sendable {
     public static let sessionRange = 1...64
     /// `call` timeouts in milliseconds: up to ten minutes.
     public static let timeoutRange = 1...600_000
+    /// Per-connection byte budgets: from 64 KiB (one request and its framing) to 1 GiB.
+    public static let byteBudgetRange = (64 << 10)...(1 << 30)
 
     private static func isEndpoint(_ text: String) -> Bool {
         ["tcp://", "ipc://", "inproc://"].contains { text.hasPrefix($0) && text.count > $0.count }
@@ -290,6 +314,14 @@ public enum SettingKey: String, CaseIterable, Sendable {
     case snapshotPageBytes = "snapshot-page-bytes"
     /// `Settings.maxReplyBytes`.
     case maxReplyBytes = "max-reply-bytes"
+    /// `Settings.maxBatch`.
+    case maxBatch = "max-batch-ms"
+    /// `Settings.maxConnections`.
+    case maxConnections = "max-connections"
+    /// `Settings.maxInputBytes`.
+    case maxInputBytes = "max-input-bytes"
+    /// `Settings.maxOutputBytes`.
+    case maxOutputBytes = "max-output-bytes"
 
     /// Whether the setting takes several values, one per occurrence.
     public var isRepeatable: Bool { [.endpoint, .catalog, .service].contains(self) }

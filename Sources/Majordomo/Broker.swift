@@ -61,8 +61,8 @@ public final class Broker: Service {
         }
         settleBinding(.success(router.endpoints))
         logger.log(.info, "broker listening", ["endpoints": router.endpoints.joined(separator: ",")])
-        let engine = BrokerEngine(router: router, configuration: configuration, outbox: outbox, logger: logger, snapshot: latestSnapshot)
         do {
+            let engine = try BrokerEngine(router: router, configuration: configuration, outbox: outbox, logger: logger, snapshot: latestSnapshot)
             try engine.route(until: wakeup)
         } catch {
             logger.log(.error, "broker stopped on a socket error", ["error": error.description])

@@ -25,6 +25,21 @@ public struct BrokerConfiguration: Sendable {
     /// ZeroMQ high-water mark of the broker's socket, each direction (`ZMQ_SNDHWM`,
     /// `ZMQ_RCVHWM`): messages queued per peer. Default: 1000, libzmq's.
     public var highWaterMark: Int32
+    /// Longest time the broker spends handling one batch of received messages before it sends
+    /// the deferred replies posted meanwhile, wakes the journals and looks at its timers; with
+    /// costly requests a batch then ends after the one in hand, so that a write's
+    /// acknowledgement waits behind at most this much other work plus one request. Default: 2 ms.
+    public var maxBatchDuration: Duration
+    /// TCP connections held at once; one accepted beyond this is cut at once (the oldest
+    /// connection that has sent no message yet goes first), so that descriptors never run out
+    /// for libzmq. Default: 4096.
+    public var maxConnections: Int
+    /// Bytes one connection may have libzmq hold for it on the way in (a message in progress,
+    /// messages not yet handled, the kernel's unread bytes) before it is cut. Default: 32 MiB.
+    public var maxInputBytesPerConnection: UInt64
+    /// Bytes sent to one connection that its peer has not yet acknowledged (replies it does not
+    /// read) before it is cut. Default: 16 MiB.
+    public var maxOutputBytesPerConnection: UInt64
     /// Extra management services the broker answers itself, by name (each starting `mmi.`),
     /// beside 8/MMI's `mmi.service`. Default: none.
     public var managementServices: [String: ManagementAnswer]
@@ -44,6 +59,10 @@ public struct BrokerConfiguration: Sendable {
         maxFrameSize: Int64 = 4 << 20,
         maxFramesPerMessage: Int = 64,
         highWaterMark: Int32 = 1000,
+        maxBatchDuration: Duration = .milliseconds(2),
+        maxConnections: Int = 4096,
+        maxInputBytesPerConnection: UInt64 = 32 << 20,
+        maxOutputBytesPerConnection: UInt64 = 16 << 20,
         managementServices: [String: ManagementAnswer] = [:],
         localServices: [LocalService] = []
     ) {
@@ -56,6 +75,10 @@ public struct BrokerConfiguration: Sendable {
         self.maxFrameSize = maxFrameSize
         self.maxFramesPerMessage = maxFramesPerMessage
         self.highWaterMark = highWaterMark
+        self.maxBatchDuration = maxBatchDuration
+        self.maxConnections = maxConnections
+        self.maxInputBytesPerConnection = maxInputBytesPerConnection
+        self.maxOutputBytesPerConnection = maxOutputBytesPerConnection
         self.managementServices = managementServices
         self.localServices = localServices
     }

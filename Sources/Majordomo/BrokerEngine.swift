@@ -79,14 +79,19 @@ final class BrokerEngine {
     /// Set when a worker registers or goes (and at first, for the local services), so that the
     /// published worker counts follow at once; queue depths are published on every housekeeping pass.
     private var workersChanged = true
+    /// The byte budgets and the count limit of the router's connections.
+    private let connectionGuard: ConnectionGuard
+    /// `router.wireBytesReceived` after the last message taken, so that each message's size on
+    /// the wire is the difference.
+    private var wireBytesTaken: UInt64 = 0
 
     /// How long the router stays open after the last deferred reply of a shutdown.
     private static let lastRepliesGrace = Duration.milliseconds(100)
 
-    /// Messages handled between two looks at the clock, so that a flood cannot starve heartbeats.
+    /// Messages handled between two looks at the timers, so that a flood cannot starve heartbeats.
     private static let batch = 4096
 
-    init(router: Socket, configuration: BrokerConfiguration, outbox: ReplyOutbox, logger: Logger, snapshot: Locked<BrokerSnapshot>) {
+    init(router: Socket, configuration: BrokerConfiguration, outbox: ReplyOutbox, logger: Logger, snapshot: Locked<BrokerSnapshot>) throws(ZMQError) {
         self.router = router
         self.outbox = outbox
         localServices = Dictionary(uniqueKeysWithValues: configuration.localServices.map { (Array($0.name.utf8), $0) })
@@ -95,6 +100,9 @@ final class BrokerEngine {
         heartbeatExpiry = configuration.heartbeat.expiry
         self.logger = logger
         now = clock.now
+        connectionGuard = try ConnectionGuard(socket: router, limits: ConnectionGuard.Limits(
+            maxConnections: configuration.maxConnections, maxInputBytes: configuration.maxInputBytesPerConnection,
+            maxOutputBytes: configuration.maxOutputBytesPerConnection), logger: logger, now: now)
     }
 
     func route(until wakeup: Wakeup) throws(ZMQError) {
@@ -106,19 +114,26 @@ final class BrokerEngine {
         var nextHeartbeat = clock.now + configuration.heartbeat.interval
         var nextHousekeeping = clock.now + housekeeping
         while !wakeup.isSignaled {
-            let deadline = min(nextHeartbeat, nextHousekeeping)
+            let deadline = min(nextHeartbeat, nextHousekeeping, connectionGuard.nextCheck)
             try waiter.wait(timeout: max(.zero, deadline - clock.now), checkingFirst: mayHoldMessages)
             now = clock.now
             // Everything that arrived is handled in one go, so that a wake-up serves many messages
-            // and local services that hand work to other threads wake them once for all.
+            // and local services that hand work to other threads wake them once for all; but
+            // only for `maxBatchDuration`, because the deferred replies (a write's
+            // acknowledgement) and the journals' wake-ups wait for the batch's end, and costly
+            // requests could otherwise hold them for seconds.
             var handled = 0
+            let batchEnd = now + configuration.maxBatchDuration
+            var withinTime = true
             try BatchedSignals.run { () throws(ZMQError) in
-                while handled < Self.batch, try receiveBuffer.receive(from: router) {
+                while handled < Self.batch, withinTime, try receiveBuffer.receive(from: router) {
+                    noteTaken()
                     try handleReceived()
                     handled += 1
+                    withinTime = clock.now < batchEnd
                 }
             }
-            mayHoldMessages = handled == Self.batch
+            mayHoldMessages = handled == Self.batch || !withinTime
             // Checked on every pass, not only when the poll saw the pipe: while clients keep the
             // router busy the loop may not poll at all.
             if outbox.hasReplies || waiter.descriptorIsReadable(1) {
@@ -126,6 +141,7 @@ final class BrokerEngine {
                 mayHoldMessages = true
             }
             now = clock.now
+            try connectionGuard.poll(now: now)
             if now >= nextHousekeeping {
                 try purgeExpiredWorkers(now: now)
                 try rejectRequestsForAbsentServices(now: now)
@@ -175,6 +191,17 @@ final class BrokerEngine {
         } else {
             drop(from: sender, "no MDPC01 or MDPW01 header after an empty frame")
         }
+    }
+
+    /// Tells the connection guard the wire size of the message in the receive buffer, routing
+    /// id aside (the router adds it; it never crossed the wire).
+    private func noteTaken() {
+        let received = router.wireBytesReceived
+        defer { wireBytesTaken = received }
+        guard let descriptor = receiveBuffer.sourceDescriptor else { return }
+        let routingIDSize = receiveBuffer.withFrameBytes(0) { $0.count }
+        connectionGuard.took(from: receiveBuffer.bytes(0), descriptor: descriptor,
+                             wireBytes: received &- wireBytesTaken &- ZMTPFrame.wireSize(of: routingIDSize))
     }
 
     private func drop(from sender: [UInt8], _ reason: String) {
@@ -310,7 +337,7 @@ final class BrokerEngine {
                 queuedRequests: localInHandByService[Array(service.name.utf8), default: 0], isLocal: true)
         }
         let list = remote + local
-        return BrokerSnapshot(services: list.sorted { $0.name < $1.name })
+        return BrokerSnapshot(services: list.sorted { $0.name < $1.name }, connections: connectionGuard.counts)
     }
 
     // MARK: Local services
@@ -398,8 +425,10 @@ final class BrokerEngine {
             // With ROUTER_MANDATORY an absent peer or a full queue shows on the routing id;
             // once that is queued the rest of the message is too.
             guard try router.send(peer, options: [.dontWait, .more]) else { return false }
+            let start = router.wireBytesSent
             for frame in envelope { try router.send(frame, options: [.dontWait, .more]) }
             try rest(router)
+            connectionGuard.sent(to: peer, wireBytes: router.wireBytesSent &- start)
             return true
         } catch where error.code == .hostUnreachable {
             return false

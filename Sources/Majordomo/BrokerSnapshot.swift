@@ -25,10 +25,35 @@ public struct BrokerSnapshot: Sendable, Equatable {
         }
     }
 
+    /// The broker's TCP connections and what its ``BrokerConfiguration`` limits did to them.
+    public struct Connections: Sendable, Equatable {
+        /// Connections held now.
+        public var open = 0
+        /// Connections cut as they were accepted, beyond `maxConnections`, since the start.
+        public var refused = 0
+        /// Connections cut over `maxInputBytesPerConnection` since the start.
+        public var cutForInput = 0
+        /// Connections cut over `maxOutputBytesPerConnection` since the start.
+        public var cutForOutput = 0
+
+        /// Counts; each defaults to zero.
+        public init(open: Int = 0, refused: Int = 0, cutForInput: Int = 0, cutForOutput: Int = 0) {
+            self.open = open
+            self.refused = refused
+            self.cutForInput = cutForInput
+            self.cutForOutput = cutForOutput
+        }
+    }
+
     /// The local services, and the services with a worker or a queued request, by name.
     public let services: [Service]
-    /// A snapshot of `services`.
-    public init(services: [Service]) { self.services = services }
+    /// The connections, as of the last housekeeping pass.
+    public let connections: Connections
+    /// A snapshot of `services` and `connections`.
+    public init(services: [Service], connections: Connections = Connections()) {
+        self.services = services
+        self.connections = connections
+    }
 
     /// Workers registered, all services together.
     public var workers: Int { services.reduce(0) { $0 + $1.workers } }

@@ -28,6 +28,9 @@ struct ReceiveBuffer: FrameList {
         return endIndex > 0
     }
 
+    /// The descriptor of the connection the last message came from, when it came over one.
+    var sourceDescriptor: Int32? { endIndex > 0 ? messages[0].sourceDescriptor : nil }
+
     func withFrameBytes<Result>(_ index: Int, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
         messages[index].withUnsafeBytes(body)
     }

@@ -48,6 +48,11 @@ final class WorkerPoolEngine {
     /// `configuration.heartbeat.expiry`, computed once: the product is costly for a per-message value.
     private let heartbeatExpiry: Duration
     private let sessions: [PoolSession]
+    /// Longest time one pass spends handling requests before it sends the deferred replies
+    /// posted meanwhile: the same bound as the broker's default `maxBatchDuration`.
+    private static let batchDuration = Duration.milliseconds(2)
+    /// The session each pass visits first: after a pass cut short, the first one it left out.
+    private var passStart = 0
     private var requestsTaken: UInt64 = 0
     /// The waiter over the connected sessions' sockets; rebuilt when one connects or closes.
     private var waiter: SocketWaiter?
@@ -95,13 +100,26 @@ final class WorkerPoolEngine {
                 try send(reply.body, to: inHand.client, from: session)
             }
             // One batch: handlers that hand work to other threads wake them once for all sessions.
+            // It ends after `batchDuration`, so that costly requests do not hold the deferred
+            // replies (sent at the top of the loop) and the journals' wake-ups; the next pass
+            // starts with the first session not visited.
+            let batchEnd = clock.now + Self.batchDuration
+            var nextStart: Int?
             try BatchedSignals.run { () throws(ZMQError) in
-                for session in sessions where session.socket != nil {
-                    guard session.mayHoldMessages || session.waiterIndex.map({ waiter?.socketMayBeReady($0) == true }) == true
+                for offset in sessions.indices {
+                    let session = sessions[(passStart + offset) % sessions.count]
+                    guard session.socket != nil,
+                          session.mayHoldMessages || session.waiterIndex.map({ waiter?.socketMayBeReady($0) == true }) == true
                     else { continue }
+                    guard clock.now < batchEnd else {
+                        session.mayHoldMessages = true
+                        nextStart = nextStart ?? session.index
+                        continue
+                    }
                     try receive(on: session)
                 }
             }
+            passStart = nextStart ?? passStart
             try keepTime(now: clock.now)
         }
         logger.log(.info, "worker shut down", ["endpoint": endpoint, "service": service])

@@ -34,6 +34,14 @@ public final class Message {
         try body(UnsafeRawBufferPointer(start: zmq_msg_data(pointer), count: count))
     }
 
+    /// The descriptor of the TCP (or IPC) connection the frame arrived on, as libzmq records it
+    /// (`zmq_msg_get(ZMQ_SRCFD)`); `nil` for a frame that came from no connection, such as one
+    /// sent in-process. A ROUTER's routing-id frame carries its connection's descriptor too.
+    public var sourceDescriptor: Int32? {
+        let descriptor = zmq_msg_get(pointer, ZMQ_SRCFD)
+        return descriptor >= 0 ? descriptor : nil
+    }
+
     /// A copy of the frame's bytes.
     public var bytes: [UInt8] {
         withUnsafeBytes { Array($0) }

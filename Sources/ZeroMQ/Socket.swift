@@ -18,6 +18,12 @@ public final class Socket {
     private(set) var handle: UnsafeMutableRawPointer?
     /// Endpoints bound or connected and not yet unbound or disconnected, for error reports.
     public private(set) var endpoints: [String] = []
+    /// Bytes of every frame sent so far, each counted as its ZMTP 3 frame on the wire with the
+    /// NULL mechanism (``ZMTPFrame/wireSize(of:)``), routing-id frames included: with the kernel's
+    /// count of bytes acknowledged, what libzmq still holds for a peer.
+    public private(set) var wireBytesSent: UInt64 = 0
+    /// Bytes of every frame received so far, counted as ``wireBytesSent`` counts them.
+    public private(set) var wireBytesReceived: UInt64 = 0
 
     init(context: Context, type: SocketType) throws(ZMQError) {
         guard let handle = zmq_socket(context.handle, type.rawValue) else {
@@ -94,6 +100,7 @@ public final class Socket {
     public func send(_ frame: UnsafeRawBufferPointer, options: SendOptions = []) throws(ZMQError) -> Bool {
         let handle = try open("send")
         let result = retryingOnInterrupt { zmq_send(handle, frame.baseAddress, frame.count, options.rawValue) }
+        if result >= 0 { wireBytesSent &+= ZMTPFrame.wireSize(of: Int(result)) }
         return try wouldBlockIsFalse(result, "send")
     }
 
@@ -141,6 +148,7 @@ public final class Socket {
     public func send(_ message: Message, options: SendOptions = []) throws(ZMQError) -> Bool {
         let handle = try open("send")
         let result = retryingOnInterrupt { zmq_msg_send(message.pointer, handle, options.rawValue) }
+        if result >= 0 { wireBytesSent &+= ZMTPFrame.wireSize(of: Int(result)) }
         return try wouldBlockIsFalse(result, "send")
     }
 
@@ -154,6 +162,7 @@ public final class Socket {
     public func receive(into message: Message, options: ReceiveOptions = []) throws(ZMQError) -> Bool {
         let handle = try open("receive")
         let result = retryingOnInterrupt { zmq_msg_recv(message.pointer, handle, options.rawValue) }
+        if result >= 0 { wireBytesReceived &+= ZMTPFrame.wireSize(of: Int(result)) }
         return try wouldBlockIsFalse(result, "receive")
     }
 

@@ -57,6 +57,8 @@ public struct MonitorEvent: Sendable, Equatable {
 public final class SocketMonitor {
     private let events: Socket
     private let message = Message()
+    /// Events queued for the reader before libzmq drops more (about 100 bytes each).
+    static let eventQueueLimit: Int32 = 100_000
 
     /// Starts monitoring `socket` for the given kinds of event.
     public init(_ socket: Socket, kinds: MonitorEvent.Kind = .all) throws(ZMQError) {
@@ -65,6 +67,9 @@ public final class SocketMonitor {
         let endpoint = "inproc://lyceum-monitor-\(UInt(bitPattern: handle))"
         try check(zmq_socket_monitor(handle, endpoint, Int32(kinds.rawValue)), "zmq_socket_monitor", endpoint: endpoint)
         events = try socket.context.socket(.pair)
+        // libzmq drops events its monitor pipe has no room for; a burst of connections must
+        // not lose the ones a connection table is built from.
+        try events.set(.receiveHighWaterMark, to: Self.eventQueueLimit)
         try events.connect(endpoint)
     }
 

@@ -38,8 +38,9 @@ let usage = """
     every long-running command also takes --log-level LEVEL, --log-format auto|human|logfmt|json,
     --heartbeat-interval MS, --heartbeat-liveness N, --log-rate-limit N (lines/s per message),
     --metrics-connections N, --metrics-timeout MS; broker and serve --queue-limit N,
-    --queue-limit-total N, --hwm N, --events-endpoint EP; serve --snapshot-endpoint EP; serve and
-    worker --snapshot-page-bytes N; broker and worker --forwarder-endpoint EP; worker
+    --queue-limit-total N, --hwm N, --events-endpoint EP, --max-batch-ms MS, --max-connections N,
+    --max-input-bytes N, --max-output-bytes N; serve --snapshot-endpoint EP; serve and worker
+    --snapshot-page-bytes N, --max-reply-bytes N; broker and worker --forwarder-endpoint EP; worker
     --reconnect-initial MS, --reconnect-max MS.
     Every setting can also come from LYCEUM_<NAME> (e.g. LYCEUM_LOG_LEVEL) or a --config FILE
     (JSON or key = value); precedence: flags > environment > file > defaults. See README.md,
@@ -51,7 +52,8 @@ let commonKeys: Set<SettingKey> = [
     .logLevel, .logFormat, .metricsPort, .heartbeatInterval, .heartbeatLiveness, .logRateLimit, .metricsConnections, .metricsTimeout,
 ]
 /// Settings of a process that runs a broker.
-let brokerKeys: Set<SettingKey> = [.endpoint, .queueLimit, .queueLimitTotal, .highWaterMark, .eventsEndpoint]
+let brokerKeys: Set<SettingKey> = [.endpoint, .queueLimit, .queueLimitTotal, .highWaterMark, .eventsEndpoint,
+                                    .maxBatch, .maxConnections, .maxInputBytes, .maxOutputBytes]
 /// Settings of a process that runs workers.
 let workerKeys: Set<SettingKey> = [.data, .catalog, .sessions, .durability, .maxReplyBytes]
 

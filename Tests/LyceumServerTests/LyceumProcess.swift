@@ -14,10 +14,16 @@ final class LyceumProcess: @unchecked Sendable {
     private let lock = NSLock()
     private var collected = (stdout: "", stderr: "")
 
-    /// Starts `lyceum` with `arguments`.
-    init(_ arguments: [String]) throws {
-        process.executableURL = Self.executable
-        process.arguments = arguments
+    /// Starts `lyceum` with `arguments`, with at most `descriptorLimit` open descriptors (soft
+    /// and hard, through `prlimit`) when it is given.
+    init(_ arguments: [String], descriptorLimit: Int? = nil) throws {
+        if let descriptorLimit {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+            process.arguments = ["--nofile=\(descriptorLimit):\(descriptorLimit)", Self.executable.path] + arguments
+        } else {
+            process.executableURL = Self.executable
+            process.arguments = arguments
+        }
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output

@@ -203,11 +203,15 @@ struct Metrics {
 
 /// Scripts in Tests/LyceumServerTests/Clients run by Debian's Python (pyzmq, prometheus_client).
 enum Python {
+    /// The path of `script` in Tests/LyceumServerTests/Clients.
+    static func path(_ script: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients/" + script).path
+    }
+
     static func run(_ script: String, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients/" + script).path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [path] + arguments
+        process.arguments = [path(script)] + arguments
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output

@@ -15,15 +15,18 @@ final class Server: @unchecked Sendable {
     let dataDirectory: String
     private(set) var process: LyceumProcess
     private let extraArguments: [String]
+    private let descriptorLimit: Int?
 
-    /// Starts `lyceum serve` and waits until every service has registered a worker.
-    init(dataDirectory: String, arguments: [String] = []) throws {
+    /// Starts `lyceum serve` (with at most `descriptorLimit` open descriptors when given) and
+    /// waits until every service has registered a worker.
+    init(dataDirectory: String, arguments: [String] = [], descriptorLimit: Int? = nil) throws {
         endpoint = try freeLoopbackEndpoint()
         eventsEndpoint = try freeLoopbackEndpoint()
         snapshotEndpoint = try freeLoopbackEndpoint()
         self.dataDirectory = dataDirectory
         extraArguments = ["--events-endpoint", eventsEndpoint, "--snapshot-endpoint", snapshotEndpoint] + arguments
-        process = try Self.start(endpoint: endpoint, dataDirectory: dataDirectory, arguments: extraArguments)
+        self.descriptorLimit = descriptorLimit
+        process = try Self.start(endpoint: endpoint, dataDirectory: dataDirectory, arguments: extraArguments, descriptorLimit: descriptorLimit)
         try waitUntilServing()
     }
 
@@ -34,7 +37,7 @@ final class Server: @unchecked Sendable {
     @discardableResult
     func restart(after signal: Int32 = SIGTERM) throws -> Int32? {
         let status = process.signal(signal)
-        process = try Self.start(endpoint: endpoint, dataDirectory: dataDirectory, arguments: extraArguments)
+        process = try Self.start(endpoint: endpoint, dataDirectory: dataDirectory, arguments: extraArguments, descriptorLimit: descriptorLimit)
         try waitUntilServing()
         return status
     }
@@ -70,8 +73,8 @@ final class Server: @unchecked Sendable {
         try #require(serving, "lyceum serve did not register its services; stderr:\n\(process.standardError)")
     }
 
-    private static func start(endpoint: String, dataDirectory: String, arguments: [String]) throws -> LyceumProcess {
-        try LyceumProcess(["serve", "--endpoint", endpoint, "--data", dataDirectory] + arguments)
+    private static func start(endpoint: String, dataDirectory: String, arguments: [String], descriptorLimit: Int?) throws -> LyceumProcess {
+        try LyceumProcess(["serve", "--endpoint", endpoint, "--data", dataDirectory] + arguments, descriptorLimit: descriptorLimit)
     }
 }
 
