@@ -17,7 +17,7 @@ public struct ParsedArguments: Sendable {
     /// Every value given to `name`, in order.
     public func values(_ name: String) -> [String] { occurrences.filter { $0.name == name }.compactMap(\.value) }
 
-    /// The value given to `name`, if it was.
+    /// The value given to `name`, if it was; the last one when it was given more than once.
     public func text(_ name: String) -> String? { values(name).last }
 
     /// The whole number given to `name` (declared `.integer`), if it was.

@@ -11,9 +11,10 @@ extension Command {
     /// Matches `arguments` (those after the command's words in `path`) to the declaration:
     /// `--name value` and `--name=value`, switches, positionals, and `--` before arguments that
     /// are positional even if they start with `-`. `--help` and `-h` are left to the caller.
+    /// An option that is not repeatable may still be given again: the last value wins, so a
+    /// wrapper script can append an override.
     /// - Throws: `UsageError` for an unknown flag (naming it and listing the known ones), a
-    ///   missing or bad value, a value given to a switch, a second value of an option that is
-    ///   not repeatable, two options of one exclusive group, a missing required option, or the
+    ///   missing or bad value, a value given to a switch, two options of one exclusive group, a missing required option, or the
     ///   wrong number of positional arguments.
     public func parse(_ arguments: [String], path: [String] = []) throws(UsageError) -> ParsedArguments {
         var occurrences: [(name: String, value: String?)] = []
@@ -42,9 +43,6 @@ extension Command {
                 if inlineValue == nil { remaining.removeFirst() }
                 if let refusal = option.value.refusal(of: given) { throw UsageError(option: option.name, refusal) }
                 value = given
-            }
-            if !option.isRepeatable, occurrences.contains(where: { $0.name == option.name }) {
-                throw UsageError(option: option.name, "given more than once; it takes one value")
             }
             if let group = option.exclusiveGroup,
                let other = occurrences.first(where: { $0.name != option.name && self.option(named: $0.name)?.exclusiveGroup == group }) {
