@@ -27,7 +27,11 @@ let package = Package(
         .target(name: "Majordomo", dependencies: ["ZeroMQ", "Logging", "Lifecycle"]),
         // The append-only journal: durable, checksummed, replayed on start, compacted. No sockets.
         .target(name: "Journal", dependencies: ["Logging", "Lifecycle"]),
-        .executableTarget(name: "lyceum", dependencies: ["LyceumServer", "ZeroMQ", "Journal", "Lifecycle", "LoadTest", "Events"]),
+        // Only parses and dispatches: every subcommand is declared and run by a library module.
+        .executableTarget(name: "lyceum", dependencies: ["CommandSyntax", "LyceumServer", "Lifecycle", "LoadTest", "ProgressWatch"]),
+        // The one command-line parser: commands declare their options once; parsing, errors and --help come from that.
+        .target(name: "CommandSyntax"),
+        .testTarget(name: "CommandSyntaxTests", dependencies: ["CommandSyntax"]),
 
         // Utilities the test targets share: threads, processes, free endpoints.
         .target(name: "LyceumTestSupport", path: "Tests/LyceumTestSupport"),
@@ -69,16 +73,19 @@ let package = Package(
         ),
 
         // The executable's wiring: journals as the services' change log, one-frame worker
-        // handlers, event publishing after durable writes, settings and the subcommands. `lyceum` only parses and dispatches.
+        // handlers, event publishing after durable writes, settings and the subcommands that use
+        // them (serve, broker, worker, call, status, config, journal, version).
         .target(
             name: "LyceumServer",
-            dependencies: ["LearningServices", "Catalog", "Books", "Progress", "JSON", "Journal", "Majordomo", "ZeroMQ", "Lifecycle", "Logging", "Events"]
+            dependencies: ["LearningServices", "Catalog", "Books", "Progress", "JSON", "Journal", "Majordomo", "ZeroMQ", "Lifecycle", "Logging", "Events", "CommandSyntax"]
         ),
+        // `lyceum watch`: the subscriber's dashboard, its terminal and its signals.
+        .target(name: "ProgressWatch", dependencies: ["Events", "ZeroMQ", "Logging", "CommandSyntax"]),
         // The end-to-end tests start the real `lyceum` (the dependency builds it); the Python
         // client is run by /usr/bin/python3.
         .testTarget(
             name: "LyceumServerTests",
-            dependencies: ["LyceumServer", "LearningServices", "Catalog", "Books", "Majordomo", "ZeroMQ", "Journal", "Events", "LyceumTestSupport", "lyceum"],
+            dependencies: ["LyceumServer", "LearningServices", "Catalog", "Books", "Majordomo", "ZeroMQ", "Journal", "Events", "LyceumTestSupport", "lyceum", "CommandSyntax", "LoadTest", "ProgressWatch"],
             exclude: ["Clients", "Fixtures"]
         ),
 
@@ -105,8 +112,8 @@ let package = Package(
             path: "Benchmarks/ServiceHandling"
         ),
 
-        // `lyceum bench`: load generation over the wire protocol, never the domain modules.
-        .target(name: "LoadTest", dependencies: ["Majordomo", "ZeroMQ", "JSON", "Logging"]),
+        // `lyceum bench`: load generation over the wire protocol, never the domain modules, and the command that runs it.
+        .target(name: "LoadTest", dependencies: ["Majordomo", "ZeroMQ", "JSON", "Logging", "CommandSyntax"]),
         // The process tests and the suite's quick mode run these executables; the dependency builds them.
         .testTarget(
             name: "LoadTestTests",

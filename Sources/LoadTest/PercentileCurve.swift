@@ -28,6 +28,24 @@ public struct PercentileCurve: Sendable, Equatable {
         self.points = points
     }
 
+    /// Reads a file of `lyceum bench --json` output.
+    /// - Throws: ``LoadTestError/Code/file`` when it cannot be read, is not JSON or holds no curve.
+    public init(file path: String) throws(LoadTestError) {
+        let bytes: [UInt8]
+        do {
+            bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        } catch {
+            throw LoadTestError(code: .file, path: path, detail: "cannot read: \(error.localizedDescription)")
+        }
+        let json: JSONValue
+        do {
+            json = try JSONParser().parse(bytes)
+        } catch {
+            throw LoadTestError(code: .file, path: path, detail: "not JSON: \(error)")
+        }
+        try self.init(json: json, path: path)
+    }
+
     /// Reads the `curve` member of `lyceum bench --json` output.
     /// - Throws: ``LoadTestError/Code/file`` saying what is missing.
     public init(json: JSONValue, path: String) throws(LoadTestError) {

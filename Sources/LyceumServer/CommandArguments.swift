@@ -1,51 +1,41 @@
+import CommandSyntax
+
 /// A command line split into settings and positional arguments, for one subcommand.
 public struct CommandArguments: Sendable {
     /// The settings: defaults overridden by the flags given.
     public let settings: Settings
     /// The arguments that are not flags, in order.
     public let positionals: [String]
-    /// Whether `--help` or `-h` was given.
-    public let wantsHelp: Bool
 
     /// Parses `arguments` (after the subcommand) as `--key value` or `--key=value` flags among
     /// `accepted`, over `settings`; everything else is positional, and `--` ends the flags.
     /// - Throws: `SettingsError` for an unknown flag, a missing value, or a bad value.
     public init(_ arguments: [String], accepting accepted: Set<SettingKey>, over settings: Settings = Settings()) throws(SettingsError) {
+        try self.init(Self.parse(arguments, options: SettingKey.options(for: accepted)), over: settings)
+    }
+
+    /// The settings of `parsed` applied over `settings`, in command-line order; options that
+    /// are not settings (`--config`) are left to the caller.
+    /// - Throws: `SettingsError` naming the flag whose value `Settings` refuses.
+    init(_ parsed: ParsedArguments, over settings: Settings) throws(SettingsError) {
         var settings = settings
-        var positionals: [String] = []
-        var wantsHelp = false
-        var remaining = arguments[...]
-        while let argument = remaining.popFirst() {
-            if argument == "--" {
-                positionals += remaining
-                break
-            }
-            if argument == "--help" || argument == "-h" {
-                wantsHelp = true
-                continue
-            }
-            guard argument.hasPrefix("-"), argument.count > 1 else {
-                positionals.append(argument)
-                continue
-            }
-            let (name, inlineValue) = Self.split(argument)
-            guard let key = SettingKey(rawValue: name), accepted.contains(key), argument.hasPrefix("--") else {
-                let known = accepted.map(\.flag).sorted().joined(separator: ", ")
-                throw SettingsError(key: nil, origin: .commandLine, message: "unknown flag \(argument.split(separator: "=")[0]); this command takes \(known.isEmpty ? "no flags" : known)")
-            }
-            guard let value = inlineValue ?? remaining.popFirst() else {
-                throw SettingsError(key: key, origin: .commandLine, message: "needs a value")
-            }
+        for (name, value) in parsed.occurrences {
+            guard let key = SettingKey(rawValue: name), let value else { continue }
             try settings.set(key, to: value, from: .commandLine)
         }
         self.settings = settings
-        self.positionals = positionals
-        self.wantsHelp = wantsHelp
+        self.positionals = parsed.positionals
     }
 
-    private static func split(_ argument: String) -> (name: String, value: String?) {
-        let body = argument.drop { $0 == "-" }
-        guard let equals = body.firstIndex(of: "=") else { return (String(body), nil) }
-        return (String(body[..<equals]), String(body[body.index(after: equals)...]))
+    /// `arguments` matched to `options`, any number of positionals allowed (the command's own
+    /// declaration has already checked them); a refusal is a `SettingsError` of the command line.
+    static func parse(_ arguments: [String], options: [Option]) throws(SettingsError) -> ParsedArguments {
+        let syntax = Command("settings", summary: "", options: options, positionals: [Positional("ARGUMENT", help: "", count: .any)])
+        do throws(UsageError) {
+            return try syntax.parse(arguments)
+        } catch {
+            let key = error.option.flatMap(SettingKey.init(rawValue:))
+            throw SettingsError(key: key, origin: .commandLine, message: key == nil ? error.description : error.message)
+        }
     }
 }

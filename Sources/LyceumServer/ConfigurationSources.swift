@@ -1,3 +1,4 @@
+import CommandSyntax
 import Foundation
 import JSON
 
@@ -28,51 +29,41 @@ public struct ConfigurationSources: Sendable {
     /// - Throws: `SettingsError` naming the key and source of the first bad value, unknown key
     ///   or conflict.
     public func resolve() throws(SettingsError) -> CommandArguments {
-        let (configFile, remaining) = try Self.extractConfigFlag(arguments)
+        let parsed = try CommandArguments.parse(arguments, options: Self.options(accepting: accepted))
         var settings = Settings()
-        if let path = configFile ?? environment[Self.configVariable] {
+        if let path = try Self.configFile(parsed) ?? environment[Self.configVariable] {
             try Self.apply(file: path, to: &settings)
         }
         try applyEnvironment(to: &settings)
-        let parsed = try CommandArguments(remaining, accepting: accepted, over: settings)
-        try parsed.settings.checkConflicts()
-        return parsed
+        let resolved = try CommandArguments(parsed, over: settings)
+        try resolved.settings.checkConflicts()
+        return resolved
     }
 
     /// The configuration file in effect, if any.
     public var configFile: String? {
         do {
-            return try Self.extractConfigFlag(arguments).path ?? environment[Self.configVariable]
+            return try Self.configFile(CommandArguments.parse(arguments, options: Self.options(accepting: accepted)))
+                ?? environment[Self.configVariable]
         } catch {
-            // A malformed --config is reported by resolve(); here it just names no file.
+            // A malformed command line is reported by resolve(); here it just names no file.
             return nil
         }
     }
 
-    private static func extractConfigFlag(_ arguments: [String]) throws(SettingsError) -> (path: String?, remaining: [String]) {
-        var path: String?
-        var remaining: [String] = []
-        var rest = arguments[...]
-        while let argument = rest.popFirst() {
-            if argument == "--" {
-                remaining += [argument] + rest
-                break
-            }
-            if argument == "--config" {
-                guard let value = rest.popFirst() else {
-                    throw SettingsError(key: nil, origin: .commandLine, message: "--config: needs a value")
-                }
-                path = value
-            } else if argument.hasPrefix("--config=") {
-                path = String(argument.dropFirst("--config=".count))
-            } else {
-                remaining.append(argument)
-            }
-        }
-        if path?.isEmpty == true {
-            throw SettingsError(key: nil, origin: .commandLine, message: "--config: expected a file, got ''")
-        }
-        return (path, remaining)
+    /// `--config FILE`: the option every command with settings takes besides the settings' own.
+    public static let configOption = Option(
+        "config", .text(placeholder: "FILE"), help: "read settings from FILE (JSON or key = value)\nalso \(configVariable)")
+
+    /// The options of a command that accepts the settings `keys`: theirs and `--config`.
+    public static func options(accepting keys: Set<SettingKey>) -> [Option] {
+        [configOption] + SettingKey.options(for: keys)
+    }
+
+    private static func configFile(_ parsed: ParsedArguments) throws(SettingsError) -> String? {
+        guard let path = parsed.text(configOption.name) else { return nil }
+        guard !path.isEmpty else { throw SettingsError(key: nil, origin: .commandLine, message: "--config: expected a file, got ''") }
+        return path
     }
 
     private func applyEnvironment(to settings: inout Settings) throws(SettingsError) {

@@ -95,12 +95,14 @@ final class ThreadCollector: @unchecked Sendable {
         #expect(outcome.standardOutput.contains("wrong reply: book.title"))
     }
 
-    @Test(arguments: [["--rate", "-5"], ["--in-flight"], ["--scenario", "nothing"], ["--duration", "ten"], ["--frobnicate"],
-                      ["--connections", "8", "--in-flight", "4"]])
-    func badOptionsAreRefusedWithStatusTwo(_ options: [String]) throws {
+    @Test(arguments: [(["--rate", "-5"], "--rate: invalid-option"), (["--in-flight"], "--in-flight: needs a value"),
+                      (["--scenario", "nothing"], "--scenario: invalid-option"), (["--duration", "ten"], "--duration: expected a duration"),
+                      (["--frobnicate"], "unknown flag --frobnicate"), (["--connections", "8", "--in-flight", "4"], "--in-flight: invalid-option"),
+                      (["--duration", "1s", "--requests", "5"], "--requests: excludes --duration")])
+    func badOptionsAreRefusedWithStatusTwoNamingTheOption(_ options: [String], named: String) throws {
         let outcome = try BuiltProgram.run("lyceum", ["bench", "--endpoint", "tcp://127.0.0.1:1"] + options)
         #expect(outcome.status == 2)
-        #expect(outcome.standardError.contains("invalid-option"), "\(outcome.standardError)")
+        #expect(outcome.standardError.contains(named), "\(outcome.standardError)")
     }
 
     @Test func anUnreachableServerIsASetupFailure() throws {

@@ -1,4 +1,7 @@
+import CommandSyntax
+import LoadTest
 import LyceumServer
+import ProgressWatch
 import Testing
 
 struct SettingsTests {
@@ -64,5 +67,49 @@ struct SettingsTests {
         } throws: { error in
             "\(error)" == "unknown flag --data; this command takes --endpoint"
         }
+    }
+}
+
+/// Every subcommand's `--help` is generated from its declaration and lists every option.
+struct CommandHelpTests {
+    @Test(arguments: ["serve", "broker", "worker", "call", "status", "config", "journal check", "journal repair", "journal compact",
+                      "watch", "bench", "bench plot"])
+    func helpListsEveryDeclaredOption(command: String) throws {
+        let words = command.split(separator: " ").map(String.init)
+        let result = try LyceumProcess.run(words + ["--help"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("usage: lyceum \(command)"), "\(result.stdout)")
+        let commands = [LyceumCommands.serve, LyceumCommands.broker, LyceumCommands.worker, LyceumCommands.call,
+                        LyceumCommands.status, LyceumCommands.config, JournalCommand.declaration, WatchCommand.declaration, BenchCommand.declaration]
+        var declaration = try #require(commands.first { $0.name == words[0] })
+        if words.count > 1 { declaration = try #require(declaration.subcommands.first { $0.name == words[1] }) }
+        #expect(!declaration.options.isEmpty || !declaration.positionals.isEmpty)
+        for option in declaration.options {
+            #expect(result.stdout.contains(option.flag + " "), "\(option.flag) missing from lyceum \(command) --help")
+        }
+        #expect(result.stdout.contains("--help"))
+    }
+
+    @Test func settingsCommandsListEverySettingTheyAccept() throws {
+        let result = try LyceumProcess.run(["config", "--help"])
+        for key in SettingKey.allCases {
+            #expect(result.stdout.contains(key.flag + " ") && result.stdout.contains(key.environmentVariable), "\(key)")
+        }
+        #expect(result.stdout.contains("--config FILE"))
+    }
+
+    @Test func theProgramsHelpListsEveryCommand() throws {
+        let result = try LyceumProcess.run(["--help"])
+        #expect(result.status == 0)
+        for command in ["serve", "broker", "worker", "call", "status", "config", "journal", "watch", "bench", "version"] {
+            #expect(result.stdout.contains("\n  \(command) "), "\(command) missing from lyceum --help")
+        }
+    }
+
+    @Test func anUnknownFlagExitsTwoNamingItAndListingTheKnownOnes() throws {
+        let result = try LyceumProcess.run(["status", "--colour", "red"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("lyceum status: unknown flag --colour; this command takes --broker, --config, --timeout"), "\(result.stderr)")
+        #expect(result.stderr.contains("run 'lyceum status --help' for usage"))
     }
 }

@@ -1,48 +1,53 @@
+import CommandSyntax
 import Foundation
 import Journal
-import LyceumServer
 
 /// `lyceum journal check|repair|compact --data DIR`: the journal's maintenance tools. DIR is a
 /// journal's directory, or a data directory of `serve`/`worker`, whose services' journals (in
-/// `DIR/books`, `DIR/progress`) are each handled in turn. Returns the exit status: 0 when the journal is (now) healthy, 1 when it is not or a step
-/// failed, 2 for a usage error.
-func runJournalCommand(_ arguments: [String]) -> Int32 {
-    let usage = """
-        usage: lyceum journal <check|repair|compact> --data DIR
+/// `DIR/books`, `DIR/progress`) are each handled in turn. Each exits 0 when the journal is (now)
+/// healthy, 1 when it is not or a step failed, 2 for a usage error.
+public enum JournalCommand {
+    /// `lyceum journal` and its three subcommands.
+    public static let declaration = Command(
+        "journal", summary: "check, repair or compact the journals of a data directory",
+        subcommands: [
+            action("check", summary: """
+                read the journal without changing it, decoding every value as its service does; report
+                records, size, live entities and the first problem (damage, or a value that does not
+                decode) with its offset (exit 0 only if healthy)
+                """, perform: check),
+            action("repair", summary: """
+                back the journal up, then cut it at its first damaged record (refused while a server
+                holds the directory); a value that does not decode is reported, never cut
+                """, perform: repair),
+            action("compact", summary: """
+                rewrite the journal as its live state (refused while a server holds the directory, and
+                when a value does not decode)
+                """, perform: compact),
+        ])
 
-          DIR is a data directory of lyceum serve or worker (each service's journal in it is
-          handled in turn: DIR/books, DIR/progress) or one journal's directory.
+    private static let dataOption = Option(
+        "data", .text(placeholder: "DIR"), help: "a data directory of serve or worker (each service's journal in it,\nDIR/books and DIR/progress, in turn) or one journal's directory",
+        required: true)
 
-          check     read the journal without changing it, decoding every value as its service
-                    does; report records, size, live entities and the first problem (damage,
-                    or a value that does not decode) with its offset (exit 0 only if healthy)
-          repair    back the journal up, then cut it at its first damaged record (refused while a
-                    server holds the directory); a value that does not decode is reported, never cut
-          compact   rewrite the journal as its live state (refused while a server holds the
-                    directory, and when a value does not decode)
-        """
-    guard arguments.count == 3, arguments[1] == "--data", ["check", "repair", "compact"].contains(arguments[0]) else {
-        let asksForHelp = arguments.first.map { ["--help", "-h", "help"].contains($0) } ?? false
-        printError(asksForHelp ? usage : "lyceum journal: expected a subcommand and --data DIR\n\n\(usage)")
-        return asksForHelp ? 0 : 2
-    }
-    let directories = journalDirectories(in: arguments[2])
-    var status: Int32 = 0
-    for directory in directories {
-        if directories.count > 1 { print("== \(directory)") }
-        let progress = ProgressPrinter()
-        do {
-            switch arguments[0] {
-            case "check": status = max(status, try check(directory, progress: progress))
-            case "repair": status = max(status, try repair(directory, progress: progress))
-            default: status = max(status, try compact(directory, progress: progress))
+    private static func action(
+        _ name: String, summary: String, perform: @escaping @Sendable (String, ProgressPrinter) throws -> Int32
+    ) -> Command {
+        Command(name, summary: summary, options: [dataOption]) { parsed in
+            let directories = journalDirectories(in: parsed.text(dataOption.name) ?? "")
+            var status: Int32 = 0
+            for directory in directories {
+                if directories.count > 1 { print("== \(directory)") }
+                do {
+                    status = max(status, try perform(directory, ProgressPrinter()))
+                } catch {
+                    printError("lyceum journal \(name): \(error)")
+                    status = 1
+                }
             }
-        } catch {
-            printError("lyceum journal \(arguments[0]): \(error)")
-            status = 1
+            return status
         }
     }
-    return status
 }
 
 /// The journal directories under `root`: `root` itself when it holds a journal, else the
@@ -149,8 +154,4 @@ private final class ProgressPrinter {
         lastPercent = percent
         printError("\(progress.phase.rawValue): \(percent)% (\(progress.bytesDone) of \(progress.bytesTotal) bytes)")
     }
-}
-
-private func printError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
 }

@@ -1,0 +1,101 @@
+import CommandSyntax
+import Foundation
+
+/// The declarations of the subcommands this module runs (`serve`, `broker`, `worker`, `call`,
+/// `status`, `config`, `journal`, `version`) and of the `lyceum` program that holds them with
+/// those of other modules. Parsing, errors and `--help` all come from these declarations.
+public enum LyceumCommands {
+    /// `lyceum` with `subcommands` (in the order `lyceum --help` lists them).
+    public static func program(_ subcommands: [Command]) -> Command {
+        Command("lyceum", summary: "Lyceum: e-learning services over ZeroMQ (7/MDP)", discussion: """
+            Every setting can also come from LYCEUM_<NAME> (e.g. LYCEUM_LOG_LEVEL) or a --config FILE
+            (JSON or key = value); precedence: flags > environment > file > defaults. Run
+            'lyceum <command> --help' for a command's options, and see README.md, "Operations",
+            for the table of settings and defaults.
+            """, subcommands: subcommands)
+    }
+
+    /// Settings every long-running command takes.
+    static let commonKeys: Set<SettingKey> = [
+        .logLevel, .logFormat, .metricsPort, .heartbeatInterval, .heartbeatLiveness, .logRateLimit, .metricsConnections, .metricsTimeout,
+    ]
+    /// Settings of a process that runs a broker.
+    static let brokerKeys: Set<SettingKey> = [
+        .endpoint, .queueLimit, .queueLimitTotal, .highWaterMark, .eventsEndpoint, .maxBatch, .maxConnections, .maxInputBytes, .maxOutputBytes,
+    ]
+    /// Settings of a process that runs workers.
+    static let workerKeys: Set<SettingKey> = [.data, .catalog, .sessions, .durability, .maxReplyBytes, .snapshotPageBytes]
+
+    /// `lyceum serve`.
+    public static let serve = settingsCommand(
+        "serve", summary: "catalog, progress and books in one process, answered by its broker itself",
+        keys: commonKeys.union(brokerKeys).union(workerKeys).subtracting([.sessions]).union([.snapshotEndpoint])
+    ) { parsed, sources in Commands.serve(parsed.settings, reloading: sources) }
+
+    /// `lyceum broker`.
+    public static let broker = settingsCommand(
+        "broker", summary: "only the broker, and the event forwarder workers publish into",
+        keys: commonKeys.union(brokerKeys).union([.forwarderEndpoint])
+    ) { parsed, sources in Commands.broker(parsed.settings, reloading: sources) }
+
+    /// `lyceum worker`.
+    public static let worker = settingsCommand(
+        "worker", summary: "only workers, connected to a broker (--broker is required)",
+        keys: commonKeys.union(workerKeys).union([.broker, .service, .reconnectInitial, .reconnectMaximum, .forwarderEndpoint])
+    ) { parsed, sources throws(UsageError) in
+        // Required, but from any source: the parser sees only the command line.
+        guard parsed.settings.origins[.broker] != nil else {
+            throw UsageError("--broker is required (or broker in the --config file, or LYCEUM_BROKER)")
+        }
+        return Commands.worker(parsed.settings, reloading: sources)
+    }
+
+    /// `lyceum call`.
+    public static let call = settingsCommand(
+        "call", summary: "send one request, print the reply", keys: [.broker, .timeout],
+        positionals: [Positional("SERVICE", help: "the service: catalog, progress, books"), Positional("JSON", help: "the request body")],
+        discussion: "exit status: 0 ok reply; 1 error reply; 2 bad command line; 3 no reply (timeout, unreachable broker)"
+    ) { parsed, _ in CallCommand.run(service: parsed.positionals[0], body: parsed.positionals[1], settings: parsed.settings) }
+
+    /// `lyceum status`.
+    public static let status = settingsCommand(
+        "status", summary: "ask the broker's mmi.status: services, workers, queues, journals, uptime (JSON)", keys: [.broker, .timeout],
+        discussion: "exit status: 0 answered; 1 not a Lyceum broker; 2 bad command line; 3 no reply"
+    ) { parsed, _ in StatusCommand.run(settings: parsed.settings) }
+
+    /// `lyceum config`.
+    public static let config = settingsCommand(
+        "config", summary: "print the effective configuration and where each value came from", keys: Set(SettingKey.allCases)
+    ) { parsed, sources in
+        print(ConfigCommand.render(parsed.settings, file: sources.configFile))
+        return 0
+    }
+
+    /// `lyceum version`, also `--version`.
+    public static let version = Command(
+        "version", aliases: ["--version"], summary: "show Lyceum's and libzmq's versions and libzmq's capabilities"
+    ) { _ in
+        print(VersionCommand.render())
+        return 0
+    }
+
+    /// A command whose options are the settings `keys` and `--config`; it runs with the
+    /// settings resolved from every source (flags > environment > file > defaults).
+    private static func settingsCommand(
+        _ name: String, summary: String, keys: Set<SettingKey>, positionals: [Positional] = [], discussion: String? = nil,
+        run: @escaping @Sendable (CommandArguments, ConfigurationSources) throws(UsageError) -> Int32
+    ) -> Command {
+        Command(
+            name, summary: summary, discussion: discussion, options: ConfigurationSources.options(accepting: keys), positionals: positionals
+        ) { parsed throws(UsageError) in
+            let sources = ConfigurationSources(arguments: parsed.arguments, environment: ProcessInfo.processInfo.environment, accepting: keys)
+            let resolved: CommandArguments
+            do throws(SettingsError) {
+                resolved = try sources.resolve()
+            } catch {
+                throw UsageError(error.description)
+            }
+            return try run(resolved, sources)
+        }
+    }
+}

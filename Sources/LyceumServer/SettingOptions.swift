@@ -1,0 +1,53 @@
+import CommandSyntax
+
+extension SettingKey {
+    /// The command-line option of this setting: its value is checked by `Settings.set(_:to:from:)`,
+    /// as from every other source, and its default is `Settings()`'s.
+    public var option: Option {
+        let (placeholder, help) = helpLine
+        return Option(
+            rawValue, .text(placeholder: placeholder), help: help + "\nalso \(environmentVariable)",
+            default: Settings().values(of: self).joined(separator: ", "), repeatable: isRepeatable)
+    }
+
+    /// The options of `keys`, in `SettingKey.allCases` order, so every command lists them alike.
+    public static func options(for keys: Set<SettingKey>) -> [Option] {
+        allCases.filter(keys.contains).map(\.option)
+    }
+
+    /// The value's placeholder and one line for `--help`; README "Operations" has the full table.
+    private var helpLine: (placeholder: String, help: String) {
+        switch self {
+        case .endpoint: ("EP", "an endpoint the broker binds for clients")
+        case .broker: ("EP", "the broker to connect to")
+        case .data: ("DIR", "the data directory; each stateful service journals in DIR/<service>")
+        case .catalog: ("PATH", "a catalog file or directory (none: the sample catalog)")
+        case .service: ("NAME", "a service to serve: " + ServiceName.allCases.map(\.rawValue).joined(separator: ", "))
+        case .sessions: ("N", "worker sessions per service (\(Settings.sessionRange.lowerBound)-\(Settings.sessionRange.upperBound))")
+        case .durability: ("POLICY", "when a write is durable: always, none, interval or interval:MS")
+        case .timeout: ("MS", "how long to wait for a reply")
+        case .logLevel: ("LEVEL", "the least severe level logged")
+        case .logFormat: ("FORMAT", "auto, human, logfmt or json")
+        case .metricsPort: ("PORT", "the loopback port serving GET /metrics (0: none)")
+        case .heartbeatInterval: ("MS", "Majordomo heartbeat interval")
+        case .heartbeatLiveness: ("N", "heartbeat intervals of silence before a peer is gone")
+        case .reconnectInitial: ("MS", "a worker's first wait before reconnecting; doubled up to --reconnect-max")
+        case .reconnectMaximum: ("MS", "the longest wait between a worker's reconnection attempts")
+        case .queueLimit: ("N", "requests queued per service before queue-full")
+        case .queueLimitTotal: ("N", "requests queued for all services before broker-overloaded")
+        case .highWaterMark: ("N", "ZeroMQ high-water mark of the broker's socket")
+        case .eventsEndpoint: ("EP", "where events are published (none: no events)")
+        case .snapshotEndpoint: ("EP", "where serve answers event snapshot requests")
+        case .forwarderEndpoint: ("EP", "where the broker's forwarder takes workers' events in")
+        case .logRateLimit: ("N", "log lines a second per message below error (0: no limit)")
+        case .metricsConnections: ("N", "metrics connections kept open at once")
+        case .metricsTimeout: ("MS", "time a metrics connection has to be answered")
+        case .snapshotPageBytes: ("BYTES", "the most bytes of one event snapshot page")
+        case .maxReplyBytes: ("BYTES", "the most bytes of items one list or search page holds")
+        case .maxBatch: ("MS", "the longest the broker handles other messages before sending replies owed")
+        case .maxConnections: ("N", "connections the broker holds at once (lowered to the descriptor limit - 256)")
+        case .maxInputBytes: ("BYTES", "bytes a connection may have received that the broker has not taken as messages")
+        case .maxOutputBytes: ("BYTES", "bytes sent to a peer that it has not read before it is cut")
+        }
+    }
+}

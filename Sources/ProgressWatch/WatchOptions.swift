@@ -1,0 +1,60 @@
+import CommandSyntax
+import Events
+
+/// What `lyceum watch` was asked for, read from its command line.
+struct WatchOptions {
+    /// How events are shown.
+    enum Output {
+        /// A redrawn dashboard, when standard output is a terminal.
+        case dashboard
+        /// One readable line per event.
+        case lines
+        /// One event body (JSON) per line.
+        case json
+    }
+
+    /// The events endpoint (PUB or forwarder XPUB).
+    var eventsEndpoint = EventEndpoints.publish
+    /// The snapshot endpoint; `nil` starts empty.
+    var snapshotEndpoint: String? = EventEndpoints.snapshot
+    /// Only this course, when set.
+    var course: String?
+    /// Only this learner, when set.
+    var learner: String?
+    /// How events are shown; `nil` chooses by whether standard output is a terminal.
+    var output: Output?
+    /// Exit after this many events, when set.
+    var limit: Int?
+
+    /// The options of `lyceum watch`.
+    static let declarations: [Option] = [
+        Option("connect", .text(placeholder: "EP"), help: "events endpoint (PUB or forwarder XPUB)", default: EventEndpoints.publish),
+        Option("snapshot", .text(placeholder: "EP"), help: "snapshot endpoint to load the current state from",
+               default: EventEndpoints.snapshot, exclusiveGroup: "snapshot"),
+        Option("no-snapshot", .none, help: """
+            start empty; sources behind a forwarder are still snapshotted at the
+            endpoint their heartbeats advertise
+            """, exclusiveGroup: "snapshot"),
+        Option("course", .text(placeholder: "ID"), help: "only this course"),
+        Option("learner", .text(placeholder: "ID"), help: "only this learner"),
+        Option("json", .none, help: "one event body (JSON) per line, for scripts", exclusiveGroup: "output"),
+        Option("plain", .none, help: "one readable line per event (the default when stdout is not a terminal)", exclusiveGroup: "output"),
+        Option("limit", .integer(placeholder: "N", range: 1...Int.max), help: "exit after N events"),
+    ]
+
+    /// The options `parsed` gives (parsed against ``declarations``).
+    /// - Throws: `UsageError` for an empty endpoint or id.
+    init(_ parsed: ParsedArguments) throws(UsageError) {
+        func nonEmpty(_ name: String) throws(UsageError) -> String? {
+            guard let text = parsed.text(name) else { return nil }
+            guard !text.isEmpty else { throw UsageError(option: name, "expected a value, got ''") }
+            return text
+        }
+        eventsEndpoint = try nonEmpty("connect") ?? eventsEndpoint
+        snapshotEndpoint = parsed.contains("no-snapshot") ? nil : try nonEmpty("snapshot") ?? snapshotEndpoint
+        course = try nonEmpty("course")
+        learner = try nonEmpty("learner")
+        output = parsed.contains("json") ? .json : parsed.contains("plain") ? .lines : nil
+        limit = parsed.integer("limit")
+    }
+}
