@@ -21,6 +21,9 @@ struct Findings: @unchecked Sendable {
         }
     }
 
+    /// The findings without the acknowledged writes, for messages.
+    var summary: [String: Any] { values.filter { $0.key != "acknowledged" } }
+
     subscript(key: String) -> Any? { values[key] }
 }
 

@@ -11,7 +11,6 @@ struct HostilePeerTests {
     func routingIdCollision() throws {
         let target = try Target.serve()
         let findings = try Attacker.run("routing_ids.py", against: target)
-        #expect(findings["learned"] is String, "the attack did not learn the automatic id:\n\(findings.transcript)")
         try target.expectSurvived("routing ids", findings)
     }
 
@@ -39,7 +38,7 @@ struct HostilePeerTests {
     @Test("3c: large list replies that are never read", .timeLimit(.minutes(2)))
     func unreadListReplies() throws {
         let target = try Target.serve()
-        let findings = try Attacker.run("unread_lists.py", against: target, ["--seconds", "3"], limit: .seconds(90))
+        let findings = try Attacker.run("unread_lists.py", against: target, ["--seconds", "6"], limit: .seconds(90))
         try target.expectSurvived("unread list replies", findings)
     }
 
@@ -47,6 +46,9 @@ struct HostilePeerTests {
     func unreadSnapshots() throws {
         let target = try Target.serve()
         let findings = try Attacker.run("unread_snapshots.py", against: target, ["--seconds", "3"], limit: .seconds(90))
+        // Replies capped in bytes (paged): 1 MiB is this test's reading of "capped"; the table is larger.
+        let replyBytes = findings["snapshot_bytes"] as? Int ?? 0
+        #expect(replyBytes > 0 && replyBytes <= 1 << 20, "one 19-byte snapshot request got a \(replyBytes)-byte reply")
         try target.expectSurvived("unread snapshots", findings)
     }
 
@@ -64,8 +66,8 @@ struct HostilePeerTests {
     func descriptorExhaustion() throws {
         let target = try Target.serve(launcher: ["/usr/bin/prlimit", "--nofile=1024:4096", "--"])
         let findings = try Attacker.run("descriptors.py", against: target)
-        #expect(findings["new_client_answered"] as? Bool == true, "a new client got no reply: \(findings.values)")
-        #expect(findings["metrics_ok"] as? Bool == true, "/metrics did not answer: \(findings.values)")
+        #expect(findings["new_client_answered"] as? Bool == true, "a new client got no reply: \(findings.summary)")
+        #expect(findings["metrics_ok"] as? Bool == true, "/metrics did not answer: \(findings.summary)")
         let cpu = findings["idle_cpu_fraction"] as? Double ?? 1
         #expect(cpu < 0.5, "the server used \(Int(cpu * 100))% of a core while the connections idled")
         try target.expectSurvived("descriptor exhaustion", findings)
@@ -76,12 +78,16 @@ struct HostilePeerTests {
         let target = try Target.serve()
         let findings = try Attacker.run("log_flood.py", against: target, ["--seconds", "10"])
         let log = target.log()
-        let lines = log.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-        let longest = lines.map(\.count).max() ?? 0
-        print("abuse log flood: \(lines.count) log lines, \(log.count) bytes, longest line \(longest) bytes")
-        #expect(lines.count <= 2_000, "\(lines.count) log lines for the flood")
+        var (lines, longest, current) = (0, 0, 0)
+        for byte in log {
+            if byte == UInt8(ascii: "\n") { (lines, longest, current) = (lines + 1, max(longest, current), 0) } else { current += 1 }
+        }
+        // Bools and counts only in the expectations: a failing one prints what it captured.
+        let countsSuppressed = log.range(of: Data("suppressed".utf8)) != nil
+        print("abuse log flood: \(lines) log lines, \(log.count) bytes, longest line \(longest) bytes")
+        #expect(lines <= 2_000, "\(lines) log lines for the flood")
         #expect(log.count <= 1 << 20, "\(log.count) bytes of log for the flood")
-        #expect(String(decoding: log, as: UTF8.self).contains("suppressed"), "the log does not say how many warnings it suppressed")
+        #expect(countsSuppressed, "the log does not say how many warnings it suppressed")
         #expect(longest <= 4096, "a log line of \(longest) bytes")
         let replyBytes = findings["long_name_reply_bytes"] as? Int
         #expect(replyBytes != nil && replyBytes! <= 4096, "the reply to a 1 MiB service name: \(replyBytes.map { "\($0) bytes" } ?? "none")")

@@ -9,6 +9,7 @@ import argparse
 import json
 import os
 import resource
+import select
 import socket
 import struct
 import sys
@@ -219,13 +220,67 @@ def tcp_address(endpoint):
     return host, int(port)
 
 
+def open_idle_connections(addresses, count):
+    """Opens `count` TCP connections spread over `addresses` and sends nothing on them.
+    Non-blocking: once a server stops accepting, connects wait in its backlog or in SYN
+    retries, and must not cost a timeout each. Returns (the sockets, how many connected)."""
+    held = []
+    for index in range(count):
+        connection = socket.socket()
+        connection.setblocking(False)
+        connection.connect_ex(addresses[index % len(addresses)])
+        held.append(connection)
+    time.sleep(1.0)
+    poller = select.poll()
+    for connection in held:
+        poller.register(connection, select.POLLOUT)
+    connected = sum(1 for _, events in poller.poll(0) if events & select.POLLOUT and not events & (select.POLLERR | select.POLLHUP))
+    return held, connected
+
+
+def pipelined(client, service, requests, window=200, timeout=30.0):
+    """Sends `requests` with at most `window` in flight (below the broker's queue limits);
+    returns each reply parsed as JSON, or None for a reply that is not (a broker error)."""
+    replies = []
+    pending = 0
+    for request in requests:
+        if pending == window:
+            replies.append(_parsed(client.receive(timeout)))
+            pending -= 1
+        client.send(service, request)
+        pending += 1
+    for _ in range(pending):
+        replies.append(_parsed(client.receive(timeout)))
+    return replies
+
+
+def _parsed(frames):
+    if not frames or len(frames) != 1:
+        return None
+    try:
+        return json.loads(frames[0])
+    except ValueError:
+        return None
+
+
+def acknowledged_books(learner, replies):
+    """The books that `create` replies for `learner` acknowledged, as the Swift test reads them back."""
+    return [{"learner": learner, "id": reply["result"]["book"]["id"], "title": reply["result"]["book"]["title"]}
+            for reply in replies if reply and reply.get("ok")]
+
+
 class RawZMTP:
     """A ZMTP 3.0 peer spoken by hand over a plain TCP socket: the greeting, the NULL
     mechanism's READY, then frames of any size and flags — including a message never finished,
     which no ZeroMQ library will send."""
 
-    def __init__(self, endpoint, socket_type=b"DEALER", timeout=5.0):
-        self.socket = socket.create_connection(tcp_address(endpoint), timeout=timeout)
+    def __init__(self, endpoint, socket_type=b"DEALER", timeout=5.0, receive_buffer=None):
+        self.socket = socket.socket()
+        if receive_buffer:
+            # Set before connecting, so the window the peer may fill stays this small.
+            self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+        self.socket.settimeout(timeout)
+        self.socket.connect(tcp_address(endpoint))
         signature = b"\xff" + b"\x00" * 8 + b"\x7f"
         mechanism = b"NULL".ljust(20, b"\x00")
         self.socket.sendall(signature + bytes([3, 0]) + mechanism + b"\x00" + b"\x00" * 31)
@@ -264,6 +319,11 @@ class RawZMTP:
             header = bytes([flags | 0x02]) + struct.pack(">Q", len(data))
         self.socket.sendall(header)
         self.socket.sendall(data)
+
+    def send_message(self, frames):
+        """Sends a whole message, e.g. an MDP request `[b"", MDP_CLIENT, service, body]`."""
+        for index, frame in enumerate(frames):
+            self.send_frame(frame, more=index < len(frames) - 1)
 
     def close(self):
         self.socket.close()

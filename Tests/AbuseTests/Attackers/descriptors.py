@@ -1,30 +1,18 @@
 """Finding 5: more idle TCP connections than the server has descriptors (it runs with a soft
 limit of 1024), then a new client, a scrape of /metrics and the server's CPU while they idle."""
 
-import select
-import socket
 import time
 
-from abuse import Attack, Client, arguments, cpu_seconds, log, raise_descriptor_limit, tcp_address
+from abuse import Attack, Client, arguments, cpu_seconds, log, open_idle_connections, raise_descriptor_limit, tcp_address
 from metrics_http import scrape
 
 options = arguments(lambda parser: parser.add_argument("--connections", type=int, default=1100))
 raise_descriptor_limit(options.connections + 512)
 attack = Attack(options)
-address = tcp_address(options.endpoint)
-held = []
-for _ in range(options.connections):
-    # Non-blocking: once the server stops accepting, connects wait in its backlog or in SYN
-    # retries, and must not cost this script a timeout each.
-    connection = socket.socket()
-    connection.setblocking(False)
-    connection.connect_ex(address)
-    held.append(connection)
-time.sleep(1.0)
-poller = select.poll()
-for connection in held:
-    poller.register(connection, select.POLLOUT)
-connected = sum(1 for _, events in poller.poll(0) if events & select.POLLOUT and not events & (select.POLLERR | select.POLLHUP))
+# Spread over every listening endpoint, as the attacker in the issue did: each listener's backlog
+# holds some connections without a descriptor, so one endpoint alone exhausts fewer.
+addresses = [tcp_address(endpoint) for endpoint in (options.endpoint, options.events, options.snapshot) if endpoint]
+held, connected = open_idle_connections(addresses, options.connections)
 log(f"holding {len(held)} idle connection attempts, {connected} connected")
 time.sleep(1.0)
 

@@ -4,18 +4,13 @@ import socket
 import threading
 import time
 
-from abuse import Attack, arguments, log, raise_descriptor_limit
+from abuse import Attack, arguments, log, open_idle_connections, raise_descriptor_limit
 from metrics_http import scrape
 
 options = arguments(lambda parser: parser.add_argument("--idle", type=int, default=500))
 raise_descriptor_limit(options.idle + 512)
 attack = Attack(options)
-held = []
-for _ in range(options.idle):
-    try:
-        held.append(socket.create_connection(("127.0.0.1", options.metrics_port), timeout=0.5))
-    except OSError:
-        pass
+held, connected = open_idle_connections([("127.0.0.1", options.metrics_port)], options.idle)
 stop = threading.Event()
 
 
@@ -37,8 +32,8 @@ results = []
 for _ in range(5):
     ok, seconds = scrape(options.metrics_port, timeout=3.0)
     results.append({"ok": ok, "ms": round(seconds * 1000, 1)})
-log(f"{len(held)} idle connections and a slow one; scrapes: {results}")
+log(f"{connected} of {len(held)} idle connections established, and a slow one; scrapes: {results}")
 stop.set()
 for connection in held:
     connection.close()
-attack.finish(idle_connections=len(held), scrapes=results)
+attack.finish(idle_connections=connected, scrapes=results)

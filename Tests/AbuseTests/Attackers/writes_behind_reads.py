@@ -5,24 +5,14 @@ timed."""
 import json
 import time
 
-from abuse import Attack, Client, book, arguments, log
+from abuse import Attack, Client, acknowledged_books, arguments, book, log, pipelined
 
 options = arguments(lambda parser: (parser.add_argument("--books", type=int, default=61),
                                     parser.add_argument("--in-flight", type=int, default=8)))
 attack = Attack(options)
 setup = Client(attack.context, options.endpoint)
-acknowledged = []
-for index in range(options.books):
-    title = "e" + "\u0301" * 30000 + chr(0x41 + index % 26)
-    setup.send("books", book("abuse-accents", title))
-for _ in range(options.books):
-    reply = setup.receive(30)
-    if reply is None:
-        break
-    parsed = json.loads(reply[0])
-    if parsed.get("ok"):
-        created = parsed["result"]["book"]
-        acknowledged.append({"learner": "abuse-accents", "id": created["id"], "title": created["title"]})
+titles = ("e" + "\u0301" * 30000 + chr(0x41 + index % 26) for index in range(options.books))
+acknowledged = acknowledged_books("abuse-accents", pipelined(setup, "books", (book("abuse-accents", title) for title in titles)))
 log(f"{len(acknowledged)} books with 60 KB one-character titles")
 
 readers = Client(attack.context, options.endpoint)
