@@ -48,7 +48,7 @@ enum Attacker {
         let status = child.waitForExit(timeout: limit)
         let transcript = child.lines.joined(separator: "\n")
         try #require(status != nil, "\(script) still ran after \(limit): the attack hung it\n\(transcript)")
-        try #require(status == 0, "\(script) failed with status \(status!)\n\(transcript)")
+        try #require(status == 0, "\(script) failed with status \(status!) (lyceum running: \(target.process.isRunning))\n\(transcript)")
         let line = try #require(child.lines.last(where: { $0.hasPrefix("RESULT ") }), "\(script) reported nothing\n\(transcript)")
         let object = try JSONSerialization.jsonObject(with: Data(line.dropFirst("RESULT ".count).utf8))
         return Findings(values: try #require(object as? [String: Any]), transcript: transcript)

@@ -26,8 +26,11 @@ log(f"{written} progress writes; one snapshot is {snapshot_bytes} bytes")
 reader.close()
 # Raw ZMTP with a small receive buffer: a pyzmq socket would read the replies off the wire.
 hoarder = RawZMTP(options.snapshot, receive_buffer=4096)
-for _ in range(options.requests):
-    hoarder.send_message([b"SNAPSHOT", b"progress/"])
+try:
+    for _ in range(options.requests):
+        hoarder.send_message([b"SNAPSHOT", b"progress/"])
+except OSError as error:
+    log(f"the server dropped the hoarding connection: {error}")  # what a byte cap per peer may do
 time.sleep(options.seconds)
 hoarder.close()
 attack.finish(progress_writes=written, snapshot_bytes=snapshot_bytes, unread_requests=options.requests)
