@@ -20,7 +20,7 @@ reader = attack.context.socket(zmq.DEALER)
 reader.setsockopt(zmq.LINGER, 0)
 reader.connect(options.snapshot)
 reader.send_multipart([b"SNAPSHOT", b"progress/"])
-snapshot = reader.recv_multipart() if reader.poll(10_000) else []
+snapshot = reader.recv_multipart() if reader.poll(30_000) else []  # generous: a loaded machine
 snapshot_bytes = sum(len(frame) for frame in snapshot)
 log(f"{written} progress writes; one snapshot is {snapshot_bytes} bytes")
 reader.close()
