@@ -74,4 +74,4 @@ SEED ?=
 fuzz:
 	@scripts/ensure-deps.sh test
 	$(SWIFT) build --build-tests
-	ABUSE_FUZZ_SECONDS=$(SECONDS) ABUSE_FUZZ_SEED=$(SEED) $(SWIFT) test --skip-build --filter 'AbuseTests.FuzzTests'
+	ABUSE_FUZZ_SECONDS=$(SECONDS) ABUSE_FUZZ_SEED=$(SEED) $(SWIFT) test --skip-build --filter 'HostilePeerTests/fuzz'

@@ -5,10 +5,9 @@ import Testing
 /// The seeded, time-boxed fuzzer (`Attackers/fuzz.py`) against `lyceum serve`, followed by the
 /// abuse suite's invariants. A few seconds in the suite; `make fuzz SECONDS=600 SEED=42` runs it
 /// longer (through ABUSE_FUZZ_SECONDS and ABUSE_FUZZ_SEED). The seed is printed, so a failure can
-/// be replayed.
-@Suite(.enabled(if: pythonHasZMQ, "needs Debian's python3-zmq (scripts/ensure-deps.sh test)"))
-struct FuzzTests {
-    @Test("random frames and mutated MDP and JSON requests leave the server serving")
+/// be replayed. In the serialized suite, so that it never runs beside an attack that measures.
+extension HostilePeerTests {
+    @Test("fuzz: random frames and mutated MDP and JSON requests leave the server serving")
     func fuzz() throws {
         let environment = ProcessInfo.processInfo.environment
         let seconds = environment["ABUSE_FUZZ_SECONDS"].flatMap(Int.init) ?? 4
