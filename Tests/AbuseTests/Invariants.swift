@@ -7,7 +7,7 @@ extension Target {
     /// baseline, ordinary requests are answered within 2 s, and every write acknowledged during
     /// the attack reads back. Prints the figures, which the report quotes.
     func expectSurvived(_ name: String, _ findings: Findings, allowanceMiB: Int = 256) throws {
-        try #require(process.isRunning, "\(name): lyceum died (status \(process.waitForExit(timeout: .seconds(1)).map(String.init) ?? "?")); attacker:\n\(findings.transcript)")
+        try #require(process.isRunning, "\(name): lyceum died (status \(process.waitForExit(timeout: .seconds(1)).map(String.init) ?? "?")); attacker:\n\(findings.transcript)\nthe end of its log:\n\(String(decoding: log().suffix(1500), as: UTF8.self))")
         if let worker { #expect(worker.isRunning, "\(name): the worker died") }
         let now = residentKiB() ?? 0
         let peak = max(now, findings.peakKiB)
