@@ -49,15 +49,15 @@ let package = Package(
 
         // The learning services' domain: JSON of our own, catalog, books, progress, and the
         // request envelope that the Majordomo workers call. No sockets below this line.
-        .target(name: "JSON"),
+        .target(name: "JSON", dependencies: ["Logging"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .target(name: "Catalog", dependencies: ["JSON"], resources: [.copy("SampleCatalog")]),
         .testTarget(name: "CatalogTests", dependencies: ["Catalog", "JSON"]),
-        .target(name: "Books", dependencies: ["JSON", "Journal"]),
+        .target(name: "Books", dependencies: ["JSON", "Journal", "Logging"]),
         .testTarget(name: "BooksTests", dependencies: ["Books", "JSON", "Journal"]),
-        .target(name: "Progress", dependencies: ["JSON", "Journal", "Catalog"]),
+        .target(name: "Progress", dependencies: ["JSON", "Journal", "Catalog", "Logging"]),
         .testTarget(name: "ProgressTests", dependencies: ["Progress", "Catalog", "JSON", "Journal"]),
-        .target(name: "LearningServices", dependencies: ["JSON", "Journal", "Catalog", "Books", "Progress"]),
+        .target(name: "LearningServices", dependencies: ["JSON", "Journal", "Catalog", "Books", "Progress", "Logging"]),
         .testTarget(name: "LearningServicesTests", dependencies: ["LearningServices", "JSON", "Journal", "Catalog", "Books", "Progress"]),
         // Progress and book events: PUB with sequence numbers, Clone-pattern snapshots, the XSUB/XPUB forwarder
         // and the subscriber that `lyceum watch` uses. Socket code; the domain arrives as values.
@@ -79,7 +79,7 @@ let package = Package(
         .testTarget(
             name: "LyceumServerTests",
             dependencies: ["LyceumServer", "LearningServices", "Catalog", "Books", "Majordomo", "ZeroMQ", "Journal", "Events", "LyceumTestSupport", "lyceum"],
-            exclude: ["Clients"]
+            exclude: ["Clients", "Fixtures"]
         ),
 
         // Issue 14's abuse suite and fuzzer: the real `lyceum serve`/`broker`/`worker` (the dependency

@@ -60,12 +60,12 @@ for index in 0..<replayCount {
 }
 let decodeStart = cpuNanoseconds()
 var decoded = 0
-for change in payloads where Book(journalValue: change.value!) != nil { decoded += 1 }
+for change in payloads where (try? Book(journalValue: change.value!)) != nil { decoded += 1 }
 let decodeSeconds = Double(cpuNanoseconds() - decodeStart) / 1e9
 FileHandle.standardError.write(Data("decoding \(decoded) book payloads alone: \(String(format: "%.2f", decodeSeconds)) s\n".utf8))
 let replayStart = cpuNanoseconds()
 var state = BooksState()
-for change in payloads { state.apply(change) }
+for change in payloads { try state.apply(change) }
 let replaySeconds = Double(cpuNanoseconds() - replayStart) / 1e9
 FileHandle.standardError.write(Data("replay of \(state.library.count) books: \(String(format: "%.2f", replaySeconds)) s\n".utf8))
 

@@ -1,4 +1,5 @@
 import Journal
+import Logging
 
 /// Every learner's books: a copy-on-write value built from journal changes in the `books`
 /// collection, with pure functions that plan changes and a single `apply` that performs them.
@@ -9,8 +10,6 @@ public struct BookLibrary: JournalState, Sendable {
     private var shelves: [String: [BookID: Book]] = [:]
     /// Number of books across all learners.
     public private(set) var count = 0
-    /// Changes that `apply` could not decode (corrupt or foreign payloads); they are skipped.
-    public private(set) var undecodableChanges = 0
 
     /// An empty library.
     public init() {}
@@ -69,12 +68,15 @@ public struct BookLibrary: JournalState, Sendable {
     }
 
     /// Applies a `books` change; changes of other collections are ignored.
-    public mutating func apply(_ change: JournalChange) {
+    /// - Throws: `UndecodableValue` for a put whose value is not a book this build reads, or a
+    ///   key that names no book; the library is unchanged then.
+    public mutating func apply(_ change: JournalChange) throws(UndecodableValue) {
         guard change.collection == Self.collection else { return }
         guard let value = change.value else {
-            guard let slash = change.key.lastIndex(of: "/") else { return }
+            guard let slash = change.key.lastIndex(of: "/"),
+                  let id = BookID(String(change.key[change.key.index(after: slash)...]))
+            else { throw UndecodableValue(change, .malformed("the key is not learner/book-id")) }
             let learner = String(change.key[..<slash])
-            guard let id = BookID(String(change.key[change.key.index(after: slash)...])) else { return }
             if shelves[learner]?.removeValue(forKey: id) != nil {
                 count -= 1
                 if shelves[learner]?.isEmpty == true { shelves[learner] = nil }
@@ -83,10 +85,9 @@ public struct BookLibrary: JournalState, Sendable {
         }
         // A put's payload names its learner and id (the key is derived from them on write), so
         // replay does not split every key into new strings.
-        guard let book = Book(journalValue: value), let id = BookID(book.id) else {
-            undecodableChanges += 1
-            return
-        }
+        let book: Book
+        do throws(ValueDecodingError) { book = try Book(journalValue: value) } catch { throw UndecodableValue(change, error) }
+        guard let id = BookID(book.id) else { throw UndecodableValue(change, .malformed("the id \"\(book.id)\" is not a book id")) }
         if shelves[book.learner, default: [:]].updateValue(book, forKey: id) == nil { count += 1 }
     }
 
@@ -99,7 +100,7 @@ public struct BookLibrary: JournalState, Sendable {
 
     private func existing(_ id: String, of learner: String, expectedVersion: Int?) throws(BookError) -> Book {
         guard let book = book(id, of: learner) else {
-            throw BookError(.notFound, field: "id", "no book \(id) in the library of \(learner)")
+            throw BookError(.notFound, field: "id", "no book \(PeerText.excerpt(id)) in the library of \(PeerText.excerpt(learner))")
         }
         if let expectedVersion, expectedVersion != book.version {
             throw BookError(.versionConflict, field: "expected_version", "the book is at version \(book.version), not \(expectedVersion)")

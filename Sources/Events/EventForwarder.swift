@@ -48,6 +48,9 @@ public final class EventForwarder: Service {
             for endpoint in publisherEndpoints { try upstream.bind(endpoint) }
             downstream = try context.socket(.extendedPublisher)
             try downstream.set(.sendHighWaterMark, to: sendHighWaterMark)
+            // Bounds each prefix before libzmq stores it, here and in every publisher upstream,
+            // since only what this socket accepts is passed up through the XSUB.
+            try downstream.set(.maxMessageSize, to: EventTopic.maxSubscriptionMessageBytes)
             for endpoint in subscriberEndpoints { try downstream.bind(endpoint) }
         } catch {
             let failure = EventsError(error)

@@ -200,6 +200,7 @@ public final class EventPublisher: Service {
         do {
             publisher = try context.socket(.extendedPublisher)
             try publisher.set(.sendHighWaterMark, to: configuration.sendHighWaterMark)
+            try publisher.set(.maxMessageSize, to: EventTopic.maxSubscriptionMessageBytes)
             for endpoint in configuration.publishEndpoints { try publisher.bind(endpoint) }
             for endpoint in configuration.forwarderEndpoints { try publisher.connect(endpoint) }
             snapshots = try context.socket(.router)

@@ -20,6 +20,18 @@ public enum EventTopic {
     /// The heartbeat topic.
     public static let heartbeat = "hb/"
 
+    /// The longest subscription prefix an XPUB of Lyceum's takes, in bytes; a longer one is a
+    /// subscription message over the socket's `ZMQ_MAXMSGSIZE` (``maxSubscriptionMessageBytes``), so
+    /// libzmq drops the peer's connection before the prefix reaches its subscription trie
+    /// (whose recursion a 128 KiB prefix overflows, and where a stored byte costs about 36).
+    /// Real prefixes (a topic up to the learner or book id) are far shorter.
+    public static let maxSubscriptionBytes = 1024
+
+    /// `ZMQ_MAXMSGSIZE` for a socket that receives subscriptions: ``maxSubscriptionBytes`` and
+    /// what precedes the prefix in the frame, 10 bytes for a ZMTP 3.1 `SUBSCRIBE` command (its
+    /// length byte and name; libzmq 4.3 peers send these) or 1 for a ZMTP 3.0 subscribe byte.
+    public static let maxSubscriptionMessageBytes = Int64(maxSubscriptionBytes + 10)
+
     /// The topic of a progress event of `learner` in `course`.
     public static func progress(course: String, learner: String) -> String {
         progress + escape(course) + "/" + escape(learner)

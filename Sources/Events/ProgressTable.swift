@@ -58,7 +58,8 @@ public struct ProgressTable: Sendable {
     /// `lessonIDs` gives them (in order); revisions are 0.
     public init(records: ProgressRecords, lessonIDs: (_ course: String) -> [String]) {
         for change in records.snapshot() {
-            guard let value = change.value, let progress = CourseProgress(journalValue: value) else { continue }
+            // The records decoded these values when they took them, so they decode again.
+            guard let value = change.value, let progress = try? CourseProgress(journalValue: value) else { continue }
             let summary = ProgressSummary(progress, lessonIDs: lessonIDs(progress.course))
             insert(ProgressEntry(learner: progress.learner, course: progress.course, revision: 0, summary: summary))
         }

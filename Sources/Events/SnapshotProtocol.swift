@@ -6,6 +6,6 @@ public enum SnapshotProtocol {
     public static let snapshotCommand = "SNAPSHOT"
     /// The command frame of a refused request.
     public static let errorCommand = "ERROR"
-    /// The longest prefix accepted, in bytes.
-    public static let maxPrefixBytes = 1024
+    /// The longest prefix accepted, in bytes: the longest a subscription may have.
+    public static let maxPrefixBytes = EventTopic.maxSubscriptionBytes
 }

@@ -1,3 +1,5 @@
+import Logging
+
 /// Reads the members of one JSON object by name, checking types and ranges, and reports
 /// problems with the JSONPath of the member. It remembers which members were read so that
 /// `rejectUnknownMembers()` can refuse anything else.
@@ -20,14 +22,17 @@ public struct JSONObjectReader {
     /// The JSONPath of member `key`.
     public func path(of key: String) -> String { JSONObjectReader.path(path, key) }
 
-    /// The JSONPath of member `key` of the object at `parent`.
+    /// The JSONPath of member `key` of the object at `parent`. A key that a peer may have made
+    /// up is shown as ``PeerText`` shows it (cut and escaped), so that an error naming an unknown
+    /// field never repeats a huge or unprintable name whole.
     public static func path(_ parent: String, _ key: String) -> String {
-        let plain = !key.isEmpty && key.utf8.allSatisfy { byte in
+        let shown = PeerText.excerpt(key)
+        let plain = !key.isEmpty && shown == key && key.utf8.allSatisfy { byte in
             (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
         }
         if plain { return parent + "." + key }
-        return parent + "[" + String(decoding: JSONValue.string(key).serialized(), as: UTF8.self) + "]"
+        return parent + "[" + String(decoding: JSONValue.string(shown).serialized(), as: UTF8.self) + "]"
     }
 
     /// The member's value, or `nil` when absent or `null`; marks it as read.

@@ -28,14 +28,16 @@ extension Journal {
     ///
     /// `capture` must take the lock under which the caller appends and applies, and return a
     /// copy of its state (cheap for copy-on-write values) together with `lastSequence` read under
-    /// that same lock. The snapshot is built from the copy without holding any lock. Steps: write
+    /// that same lock; it throws to refuse the compaction, e.g. when the state could not take a
+    /// change the journal holds, which a snapshot of it would drop. The snapshot is built from the
+    /// copy without holding any lock. Steps: write
     /// the snapshot to a temporary file, append the records committed meanwhile, sync it, rename
     /// it over the journal, sync the directory. A crash at any step leaves either the old or the
     /// new journal, both complete; the next `open` removes the temporary file.
     @discardableResult
     public func compact(
         progress: ((JournalProgress) -> Void)? = nil,
-        capture: () -> (state: any JournalState, sequence: UInt64)
+        capture: () throws -> (state: any JournalState, sequence: UInt64)
     ) throws -> CompactionReport {
         try writer.withLock { state in
             guard !state.isClosed else { throw JournalError(.closed, "the journal is closed", path: state.file.path) }
@@ -48,7 +50,7 @@ extension Journal {
 
     /// Lets `append` start a compaction on a background thread whenever `isCompactionDue`;
     /// `capture` has the same contract as in `compact(progress:capture:)`.
-    public func enableAutomaticCompaction(capture: @escaping @Sendable () -> (state: any JournalState, sequence: UInt64)) {
+    public func enableAutomaticCompaction(capture: @escaping @Sendable () throws -> (state: any JournalState, sequence: UInt64)) {
         writer.withLock { $0.automaticCompaction = capture }
     }
 
@@ -83,12 +85,12 @@ extension Journal {
     }
 
     private func compactClaimed(
-        progress: ((JournalProgress) -> Void)?, capture: () -> (state: any JournalState, sequence: UInt64)
+        progress: ((JournalProgress) -> Void)?, capture: () throws -> (state: any JournalState, sequence: UInt64)
     ) throws -> CompactionReport {
         let (oldFile, startOffset, startSequence, bytesBefore) = writer.withLock {
             ($0.file, $0.endOffset, $0.lastSequence, $0.endOffset)
         }
-        let captured = capture()
+        let captured = try capture()
         let current = lastSequence
         guard captured.sequence >= startSequence, captured.sequence <= current else {
             throw JournalError(.compactionRejected, "the captured state reflects sequence \(captured.sequence), outside \(startSequence)...\(current): capture it under the lock that orders appends", path: oldFile.path, sequence: captured.sequence)

@@ -54,7 +54,7 @@ public final class Journal: Sendable {
         /// Set when `close()` begins: no appends or compactions start after it.
         var isClosed = false
         var lock: DirectoryLock?
-        var automaticCompaction: (@Sendable () -> (state: any JournalState, sequence: UInt64))?
+        var automaticCompaction: (@Sendable () throws -> (state: any JournalState, sequence: UInt64))?
     }
 
     /// Opens (creating if needed) the journal in `directory`, recovers it, and replays every

@@ -25,6 +25,9 @@ public struct JournalError: Error, Sendable, Equatable, CustomStringConvertible 
         public static let midJournalCorruption = Code(name: "midJournalCorruption")
         /// The compacted snapshot at the start of the journal is damaged or incomplete.
         public static let corruptSnapshot = Code(name: "corruptSnapshot")
+        /// A checksummed record holds a value that the services cannot decode, or one written in a
+        /// newer value format: the journal is refused, nothing is skipped.
+        public static let undecodableValue = Code(name: "undecodableValue")
         /// A valid record's sequence number is not exactly one more than its predecessor's.
         public static let sequenceGap = Code(name: "sequenceGap")
         /// The journal was closed; nothing more can be appended.

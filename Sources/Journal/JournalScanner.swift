@@ -62,7 +62,10 @@ enum JournalScanner {
                 scan.problem = JournalError(.corruptSnapshot, "snapshot part \(scan.snapshotParts) of \(parts) is missing or damaged", path: path, offset: scan.validEnd, sequence: base)
                 return scan
             }
-            for change in changes { state.apply(change) }
+            if let problem = apply(changes, to: &state, path: path, offset: scan.validEnd, sequence: base) {
+                scan.problem = problem
+                return scan
+            }
             changes.removeAll(keepingCapacity: true)
             scan.snapshotParts += 1
             scan.validEnd = reader.position
@@ -90,7 +93,10 @@ enum JournalScanner {
                 scan.problem = JournalError(.sequenceGap, "a valid record has sequence number \(sequence) where \(expected) was expected (a \(sequence < expected ? "duplicate" : "gap"))", path: path, offset: line.offset, sequence: expected)
                 return scan
             }
-            for change in changes { state.apply(change) }
+            if let problem = apply(changes, to: &state, path: path, offset: line.offset, sequence: sequence) {
+                scan.problem = problem
+                return scan
+            }
             changesApplied += changes.count
             changes.removeAll(keepingCapacity: true)
             scan.records += 1
@@ -107,6 +113,25 @@ enum JournalScanner {
             }
         }
         return scan
+    }
+
+    /// Applies one valid line's changes; a change the state cannot decode becomes the scan's
+    /// problem, exactly like damage: replay stops there, and neither it nor anything after it is
+    /// skipped over. (The line's earlier changes may already be in the state; `open` discards
+    /// that state, `check` reports the problem.)
+    private static func apply<State: JournalState>(
+        _ changes: [JournalChange], to state: inout State, path: String, offset: UInt64, sequence: UInt64
+    ) -> JournalError? {
+        do {
+            for change in changes { try state.apply(change) }
+            return nil
+        } catch {
+            let advice = switch error.error {
+            case .newerFormat: "run the Lyceum that wrote it (or a newer one); this build must not rewrite it"
+            case .malformed: "nothing was skipped: run a Lyceum that reads this value, or correct the record by hand (and its crc) from a backup"
+            }
+            return JournalError(.undecodableValue, "\(error); \(advice)", path: path, offset: offset, sequence: sequence)
+        }
     }
 
     /// Whether any complete, checksummed line starts after the start of `damaged`, including inside

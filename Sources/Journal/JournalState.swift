@@ -23,7 +23,11 @@ public struct JournalChange: Sendable, Equatable {
 /// The in-memory state that a journal's records build; the caller owns it and its meaning.
 public protocol JournalState {
     /// Applies one committed change, during replay and after each acknowledged write.
-    mutating func apply(_ change: JournalChange)
+    ///
+    /// A change whose value the state cannot decode (or whose value format is newer than it
+    /// reads) throws, leaving the state as it was: replay then stops with a `JournalError`
+    /// naming the record, and never skips it. A state that takes every value need not throw.
+    mutating func apply(_ change: JournalChange) throws(UndecodableValue)
     /// Changes that rebuild the current state from nothing; compaction writes these.
     func snapshot() -> [JournalChange]
     /// Called during replay with an estimate of how many changes the whole journal holds, once

@@ -1,5 +1,7 @@
 import Books
 import JSON
+import Journal
+import Logging
 
 /// The `books` service: each learner's library. Operations: `create`, `get`, `update`, `delete`,
 /// `list`; see `protocol/README.md`.
@@ -25,9 +27,10 @@ public final class BooksService: LearningService {
 
     /// The state together with the log's last sequence number (`lastSequence()`, read under the
     /// service's write lock), both reflecting exactly the same writes: a journal compaction's
-    /// capture. Do not call it from inside `ChangeLog.append`.
-    public func captureState(lastSequence: () -> UInt64) -> (state: BooksState, sequence: UInt64) {
-        core.capture(sequence: lastSequence)
+    /// capture. Throws when a journaled write could not be applied, which the state would miss.
+    /// Do not call it from inside `ChangeLog.append`.
+    public func captureState(lastSequence: () -> UInt64) throws(UndecodableValue) -> (state: BooksState, sequence: UInt64) {
+        try core.capture(sequence: lastSequence)
     }
 
     /// Answers one request frame; see `LearningService`. A write is answered once it is durable.
@@ -57,7 +60,7 @@ public final class BooksService: LearningService {
                 try request.refuseRequestID()
                 completion((try list(&request), nil, nil))
             default:
-                throw ServiceError(.unknownOp, "books has no operation \(request.op); it has create, get, update, delete, list", field: "$.op")
+                throw ServiceError(.unknownOp, "books has no operation \(PeerText.excerpt(request.op)); it has create, get, update, delete, list", field: "$.op")
             }
         } catch {
             completion((Reply.failure(error), nil, nil))
@@ -98,7 +101,7 @@ public final class BooksService: LearningService {
         let (learner, id) = try request.read { (reader) throws(JSONReadError) in (try reader.learner(), try reader.string("id")) }
         return try core.read { (state) throws(ServiceError) in
             guard let book = state.library.book(id, of: learner) else {
-                throw ServiceError(.notFound, "no book \(id) in the library of \(learner)", field: "$.id")
+                throw ServiceError(.notFound, "no book \(PeerText.excerpt(id)) in the library of \(PeerText.excerpt(learner))", field: "$.id")
             }
             return Reply.success(serialized: book.resultJSON)
         }

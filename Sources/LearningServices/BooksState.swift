@@ -13,10 +13,11 @@ public struct BooksState: LedgeredState {
     public init() {}
 
     /// Routes `books` and `requests` changes; ignores others.
-    public mutating func apply(_ change: JournalChange) {
+    /// - Throws: `UndecodableValue` when the change's value does not decode; nothing changes then.
+    public mutating func apply(_ change: JournalChange) throws(UndecodableValue) {
         switch change.collection {
-        case BookLibrary.collection: library.apply(change)
-        case RequestLedger.collection: ledger.apply(change)
+        case BookLibrary.collection: try library.apply(change)
+        case RequestLedger.collection: try ledger.apply(change)
         default: break
         }
     }

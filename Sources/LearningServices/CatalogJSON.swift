@@ -1,5 +1,6 @@
 import Catalog
 import JSON
+import Logging
 
 /// The contract's representations of catalog entities.
 extension Course {
@@ -42,7 +43,7 @@ extension Quiz {
 extension Catalog {
     /// The course named by `$.course`, or `not_found`.
     func existingCourse(_ id: String) throws(ServiceError) -> Course {
-        guard let course = course(id) else { throw ServiceError(.notFound, "no course \(id) in the catalog", field: "$.course") }
+        guard let course = course(id) else { throw ServiceError(.notFound, "no course \(PeerText.excerpt(id)) in the catalog", field: "$.course") }
         return course
     }
 }
@@ -51,7 +52,7 @@ extension Course {
     /// The position of the lesson named by `$.lesson`, or `not_found`.
     func existingLessonIndex(_ id: String) throws(ServiceError) -> Int {
         guard let index = lessonIndex(id) else {
-            throw ServiceError(.notFound, "course \(self.id) has no lesson \(id)", field: "$.lesson")
+            throw ServiceError(.notFound, "course \(self.id) has no lesson \(PeerText.excerpt(id))", field: "$.lesson")
         }
         return index
     }

@@ -1,5 +1,6 @@
 import Catalog
 import JSON
+import Logging
 
 /// The `catalog` service: read-only queries over the catalog currently in `store`.
 /// Operations: `list_courses`, `get_course`, `get_lesson`, `get_quiz`, `list_categories`,
@@ -37,7 +38,7 @@ public final class CatalogService: LearningService {
             case "search": result = try search(&request, rendering)
             default:
                 throw ServiceError(
-                    .unknownOp, "catalog has no operation \(request.op); it has list_courses, get_course, get_lesson, get_quiz, list_categories, search",
+                    .unknownOp, "catalog has no operation \(PeerText.excerpt(request.op)); it has list_courses, get_course, get_lesson, get_quiz, list_categories, search",
                     field: "$.op")
             }
             return Reply.success(serialized: result)

@@ -1,5 +1,7 @@
 import Catalog
 import JSON
+import Journal
+import Logging
 import Progress
 
 /// The `progress` service: each learner's progress through the catalog's courses.
@@ -30,9 +32,10 @@ public final class ProgressService: LearningService {
 
     /// The state together with the log's last sequence number (`lastSequence()`, read under the
     /// service's write lock), both reflecting exactly the same writes: a journal compaction's
-    /// capture. Do not call it from inside `ChangeLog.append`.
-    public func captureState(lastSequence: () -> UInt64) -> (state: ProgressState, sequence: UInt64) {
-        core.capture(sequence: lastSequence)
+    /// capture. Throws when a journaled write could not be applied, which the state would miss.
+    /// Do not call it from inside `ChangeLog.append`.
+    public func captureState(lastSequence: () -> UInt64) throws(UndecodableValue) -> (state: ProgressState, sequence: UInt64) {
+        try core.capture(sequence: lastSequence)
     }
 
     /// Answers one request frame; see `LearningService`. A write is answered once it is durable.
@@ -90,7 +93,7 @@ public final class ProgressService: LearningService {
             default:
                 throw ServiceError(
                     .unknownOp,
-                    "progress has no operation \(request.op); it has mark_watched, mark_unwatched, save_position, begin_course, open_lesson, submit_quiz, get, list, course_stats",
+                    "progress has no operation \(PeerText.excerpt(request.op)); it has mark_watched, mark_unwatched, save_position, begin_course, open_lesson, submit_quiz, get, list, course_stats",
                     field: "$.op")
             }
         } catch {

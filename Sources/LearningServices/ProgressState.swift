@@ -13,10 +13,11 @@ public struct ProgressState: LedgeredState {
     public init() {}
 
     /// Routes `progress` and `requests` changes; ignores others.
-    public mutating func apply(_ change: JournalChange) {
+    /// - Throws: `UndecodableValue` when the change's value does not decode; nothing changes then.
+    public mutating func apply(_ change: JournalChange) throws(UndecodableValue) {
         switch change.collection {
-        case ProgressRecords.collection: records.apply(change)
-        case RequestLedger.collection: ledger.apply(change)
+        case ProgressRecords.collection: try records.apply(change)
+        case RequestLedger.collection: try ledger.apply(change)
         default: break
         }
     }

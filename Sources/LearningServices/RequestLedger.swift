@@ -23,8 +23,9 @@ public struct RequestLedger: Sendable {
     /// The service whose entries this ledger holds; others in the collection are ignored.
     public let service: String
     private var learners: [String: [String: Entry]] = [:]
-    /// Entries whose payload could not be decoded during `apply`; they are skipped.
-    public private(set) var undecodableChanges = 0
+    /// The newest value format of a stored entry, the one this build writes. Version 1 is also
+    /// what entries stored before values were versioned are.
+    public static let valueFormat = 1
 
     /// An empty ledger for `service`.
     public init(service: String) { self.service = service }
@@ -38,11 +39,8 @@ public struct RequestLedger: Sendable {
     func recording(_ reply: [UInt8], fingerprint: UInt64, learner: String, requestID: String) -> [JournalChange] {
         let entries = learners[learner] ?? [:]
         let sequence = (entries.values.map(\.sequence).max() ?? 0) + 1
-        let value: JSONValue = [
-            "sequence": .integer(sequence), "fingerprint": .integer(Int(bitPattern: UInt(fingerprint))),
-            "reply": JSONValue.parsedReply(reply),
-        ]
-        var changes = [JournalChange.put(Self.collection, key: key(learner, requestID), value: value.serialized())]
+        let entry = Entry(sequence: sequence, fingerprint: fingerprint, reply: reply)
+        var changes = [JournalChange.put(Self.collection, key: key(learner, requestID), value: entry.journalValue())]
         if entries.count >= Self.retainedPerLearner, let oldest = entries.min(by: { $0.value.sequence < $1.value.sequence }) {
             changes.append(.delete(Self.collection, key: key(learner, oldest.key)))
         }
@@ -50,12 +48,13 @@ public struct RequestLedger: Sendable {
     }
 
     /// Applies a `requests` change of this service; ignores any other change.
-    public mutating func apply(_ change: JournalChange) {
+    /// - Throws: `UndecodableValue` for a key that is not `service/learner/request_id`, or a put
+    ///   whose value is not an entry this build reads; the ledger is unchanged then.
+    public mutating func apply(_ change: JournalChange) throws(UndecodableValue) {
         guard change.collection == Self.collection, change.key.hasPrefix(service + "/") else { return }
         let rest = change.key.dropFirst(service.count + 1)
         guard let slash = rest.firstIndex(of: "/") else {
-            undecodableChanges += 1
-            return
+            throw UndecodableValue(change, .malformed("the key is not service/learner/request_id"))
         }
         let learner = String(rest[..<slash])
         let requestID = String(rest[rest.index(after: slash)...])
@@ -64,31 +63,44 @@ public struct RequestLedger: Sendable {
             if learners[learner]?.isEmpty == true { learners[learner] = nil }
             return
         }
-        guard case .success(let value) = Result(catching: { () throws(JSONParseError) in try JSONParser().parse(bytes) }),
-            case .integer(let sequence)? = value["sequence"], case .integer(let fingerprint)? = value["fingerprint"],
-            let reply = value["reply"]
-        else {
-            undecodableChanges += 1
-            return
+        do throws(ValueDecodingError) {
+            learners[learner, default: [:]][requestID] = try Entry(journalValue: bytes)
+        } catch {
+            throw UndecodableValue(change, error)
         }
-        learners[learner, default: [:]][requestID] = Entry(
-            sequence: sequence, fingerprint: UInt64(UInt(bitPattern: fingerprint)), reply: reply.serialized())
     }
 
     /// Changes that rebuild this ledger.
     public func snapshot() -> [JournalChange] {
         learners.flatMap { learner, entries in
-            entries.map { requestID, entry in
-                let value: JSONValue = [
-                    "sequence": .integer(entry.sequence), "fingerprint": .integer(Int(bitPattern: UInt(entry.fingerprint))),
-                    "reply": JSONValue.parsedReply(entry.reply),
-                ]
-                return .put(Self.collection, key: key(learner, requestID), value: value.serialized())
-            }
+            entries.map { requestID, entry in .put(Self.collection, key: key(learner, requestID), value: entry.journalValue()) }
         }
     }
 
     private func key(_ learner: String, _ requestID: String) -> String { service + "/" + learner + "/" + requestID }
+}
+
+extension RequestLedger.Entry {
+    /// The entry as a journal payload, stamped with `RequestLedger.valueFormat`.
+    func journalValue() -> [UInt8] {
+        let value: JSONValue = [
+            "value_format": .integer(RequestLedger.valueFormat), "sequence": .integer(sequence),
+            "fingerprint": .integer(Int(bitPattern: UInt(fingerprint))), "reply": JSONValue.parsedReply(reply),
+        ]
+        return value.serialized()
+    }
+
+    /// Decodes a journal payload of any value format up to `RequestLedger.valueFormat`.
+    init(journalValue bytes: [UInt8]) throws(ValueDecodingError) {
+        // Version 1 is the only format so far; a later one migrates older values here.
+        _ = try ValueFormat.version(of: bytes, newest: RequestLedger.valueFormat)
+        guard case .success(let value) = Result(catching: { () throws(JSONParseError) in try JSONParser().parse(bytes) })
+        else { throw .malformed("not JSON") }
+        guard case .integer(let sequence)? = value["sequence"] else { throw .malformed("sequence is missing or not an integer") }
+        guard case .integer(let fingerprint)? = value["fingerprint"] else { throw .malformed("fingerprint is missing or not an integer") }
+        let reply = try ValueDecodingError.required(value["reply"], "reply")
+        self.init(sequence: sequence, fingerprint: UInt64(UInt(bitPattern: fingerprint)), reply: reply.serialized())
+    }
 }
 
 extension JSONValue {

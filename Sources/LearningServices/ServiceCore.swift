@@ -25,6 +25,9 @@ final class ServiceCore<State: LedgeredState>: Sendable {
     private struct Guarded {
         var state: State
         var lastTicket: CommitTicket?
+        /// A journaled change the state could not take (a service writing a value its own
+        /// decoder refuses): a snapshot of the state would drop it, so compaction is refused.
+        var unapplied: UndecodableValue?
     }
 
     private let guarded: SleepingLock<Guarded>
@@ -46,8 +49,13 @@ final class ServiceCore<State: LedgeredState>: Sendable {
 
     /// A copy of the state together with `sequence()` evaluated under the same lock that orders
     /// appends and applies, so that the two describe exactly the same writes.
-    func capture(sequence: () -> UInt64) -> (state: State, sequence: UInt64) {
-        guarded.withLock { ($0.state, sequence()) }
+    /// - Throws: `UndecodableValue` when a journaled change could not be applied: the state
+    ///   misses it, so a compaction from this copy would lose it.
+    func capture(sequence: () -> UInt64) throws(UndecodableValue) -> (state: State, sequence: UInt64) {
+        try guarded.withLock { (guarded) throws(UndecodableValue) in
+            if let unapplied = guarded.unapplied { throw unapplied }
+            return (guarded.state, sequence())
+        }
     }
 
     /// Performs one write for `learner` and calls `completion` exactly once with its reply frame,
@@ -83,8 +91,13 @@ final class ServiceCore<State: LedgeredState>: Sendable {
             } catch {
                 return .failure(ServiceError(.unavailable, "the write could not be journaled: \(error)"))
             }
-            for change in changes { guarded.state.apply(change) }
             guarded.lastTicket = ticket
+            do throws(UndecodableValue) {
+                for change in changes { try guarded.state.apply(change) }
+            } catch {
+                guarded.unapplied = guarded.unapplied ?? error
+                return .failure(ServiceError(.internal, "the write was journaled but could not be applied: \(error)"))
+            }
             return .success((reply, ticket, decided.event))
         }
         // Outside the lock: with a log that is durable at once, `completion` runs inside this call.

@@ -108,9 +108,10 @@ public enum Commands {
         }
     }
 
-    /// Applies the log level and format of `settings` to every logger in the process.
+    /// Applies the log level, format and rate limit of `settings` to every logger in the process.
     public static func configureLogging(_ settings: Settings) {
         Logger.configure(level: settings.logLevel, format: settings.logFormat ?? Logger.defaultFormat)
+        Logger.configure(linesPerSecond: settings.logRateLimit)
     }
 
     /// The broker's timings, bounds and `mmi.status` answer, from `settings`.
@@ -155,7 +156,8 @@ public enum Commands {
         _ settings: Settings, report: ProcessReport, broker: Broker?, events: EventPublisher? = nil
     ) throws(MetricsEndpointError) -> [(name: String, service: any Service)] {
         guard settings.metricsPort != 0 else { return [] }
-        let endpoint = try MetricsEndpoint(port: settings.metricsPort) {
+        let limits = MetricsEndpoint.Limits(maxConnections: settings.metricsConnections, requestTimeout: settings.metricsTimeout)
+        let endpoint = try MetricsEndpoint(port: settings.metricsPort, limits: limits) {
             report.prometheusText(broker: broker?.snapshot, events: events?.counters)
         }
         return [("metrics", endpoint)]
@@ -192,6 +194,9 @@ public enum Commands {
         logger.info("starting", ["services": services.map(\.name).joined(separator: ",")])
         let status = ServiceGroup(services, reload: reload).run()
         logger.info("stopped", ["status": String(status)])
+        // The counts of lines refused since the last summary, which the summaries' thread would
+        // write within a second, are written before the process exits.
+        Logger.writeSuppressedSummaries()
         return status
     }
 }

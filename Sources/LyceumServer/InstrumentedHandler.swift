@@ -25,7 +25,7 @@ public enum InstrumentedHandler {
                 if logger.isEnabled(.debug) {
                     let envelope = Envelope(request: request)
                     logger.debug("request", [
-                        "service": service, "op": envelope.op ?? "", "request_id": envelope.requestID ?? "",
+                        "service": service, "op": PeerText.excerpt(envelope.op ?? ""), "request_id": PeerText.excerpt(envelope.requestID ?? ""),
                         "latency_us": String(Int(seconds * 1e6)), "code": code ?? "ok",
                     ])
                 }

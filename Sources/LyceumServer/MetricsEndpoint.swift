@@ -6,21 +6,42 @@ import Logging
 import Synchronization
 
 /// A minimal HTTP/1.0 responder on a loopback TCP port: `GET /metrics` answers with the
-/// Prometheus text exposition that `render` returns; anything else gets 404 or 405. One
-/// connection at a time, each closed after its response; a client that sends nothing within a
-/// second is dropped, so no client can hold the endpoint.
+/// Prometheus text exposition that `render` returns; anything else gets 404 or 405.
+///
+/// One thread of its own serves every connection through one `poll`, on non-blocking sockets,
+/// so that no client can hold it: each connection has ``Limits/requestTimeout`` for the whole
+/// exchange (not per read), at most ``Limits/maxConnections`` are open, and a new one beyond
+/// that closes the one idle the longest. `render` runs on this thread, never on the broker's.
+/// When the process is out of descriptors, a descriptor kept in reserve is given up to accept
+/// one scrape at a time; past that the endpoint stops accepting for a growing pause (never a
+/// busy loop) and keeps serving the connections it has.
 public final class MetricsEndpoint: Service {
+    /// The bounds on the endpoint's connections.
+    public struct Limits: Sendable, Equatable {
+        /// Connections open at once; a new one beyond them closes the one idle the longest.
+        public var maxConnections: Int
+        /// Time from accepting a connection to having sent its response; it is closed then.
+        public var requestTimeout: Duration
+
+        /// 32 connections, 2 seconds each.
+        public init(maxConnections: Int = 32, requestTimeout: Duration = .seconds(2)) {
+            self.maxConnections = maxConnections
+            self.requestTimeout = requestTimeout
+        }
+    }
+
     /// The port bound, resolved when 0 was asked for.
     public let port: Int
     private let listener: Int32
+    private let limits: Limits
     private let render: @Sendable () -> String
     private let stopping = Atomic<Bool>(false)
     private let logger = Logger(component: "metrics")
 
     /// Binds `127.0.0.1:port` (0: any free port) at once, so a taken port fails at start.
     /// - Throws: `MetricsEndpointError` naming the port and the system's reason.
-    public init(port: Int, render: @escaping @Sendable () -> String) throws(MetricsEndpointError) {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    public init(port: Int, limits: Limits = Limits(), render: @escaping @Sendable () -> String) throws(MetricsEndpointError) {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw MetricsEndpointError(port: port, operation: "socket", errno: errno) }
         var yes: Int32 = 1
         setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
@@ -31,7 +52,7 @@ public final class MetricsEndpoint: Service {
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(descriptor, generic, length) == 0 && listen(descriptor, 16) == 0 && getsockname(descriptor, generic, &length) == 0
+                bind(descriptor, generic, length) == 0 && listen(descriptor, SOMAXCONN) == 0 && getsockname(descriptor, generic, &length) == 0
             }
         }
         guard bound else {
@@ -41,6 +62,7 @@ public final class MetricsEndpoint: Service {
         }
         self.port = Int(UInt16(bigEndian: address.sin_port))
         listener = descriptor
+        self.limits = limits
         self.render = render
     }
 
@@ -48,53 +70,19 @@ public final class MetricsEndpoint: Service {
 
     /// Answers requests until ``shutdown()``.
     public func run() throws {
-        logger.info("metrics listening", ["endpoint": "http://127.0.0.1:\(port)/metrics"])
+        logger.info("metrics listening", [
+            "endpoint": "http://127.0.0.1:\(port)/metrics", "max_connections": String(limits.maxConnections),
+            "request_timeout_ms": String(limits.requestTimeout.milliseconds),
+        ])
+        var loop = MetricsLoop(listener: listener, limits: limits, logger: logger)
+        defer { loop.closeAll() }
         while !stopping.load(ordering: .relaxed) {
-            var poll = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
-            guard Glibc.poll(&poll, 1, 100) > 0 else { continue }
-            let connection = accept(listener, nil, nil)
-            guard connection >= 0 else { continue }
-            answer(connection)
-            close(connection)
+            loop.turn(render: render)
         }
     }
 
-    /// Stops answering within a tenth of a second.
+    /// Stops answering within a tenth of a second; open connections are closed unanswered.
     public func shutdown() { stopping.store(true, ordering: .relaxed) }
-
-    private func answer(_ connection: Int32) {
-        var timeout = timeval(tv_sec: 1, tv_usec: 0)
-        setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var request: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        // The request line and headers end with an empty line; the body, if any, is ignored.
-        while request.count < 16_384, !request.containsHeaderEnd {
-            let received = recv(connection, &buffer, buffer.count, 0)
-            guard received > 0 else { break }
-            request += buffer[..<received]
-        }
-        let line = String(decoding: request.prefix { $0 != 0x0D && $0 != 0x0A }, as: UTF8.self).split(separator: " ")
-        let response: String
-        if line.count >= 2, line[0] == "GET", line[1] == "/metrics" || line[1].hasPrefix("/metrics?") {
-            response = Self.response(status: "200 OK", type: "text/plain; version=0.0.4; charset=utf-8", body: render())
-        } else if line.count >= 2, line[0] != "GET" {
-            response = Self.response(status: "405 Method Not Allowed", type: "text/plain", body: "only GET /metrics\n")
-        } else {
-            response = Self.response(status: "404 Not Found", type: "text/plain", body: "only GET /metrics\n")
-        }
-        let bytes = Array(response.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard sent > 0 else { return }
-            offset += sent
-        }
-    }
-
-    private static func response(status: String, type: String, body: String) -> String {
-        "HTTP/1.0 \(status)\r\nContent-Type: \(type)\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
-    }
 }
 
 /// The metrics port could not be bound.
@@ -109,11 +97,5 @@ public struct MetricsEndpointError: Error, Sendable, CustomStringConvertible {
     /// `cannot bind 127.0.0.1:9100 for metrics: Address already in use`.
     public var description: String {
         "cannot \(operation) 127.0.0.1:\(port) for metrics (--metrics-port): \(String(cString: strerror(errno)))"
-    }
-}
-
-extension [UInt8] {
-    fileprivate var containsHeaderEnd: Bool {
-        count >= 4 && indices.dropLast(3).contains { self[$0] == 0x0D && self[$0 + 1] == 0x0A && self[$0 + 2] == 0x0D && self[$0 + 3] == 0x0A }
     }
 }

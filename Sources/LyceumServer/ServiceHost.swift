@@ -48,7 +48,7 @@ public final class ServiceHost: Sendable {
                     // Unowned: the host closes the journal, which waits for a running
                     // compaction, before it lets the service go.
                     journal.enableAutomaticCompaction { [unowned service, unowned journal] in
-                        let captured = service.captureState { journal.lastSequence }
+                        let captured = try service.captureState { journal.lastSequence }
                         return (captured.state, captured.sequence)
                     }
                     services.append(service)
@@ -58,7 +58,7 @@ public final class ServiceHost: Sendable {
                     journals[name] = journal
                     let service = ProgressService(state: state, catalog: store, log: JournalChangeLog(journal: journal))
                     journal.enableAutomaticCompaction { [unowned service, unowned journal] in
-                        let captured = service.captureState { journal.lastSequence }
+                        let captured = try service.captureState { journal.lastSequence }
                         return (captured.state, captured.sequence)
                     }
                     services.append(service)
@@ -105,6 +105,16 @@ public final class ServiceHost: Sendable {
                 message: "the sample catalog is not installed beside the executable; pass --catalog FILE")
         }
         return path
+    }
+
+    /// An empty state of the stateful service `name`, whose `apply` decodes values exactly as
+    /// serving does: what `lyceum journal` checks and compacts with. `nil` for a stateless service.
+    public static func emptyState(of name: ServiceName) -> (any JournalState)? {
+        switch name {
+        case .catalog: nil
+        case .books: BooksState()
+        case .progress: ProgressState()
+        }
     }
 
     /// Opens the journal in `directory` and replays it into `state`, logging progress for

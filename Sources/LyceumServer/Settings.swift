@@ -52,6 +52,15 @@ public struct Settings: Sendable {
     /// Where `broker`'s event forwarder takes workers' events in, and `worker` publishes to.
     public var forwarderEndpoint = EventEndpoints.forwarderInput
 
+    // Bounds on what a hostile peer can make the logs and the metrics endpoint do.
+    /// Lines a second written per component and message below `error` (warnings about dropped
+    /// messages, say); the rest are counted in a summary line once a second. 0 writes every line.
+    public var logRateLimit = Logger.defaultLinesPerSecond
+    /// Connections `GET /metrics` keeps open at once; a new one beyond them closes the idlest.
+    public var metricsConnections = MetricsEndpoint.Limits().maxConnections
+    /// Time a metrics connection has from being accepted to its response sent.
+    public var metricsTimeout = MetricsEndpoint.Limits().requestTimeout
+
     /// Whether `serve` publishes events and `broker` forwards them: `events-endpoint` is not `none`.
     public var publishesEvents: Bool { eventsEndpoint != EventEndpoints.none }
 
@@ -142,6 +151,12 @@ public struct Settings: Sendable {
         case .forwarderEndpoint:
             guard Self.isEndpoint(text) else { throw invalid("an endpoint such as \(EventEndpoints.forwarderInput)") }
             forwarderEndpoint = text
+        case .logRateLimit:
+            logRateLimit = try integer(0...1_000_000, "lines per second (0: no limit)")
+        case .metricsConnections:
+            metricsConnections = try integer(1...10_000)
+        case .metricsTimeout:
+            metricsTimeout = .milliseconds(try integer(1...600_000, "milliseconds"))
         }
         origins[key] = origin
     }
@@ -171,6 +186,9 @@ public struct Settings: Sendable {
         case .eventsEndpoint: [eventsEndpoint]
         case .snapshotEndpoint: [snapshotEndpoint]
         case .forwarderEndpoint: [forwarderEndpoint]
+        case .logRateLimit: [String(logRateLimit)]
+        case .metricsConnections: [String(metricsConnections)]
+        case .metricsTimeout: [String(metricsTimeout.milliseconds)]
         }
     }
 
@@ -247,6 +265,12 @@ public enum SettingKey: String, CaseIterable, Sendable {
     case snapshotEndpoint = "snapshot-endpoint"
     /// `Settings.forwarderEndpoint`.
     case forwarderEndpoint = "forwarder-endpoint"
+    /// `Settings.logRateLimit`.
+    case logRateLimit = "log-rate-limit"
+    /// `Settings.metricsConnections`.
+    case metricsConnections = "metrics-connections"
+    /// `Settings.metricsTimeout`.
+    case metricsTimeout = "metrics-timeout"
 
     /// Whether the setting takes several values, one per occurrence.
     public var isRepeatable: Bool { [.endpoint, .catalog, .service].contains(self) }

@@ -12,6 +12,9 @@ final class WorkerRecord {
     var expiry: ContinuousClock.Instant
     /// The client whose request the worker has in hand; `nil` while it waits.
     var client: [UInt8]?
+    /// The address the worker was given for that client instead of its routing id, and must
+    /// return with the reply (see ``WorkerAddresses``).
+    var clientAddress: [UInt8] = []
     /// The routing frames the client put before its empty frame, returned with the reply.
     var envelope: [[UInt8]] = []
 
@@ -68,6 +71,7 @@ final class BrokerEngine {
     private var services: [[UInt8]: ServiceRecord] = [:]
     private var queuedRequests = 0
     private var receiveBuffer = ReceiveBuffer()
+    private var workerAddresses = WorkerAddresses()
     /// The time of the current batch of messages: read once per wake-up rather than once per
     /// message, which is precise enough for expiries of milliseconds and more.
     private var now: ContinuousClock.Instant
@@ -158,7 +162,7 @@ final class BrokerEngine {
             do {
                 kind = try WorkerCommand.validatedKind(of: receiveBuffer, from: 1)
             } catch {
-                logger.log(.warning, "invalid worker command; disconnecting", ["peer": Logger.display(sender), "reason": error.description])
+                logger.log(.warning, "invalid worker command; disconnecting", ["peer": PeerText.excerpt(sender), "reason": error.description])
                 return try disconnect(sender)
             }
             try handleWorker(sender, kind)
@@ -174,7 +178,7 @@ final class BrokerEngine {
     }
 
     private func drop(from sender: [UInt8], _ reason: String) {
-        logger.log(.warning, "dropped malformed message", ["peer": Logger.display(sender), "reason": reason])
+        logger.log(.warning, "dropped malformed message", ["peer": PeerText.excerpt(sender), "reason": reason])
     }
 
     /// Handles a valid client request in the receive buffer, whose empty frame is at `delimiter`.
@@ -238,10 +242,10 @@ final class BrokerEngine {
             service.workerCount += 1
             workersChanged = true
             service.waiting.append(record)
-            logger.log(.info, "worker registered", ["worker": Logger.display(sender), "service": Logger.display(name)])
+            logger.log(.info, "worker registered", ["worker": PeerText.excerpt(sender), "service": PeerText.excerpt(name)])
             try dispatch(service)
         case .reply:
-            guard let worker, let client = worker.client, receiveBuffer.frame(1 + WorkerCommand.clientIndex, equals: client) else {
+            guard let worker, let client = worker.client, receiveBuffer.frame(1 + WorkerCommand.clientIndex, equals: worker.clientAddress) else {
                 return try refuse(sender, "REPLY without a matching request")
             }
             worker.client = nil
@@ -255,7 +259,7 @@ final class BrokerEngine {
             worker.expiry = max(worker.expiry, now + heartbeatExpiry)
         case .disconnect:
             if let worker {
-                logger.log(.info, "worker disconnected", ["worker": Logger.display(sender), "service": Logger.display(worker.service.name)])
+                logger.log(.info, "worker disconnected", ["worker": PeerText.excerpt(sender), "service": PeerText.excerpt(worker.service.name)])
                 remove(worker)
             }
         case .request:
@@ -277,16 +281,18 @@ final class BrokerEngine {
     /// - Returns: `false` when no waiting worker is left; the body is then as it was.
     private func assign(client: [UInt8], envelope: [[UInt8]], body: some Collection<Message>, to service: ServiceRecord) throws(ZMQError) -> Bool {
         while let worker = service.waiting.popFirst() {
+            let address = workerAddresses.next()
             let sent = try send(to: worker.identity) { router throws(ZMQError) in
-                try WorkerCommand.send(.request, client: client, body: body, on: router)
+                try WorkerCommand.send(.request, client: address, body: body, on: router)
             }
             if sent {
                 worker.client = client
+                worker.clientAddress = address
                 worker.envelope = envelope
                 worker.expiry = max(worker.expiry, now + configuration.maxRequestDuration)
                 return true
             }
-            logger.log(.warning, "worker unreachable; purged", ["worker": Logger.display(worker.identity)])
+            logger.log(.warning, "worker unreachable; purged", ["worker": PeerText.excerpt(worker.identity)])
             remove(worker)
         }
         return false
@@ -363,18 +369,18 @@ final class BrokerEngine {
             try ClientMessage.send(service: service, body: body, on: router)
         }
         if !sent {
-            logger.log(.warning, "reply dropped: client gone or not reading", ["client": Logger.display(client)])
+            logger.log(.warning, "reply dropped: client gone or not reading", ["client": PeerText.excerpt(client)])
         }
     }
 
     private func reject(_ client: [UInt8], envelope: [[UInt8]], service: [UInt8], _ rejection: BrokerRejection) throws(ZMQError) {
-        logger.log(.warning, "request rejected", ["client": Logger.display(client), "service": Logger.display(service), "code": rejection.code.rawValue])
+        logger.log(.warning, "request rejected", ["client": PeerText.excerpt(client), "service": PeerText.excerpt(service), "code": rejection.code.rawValue])
         try reply(to: client, envelope: envelope, service: service, body: [rejection.frame])
     }
 
     /// Answers an invalid or unexpected worker command with DISCONNECT and forgets the worker.
     private func refuse(_ sender: [UInt8], _ reason: String) throws(ZMQError) {
-        logger.log(.warning, "unexpected worker command; disconnecting", ["peer": Logger.display(sender), "reason": reason])
+        logger.log(.warning, "unexpected worker command; disconnecting", ["peer": PeerText.excerpt(sender), "reason": reason])
         try disconnect(sender)
     }
 
@@ -420,7 +426,7 @@ final class BrokerEngine {
     private func purgeExpiredWorkers(now: ContinuousClock.Instant) throws(ZMQError) {
         let expired = workers.values.filter { $0.expiry < now }
         for worker in expired {
-            logger.log(.info, "worker expired", ["worker": Logger.display(worker.identity), "service": Logger.display(worker.service.name),
+            logger.log(.info, "worker expired", ["worker": PeerText.excerpt(worker.identity), "service": PeerText.excerpt(worker.service.name),
                                                   "holding_request": worker.client == nil ? "no" : "yes"])
             remove(worker)
         }

@@ -14,8 +14,10 @@ final class PoolSession {
     var mayHoldMessages = false
     var brokerExpiry: ContinuousClock.Instant
     var nextHeartbeat: ContinuousClock.Instant
-    /// Whether the broker sent anything on the current socket: proof that the endpoint works.
-    var heardFromBroker = false
+    /// Whether the broker sent a REQUEST or a HEARTBEAT on the current socket: proof that it
+    /// registered the session. A DISCONNECT (a broker refusing READY) is no such proof, so it
+    /// must not start the back-off over.
+    var acceptedByBroker = false
     /// The request being handled: its number within the pool, and the client to reply to.
     var inHand: (request: UInt64, client: [UInt8])?
     /// When a lost session connects again.
@@ -156,10 +158,10 @@ final class WorkerPoolEngine {
                 continue
             }
             let now = clock.now
-            session.heardFromBroker = true
             session.brokerExpiry = now + heartbeatExpiry
             switch kind {
             case .request:
+                session.acceptedByBroker = true
                 guard session.inHand == nil else {
                     logger.log(.warning, "ignored a REQUEST while one is in hand", ["endpoint": endpoint, "service": service])
                     continue
@@ -172,7 +174,8 @@ final class WorkerPoolEngine {
                     try send(reply, to: client, from: session)
                 }
             case .heartbeat:
-                break
+                // A broker heartbeats only a worker it registered: the session was accepted.
+                session.acceptedByBroker = true
             case .disconnect:
                 logger.log(.info, "broker sent DISCONNECT", ["endpoint": endpoint, "service": service, "session": String(session.index)])
                 // A broker refusing READY at once gets a growing back-off, not a reconnection storm.
@@ -231,7 +234,7 @@ final class WorkerPoolEngine {
         logger.log(.debug, "session ready", ["endpoint": endpoint, "service": service, "session": String(session.index)])
         session.socket = socket
         session.reconnectAt = nil
-        session.heardFromBroker = false
+        session.acceptedByBroker = false
         session.mayHoldMessages = true
         session.brokerExpiry = now + heartbeatExpiry
         session.nextHeartbeat = now + configuration.heartbeat.interval
@@ -242,8 +245,8 @@ final class WorkerPoolEngine {
     /// after the back-off.
     private func lose(_ session: PoolSession, now: ContinuousClock.Instant) {
         close(session)
-        // A broker that served or heartbeated proves the endpoint works: start the back-off over.
-        if session.heardFromBroker { session.reconnectDelay = configuration.reconnectInitialDelay }
+        // A broker that served or heartbeated accepted the session: start the back-off over.
+        if session.acceptedByBroker { session.reconnectDelay = configuration.reconnectInitialDelay }
         logger.log(.info, "reconnecting", [
             "endpoint": endpoint, "service": service, "session": String(session.index),
             "delay_ms": "\(session.reconnectDelay.milliseconds)",

@@ -1,5 +1,6 @@
 import Catalog
 import Journal
+import Logging
 
 /// The result of planning one progress action: the record afterwards, the change that stores
 /// it (`nil` when nothing changes), what to publish, and the scored attempt for quizzes.
@@ -69,7 +70,7 @@ extension ProgressRecords {
     }
 
     private static func requireLesson(_ id: String, in course: Course) throws(ProgressError) {
-        guard course.lessonIndex(id) != nil else { throw ProgressError(.notFound, field: "lesson", "course \(course.id) has no lesson \(id)") }
+        guard course.lessonIndex(id) != nil else { throw ProgressError(.notFound, field: "lesson", "course \(course.id) has no lesson \(PeerText.excerpt(id))") }
     }
 
     private static func score(_ answers: [Int], in course: Course, now: Int64) throws(ProgressError) -> QuizAttempt {

@@ -1,13 +1,19 @@
 import JSON
+import Journal
 
 /// The compact JSON object a progress record is journaled as, and the fast path back.
 extension CourseProgress {
-    /// This record as a journal payload; deterministic (sets and maps in sorted order).
+    /// The newest value format of a stored progress record, the one `journalValue()` writes.
+    /// Version 1 is also what records stored before values were versioned are.
+    public static let valueFormat = 1
+
+    /// This record as a journal payload stamped with `valueFormat`; deterministic (sets and maps
+    /// in sorted order).
     public func journalValue() -> [UInt8] {
         var positionsObject = JSONObject()
         for (lesson, seconds) in positions.sorted(by: { $0.key < $1.key }) { positionsObject.append(lesson, .double(seconds)) }
         let value: JSONValue = [
-            "learner": .string(learner), "course": .string(course),
+            "value_format": .integer(Self.valueFormat), "learner": .string(learner), "course": .string(course),
             "watched": .array(watched.sorted().map(JSONValue.string)), "positions": .object(positionsObject),
             "current": JSONValue(currentLesson), "best": bestAttempt?.journalJSON ?? .null,
             "latest": latestAttempt?.journalJSON ?? .null, "completed": .bool(completed),
@@ -16,12 +22,15 @@ extension CourseProgress {
         return value.serialized()
     }
 
-    /// Decodes a payload written by `journalValue()`; `nil` when it is not one.
-    public init?(journalValue bytes: [UInt8]) {
+    /// Decodes a journal payload of any value format up to `valueFormat`, stamped or not.
+    /// - Throws: `ValueDecodingError` saying which member is wrong, or that the value is of a
+    ///   newer format.
+    public init(journalValue bytes: [UInt8]) throws(ValueDecodingError) {
         // Replay decodes every record: read the members in the order `journalValue()` writes
         // them, and only parse generally when a payload was written some other way.
         let fast = JSONRecordReader.read(bytes) { (reader) -> CourseProgress? in
-            guard reader.member("learner"), let learner = reader.string(), reader.member("course"), let course = reader.string(),
+            guard !reader.member("value_format") || reader.integer() == Self.valueFormat,
+                reader.member("learner"), let learner = reader.string(), reader.member("course"), let course = reader.string(),
                 reader.member("watched"), case .array(let watchedValues)? = reader.anyValue(),
                 reader.member("positions"), case .object(let positionValues)? = reader.anyValue(),
                 reader.member("current"), let current = reader.anyValue(), reader.member("best"), let best = reader.anyValue(),
@@ -45,13 +54,16 @@ extension CourseProgress {
             self = fast
             return
         }
+        // Version 1 is the only format so far; a later one migrates older values here.
+        let format = try ValueFormat.version(of: bytes, newest: Self.valueFormat)
         guard case .success(.object(let object)) = Result(catching: { () throws(JSONParseError) in try JSONParser().parse(bytes) })
-        else { return nil }
+        else { throw .malformed("not a JSON object") }
         var learner: String?, course: String?, current: String?, started: Int?, updated: Int?, completed: Bool?
         var watched: Set<String> = [], positions: [String: Double] = [:]
         var best: QuizAttempt?, latest: QuizAttempt?
         for member in object {
             switch (member.key, member.value) {
+            case ("value_format", .integer(format)): continue
             case ("learner", .string(let text)): learner = text
             case ("course", .string(let text)): course = text
             case ("current", .string(let text)): current = text
@@ -60,24 +72,26 @@ extension CourseProgress {
             case ("started_at", .integer(let number)): started = number
             case ("updated_at", .integer(let number)): updated = number
             case ("watched", .array(let ids)):
-                guard let decoded = Self.lessonIDs(ids) else { return nil }
+                guard let decoded = Self.lessonIDs(ids) else { throw .malformed("watched holds something other than lesson ids") }
                 watched = decoded
             case ("positions", .object(let map)):
-                guard let decoded = Self.positions(map) else { return nil }
+                guard let decoded = Self.positions(map) else { throw .malformed("positions holds something other than seconds") }
                 positions = decoded
             case ("best", let attempt):
-                guard let decoded = Self.attempt(attempt) else { return nil }
+                guard let decoded = Self.attempt(attempt) else { throw .malformed("best is not a quiz attempt") }
                 best = decoded
             case ("latest", let attempt):
-                guard let decoded = Self.attempt(attempt) else { return nil }
+                guard let decoded = Self.attempt(attempt) else { throw .malformed("latest is not a quiz attempt") }
                 latest = decoded
-            default: return nil
+            default: throw .malformed("the member \"\(member.key)\" is unknown or of the wrong type")
             }
         }
-        guard let learner, let course, let started, let updated, let completed else { return nil }
+        typealias Member = ValueDecodingError
         self.init(
-            learner: learner, course: course, watched: watched, positions: positions, currentLesson: current,
-            bestAttempt: best, latestAttempt: latest, completed: completed, startedAt: Int64(started), updatedAt: Int64(updated))
+            learner: try Member.required(learner, "learner"), course: try Member.required(course, "course"), watched: watched,
+            positions: positions, currentLesson: current, bestAttempt: best, latestAttempt: latest,
+            completed: try Member.required(completed, "completed"), startedAt: Int64(try Member.required(started, "started_at")),
+            updatedAt: Int64(try Member.required(updated, "updated_at")))
     }
 }
 

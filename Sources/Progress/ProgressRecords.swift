@@ -35,8 +35,6 @@ public struct ProgressRecords: JournalState, Sendable {
 
     private var learners: [String: [String: CourseProgress]] = [:]
     private var statistics: [String: CourseStatistics] = [:]
-    /// Changes that `apply` could not decode; they are skipped.
-    public private(set) var undecodableChanges = 0
 
     /// No records.
     public init() {}
@@ -53,18 +51,20 @@ public struct ProgressRecords: JournalState, Sendable {
     public func statistics(of course: String) -> CourseStatistics { statistics[course] ?? CourseStatistics() }
 
     /// Applies a `progress` change, keeping the aggregates in step; ignores other collections.
-    public mutating func apply(_ change: JournalChange) {
+    /// - Throws: `UndecodableValue` for a put whose value is not a record this build reads, or a
+    ///   key that is not `learner/course`; the records are unchanged then.
+    public mutating func apply(_ change: JournalChange) throws(UndecodableValue) {
         guard change.collection == Self.collection else { return }
         guard let value = change.value else {
-            guard let slash = change.key.firstIndex(of: "/") else { return }
+            guard let slash = change.key.firstIndex(of: "/") else {
+                throw UndecodableValue(change, .malformed("the key is not learner/course"))
+            }
             remove(learner: String(change.key[..<slash]), course: String(change.key[change.key.index(after: slash)...]))
             return
         }
         // A put's payload names its learner and course (the key is derived from them on write).
-        guard let record = CourseProgress(journalValue: value) else {
-            undecodableChanges += 1
-            return
-        }
+        let record: CourseProgress
+        do throws(ValueDecodingError) { record = try CourseProgress(journalValue: value) } catch { throw UndecodableValue(change, error) }
         if let old = learners[record.learner]?.updateValue(record, forKey: record.course) {
             statistics[record.course, default: CourseStatistics()].add(old, sign: -1)
         } else if learners[record.learner] == nil {

@@ -13,11 +13,13 @@ func runJournalCommand(_ arguments: [String]) -> Int32 {
           DIR is a data directory of lyceum serve or worker (each service's journal in it is
           handled in turn: DIR/books, DIR/progress) or one journal's directory.
 
-          check     read the journal without changing it; report records, size, live entities and
-                    the first problem with its offset (exit 0 only if healthy)
-          repair    back the journal up, then cut it at its first bad record (refused while a
-                    server holds the directory)
-          compact   rewrite the journal as its live state (refused while a server holds the directory)
+          check     read the journal without changing it, decoding every value as its service
+                    does; report records, size, live entities and the first problem (damage,
+                    or a value that does not decode) with its offset (exit 0 only if healthy)
+          repair    back the journal up, then cut it at its first damaged record (refused while a
+                    server holds the directory); a value that does not decode is reported, never cut
+          compact   rewrite the journal as its live state (refused while a server holds the
+                    directory, and when a value does not decode)
         """
     guard arguments.count == 3, arguments[1] == "--data", ["check", "repair", "compact"].contains(arguments[0]) else {
         let asksForHelp = arguments.first.map { ["--help", "-h", "help"].contains($0) } ?? false
@@ -52,15 +54,42 @@ private func journalDirectories(in root: String) -> [String] {
     return services.isEmpty ? [root] : services
 }
 
+/// Every live value by collection, and for a service's journal (a directory named after the
+/// service) the service's own state too, so that every value is decoded as serving decodes it.
+private struct CheckedState: JournalState {
+    var keyed = KeyedJournalState()
+    var decoded: (any JournalState)?
+    let service: ServiceName?
+
+    init(directory: String) {
+        service = ServiceName(rawValue: (directory as NSString).standardizingPath.components(separatedBy: "/").last ?? "")
+        decoded = service.flatMap(ServiceHost.emptyState(of:))
+    }
+
+    mutating func apply(_ change: JournalChange) throws(UndecodableValue) {
+        try decoded?.apply(change)
+        keyed.apply(change)
+    }
+
+    /// The values byte for byte as stored: compaction rewrites nothing it did not have to.
+    func snapshot() -> [JournalChange] { keyed.snapshot() }
+
+    var decodedAs: String {
+        guard decoded != nil, let service else { return "not decoded (not a directory named after a service: books, progress)" }
+        return "decoded as \(service.rawValue), as serving does"
+    }
+}
+
 private func check(_ directory: String, progress: ProgressPrinter) throws -> Int32 {
-    var state = KeyedJournalState()
+    var state = CheckedState(directory: directory)
     let report = try Journal.check(directory: directory, state: &state, progress: progress.report)
-    let live = state.liveCounts.sorted { $0.key < $1.key }
+    let live = state.keyed.liveCounts.sorted { $0.key < $1.key }
     print("journal:        \(report.path)")
     print("size:           \(report.fileSize) bytes (\(report.validBytes) valid)")
     print("snapshot:       sequence \(report.snapshotSequence), \(report.snapshotParts) parts")
     print("records:        \(report.records) after the snapshot, last sequence \(report.lastSequence)")
     print("live entities:  \(live.reduce(0) { $0 + $1.value })" + (live.isEmpty ? "" : " (" + live.map { "\($0.key)=\($0.value)" }.joined(separator: " ") + ")"))
+    print("values:         \(state.decodedAs)")
     guard let problem = report.problem else {
         print("status:         healthy")
         return 0
@@ -73,6 +102,12 @@ private func check(_ directory: String, progress: ProgressPrinter) throws -> Int
 private func repair(_ directory: String, progress: ProgressPrinter) throws -> Int32 {
     let repair = try Journal.repair(directory: directory, progress: progress.report)
     guard let problem = repair.problem else {
+        // Repair only cuts damage; a value that does not decode needs a person, never a cut.
+        var state = CheckedState(directory: directory)
+        if let undecodable = try Journal.check(directory: directory, state: &state).problem {
+            print("not repaired: \(undecodable.code) at offset \(undecodable.offset.map(String.init) ?? "?"): \(undecodable.message)")
+            return 1
+        }
         print("healthy: nothing to repair")
         return 0
     }
@@ -88,8 +123,15 @@ private func compact(_ directory: String, progress: ProgressPrinter) throws -> I
         printError("lyceum journal compact: no journal in \(directory)")
         return 1
     }
-    var state = KeyedJournalState()
-    let journal = try Journal.open(directory: directory, state: &state, progress: progress.report)
+    // A value the service cannot decode makes `open` throw: compaction never drops a change.
+    var state = CheckedState(directory: directory)
+    let journal: Journal
+    do {
+        journal = try Journal.open(directory: directory, state: &state, progress: progress.report)
+    } catch let error as JournalError where error.code == .undecodableValue {
+        printError("lyceum journal compact: refusing to compact, which would drop a change that does not decode: \(error)")
+        return 1
+    }
     defer { journal.close() }
     let sequence = journal.lastSequence
     let report = try journal.compact(progress: progress.report) { (state, sequence) }

@@ -36,7 +36,8 @@ let usage = """
       --help    show this help
 
     every long-running command also takes --log-level LEVEL, --log-format auto|human|logfmt|json,
-    --heartbeat-interval MS, --heartbeat-liveness N; broker and serve --queue-limit N,
+    --heartbeat-interval MS, --heartbeat-liveness N, --log-rate-limit N (lines/s per message),
+    --metrics-connections N, --metrics-timeout MS; broker and serve --queue-limit N,
     --queue-limit-total N, --hwm N, --events-endpoint EP; serve --snapshot-endpoint EP; broker and
     worker --forwarder-endpoint EP; worker --reconnect-initial MS, --reconnect-max MS.
     Every setting can also come from LYCEUM_<NAME> (e.g. LYCEUM_LOG_LEVEL) or a --config FILE
@@ -45,7 +46,9 @@ let usage = """
     """
 
 /// Settings every long-running command takes.
-let commonKeys: Set<SettingKey> = [.logLevel, .logFormat, .metricsPort, .heartbeatInterval, .heartbeatLiveness]
+let commonKeys: Set<SettingKey> = [
+    .logLevel, .logFormat, .metricsPort, .heartbeatInterval, .heartbeatLiveness, .logRateLimit, .metricsConnections, .metricsTimeout,
+]
 /// Settings of a process that runs a broker.
 let brokerKeys: Set<SettingKey> = [.endpoint, .queueLimit, .queueLimitTotal, .highWaterMark, .eventsEndpoint]
 /// Settings of a process that runs workers.

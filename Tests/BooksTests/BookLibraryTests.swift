@@ -1,4 +1,5 @@
 import Books
+import Foundation
 import Journal
 import Testing
 
@@ -11,7 +12,7 @@ import Testing
         for (index, (title, author, genre, rating)) in books.enumerated() {
             let draft = try BookDraft(title: title, author: author, genre: genre, rating: rating)
             let (_, change) = library.creation(of: draft, id: uuid(index), learner: learner, now: Int64(1_000 + index))
-            library.apply(change)
+            try library.apply(change)
         }
         return library
     }
@@ -38,7 +39,7 @@ import Testing
         let patch = try BookPatch(rating: 4)
         let (updated, change) = try library.update(uuid(0), of: "ada", with: patch, expectedVersion: 1, now: 5_000)
         #expect(updated.version == 2 && updated.rating == 4 && updated.title == "Dune" && updated.updatedAt == 5_000)
-        library.apply(change)
+        try library.apply(change)
         #expect(library.book(uuid(0), of: "ada") == updated)
         #expect(throws: BookError(.versionConflict, field: "expected_version", "the book is at version 2, not 1")) {
             try library.update(uuid(0), of: "ada", with: patch, expectedVersion: 1, now: 6_000)
@@ -46,7 +47,7 @@ import Testing
         #expect(throws: BookError.self) { try library.deletion(of: uuid(0), of: "grace", expectedVersion: nil) }
         #expect(throws: BookError.self) { try library.deletion(of: "not-a-uuid", of: "ada", expectedVersion: nil) }
         #expect(library.book(uuid(0).uppercased(), of: "ada")?.id == uuid(0))
-        library.apply(try library.deletion(of: uuid(0), of: "ada", expectedVersion: 2))
+        try library.apply(try library.deletion(of: uuid(0), of: "ada", expectedVersion: 2))
         #expect(library.book(uuid(0), of: "ada") == nil && library.count == 0)
     }
 
@@ -80,21 +81,47 @@ import Testing
     @Test func snapshotAndPayloadsRebuildTheSameLibrary() throws {
         let original = try library([("Ἰλιάς", "Ὅμηρος", .poetry, 5), ("Dune", "Frank Herbert", .fantasy, 4)])
         var rebuilt = BookLibrary()
-        for change in original.snapshot() { rebuilt.apply(change) }
+        for change in original.snapshot() { try rebuilt.apply(change) }
         #expect(rebuilt.count == 2)
         #expect(rebuilt.book(uuid(0), of: "ada") == original.book(uuid(0), of: "ada"))
-        rebuilt.apply(.put(BookLibrary.collection, key: "ada/x", value: Array("{\"id\":1}".utf8)))
-        #expect(rebuilt.undecodableChanges == 1 && rebuilt.count == 2)
+        // A value that does not decode is refused, naming what is wrong, and changes nothing.
+        #expect(throws: UndecodableValue(collection: "books", key: "ada/x", .malformed("the member \"id\" is unknown or of the wrong type"))) {
+            try rebuilt.apply(.put(BookLibrary.collection, key: "ada/x", value: Array("{\"id\":1}".utf8)))
+        }
+        var cookery = try #require(original.book(uuid(0), of: "ada"))
+        cookery.title = "Larousse"
+        let value = String(decoding: cookery.journalValue(), as: UTF8.self).replacingOccurrences(of: "Poetry", with: "Cookery")
+        #expect(throws: UndecodableValue(collection: "books", key: "ada/k", .malformed("the genre \"Cookery\" is not one of Fantasy, Horror, Kids, Mystery, Poetry, Romance, Thriller"))) {
+            try rebuilt.apply(.put(BookLibrary.collection, key: "ada/k", value: Array(value.utf8)))
+        }
+        #expect(rebuilt.count == 2 && rebuilt.book(uuid(0), of: "ada")?.title == "Ἰλιάς")
     }
 
-    @Test func theFastAndTheGeneralDecodingAgree() {
+    @Test func valuesOfEveryFormatUpToTheNewestDecodeAndNewerOnesAreRefused() throws {
+        let book = Book(
+            id: uuid(1), learner: "ada", title: "Dune", author: "Frank Herbert", genre: .fantasy, rating: 5, review: "",
+            version: 1, createdAt: 1, updatedAt: 2)
+        let stamped = String(decoding: book.journalValue(), as: UTF8.self)
+        #expect(stamped.hasPrefix(#"{"value_format":1,"id":"#))
+        // What the release before value formats wrote: no stamp, version 1.
+        let unstamped = stamped.replacingOccurrences(of: #""value_format":1,"#, with: "")
+        #expect(try Book(journalValue: Array(unstamped.utf8)) == book)
+        #expect(try Book(journalValue: Array(stamped.utf8)) == book)
+        let newer = stamped.replacingOccurrences(of: #""value_format":1,"#, with: #""value_format":2,"#)
+        #expect(throws: ValueDecodingError.newerFormat(found: 2, newestReadable: 1)) { try Book(journalValue: Array(newer.utf8)) }
+        #expect(
+            ValueDecodingError.newerFormat(found: 2, newestReadable: 1).description
+                == "written by a newer Lyceum: value format v2, this build reads up to v1")
+    }
+
+    @Test func theFastAndTheGeneralDecodingAgree() throws {
         let book = Book(
             id: "b1", learner: "ada", title: "Ἰλιάς \"Α\"", author: "Ὅμηρος", genre: .poetry, rating: 5, review: "line\nbreak",
             version: 3, createdAt: 1, updatedAt: 2)
-        #expect(Book(journalValue: book.journalValue()) == book)
+        #expect(try Book(journalValue: book.journalValue()) == book)
         let reordered = #"{"learner":"ada","id":"b1","title":"Ἰλιάς \"Α\"","author":"Ὅμηρος","genre":"Poetry","rating":5,"#
             + #""review":"line\nbreak","version":3,"created_at":1,"updated_at":2}"#
-        #expect(Book(journalValue: Array(reordered.utf8)) == book)
-        #expect(Book(journalValue: Array(#"{"id":"b1"}"#.utf8)) == nil)
+        #expect(try Book(journalValue: Array(reordered.utf8)) == book)
+        #expect(throws: ValueDecodingError.malformed(#"the member "learner" is missing"#)) { try Book(journalValue: Array(#"{"id":"b1"}"#.utf8)) }
     }
 }

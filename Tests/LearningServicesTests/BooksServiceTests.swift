@@ -96,13 +96,13 @@ import Testing
         #expect(errorCode(reused) == "conflict")
 
         var replayed = BooksState()
-        for change in log.changes { replayed.apply(change) }
+        for change in log.changes { try replayed.apply(change) }
         let restarted = BooksService(state: replayed, log: log, environment: deterministicEnvironment())
         #expect(restarted.handle(Array(request.utf8)) == first)
         #expect(replayed.library.count == 1)
 
         var compacted = BooksState()
-        for change in replayed.snapshot() { compacted.apply(change) }
+        for change in replayed.snapshot() { try compacted.apply(change) }
         #expect(BooksService(state: compacted, log: log).handle(Array(request.utf8)) == first)
     }
 
@@ -113,7 +113,7 @@ import Testing
             #expect(reply["ok"] == true)
         }
         var replayed = BooksState()
-        for change in log.changes { replayed.apply(change) }
+        for change in log.changes { try replayed.apply(change) }
         #expect(replayed.ledger.count == RequestLedger.retainedPerLearner)
         #expect(replayed.library.count == RequestLedger.retainedPerLearner + 5)
     }
@@ -130,7 +130,7 @@ import Testing
             }
         }
         var replayed = BooksState()
-        for change in log.changes { replayed.apply(change) }
+        for change in log.changes { try replayed.apply(change) }
         #expect(replayed.library.count == 200)
     }
 }
@@ -150,7 +150,7 @@ extension JSONValue {
         let snapshot = service.currentState.snapshot()
         _ = try service.call(#"{"op":"create","learner":"ada","title":"Emma","author":"Jane Austen","genre":"Romance","rating":4}"#)
         var rebuilt = BooksState()
-        for change in snapshot { rebuilt.apply(change) }
+        for change in snapshot { try rebuilt.apply(change) }
         #expect(rebuilt.library.count == 1 && rebuilt.ledger.count == 1)
         #expect(service.currentState.library.count == 2)
     }

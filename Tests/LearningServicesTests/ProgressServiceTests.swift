@@ -80,7 +80,7 @@ import Testing
         let request = Array(#"{"op":"submit_quiz","learner":"ada","course":"1","answers":[2,0,1],"request_id":"quiz-1"}"#.utf8)
         let first = service.handle(request)
         var replayed = ProgressState()
-        for change in log.changes { replayed.apply(change) }
+        for change in log.changes { try replayed.apply(change) }
         let restarted = ProgressService(state: replayed, catalog: store, log: log, environment: deterministicEnvironment())
         let (retried, event) = restarted.handleWithEvent(request)
         #expect(retried == first && event == nil)

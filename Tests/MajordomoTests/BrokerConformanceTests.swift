@@ -37,7 +37,9 @@ import ZeroMQ
 
     static func isDisconnect(_ frames: [[UInt8]]) -> Bool { frames == [empty, workerHeader, [0x05]] }
 
-    @Test func requestAndReplyCarryEveryFrameAndTheBinaryClientAddress() throws {
+    /// The worker sees an address of the broker's making, never the client's routing id: a peer
+    /// that registers as a worker must not learn the ROUTER's automatic ids (protocol/majordomo.md).
+    @Test func requestAndReplyCarryEveryFrameAndAnOpaqueClientAddress() throws {
         let context = try Context()
         let broker = try RunningBroker(context: context)
         defer { broker.stop() }
@@ -47,9 +49,11 @@ import ZeroMQ
         try client.send(multipart: [Self.empty, Self.clientHeader, bytes("echo"), bytes("part 1"), [0x00, 0x02]])
 
         let request = try #require(try receive(worker) { $0.count > 3 })
-        #expect(request == [Self.empty, Self.workerHeader, [0x02], Self.clientAddress, Self.empty, bytes("part 1"), [0x00, 0x02]])
+        let address = request[3]
+        #expect(address != Self.clientAddress && address.count == 8, "the worker is shown an address, not the routing id")
+        #expect(request == [Self.empty, Self.workerHeader, [0x02], address, Self.empty, bytes("part 1"), [0x00, 0x02]])
 
-        try worker.send(multipart: [Self.empty, Self.workerHeader, [0x03], Self.clientAddress, Self.empty, bytes("reply"), []])
+        try worker.send(multipart: [Self.empty, Self.workerHeader, [0x03], address, Self.empty, bytes("reply"), []])
         let reply = try #require(try receive(client))
         #expect(reply == [Self.empty, Self.clientHeader, bytes("echo"), bytes("reply"), []])
     }
@@ -63,9 +67,9 @@ import ZeroMQ
         let tag: [UInt8] = [0x00, 0x00, 0x00, 0x07]
         try client.send(multipart: [tag, Self.empty, Self.clientHeader, bytes("echo"), bytes("tagged")])
         let request = try #require(try receive(worker) { $0.count > 3 })
-        #expect(request == [Self.empty, Self.workerHeader, [0x02], Self.clientAddress, Self.empty, bytes("tagged")],
+        #expect(request == [Self.empty, Self.workerHeader, [0x02], request[3], Self.empty, bytes("tagged")],
                 "the worker sees exactly one client address frame")
-        try worker.send(multipart: [Self.empty, Self.workerHeader, [0x03], Self.clientAddress, Self.empty, bytes("done")])
+        try worker.send(multipart: [Self.empty, Self.workerHeader, [0x03], request[3], Self.empty, bytes("done")])
         #expect(try receive(client) == [tag, Self.empty, Self.clientHeader, bytes("echo"), bytes("done")])
     }
 
@@ -154,7 +158,7 @@ import ZeroMQ
         pause(milliseconds: 100)
         let next = try Self.rawWorker(context, broker.endpoint)
         let request = try #require(try receive(next) { $0.count > 3 })
-        #expect(request == [Self.empty, Self.workerHeader, [0x02], Self.clientAddress, Self.empty, bytes("kept")])
+        #expect(request == [Self.empty, Self.workerHeader, [0x02], request[3], Self.empty, bytes("kept")])
     }
 
     @Test func secondReadyDisconnectsAndUnregistersTheWorker() throws {
@@ -184,12 +188,12 @@ import ZeroMQ
         let (worker, mmi) = try Self.registeredRawWorker(context, broker.endpoint)
         let client = try Self.rawClient(context, broker.endpoint)
         try client.send(multipart: [Self.empty, Self.clientHeader, bytes("echo"), bytes("stuck")])
-        _ = try #require(try receive(worker) { $0.count > 3 })
+        let stuck = try #require(try receive(worker) { $0.count > 3 })
         // Past the heartbeat expiry (300 ms) the worker is kept: it holds a request.
         pause(milliseconds: 320)
         #expect(try mmi.isRegistered("echo"))
         #expect(try eventually(timeout: .seconds(2)) { try !mmi.isRegistered("echo") })
-        try worker.send(multipart: [Self.empty, Self.workerHeader, [0x03], Self.clientAddress, Self.empty, bytes("late")])
+        try worker.send(multipart: [Self.empty, Self.workerHeader, [0x03], stuck[3], Self.empty, bytes("late")])
         #expect(try receive(worker) { Self.isDisconnect($0) } != nil)
     }
 
