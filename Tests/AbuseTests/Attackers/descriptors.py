@@ -19,7 +19,7 @@ time.sleep(1.0)
 client = Client(attack.context, options.endpoint)
 reply, waited = client.call_json("catalog", {"op": "list_categories"}, timeout=2.0)
 client.close()
-scraped, scrape_seconds = scrape(options.metrics_port, timeout=3.0)
+scraped, scrape_seconds, scrape_status = scrape(options.metrics_port, timeout=3.0)
 before = cpu_seconds(options.pid)
 time.sleep(2.0)
 idle_cpu = (cpu_seconds(options.pid) - before) / 2.0
@@ -27,5 +27,5 @@ log(f"new client: {'answered' if reply else 'no reply'} in {waited:.2f} s; /metr
 for connection in held:
     connection.close()
 attack.finish(held=len(held), new_client_answered=reply is not None and reply.get("ok") is True,
-              new_client_ms=round(waited * 1000, 1), metrics_ok=scraped,
+              new_client_ms=round(waited * 1000, 1), metrics_ok=scraped, metrics_status=scrape_status,
               metrics_ms=round(scrape_seconds * 1000, 1), idle_cpu_fraction=round(idle_cpu, 3))

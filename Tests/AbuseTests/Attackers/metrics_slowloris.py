@@ -30,8 +30,8 @@ slowloris.start()
 time.sleep(1.0)
 results = []
 for _ in range(5):
-    ok, seconds = scrape(options.metrics_port, timeout=3.0)
-    results.append({"ok": ok, "ms": round(seconds * 1000, 1)})
+    ok, seconds, status = scrape(options.metrics_port, timeout=3.0)
+    results.append({"ok": ok, "ms": round(seconds * 1000, 1), "status": status})
 log(f"{connected} of {len(held)} idle connections established, and a slow one; scrapes: {results}")
 stop.set()
 for connection in held:
