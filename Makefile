@@ -59,3 +59,19 @@ bench-events:
 	Benchmarks/events-floor.sh
 	.build/release/events-bench
 	BIN_DIR=.build/release Benchmarks/events-cost.sh
+
+## Issue 14's abuse suite: one attack per hostile-peer finding plus a few seconds of fuzzing.
+.PHONY: abuse fuzz
+abuse:
+	@scripts/ensure-deps.sh test
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --filter AbuseTests
+
+## The seeded fuzzer against `lyceum serve` for longer: `make fuzz SECONDS=600 SEED=42` (the seed
+## is printed; without SEED a random one is used).
+SECONDS ?= 60
+SEED ?=
+fuzz:
+	@scripts/ensure-deps.sh test
+	$(SWIFT) build --build-tests
+	ABUSE_FUZZ_SECONDS=$(SECONDS) ABUSE_FUZZ_SEED=$(SEED) $(SWIFT) test --skip-build --filter 'HostilePeerTests/fuzz'

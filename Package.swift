@@ -89,6 +89,14 @@ let package = Package(
             exclude: ["Clients", "Fixtures"]
         ),
 
+        // Issue 14's abuse suite and fuzzer: the real `lyceum serve`/`broker`/`worker` (the dependency
+        // builds it) attacked by Python/pyzmq and raw-ZMTP scripts run by /usr/bin/python3.
+        .testTarget(
+            name: "AbuseTests",
+            dependencies: ["Majordomo", "ZeroMQ", "LyceumTestSupport", "lyceum"],
+            exclude: ["Attackers"]
+        ),
+
         // Benchmarks are executables, never timed tests: `make bench-zmq` runs this one.
         .executableTarget(
             name: "zmq-throughput",

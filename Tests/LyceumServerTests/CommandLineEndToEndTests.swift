@@ -1,4 +1,5 @@
 import Foundation
+import LyceumTestSupport
 import Testing
 
 /// The other subcommands as real processes: `call`'s output and exit statuses, flag errors,

@@ -1,4 +1,5 @@
 import Foundation
+import LyceumTestSupport
 import Majordomo
 import Testing
 import ZeroMQ

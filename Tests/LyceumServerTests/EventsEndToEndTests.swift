@@ -1,6 +1,7 @@
 import Catalog
 import Events
 import Foundation
+import LyceumTestSupport
 import JSON
 import Testing
 import ZeroMQ

@@ -1,4 +1,5 @@
 import Foundation
+import LyceumTestSupport
 import LyceumServer
 import Majordomo
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import LyceumTestSupport
 import LyceumServer
 import Majordomo
 import Testing
@@ -74,7 +75,9 @@ final class Server: @unchecked Sendable {
     }
 
     private static func start(endpoint: String, dataDirectory: String, arguments: [String], descriptorLimit: Int?) throws -> LyceumProcess {
-        try LyceumProcess(["serve", "--endpoint", endpoint, "--data", dataDirectory] + arguments, descriptorLimit: descriptorLimit)
+        try LyceumProcess(
+            ["serve", "--endpoint", endpoint, "--data", dataDirectory] + arguments,
+            launcher: descriptorLimit.map { ["/usr/bin/prlimit", "--nofile=\($0):\($0)", "--"] } ?? [])
     }
 }
 

@@ -1,6 +1,7 @@
 import CommandSyntax
 import LoadTest
 import LyceumServer
+import LyceumTestSupport
 import ProgressWatch
 import Testing
 
