@@ -426,6 +426,11 @@ public final class EventPublisher: Service {
     /// Starts a reply to `identity`; `false` when the peer has
     /// ``SnapshotProtocol/maxUnreadRepliesPerPeer`` replies unread or is gone.
     private func sendRoutingID(_ identity: [UInt8], on router: Socket) throws(ZMQError) -> Bool {
+        // Reading ZMQ_EVENTS makes libzmq process the commands waiting for the socket, among them
+        // the I/O thread's word that earlier replies have left the pipe; a non-blocking send
+        // processes them only about once a millisecond, and would drop the request of a peer
+        // that reads every reply as soon as it comes.
+        _ = try router.events
         do {
             return try router.send(identity, options: [.more, .dontWait])
         } catch where error.code == .hostUnreachable {
