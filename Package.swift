@@ -21,12 +21,14 @@ let package = Package(
         .target(name: "ZeroMQ", dependencies: ["CZMQ"]),
         // Structured, levelled logs to stderr, shared by every module.
         .target(name: "Logging"),
+        // The metrics façade, shaped like swift-metrics, and its Prometheus backend: subsystems push.
+        .target(name: "Telemetry"),
         // The Service protocol and the one owner of signals and orderly shutdown.
         .target(name: "Lifecycle", dependencies: ["Logging"]),
         // 7/MDP broker, worker sessions and clients; bodies are opaque frames, never parsed.
-        .target(name: "Majordomo", dependencies: ["ZeroMQ", "Logging", "Lifecycle"]),
+        .target(name: "Majordomo", dependencies: ["ZeroMQ", "Logging", "Lifecycle", "Telemetry"]),
         // The append-only journal: durable, checksummed, replayed on start, compacted. No sockets.
-        .target(name: "Journal", dependencies: ["Logging", "Lifecycle"]),
+        .target(name: "Journal", dependencies: ["Logging", "Lifecycle", "Telemetry"]),
         .executableTarget(name: "lyceum", dependencies: ["LyceumServer", "ZeroMQ", "Journal", "Lifecycle", "LoadTest", "Events"]),
 
         // Utilities the test targets share: threads, processes, free endpoints.
@@ -61,7 +63,7 @@ let package = Package(
         .testTarget(name: "LearningServicesTests", dependencies: ["LearningServices", "JSON", "Journal", "Catalog", "Books", "Progress"]),
         // Progress and book events: PUB with sequence numbers, Clone-pattern snapshots, the XSUB/XPUB forwarder
         // and the subscriber that `lyceum watch` uses. Socket code; the domain arrives as values.
-        .target(name: "Events", dependencies: ["ZeroMQ", "JSON", "Logging", "Lifecycle", "Progress", "Books"]),
+        .target(name: "Events", dependencies: ["ZeroMQ", "JSON", "Logging", "Lifecycle", "Progress", "Books", "Telemetry"]),
         .testTarget(
             name: "EventsTests",
             dependencies: ["Events", "LearningServices", "Catalog", "Progress", "Books", "JSON", "ZeroMQ", "Lifecycle", "LyceumTestSupport", "lyceum"],
@@ -72,13 +74,13 @@ let package = Package(
         // handlers, event publishing after durable writes, settings and the subcommands. `lyceum` only parses and dispatches.
         .target(
             name: "LyceumServer",
-            dependencies: ["LearningServices", "Catalog", "Books", "Progress", "JSON", "Journal", "Majordomo", "ZeroMQ", "Lifecycle", "Logging", "Events"]
+            dependencies: ["LearningServices", "Catalog", "Books", "Progress", "JSON", "Journal", "Majordomo", "ZeroMQ", "Lifecycle", "Logging", "Events", "Telemetry"]
         ),
         // The end-to-end tests start the real `lyceum` (the dependency builds it); the Python
         // client is run by /usr/bin/python3.
         .testTarget(
             name: "LyceumServerTests",
-            dependencies: ["LyceumServer", "LearningServices", "Catalog", "Books", "Majordomo", "ZeroMQ", "Journal", "Events", "LyceumTestSupport", "lyceum"],
+            dependencies: ["LyceumServer", "LearningServices", "Catalog", "Books", "Majordomo", "ZeroMQ", "Journal", "Events", "Telemetry", "LyceumTestSupport", "lyceum"],
             exclude: ["Clients", "Fixtures"]
         ),
 
