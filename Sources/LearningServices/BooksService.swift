@@ -53,12 +53,12 @@ public final class BooksService: JournaledService {
             case "create": try create(&request, completion)
             case "get":
                 try request.refuseRequestID()
-                completion(HandledRequest(result: try get(&request), to: request))
+                completion(HandledRequest(reply: try get(&request), to: request))
             case "update": try update(&request, completion)
             case "delete": try delete(&request, completion)
             case "list":
                 try request.refuseRequestID()
-                completion(HandledRequest(result: try list(&request), to: request))
+                completion(HandledRequest(reply: try list(&request), to: request))
             default:
                 throw ServiceError(.unknownOp, "books has no operation \(PeerText.excerpt(request.op)); it has create, get, update, delete, list", field: "$.op")
             }

@@ -52,7 +52,7 @@ public final class CatalogService: LearningService {
                     .unknownOp, "catalog has no operation \(PeerText.excerpt(request.op)); it has list_courses, get_course, get_lesson, get_quiz, list_categories, search",
                     field: "$.op")
             }
-            return HandledRequest(result: result, to: request)
+            return HandledRequest(reply: Reply.success(serialized: result), to: request)
         } catch {
             return HandledRequest(error, to: parsed)
         }

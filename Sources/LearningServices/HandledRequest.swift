@@ -31,9 +31,9 @@ public struct HandledRequest<Event: Sendable>: Sendable {
         self.errorCode = errorCode
     }
 
-    /// The successful reply `result` (serialized) to `request`, with no event and no commit.
-    init(result: [UInt8], to request: Request) {
-        self.init(reply: Reply.success(serialized: result), op: request.op, requestID: request.requestID)
+    /// The successful `reply` frame to `request` (a read), with no event and no commit.
+    init(reply: [UInt8], to request: Request) {
+        self.init(reply: reply, op: request.op, requestID: request.requestID)
     }
 
     /// The error reply of `error` to `request` (`nil` when the frame was not a request).

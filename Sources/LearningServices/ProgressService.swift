@@ -82,9 +82,9 @@ public final class ProgressService: JournaledService {
             case "get", "list", "course_stats":
                 try request.refuseRequestID()
                 switch request.op {
-                case "get": completion(HandledRequest(result: try get(&request, catalog), to: request))
-                case "list": completion(HandledRequest(result: try list(&request, catalog), to: request))
-                default: completion(HandledRequest(result: try courseStatistics(&request, catalog), to: request))
+                case "get": completion(HandledRequest(reply: try get(&request, catalog), to: request))
+                case "list": completion(HandledRequest(reply: try list(&request, catalog), to: request))
+                default: completion(HandledRequest(reply: try courseStatistics(&request, catalog), to: request))
                 }
             default:
                 throw ServiceError(
