@@ -21,12 +21,14 @@ let package = Package(
         .target(name: "ZeroMQ", dependencies: ["CZMQ"]),
         // Structured, levelled logs to stderr, shared by every module.
         .target(name: "Logging"),
+        // The metrics façade, shaped like swift-metrics, and its Prometheus backend: subsystems push.
+        .target(name: "Telemetry"),
         // The Service protocol and the one owner of signals and orderly shutdown.
         .target(name: "Lifecycle", dependencies: ["Logging"]),
         // 7/MDP broker, worker sessions and clients; bodies are opaque frames, never parsed.
-        .target(name: "Majordomo", dependencies: ["ZeroMQ", "Logging", "Lifecycle"]),
+        .target(name: "Majordomo", dependencies: ["ZeroMQ", "Logging", "Lifecycle", "Telemetry"]),
         // The append-only journal: durable, checksummed, replayed on start, compacted. No sockets.
-        .target(name: "Journal", dependencies: ["Logging", "Lifecycle"]),
+        .target(name: "Journal", dependencies: ["Logging", "Lifecycle", "Telemetry"]),
         // Only parses and dispatches: every subcommand is declared and run by a library module.
         .executableTarget(name: "lyceum", dependencies: ["CommandSyntax", "LyceumServer", "Lifecycle", "LoadTest", "ProgressWatch"]),
         // The one command-line parser: commands declare their options once; parsing, errors and --help come from that.
@@ -65,7 +67,7 @@ let package = Package(
         .testTarget(name: "LearningServicesTests", dependencies: ["LearningServices", "JSON", "Journal", "Catalog", "Books", "Progress"]),
         // Progress and book events: PUB with sequence numbers, Clone-pattern snapshots, the XSUB/XPUB forwarder
         // and the subscriber that `lyceum watch` uses. Socket code; the domain arrives as values.
-        .target(name: "Events", dependencies: ["ZeroMQ", "JSON", "Logging", "Lifecycle", "Progress", "Books"]),
+        .target(name: "Events", dependencies: ["ZeroMQ", "JSON", "Logging", "Lifecycle", "Progress", "Books", "Telemetry"]),
         .testTarget(
             name: "EventsTests",
             dependencies: ["Events", "LearningServices", "Catalog", "Progress", "Books", "JSON", "ZeroMQ", "Lifecycle", "LyceumTestSupport", "lyceum"],
@@ -77,7 +79,7 @@ let package = Package(
         // them (serve, broker, worker, call, status, config, journal, version).
         .target(
             name: "LyceumServer",
-            dependencies: ["LearningServices", "Catalog", "Books", "Progress", "JSON", "Journal", "Majordomo", "ZeroMQ", "Lifecycle", "Logging", "Events", "CommandSyntax"]
+            dependencies: ["LearningServices", "Catalog", "Books", "Progress", "JSON", "Journal", "Majordomo", "ZeroMQ", "Lifecycle", "Logging", "Events", "Telemetry", "CommandSyntax"]
         ),
         // `lyceum watch`: the subscriber's dashboard, its terminal and its signals.
         .target(name: "ProgressWatch", dependencies: ["Events", "ZeroMQ", "Logging", "CommandSyntax"]),
@@ -85,7 +87,7 @@ let package = Package(
         // client is run by /usr/bin/python3.
         .testTarget(
             name: "LyceumServerTests",
-            dependencies: ["LyceumServer", "LearningServices", "Catalog", "Books", "Majordomo", "ZeroMQ", "Journal", "Events", "LyceumTestSupport", "lyceum", "CommandSyntax", "LoadTest", "ProgressWatch"],
+            dependencies: ["LyceumServer", "LearningServices", "Catalog", "Books", "Majordomo", "ZeroMQ", "Journal", "Events", "Telemetry", "LyceumTestSupport", "lyceum", "CommandSyntax", "LoadTest", "ProgressWatch"],
             exclude: ["Clients", "Fixtures"]
         ),
 

@@ -67,6 +67,8 @@ public final class EventPublisher: Service {
         /// and will look at the queue again, so publishing makes no system call.
         var publisherIsWaiting = false
         var counters = Counters()
+        /// The same counts, pushed to the process's metrics.
+        let metrics = EventMetrics()
 
         /// Counts one more event of `course` and returns its number, hashing the name once for a
         /// course seen before.
@@ -84,8 +86,10 @@ public final class EventPublisher: Service {
         /// unless that would hold back ``EventPublisher/maxHeldEvents`` events or more.
         mutating func enqueue(_ event: Queued, capacity: Int, batching: Bool) -> Wake {
             counters.published += 1
+            metrics.published.increment()
             guard queue.count < capacity else {
                 counters.dropped += 1
+                metrics.dropped.increment()
                 if case .progress(let event, let revision, let sequences) = event { dropped.add(event, revision: revision, sequences: sequences) }
                 return .notNeeded
             }
@@ -401,7 +405,10 @@ public final class EventPublisher: Service {
             // The routing id goes first: it is where the ROUTER (mandatory routing) tells that
             // this peer cannot take a reply now, before any work is spent on one.
             guard try sendRoutingID(identity, on: router) else {
-                sequencer.withLock { $0.counters.snapshotsDropped += 1 }
+                sequencer.withLock { state in
+                    state.counters.snapshotsDropped += 1
+                    state.metrics.snapshotsDropped.increment()
+                }
                 continue
             }
             let reply: [[UInt8]]
@@ -416,7 +423,10 @@ public final class EventPublisher: Service {
                 let body: JSONValue = ["error": .string(error.code.rawValue), "message": .string(error.detail)]
                 reply = [Array(SnapshotProtocol.errorCommand.utf8), body.serialized()]
             }
-            sequencer.withLock { $0.counters.snapshots += 1 }
+            sequencer.withLock { state in
+                state.counters.snapshots += 1
+                state.metrics.snapshots.increment()
+            }
             // Once the routing id is accepted the rest of the message is too.
             try router.send(multipart: reply, options: .dontWait)
         }

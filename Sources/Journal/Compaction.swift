@@ -139,6 +139,8 @@ extension Journal {
             state.pendingRollback = false
             state.base = captured.sequence
             state.snapshotBytes = snapshotBytes
+            // Under the writer's lock, like every append's report, so no older value overwrites a newer one.
+            metrics.file(size: output.count, lastSequence: state.lastSequence)
             return (output.count, state.lastSequence)
         }
         durability.markDurable(through: sequenceAtSwap)

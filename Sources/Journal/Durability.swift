@@ -15,8 +15,12 @@ final class DurabilityTracker: @unchecked Sendable {
     private var durableSequence: UInt64
     private var syncing = false
     private var syncCount: UInt64 = 0
+    private let metrics: JournalMetrics
 
-    init(durableSequence: UInt64) { self.durableSequence = durableSequence }
+    init(durableSequence: UInt64, metrics: JournalMetrics) {
+        self.durableSequence = durableSequence
+        self.metrics = metrics
+    }
 
     /// Returns once `sequence` is durable; `sync` makes the file durable and returns the last
     /// sequence number it covered.
@@ -34,6 +38,7 @@ final class DurabilityTracker: @unchecked Sendable {
             condition.lock()
             syncing = false
             syncCount += 1
+            metrics.synced()
             durableSequence = max(durableSequence, covered)
             condition.broadcast()
         }

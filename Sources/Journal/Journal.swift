@@ -35,6 +35,8 @@ public final class Journal: Sendable {
     let paths: JournalPaths
     let writer: Mutex<WriterState>
     let durability: DurabilityTracker
+    /// This journal's series in the process's metrics.
+    let metrics: JournalMetrics
     let acknowledger = Acknowledger()
     private let intervalSyncer: Mutex<IntervalSyncer?>
 
@@ -107,7 +109,9 @@ public final class Journal: Sendable {
         writer = Mutex(WriterState(
             file: file, endOffset: scan.validEnd, lastSequence: scan.lastSequence, base: scan.base,
             snapshotBytes: scan.snapshotBytes, lock: lock))
-        durability = DurabilityTracker(durableSequence: scan.lastSequence)
+        metrics = JournalMetrics(dimensions: options.metricDimensions)
+        metrics.file(size: scan.validEnd, lastSequence: scan.lastSequence)
+        durability = DurabilityTracker(durableSequence: scan.lastSequence, metrics: metrics)
         intervalSyncer = Mutex(nil)
         if case let .interval(milliseconds) = options.durability {
             let syncer = IntervalSyncer(milliseconds: milliseconds) { [weak self] in
@@ -176,6 +180,8 @@ public final class Journal: Sendable {
             state.endOffset += UInt64(line.count)
             state.lastSequence = sequence
             state.appends += 1
+            metrics.appended()
+            metrics.file(size: state.endOffset, lastSequence: sequence)
             let startCompaction = state.automaticCompaction != nil && !state.isCompacting && Self.compactionDue(state, options)
             if startCompaction { state.isCompacting = true }
             return (PendingWrite(journal: self, sequence: sequence), startCompaction)

@@ -57,6 +57,8 @@ public struct JournalOptions: Sendable {
     public var compactionMinimumBytes: UInt64
     /// The largest record `append` accepts, in bytes. Default: 64 MiB; the format caps a line at 256 MiB.
     public var maximumRecordBytes: Int
+    /// The labels of this journal's metrics (e.g. `[("service", "books")]`); see `JournalMetrics`.
+    public var metricDimensions: [(String, String)] = []
     /// Called at each compaction step; tests use it to crash the process there.
     @_spi(Testing) public var compactionStepHook: (@Sendable (CompactionStep) -> Void)?
 

@@ -5,7 +5,7 @@ import Logging
 
 /// The `books` service: each learner's library. Operations: `create`, `get`, `update`, `delete`,
 /// `list`; see `protocol/README.md`.
-public final class BooksService: LearningService {
+public final class BooksService: JournaledService {
     /// The Majordomo service name.
     public static let serviceName = "books"
     /// `books`.
@@ -36,11 +36,6 @@ public final class BooksService: LearningService {
         try core.capture(sequence: lastSequence)
     }
 
-    /// Answers one request frame; see `LearningService`. A write is answered once it is durable.
-    public func handle(_ frame: [UInt8], reply: @escaping @Sendable ([UInt8]) -> Void) {
-        handleWithCommit(frame) { reply($0.reply) }
-    }
-
     /// Calls `completion` exactly once with the reply frame and, for a create, update or delete
     /// that changed a library, the `BookEvent` to publish with the ticket of the journal record
     /// that stored it. A write completes only once it is durable (possibly later, on the change
@@ -50,30 +45,26 @@ public final class BooksService: LearningService {
     /// Ticket sequences follow the order writes were applied in, so they order the events of one
     /// library even when threads publish them in another order.
     public func handleWithCommit(_ frame: [UInt8], completion: @escaping @Sendable (HandledRequest<BookEvent>) -> Void) {
+        var parsed: Request?
         do throws(ServiceError) {
             var request = try Request(frame)
+            parsed = request
             switch request.op {
             case "create": try create(&request, completion)
             case "get":
                 try request.refuseRequestID()
-                completion((try get(&request), nil, nil))
+                completion(HandledRequest(reply: try get(&request), to: request))
             case "update": try update(&request, completion)
             case "delete": try delete(&request, completion)
             case "list":
                 try request.refuseRequestID()
-                completion((try list(&request), nil, nil))
+                completion(HandledRequest(reply: try list(&request), to: request))
             default:
                 throw ServiceError(.unknownOp, "books has no operation \(PeerText.excerpt(request.op)); it has create, get, update, delete, list", field: "$.op")
             }
         } catch {
-            completion((Reply.failure(error), nil, nil))
+            completion(HandledRequest(error, to: parsed))
         }
-    }
-
-    /// `handleWithCommit(_:completion:)`'s result, waiting for it: for tests and callers that
-    /// spend a thread per request. Never call it from inside a completion.
-    public func handleWithCommit(_ frame: [UInt8]) -> HandledRequest<BookEvent> {
-        waitForCallback { handleWithCommit(frame, completion: $0) }
     }
 
     // The write operations throw only while reading the request, before `ServiceCore.write`,

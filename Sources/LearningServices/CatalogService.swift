@@ -21,15 +21,21 @@ public final class CatalogService: LearningService {
         self.budget = budget
     }
 
-    /// Answers one request frame on the calling thread: the catalog is read-only, so `reply`
-    /// always runs before this returns. See `LearningService`.
-    public func handle(_ frame: [UInt8], reply: @escaping @Sendable ([UInt8]) -> Void) { reply(handle(frame)) }
+    /// Answers one request frame on the calling thread: the catalog is read-only, so
+    /// `completion` always runs before this returns. See `LearningService`.
+    public func handleWithCommit(_ frame: [UInt8], completion: @escaping @Sendable (HandledRequest<Never>) -> Void) {
+        completion(answer(frame))
+    }
 
     /// The reply frame for one request frame, at once and without a hand-over between threads;
     /// see `LearningService`.
-    public func handle(_ frame: [UInt8]) -> [UInt8] {
+    public func handle(_ frame: [UInt8]) -> [UInt8] { answer(frame).reply }
+
+    private func answer(_ frame: [UInt8]) -> HandledRequest<Never> {
+        var parsed: Request?
         do throws(ServiceError) {
             var request = try Request(frame)
+            parsed = request
             try request.refuseRequestID()
             let rendering = renderings.rendering
             let catalog = rendering.catalog
@@ -46,9 +52,9 @@ public final class CatalogService: LearningService {
                     .unknownOp, "catalog has no operation \(PeerText.excerpt(request.op)); it has list_courses, get_course, get_lesson, get_quiz, list_categories, search",
                     field: "$.op")
             }
-            return Reply.success(serialized: result)
+            return HandledRequest(reply: Reply.success(serialized: result), to: request)
         } catch {
-            return Reply.failure(error)
+            return HandledRequest(error, to: parsed)
         }
     }
 

@@ -1,28 +1,56 @@
+import Journal
+
 /// One Majordomo service's request handler: a frame in, a frame out, possibly later. Safe to call
-/// from several threads at once; never throws or traps, and `handle(_:reply:)` waits for nothing
-/// but the service's state lock.
+/// from several threads at once; never throws or traps, and waits for nothing but the service's
+/// state lock.
 public protocol LearningService: Sendable {
+    /// What the service's durable writes publish; `Never` for a service without events.
+    associatedtype Event: Sendable = Never
+
     /// The Majordomo service name, e.g. `books`.
     var name: String { get }
 
-    /// Answers one request frame by calling `reply` exactly once with the reply frame. Reads and
-    /// refused requests are answered on the calling thread before this returns; a write is
-    /// answered once it is durable, which may be later and on a thread the change log owns (the
-    /// journal's acknowledger thread under the `always` policy). `reply` must return quickly and
-    /// must not wait for another reply of the same service.
-    func handle(_ request: [UInt8], reply: @escaping @Sendable ([UInt8]) -> Void)
+    /// Calls `completion` exactly once with the reply and what the request was (`HandledRequest`).
+    /// Reads and refused requests complete on the calling thread before this returns; a write
+    /// completes once it is durable, which may be later and on a thread the change log owns (the
+    /// journal's acknowledger thread under the `always` policy), with its event and ticket.
+    /// `completion` must return quickly and must not wait for another reply of the same service.
+    func handleWithCommit(_ request: [UInt8], completion: @escaping @Sendable (HandledRequest<Event>) -> Void)
 
     /// The reply frame for one request frame, waiting for it as long as the write takes to become
     /// durable: for tests and callers that spend a thread per request. Never call it from inside
-    /// a `reply` callback, which would wait for itself.
+    /// a completion, which would wait for itself.
     func handle(_ request: [UInt8]) -> [UInt8]
 }
 
 extension LearningService {
-    /// Waits for `handle(_:reply:)`'s reply; see the protocol requirement.
+    /// Answers one request frame by calling `reply` exactly once with the reply frame, when
+    /// `handleWithCommit(_:completion:)` completes.
+    public func handle(_ request: [UInt8], reply: @escaping @Sendable ([UInt8]) -> Void) {
+        handleWithCommit(request) { reply($0.reply) }
+    }
+
+    /// Waits for `handleWithCommit(_:completion:)`'s reply; see the protocol requirement.
     public func handle(_ request: [UInt8]) -> [UInt8] {
         waitForCallback { handle(request, reply: $0) }
     }
+
+    /// `handleWithCommit(_:completion:)`'s result, waiting for it: for tests and callers that
+    /// spend a thread per request. Never call it from inside a completion.
+    public func handleWithCommit(_ request: [UInt8]) -> HandledRequest<Event> {
+        waitForCallback { handleWithCommit(request, completion: $0) }
+    }
+}
+
+/// A service whose state is replayed from a journal and captured for its compaction.
+public protocol JournaledService: LearningService {
+    /// The state its journal replays into; its `apply` decodes values exactly as serving does.
+    associatedtype State: JournalState
+
+    /// The state together with the log's last sequence number (read under the service's write
+    /// lock), both reflecting exactly the same writes: a journal compaction's capture. Throws
+    /// when a journaled write could not be applied, which the state would miss.
+    func captureState(lastSequence: () -> UInt64) throws(UndecodableValue) -> (state: State, sequence: UInt64)
 }
 
 extension ServiceError {

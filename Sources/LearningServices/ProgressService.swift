@@ -7,7 +7,7 @@ import Progress
 /// The `progress` service: each learner's progress through the catalog's courses.
 /// Operations: `mark_watched`, `mark_unwatched`, `save_position`, `begin_course`, `open_lesson`,
 /// `submit_quiz`, `get`, `list`, `course_stats`; see `protocol/README.md`.
-public final class ProgressService: LearningService {
+public final class ProgressService: JournaledService {
     /// The Majordomo service name.
     public static let serviceName = "progress"
     /// `progress`.
@@ -43,22 +43,11 @@ public final class ProgressService: LearningService {
         try core.capture(sequence: lastSequence)
     }
 
-    /// Answers one request frame; see `LearningService`. A write is answered once it is durable.
-    public func handle(_ frame: [UInt8], reply: @escaping @Sendable ([UInt8]) -> Void) {
-        handleWithCommit(frame) { reply($0.reply) }
-    }
-
     /// The reply frame, and for a write that changed something, the event to publish, waiting
     /// for both: for tests and callers that spend a thread per request.
     public func handleWithEvent(_ frame: [UInt8]) -> (reply: [UInt8], event: ProgressEvent?) {
         let handled = handleWithCommit(frame)
         return (handled.reply, handled.event)
-    }
-
-    /// `handleWithCommit(_:completion:)`'s result, waiting for it: for tests and callers that
-    /// spend a thread per request. Never call it from inside a completion.
-    public func handleWithCommit(_ frame: [UInt8]) -> HandledRequest<ProgressEvent> {
-        waitForCallback { handleWithCommit(frame, completion: $0) }
     }
 
     /// Calls `completion` exactly once with the reply frame and, for a write that changed
@@ -69,8 +58,10 @@ public final class ProgressService: LearningService {
     /// writes were applied in, so they order the events of one learner in one course even when
     /// threads publish them in another order.
     public func handleWithCommit(_ frame: [UInt8], completion: @escaping @Sendable (HandledRequest<ProgressEvent>) -> Void) {
+        var parsed: Request?
         do throws(ServiceError) {
             var request = try Request(frame)
+            parsed = request
             let catalog = store.catalog
             switch request.op {
             case "mark_watched":
@@ -91,9 +82,9 @@ public final class ProgressService: LearningService {
             case "get", "list", "course_stats":
                 try request.refuseRequestID()
                 switch request.op {
-                case "get": completion((try get(&request, catalog), nil, nil))
-                case "list": completion((try list(&request, catalog), nil, nil))
-                default: completion((try courseStatistics(&request, catalog), nil, nil))
+                case "get": completion(HandledRequest(reply: try get(&request, catalog), to: request))
+                case "list": completion(HandledRequest(reply: try list(&request, catalog), to: request))
+                default: completion(HandledRequest(reply: try courseStatistics(&request, catalog), to: request))
                 }
             default:
                 throw ServiceError(
@@ -102,7 +93,7 @@ public final class ProgressService: LearningService {
                     field: "$.op")
             }
         } catch {
-            completion((Reply.failure(error), nil, nil))
+            completion(HandledRequest(error, to: parsed))
         }
     }
 

@@ -103,18 +103,20 @@ final class ServiceCore<State: LedgeredState>: Sendable {
         // Outside the lock: with a log that is durable at once, `completion` runs inside this call.
         switch outcome {
         case .failure(let error):
-            completion((Reply.failure(error), nil, nil))
+            completion(HandledRequest(error, to: request))
         case .success(let done):
+            let (op, requestID) = (request.op, request.requestID)
             guard let ticket = done.ticket else {
-                completion((done.reply, done.event, nil))
+                completion(HandledRequest(reply: done.reply, event: done.event, op: op, requestID: requestID))
                 return
             }
             log.whenDurable(ticket) { durability in
                 switch durability {
                 case .success:
-                    completion((done.reply, done.event, ticket))
+                    completion(HandledRequest(reply: done.reply, event: done.event, commit: ticket, op: op, requestID: requestID))
                 case .failure(let error):
-                    completion((Reply.failure(ServiceError(.unavailable, "the write may not be durable: \(error)")), nil, nil))
+                    completion(HandledRequest(reply: Reply.failure(ServiceError(.unavailable, "the write may not be durable: \(error)")),
+                                              op: op, requestID: requestID, errorCode: .unavailable))
                 }
             }
         }

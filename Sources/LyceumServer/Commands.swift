@@ -20,35 +20,42 @@ public enum Commands {
     public static func serve(_ settings: Settings, reloading sources: ConfigurationSources? = nil) -> Int32 {
         configureLogging(settings)
         let logger = Logger(component: "serve")
+        _ = ProcessMetrics.backend
         let host: ServiceHost
         do {
-            host = try ServiceHost(serving: ServiceName.allCases, settings: settings)
+            host = try ServiceHost(serving: ServiceRegistry.standard.names, settings: settings)
         } catch {
             logger.critical("cannot start", ["error": "\(error)"])
             return 1
         }
         defer { host.close() }
-        let report = ProcessReport(role: "serve", metrics: RequestMetrics(), journals: host.journals)
         do {
             return try runGroup(logger: logger, reload: reloader(sources, host: host)) { context in
-                let events = settings.publishesEvents ? try eventPublisher(
-                    for: host,
-                    configuration: .init(
-                        publishEndpoints: [settings.eventsEndpoint], snapshotEndpoints: [settings.snapshotEndpoint],
-                        snapshotPageBytes: settings.snapshotPageBytes),
-                    context: context) : []
-                var configuration = brokerConfiguration(settings, report: report)
-                configuration.localServices = handlers(for: host, metrics: report.metrics, publisher: events.first?.service).map(LocalService.init)
-                let broker = try Broker(endpoints: settings.endpoints, configuration: configuration, context: context)
-                // The publisher is listed before the broker, so it stops after the broker has
-                // sent its last replies, and publishes their events.
-                return try metricsEndpoint(settings, report: report, broker: broker, events: events.first?.service)
-                    + events.map { ($0.name, $0.service as any Service) } + [("broker", broker)]
+                try serveServices(host, settings: settings, context: context)
             }
         } catch {
             logger.critical("cannot start", ["error": "\(error)"])
             return 1
         }
+    }
+
+    /// What `serve` runs for `host`, in the order a `ServiceGroup` takes them: the metrics
+    /// endpoint (with `settings.metricsPort`), the event publisher (when events are published
+    /// and a service of `host` has events), then a broker answering every service of `host`
+    /// itself. The publisher is listed before the broker, so it stops after the broker has sent
+    /// its last replies, and publishes their events.
+    public static func serveServices(_ host: ServiceHost, settings: Settings, context: Context) throws -> [(name: String, service: any Service)] {
+        let report = ProcessReport(role: "serve", journals: host.journals)
+        let events = settings.publishesEvents ? try eventPublisher(
+            for: host,
+            configuration: .init(
+                publishEndpoints: [settings.eventsEndpoint], snapshotEndpoints: [settings.snapshotEndpoint],
+                snapshotPageBytes: settings.snapshotPageBytes),
+            context: context) : []
+        var configuration = brokerConfiguration(settings, report: report)
+        configuration.localServices = handlers(for: host, publisher: events.first?.service).map(LocalService.init)
+        let broker = try Broker(endpoints: settings.endpoints, configuration: configuration, context: context)
+        return try metricsEndpoint(settings, report: report) + events.map { ($0.name, $0.service as any Service) } + [("broker", broker)]
     }
 
     /// `lyceum broker`: the broker, bound to `settings.endpoints`, and the event forwarder that
@@ -57,13 +64,14 @@ public enum Commands {
     public static func broker(_ settings: Settings, reloading sources: ConfigurationSources? = nil) -> Int32 {
         configureLogging(settings)
         let logger = Logger(component: "broker")
-        let report = ProcessReport(role: "broker", metrics: RequestMetrics(), journals: [:])
+        _ = ProcessMetrics.backend
+        let report = ProcessReport(role: "broker", journals: [:])
         do {
             return try runGroup(logger: logger, reload: reloader(sources, host: nil)) { context in
                 let broker = try Broker(endpoints: settings.endpoints, configuration: brokerConfiguration(settings, report: report), context: context)
                 let forwarder = settings.publishesEvents ? [("events", try EventForwarder(
                     publisherEndpoints: [settings.forwarderEndpoint], subscriberEndpoints: [settings.eventsEndpoint], context: context) as any Service)] : []
-                return try metricsEndpoint(settings, report: report, broker: broker) + forwarder + [("broker", broker)]
+                return try metricsEndpoint(settings, report: report) + forwarder + [("broker", broker)]
             }
         } catch {
             logger.critical("cannot start", ["error": "\(error)"])
@@ -77,6 +85,7 @@ public enum Commands {
     public static func worker(_ settings: Settings, reloading sources: ConfigurationSources? = nil) -> Int32 {
         configureLogging(settings)
         let logger = Logger(component: "worker")
+        _ = ProcessMetrics.backend
         let host: ServiceHost
         do {
             host = try ServiceHost(serving: settings.services, settings: settings)
@@ -85,7 +94,7 @@ public enum Commands {
             return 1
         }
         defer { host.close() }
-        let report = ProcessReport(role: "worker", metrics: RequestMetrics(), journals: host.journals)
+        let report = ProcessReport(role: "worker", journals: host.journals)
         do {
             return try runGroup(logger: logger, reload: reloader(sources, host: host)) { context in
                 // Snapshots are answered on a port of the kernel's choosing: heartbeats through the
@@ -100,12 +109,12 @@ public enum Commands {
                     heartbeat: Heartbeat(interval: settings.heartbeatInterval, liveness: settings.heartbeatLiveness),
                     reconnectInitialDelay: settings.reconnectInitial,
                     reconnectMaximumDelay: settings.reconnectMaximum)
-                let pools = try handlers(for: host, metrics: report.metrics, publisher: events.first?.service).map { name, handler in
+                let pools = try handlers(for: host, publisher: events.first?.service).map { name, handler in
                     (name, try WorkerPool(
                         endpoint: settings.broker, service: name, sessions: settings.sessionsPerService, configuration: configuration,
                         context: context, handler: handler) as any Service)
                 }
-                return try metricsEndpoint(settings, report: report, broker: nil, events: events.first?.service)
+                return try metricsEndpoint(settings, report: report)
                     + events.map { ($0.name, $0.service as any Service) } + pools
             }
         } catch {
@@ -138,41 +147,32 @@ public enum Commands {
         )
     }
 
-    /// The publisher of `host`'s progress and book events, when it serves progress or books; it
-    /// binds when it runs.
+    /// The publisher of the events of `host`'s services, when one of them has events; its
+    /// snapshots start from the table of the service whose events have snapshots (an empty one
+    /// without). It binds when it runs.
     private static func eventPublisher(
         for host: ServiceHost, configuration: EventPublisherConfiguration, context: Context
     ) throws(EventsError) -> [(name: String, service: EventPublisher)] {
-        guard host.progress != nil || host.services.contains(where: { $0.name == ServiceName.books.rawValue }) else { return [] }
-        return [("events", try EventPublishing.publisher(for: host.progress, catalog: host.catalog, configuration: configuration, context: context))]
+        guard host.services.contains(where: \.publishesEvents) else { return [] }
+        let table = host.services.lazy.compactMap(\.snapshotTable).first?(host.catalog) ?? ProgressTable()
+        return [("events", try EventPublisher(configuration: configuration, context: context, table: table))]
     }
 
-    /// Each of `host`'s services as a Majordomo handler, counted in `metrics`; the progress and
-    /// books services' durable writes are published to `publisher` when there is one.
-    static func handlers(
-        for host: ServiceHost, metrics: RequestMetrics, publisher: EventPublisher?
-    ) -> [(name: String, handler: WorkerPool.Handler)] {
-        host.services.map { service in
-            var answer: FrameHandler.Answer = { frame, reply in service.handle(frame, reply: reply) }
-            if let publisher, let progress = service as? ProgressService {
-                answer = EventPublishing.answer(progress.handleWithCommit, publish: publisher.publish)
-            } else if let publisher, let books = service as? BooksService {
-                answer = EventPublishing.answer(books.handleWithCommit, publish: publisher.publish)
-            }
-            return (service.name, FrameHandler.handler(InstrumentedHandler.wrap(answer, service: service.name, metrics: metrics)))
+    /// Each of `host`'s services as a Majordomo handler, counted in the process's metrics; the
+    /// events of their durable writes are published to `publisher` when there is one.
+    static func handlers(for host: ServiceHost, publisher: EventPublisher?) -> [(name: String, handler: WorkerPool.Handler)] {
+        let metrics = RequestMetrics()
+        return host.services.map { hosted in
+            (hosted.service.name, FrameHandler.handler(hosted.answer(publishingTo: publisher, metrics: metrics)))
         }
     }
 
     /// The `GET /metrics` responder when `settings.metricsPort` is set; bound now, so that a
     /// taken port stops the start.
-    private static func metricsEndpoint(
-        _ settings: Settings, report: ProcessReport, broker: Broker?, events: EventPublisher? = nil
-    ) throws(MetricsEndpointError) -> [(name: String, service: any Service)] {
+    private static func metricsEndpoint(_ settings: Settings, report: ProcessReport) throws(MetricsEndpointError) -> [(name: String, service: any Service)] {
         guard settings.metricsPort != 0 else { return [] }
         let limits = MetricsEndpoint.Limits(maxConnections: settings.metricsConnections, requestTimeout: settings.metricsTimeout)
-        let endpoint = try MetricsEndpoint(port: settings.metricsPort, limits: limits) {
-            report.prometheusText(broker: broker?.snapshot, events: events?.counters)
-        }
+        let endpoint = try MetricsEndpoint(port: settings.metricsPort, limits: limits) { report.prometheusText() }
         return [("metrics", endpoint)]
     }
 

@@ -55,7 +55,7 @@ public enum JournalCommand {
 private func journalDirectories(in root: String) -> [String] {
     let exists = { (directory: String) in FileManager.default.fileExists(atPath: directory + "/journal.jsonl") }
     guard !exists(root) else { return [root] }
-    let services = ServiceName.allCases.map { (root as NSString).appendingPathComponent($0.rawValue) }.filter(exists)
+    let services = ServiceRegistry.standard.descriptors.filter(\.isJournaled).map { (root as NSString).appendingPathComponent($0.name) }.filter(exists)
     return services.isEmpty ? [root] : services
 }
 
@@ -64,11 +64,13 @@ private func journalDirectories(in root: String) -> [String] {
 private struct CheckedState: JournalState {
     var keyed = KeyedJournalState()
     var decoded: (any JournalState)?
-    let service: ServiceName?
+    let service: String?
 
     init(directory: String) {
-        service = ServiceName(rawValue: (directory as NSString).standardizingPath.components(separatedBy: "/").last ?? "")
-        decoded = service.flatMap(ServiceHost.emptyState(of:))
+        let name = (directory as NSString).standardizingPath.components(separatedBy: "/").last ?? ""
+        let descriptor = try? ServiceRegistry.standard.descriptor(named: name)
+        service = descriptor?.name
+        decoded = descriptor?.emptyState?()
     }
 
     mutating func apply(_ change: JournalChange) throws(UndecodableValue) {
@@ -81,7 +83,7 @@ private struct CheckedState: JournalState {
 
     var decodedAs: String {
         guard decoded != nil, let service else { return "not decoded (not a directory named after a service: books, progress)" }
-        return "decoded as \(service.rawValue), as serving does"
+        return "decoded as \(service), as serving does"
     }
 }
 

@@ -17,7 +17,7 @@ public struct Settings: Sendable {
     /// Catalog files or directories; empty means the sample catalog that ships with Lyceum.
     public var catalogPaths: [String] = []
     /// The services a `worker` process serves.
-    public var services = ServiceName.allCases
+    public var services = ServiceRegistry.standard.names
     /// Worker sessions per service in a `worker` process: one thread serves them all, each
     /// session holds one request at a time, so this bounds the writes that share a journal sync.
     public var sessionsPerService = 16
@@ -117,8 +117,8 @@ public struct Settings: Sendable {
             guard !text.isEmpty else { throw invalid("a catalog file or directory") }
             catalogPaths = adding ? catalogPaths + [text] : [text]
         case .service:
-            guard let service = ServiceName(rawValue: text) else {
-                throw invalid("one of " + ServiceName.allCases.map(\.rawValue).joined(separator: ", "))
+            guard let service = ServiceRegistry.standard.names.first(where: { $0 == text }) else {
+                throw invalid("one of " + ServiceRegistry.standard.names.joined(separator: ", "))
             }
             let current = adding ? services : []
             services = current.contains(service) ? current : current + [service]
@@ -200,7 +200,7 @@ public struct Settings: Sendable {
         case .broker: [broker]
         case .data: [dataDirectory]
         case .catalog: catalogPaths
-        case .service: services.map(\.rawValue)
+        case .service: services
         case .sessions: [String(sessionsPerService)]
         case .durability: [durability.description]
         case .timeout: [String(timeout.milliseconds)]
@@ -394,14 +394,4 @@ public struct SettingsError: Error, Sendable, Equatable, CustomStringConvertible
         case .defaultValue: key.map { "\($0.rawValue) (default): \(message)" } ?? message
         }
     }
-}
-
-/// The learning services Lyceum can serve, by their Majordomo service names.
-public enum ServiceName: String, CaseIterable, Sendable {
-    /// The read-only course catalog.
-    case catalog
-    /// Learners' progress through courses, journaled in `DATA/progress`.
-    case progress
-    /// Learners' book libraries, journaled in `DATA/books`.
-    case books
 }

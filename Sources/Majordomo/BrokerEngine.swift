@@ -76,6 +76,7 @@ final class BrokerEngine {
     /// message, which is precise enough for expiries of milliseconds and more.
     private var now: ContinuousClock.Instant
     private let publishedSnapshot: Locked<BrokerSnapshot>
+    private let metrics = BrokerMetrics()
     /// Set when a worker registers or goes (and at first, for the local services), so that the
     /// published worker counts follow at once; queue depths are published on every housekeeping pass.
     private var workersChanged = true
@@ -152,6 +153,7 @@ final class BrokerEngine {
             if workersChanged {
                 let current = snapshot()
                 publishedSnapshot.withLock { $0 = current }
+                metrics.report(current)
                 workersChanged = false
             }
             if now >= nextHeartbeat {

@@ -63,9 +63,9 @@ final class Server: @unchecked Sendable {
         let client = Client(endpoint: endpoint, configuration: ClientConfiguration(timeout: .milliseconds(500), attempts: 1), context: context)
         defer { client.close() }
         let serving = waitUntil(timeout: .seconds(20)) {
-            ServiceName.allCases.allSatisfy { name in
+            ServiceRegistry.standard.names.allSatisfy { name in
                 do {
-                    return try client.isRegistered(name.rawValue)
+                    return try client.isRegistered(name)
                 } catch {
                     return false
                 }

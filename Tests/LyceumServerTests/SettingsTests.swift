@@ -11,7 +11,7 @@ struct SettingsTests {
         #expect(settings.endpoints == ["tcp://127.0.0.1:5555"])
         #expect(settings.dataDirectory == "./lyceum-data")
         #expect(settings.catalogPaths.isEmpty)
-        #expect(settings.services == [.catalog, .progress, .books])
+        #expect(settings.services == ["catalog", "progress", "books"])
         #expect(settings.origins.isEmpty)
     }
 
@@ -23,7 +23,7 @@ struct SettingsTests {
         #expect(parsed.settings.endpoints == ["tcp://127.0.0.1:7000", "ipc:///tmp/l"])
         #expect(parsed.settings.sessionsPerService == 3)
         #expect(parsed.settings.durability == .interval(milliseconds: 50))
-        #expect(parsed.settings.services == [.books])
+        #expect(parsed.settings.services == ["books"])
         #expect(parsed.settings.origins[.sessions] == .commandLine)
         #expect(parsed.positionals == ["books", "{}"])
     }

@@ -49,7 +49,7 @@ struct StoredValueTests {
         defer { data.remove() }
         var settings = Settings()
         settings.dataDirectory = data.path
-        let host = try ServiceHost(serving: [.books, .progress], settings: settings)
+        let host = try ServiceHost(serving: ["books", "progress"], settings: settings)
         let dune = try parse(host.books.handle(Array(#"{"op":"get","learner":"ada","id":"\#(Self.dune)"}"#.utf8)))
         let book = try #require(dune.result["book"] as? [String: Any])
         #expect(book["rating"] as? Int == 4 && book["version"] as? Int == 2)
@@ -59,7 +59,7 @@ struct StoredValueTests {
         // The ledger entry of that release still answers the retried update with its reply.
         let retried = try parse(host.books.handle(Array(#"{"op":"update","learner":"ada","id":"\#(Self.dune)","rating":4,"request_id":"dune-2"}"#.utf8)))
         #expect((retried.result["book"] as? [String: Any])?["version"] as? Int == 2)
-        let progress = try parse(try #require(host.progress).handle(Array(#"{"op":"get","learner":"ada","course":"swiftui-essentials"}"#.utf8)))
+        let progress = try parse(try #require(host.service(named: "progress")).handle(Array(#"{"op":"get","learner":"ada","course":"swiftui-essentials"}"#.utf8)))
         #expect((progress.result["progress"] as? [String: Any])?["watched_count"] as? Int == 2)
         host.close()
 
@@ -98,7 +98,7 @@ struct StoredValueTests {
         // compaction can write a snapshot without it.
         var settings = Settings()
         settings.dataDirectory = data.path
-        let error = #expect(throws: JournalError.self) { try ServiceHost(serving: [.books], settings: settings) }
+        let error = #expect(throws: JournalError.self) { try ServiceHost(serving: ["books"], settings: settings) }
         #expect(error?.code == .undecodableValue && error?.offset == UInt64(offset) && error?.sequence == UInt64(sequence))
         #expect(try Data(contentsOf: URL(fileURLWithPath: journal)) == before, "nothing changed the journal")
     }

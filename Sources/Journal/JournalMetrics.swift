@@ -1,0 +1,30 @@
+import Telemetry
+
+/// The journal's series in the process's metrics (README "Status and metrics"), labelled with
+/// `JournalOptions.metricDimensions`: pushed on open, on every append and sync, and after a
+/// compaction, so that an exporter only renders them.
+struct JournalMetrics: Sendable {
+    private let appends: Counter
+    private let syncs: Counter
+    private let bytes: Gauge
+    private let lastSequence: Gauge
+
+    init(dimensions: [(String, String)]) {
+        appends = Counter(label: "lyceum_journal_appends_total", dimensions: dimensions)
+        syncs = Counter(label: "lyceum_journal_syncs_total", dimensions: dimensions)
+        bytes = Gauge(label: "lyceum_journal_bytes", dimensions: dimensions)
+        lastSequence = Gauge(label: "lyceum_journal_last_sequence", dimensions: dimensions)
+    }
+
+    /// The file now ends at `size` bytes after record `sequence`.
+    func file(size: UInt64, lastSequence sequence: UInt64) {
+        bytes.record(size)
+        lastSequence.record(sequence)
+    }
+
+    /// One record more was appended.
+    func appended() { appends.increment() }
+
+    /// One `fdatasync` more was made.
+    func synced() { syncs.increment() }
+}

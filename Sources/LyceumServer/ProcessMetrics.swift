@@ -1,0 +1,39 @@
+import Telemetry
+
+/// The process's metrics backend: installed as the `MetricsSystem` factory the first time it is
+/// asked for (so before any subsystem starts, by `Commands`), then rendered by `GET /metrics`.
+/// The families below are every metric README "Status and metrics" lists, each pushed by the
+/// subsystem that knows it: requests (`RequestMetrics`), journals (`JournalMetrics`), the event
+/// publisher (`EventMetrics`) and the broker (`BrokerMetrics`).
+public enum ProcessMetrics {
+    /// The backend, installed once per process.
+    public static let backend: PrometheusMetrics = {
+        let backend = PrometheusMetrics(describing: families, buckets: RequestMetrics.latencyBuckets)
+        MetricsSystem.bootstrap(backend)
+        return backend
+    }()
+
+    static let families: [MetricDescription] = [
+        MetricDescription("lyceum_uptime_seconds", .gauge, "Seconds since the process started."),
+        MetricDescription("lyceum_requests_total", .counter, "Requests handled by this process's workers, by service and operation."),
+        MetricDescription("lyceum_request_duration_seconds", .histogram, "Time to answer a request in a worker, by service and operation."),
+        MetricDescription("lyceum_request_errors_total", .counter, "Error replies, by service and error code."),
+        MetricDescription("lyceum_journal_appends_total", .counter, "Records appended to the journal since start."),
+        MetricDescription("lyceum_journal_syncs_total", .counter, "fdatasync calls made by the journal since start."),
+        MetricDescription("lyceum_journal_bytes", .gauge, "Size of the journal file in bytes."),
+        MetricDescription("lyceum_journal_last_sequence", .gauge, "Sequence number of the journal's last record."),
+        MetricDescription("lyceum_events_published_total", .counter, "Progress events given a sequence number by this process's publisher."),
+        MetricDescription("lyceum_events_dropped_total", .counter, "Of those, events dropped because the publisher's queue was full."),
+        MetricDescription("lyceum_event_snapshots_total", .counter, "Snapshot requests (pages) answered by this process's publisher."),
+        MetricDescription(
+            "lyceum_event_snapshots_dropped_total", .counter,
+            "Snapshot requests dropped unanswered because the peer left its earlier replies unread, or was gone."),
+        MetricDescription("lyceum_broker_workers", .gauge, "Workers registered with the broker, by service."),
+        MetricDescription("lyceum_broker_queued_requests", .gauge, "Requests queued in the broker for a worker, by service."),
+        MetricDescription("lyceum_broker_connected_workers", .gauge, "Workers registered with the broker, all services."),
+        MetricDescription("lyceum_broker_connections", .gauge, "TCP connections the broker holds."),
+        MetricDescription(
+            "lyceum_broker_connections_cut_total", .counter,
+            "Connections the broker cut: beyond max-connections (limit), over max-input-bytes (input) or max-output-bytes (output)."),
+    ]
+}

@@ -1,0 +1,77 @@
+import Catalog
+import Events
+import Journal
+import LearningServices
+
+/// What a host gives each service it makes.
+public struct ServiceResources: Sendable {
+    /// The catalog being served (SIGHUP replaces what it holds).
+    public let catalog: CatalogStore
+    /// Where list replies are cut (`max-reply-bytes`).
+    public let budget: ReplyBudget
+}
+
+/// One service as the registry knows it: its Majordomo name, whether it keeps a journal (and
+/// the empty state its journal replays into, with the decoder serving uses), how to make it, and
+/// where its durable writes' events go. `serve`, `worker`, settings, `status`, metrics and
+/// `lyceum journal` all work from these; nothing else names a service.
+public struct ServiceDescriptor: Sendable {
+    /// The Majordomo service name, also the journal's directory under `DATA/`.
+    public let name: String
+    /// A fresh empty state of a journaled service, whose `apply` decodes values exactly as
+    /// serving does (what `lyceum journal` checks and compacts with); `nil` when stateless.
+    public let emptyState: (@Sendable () -> any JournalState)?
+    /// Whether this service's writes publish events, so a host serving it needs a publisher.
+    public let publishesEvents: Bool
+    /// Makes the service, replaying `journal` (opened by the host) when it is journaled.
+    let open: @Sendable (ServiceResources, JournalOpener) throws -> HostedService
+
+    /// Whether the service keeps a journal in `DATA/<name>/`.
+    public var isJournaled: Bool { emptyState != nil }
+
+    /// A stateless service that `make` builds from the host's resources.
+    public static func stateless<Service: LearningService>(
+        _ name: String, make: @escaping @Sendable (ServiceResources) -> Service
+    ) -> ServiceDescriptor {
+        ServiceDescriptor(name: name, emptyState: nil, publishesEvents: false) { resources, _ in
+            HostedService(make(resources), journal: nil, events: nil)
+        }
+    }
+
+    /// A journaled service: `state` is its empty state, `make` builds it over the replayed state
+    /// and the journal as its change log; `events` (if any) publishes each durable write's event.
+    public static func journaled<Service: JournaledService>(
+        _ name: String, state: @escaping @Sendable () -> Service.State,
+        make: @escaping @Sendable (Service.State, any ChangeLog, ServiceResources) -> Service,
+        events: ServiceEvents<Service>? = nil
+    ) -> ServiceDescriptor {
+        ServiceDescriptor(name: name, emptyState: state, publishesEvents: events != nil) { resources, opener in
+            var replayed = state()
+            let journal = try opener.open(replaying: &replayed)
+            let service = make(replayed, JournalChangeLog(journal: journal), resources)
+            // Unowned: the host closes the journal, which waits for a running compaction, before
+            // it lets the service go.
+            journal.enableAutomaticCompaction { [unowned journal] in
+                let captured = try service.captureState { journal.lastSequence }
+                return (captured.state, captured.sequence)
+            }
+            return HostedService(service, journal: journal, events: events)
+        }
+    }
+}
+
+/// Where a service's durable writes' events go: how to publish one, and for a service whose
+/// events have snapshots, the table the publisher's snapshots start from.
+public struct ServiceEvents<Service: LearningService>: Sendable {
+    let publish: @Sendable (EventPublisher, Service.Event, _ revision: UInt64) -> Void
+    let snapshotTable: (@Sendable (Service, CatalogStore) -> ProgressTable)?
+
+    /// Events published with `publish`; `snapshotTable` seeds the publisher's snapshots.
+    public init(
+        publish: @escaping @Sendable (EventPublisher, Service.Event, UInt64) -> Void,
+        snapshotTable: (@Sendable (Service, CatalogStore) -> ProgressTable)? = nil
+    ) {
+        self.publish = publish
+        self.snapshotTable = snapshotTable
+    }
+}

@@ -1,0 +1,41 @@
+/// The services a Lyceum process can serve, one `ServiceDescriptor` each. `standard` lists
+/// Lyceum's own; a test (or a product built on Lyceum) adds its own with `adding(_:)` and passes
+/// the result to `ServiceHost` and `Commands`.
+public struct ServiceRegistry: Sendable {
+    /// The services, in the order `serve` starts them.
+    public let descriptors: [ServiceDescriptor]
+
+    /// A registry of `descriptors`, whose names must differ.
+    public init(_ descriptors: [ServiceDescriptor]) {
+        precondition(Set(descriptors.map(\.name)).count == descriptors.count, "two services share a name")
+        self.descriptors = descriptors
+    }
+
+    /// The service names, in order.
+    public var names: [String] { descriptors.map(\.name) }
+
+    /// This registry with `descriptor` added (replacing one of the same name).
+    public func adding(_ descriptor: ServiceDescriptor) -> ServiceRegistry {
+        ServiceRegistry(descriptors.filter { $0.name != descriptor.name } + [descriptor])
+    }
+
+    /// The descriptor of `name`.
+    /// - Throws: `ServiceRegistryError` naming the services there are.
+    public func descriptor(named name: String) throws(ServiceRegistryError) -> ServiceDescriptor {
+        guard let descriptor = descriptors.first(where: { $0.name == name }) else {
+            throw ServiceRegistryError(name: name, known: names)
+        }
+        return descriptor
+    }
+}
+
+/// A service name the registry does not list.
+public struct ServiceRegistryError: Error, Sendable, CustomStringConvertible {
+    /// The name asked for.
+    public let name: String
+    /// The names the registry lists.
+    public let known: [String]
+
+    /// `no service 'x'; the services are catalog, progress, books`.
+    public var description: String { "no service '\(name)'; the services are \(known.joined(separator: ", "))" }
+}

@@ -1,0 +1,33 @@
+import Events
+import LearningServices
+
+// Lyceum's own services: the one place that lists them. A new service adds its descriptor here
+// (see docs/ARCHITECTURE.md, "Adding a service").
+extension ServiceRegistry {
+    /// `catalog`, `progress` and `books`.
+    public static let standard = ServiceRegistry([.catalog, .progress, .books])
+}
+
+extension ServiceDescriptor {
+    /// The read-only course catalog.
+    static let catalog = ServiceDescriptor.stateless(CatalogService.serviceName) { resources in
+        CatalogService(store: resources.catalog, budget: resources.budget)
+    }
+
+    /// Learners' progress through courses, journaled in `DATA/progress`; its events have
+    /// snapshots, seeded from the replayed state measured against the catalog's lessons.
+    static let progress = ServiceDescriptor.journaled(
+        ProgressService.serviceName, state: { ProgressState() },
+        make: { state, log, resources in ProgressService(state: state, catalog: resources.catalog, log: log, budget: resources.budget) },
+        events: ServiceEvents(
+            publish: { publisher, event, revision in publisher.publish(event, revision: revision) },
+            snapshotTable: { service, catalog in
+                ProgressTable(records: service.currentState.records) { catalog.catalog.course($0)?.lessons.map(\.id) ?? [] }
+            }))
+
+    /// Learners' book libraries, journaled in `DATA/books`.
+    static let books = ServiceDescriptor.journaled(
+        BooksService.serviceName, state: { BooksState() },
+        make: { state, log, resources in BooksService(state: state, log: log, budget: resources.budget) },
+        events: ServiceEvents(publish: { publisher, event, revision in publisher.publish(event, revision: revision) }))
+}
