@@ -17,20 +17,25 @@ let package = Package(
             pkgConfig: "libzmq",
             providers: [.apt(["libzmq3-dev"])]
         ),
+        // What several modules need and the toolchain alone provides: duration counts, RFC 3339
+        // time, JSON string escaping, waiting for a server's bound endpoints. Named so that it
+        // can never collide with a package's module.
+        .target(name: "LyceumSupport"),
+        .testTarget(name: "LyceumSupportTests", dependencies: ["LyceumSupport"]),
         // The only module that imports CZMQ.
-        .target(name: "ZeroMQ", dependencies: ["CZMQ"]),
+        .target(name: "ZeroMQ", dependencies: ["CZMQ", "LyceumSupport"]),
         // Structured, levelled logs to stderr, shared by every module.
-        .target(name: "Logging"),
+        .target(name: "Logging", dependencies: ["LyceumSupport"]),
         // The Service protocol and the one owner of signals and orderly shutdown.
         .target(name: "Lifecycle", dependencies: ["Logging"]),
         // 7/MDP broker, worker sessions and clients; bodies are opaque frames, never parsed.
-        .target(name: "Majordomo", dependencies: ["ZeroMQ", "Logging", "Lifecycle"]),
+        .target(name: "Majordomo", dependencies: ["ZeroMQ", "Logging", "Lifecycle", "LyceumSupport"]),
         // The append-only journal: durable, checksummed, replayed on start, compacted. No sockets.
-        .target(name: "Journal", dependencies: ["Logging", "Lifecycle"]),
-        .executableTarget(name: "lyceum", dependencies: ["LyceumServer", "ZeroMQ", "Journal", "Lifecycle", "LoadTest", "Events"]),
+        .target(name: "Journal", dependencies: ["JSON", "Logging", "Lifecycle", "LyceumSupport"]),
+        .executableTarget(name: "lyceum", dependencies: ["LyceumServer", "ZeroMQ", "Journal", "Lifecycle", "LoadTest", "Events", "LyceumSupport"]),
 
         // Utilities the test targets share: threads, processes, free endpoints.
-        .target(name: "LyceumTestSupport", path: "Tests/LyceumTestSupport"),
+        .target(name: "LyceumTestSupport", dependencies: ["LyceumSupport"], path: "Tests/LyceumTestSupport"),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "LyceumTestSupport"]),
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle"]),
@@ -49,7 +54,7 @@ let package = Package(
 
         // The learning services' domain: JSON of our own, catalog, books, progress, and the
         // request envelope that the Majordomo workers call. No sockets below this line.
-        .target(name: "JSON", dependencies: ["Logging"]),
+        .target(name: "JSON", dependencies: ["Logging", "LyceumSupport"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .target(name: "Catalog", dependencies: ["JSON"], resources: [.copy("SampleCatalog")]),
         .testTarget(name: "CatalogTests", dependencies: ["Catalog", "JSON"]),
@@ -57,11 +62,11 @@ let package = Package(
         .testTarget(name: "BooksTests", dependencies: ["Books", "JSON", "Journal"]),
         .target(name: "Progress", dependencies: ["JSON", "Journal", "Catalog", "Logging"]),
         .testTarget(name: "ProgressTests", dependencies: ["Progress", "Catalog", "JSON", "Journal"]),
-        .target(name: "LearningServices", dependencies: ["JSON", "Journal", "Catalog", "Books", "Progress", "Logging"]),
+        .target(name: "LearningServices", dependencies: ["JSON", "Journal", "Catalog", "Books", "Progress", "Logging", "LyceumSupport"]),
         .testTarget(name: "LearningServicesTests", dependencies: ["LearningServices", "JSON", "Journal", "Catalog", "Books", "Progress"]),
         // Progress and book events: PUB with sequence numbers, Clone-pattern snapshots, the XSUB/XPUB forwarder
         // and the subscriber that `lyceum watch` uses. Socket code; the domain arrives as values.
-        .target(name: "Events", dependencies: ["ZeroMQ", "JSON", "Logging", "Lifecycle", "Progress", "Books"]),
+        .target(name: "Events", dependencies: ["ZeroMQ", "JSON", "Logging", "Lifecycle", "Progress", "Books", "LyceumSupport"]),
         .testTarget(
             name: "EventsTests",
             dependencies: ["Events", "LearningServices", "Catalog", "Progress", "Books", "JSON", "ZeroMQ", "Lifecycle", "LyceumTestSupport", "lyceum"],
@@ -72,29 +77,29 @@ let package = Package(
         // handlers, event publishing after durable writes, settings and the subcommands. `lyceum` only parses and dispatches.
         .target(
             name: "LyceumServer",
-            dependencies: ["LearningServices", "Catalog", "Books", "Progress", "JSON", "Journal", "Majordomo", "ZeroMQ", "Lifecycle", "Logging", "Events"]
+            dependencies: ["LearningServices", "Catalog", "Books", "Progress", "JSON", "Journal", "Majordomo", "ZeroMQ", "Lifecycle", "Logging", "Events", "LyceumSupport"]
         ),
         // The end-to-end tests start the real `lyceum` (the dependency builds it); the Python
         // client is run by /usr/bin/python3.
         .testTarget(
             name: "LyceumServerTests",
-            dependencies: ["LyceumServer", "LearningServices", "Catalog", "Books", "Majordomo", "ZeroMQ", "Journal", "Events", "LyceumTestSupport", "lyceum"],
+            dependencies: ["LyceumServer", "LearningServices", "Catalog", "Books", "Majordomo", "ZeroMQ", "Journal", "Events", "LyceumSupport", "LyceumTestSupport", "lyceum"],
             exclude: ["Clients", "Fixtures"]
         ),
 
         // Benchmarks are executables, never timed tests: `make bench-zmq` runs this one.
         .executableTarget(
             name: "zmq-throughput",
-            dependencies: ["ZeroMQ"],
+            dependencies: ["ZeroMQ", "LyceumSupport"],
             path: "Benchmarks/ZeroMQThroughput",
             exclude: ["pushpull.c"]
         ),
         // `make bench-journal` runs this one (Benchmarks/journal-bench.sh).
-        .executableTarget(name: "journal-bench", dependencies: ["Journal"], path: "Benchmarks/JournalBench"),
+        .executableTarget(name: "journal-bench", dependencies: ["Journal", "LyceumSupport"], path: "Benchmarks/JournalBench"),
         // `make bench-mdp`: echo round trips through Lyceum's broker, beside the C reference (Benchmarks/mdp-bench.sh).
         .executableTarget(
             name: "mdp-bench",
-            dependencies: ["Majordomo", "ZeroMQ", "Lifecycle", "Logging"],
+            dependencies: ["Majordomo", "ZeroMQ", "Lifecycle", "Logging", "LyceumSupport"],
             path: "Benchmarks/MajordomoEcho",
             exclude: ["mdp_reference.c"]
         ),
@@ -106,11 +111,11 @@ let package = Package(
         ),
 
         // `lyceum bench`: load generation over the wire protocol, never the domain modules.
-        .target(name: "LoadTest", dependencies: ["Majordomo", "ZeroMQ", "JSON", "Logging"]),
+        .target(name: "LoadTest", dependencies: ["Majordomo", "ZeroMQ", "JSON", "Logging", "LyceumSupport"]),
         // The process tests and the suite's quick mode run these executables; the dependency builds them.
         .testTarget(
             name: "LoadTestTests",
-            dependencies: ["LoadTest", "Majordomo", "ZeroMQ", "JSON", "Lifecycle", "lyceum", "zmq-throughput", "journal-bench"]
+            dependencies: ["LoadTest", "Majordomo", "ZeroMQ", "JSON", "Lifecycle", "LyceumSupport", "lyceum", "zmq-throughput", "journal-bench"]
         ),
         // `make bench-events`: events/s with 100 subscribers, delivery latency, cost added to a write.
         .executableTarget(

@@ -1,6 +1,7 @@
 import JSON
 import LearningServices
 import Logging
+import LyceumSupport
 
 /// Wraps a service's answer so that every request is counted in `RequestMetrics` and, when
 /// debug logging is on, logged with its operation, request id, latency and error code. The
@@ -18,7 +19,7 @@ public enum InstrumentedHandler {
             let started = ContinuousClock.now
             answer(request) { answered in
                 let elapsed = ContinuousClock.now - started
-                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                let seconds = elapsed.seconds
                 let code = errorCode(of: answered)
                 let op = code.map(untrustedOpCodes.contains) == true ? "invalid" : operation(of: request) ?? "invalid"
                 metrics.record(service: service, op: op, seconds: seconds, errorCode: code)

@@ -4,6 +4,7 @@ import Foundation
 import Journal
 import LearningServices
 import Logging
+import LyceumSupport
 import Progress
 
 /// The learning services of one process with everything they stand on: the catalog, and for
@@ -154,9 +155,4 @@ private final class ReplayProgress {
             "bytes": String(progress.bytesDone), "total": String(progress.bytesTotal),
         ])
     }
-}
-
-extension Duration {
-    /// The duration in whole milliseconds.
-    var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
 }

@@ -2,6 +2,7 @@ import Foundation
 import JSON
 import LoadTest
 import Logging
+import LyceumSupport
 import ZeroMQ
 
 private let benchUsage = """
@@ -258,8 +259,4 @@ private final class ProgressLine {
     func finish() {
         if onTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
     }
-}
-
-extension Duration {
-    fileprivate var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }
