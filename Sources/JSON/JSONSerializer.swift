@@ -40,12 +40,17 @@ extension JSONValue {
 
     /// Appends `number` in decimal.
     public static func write(_ number: Int, to output: inout [UInt8]) {
+        if number < 0 { output.append(UInt8(ascii: "-")) }
+        write(UInt64(number.magnitude), to: &output)
+    }
+
+    /// Appends `number` in decimal (the journal's sequence numbers are unsigned).
+    public static func write(_ number: UInt64, to output: inout [UInt8]) {
         if number == 0 {
             output.append(UInt8(ascii: "0"))
             return
         }
-        if number < 0 { output.append(UInt8(ascii: "-")) }
-        var magnitude = number.magnitude
+        var magnitude = number
         var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
             UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
             (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)

@@ -28,7 +28,7 @@ private let benchUsage = """
       --learners N        synthetic learners (default 100)
       --books N           books created before the run for reads and updates (default 1000)
       --verify            check every reply's content, not only that it is ok
-      --timeout T         a request unanswered this long counts as timed-out (default 5s)
+      --timeout T         a request unanswered this long counts as timed_out (default 5s)
       --label TEXT        the run's name in reports and charts
       --json              print the results as JSON on stdout (the summary goes to stderr)
       --plot FILE.svg     write a latency-percentile chart of this run

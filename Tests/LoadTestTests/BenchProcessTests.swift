@@ -91,7 +91,7 @@ final class ThreadCollector: @unchecked Sendable {
         let outcome = try BuiltProgram.run("lyceum", ["bench", "--endpoint", fake.endpoint, "--scenario", "book-read",
                                                       "--requests", "50", "--warmup", "0s", "--books", "5", "--verify"])
         #expect(outcome.status == 1)
-        #expect(outcome.standardOutput.contains("wrong-reply 50"), "\(outcome.standardOutput)")
+        #expect(outcome.standardOutput.contains("wrong_reply 50"), "\(outcome.standardOutput)")
         #expect(outcome.standardOutput.contains("wrong reply: book.title"))
     }
 
@@ -100,7 +100,7 @@ final class ThreadCollector: @unchecked Sendable {
     func badOptionsAreRefusedWithStatusTwo(_ options: [String]) throws {
         let outcome = try BuiltProgram.run("lyceum", ["bench", "--endpoint", "tcp://127.0.0.1:1"] + options)
         #expect(outcome.status == 2)
-        #expect(outcome.standardError.contains("invalid-option"), "\(outcome.standardError)")
+        #expect(outcome.standardError.contains("invalid_option"), "\(outcome.standardError)")
     }
 
     @Test func anUnreachableServerIsASetupFailure() throws {
