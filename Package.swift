@@ -17,18 +17,23 @@ let package = Package(
             pkgConfig: "libzmq",
             providers: [.apt(["libzmq3-dev"])]
         ),
+        // What several modules need and the toolchain alone provides: duration counts, RFC 3339
+        // time, JSON string escaping, waiting for a server's bound endpoints. Named so that it
+        // can never collide with a package's module.
+        .target(name: "LyceumSupport"),
+        .testTarget(name: "LyceumSupportTests", dependencies: ["LyceumSupport"]),
         // The only module that imports CZMQ.
-        .target(name: "ZeroMQ", dependencies: ["CZMQ"]),
+        .target(name: "ZeroMQ", dependencies: ["CZMQ", "LyceumSupport"]),
         // Structured, levelled logs to stderr, shared by every module.
-        .target(name: "Logging"),
+        .target(name: "Logging", dependencies: ["LyceumSupport"]),
         // The metrics façade, shaped like swift-metrics, and its Prometheus backend: subsystems push.
-        .target(name: "Telemetry"),
+        .target(name: "Telemetry", dependencies: ["LyceumSupport"]),
         // The Service protocol and the one owner of signals and orderly shutdown.
         .target(name: "Lifecycle", dependencies: ["Logging"]),
         // 7/MDP broker, worker sessions and clients; bodies are opaque frames, never parsed.
-        .target(name: "Majordomo", dependencies: ["ZeroMQ", "Logging", "Lifecycle", "Telemetry"]),
+        .target(name: "Majordomo", dependencies: ["ZeroMQ", "Logging", "Lifecycle", "Telemetry", "LyceumSupport"]),
         // The append-only journal: durable, checksummed, replayed on start, compacted. No sockets.
-        .target(name: "Journal", dependencies: ["Logging", "Lifecycle", "Telemetry"]),
+        .target(name: "Journal", dependencies: ["Logging", "Lifecycle", "Telemetry", "JSON", "LyceumSupport"]),
         // Only parses and dispatches: every subcommand is declared and run by a library module.
         .executableTarget(name: "lyceum", dependencies: ["CommandSyntax", "LyceumServer", "Lifecycle", "LoadTest", "ProgressWatch"]),
         // The one command-line parser: commands declare their options once; parsing, errors and --help come from that.
@@ -36,7 +41,7 @@ let package = Package(
         .testTarget(name: "CommandSyntaxTests", dependencies: ["CommandSyntax"]),
 
         // Utilities the test targets share: threads, processes, free endpoints.
-        .target(name: "LyceumTestSupport", path: "Tests/LyceumTestSupport"),
+        .target(name: "LyceumTestSupport", dependencies: ["LyceumSupport"], path: "Tests/LyceumTestSupport"),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "LyceumTestSupport"]),
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle"]),
@@ -55,7 +60,7 @@ let package = Package(
 
         // The learning services' domain: JSON of our own, catalog, books, progress, and the
         // request envelope that the Majordomo workers call. No sockets below this line.
-        .target(name: "JSON", dependencies: ["Logging"]),
+        .target(name: "JSON", dependencies: ["Logging", "LyceumSupport"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .target(name: "Catalog", dependencies: ["JSON"], resources: [.copy("SampleCatalog")]),
         .testTarget(name: "CatalogTests", dependencies: ["Catalog", "JSON"]),
@@ -63,11 +68,11 @@ let package = Package(
         .testTarget(name: "BooksTests", dependencies: ["Books", "JSON", "Journal"]),
         .target(name: "Progress", dependencies: ["JSON", "Journal", "Catalog", "Logging"]),
         .testTarget(name: "ProgressTests", dependencies: ["Progress", "Catalog", "JSON", "Journal"]),
-        .target(name: "LearningServices", dependencies: ["JSON", "Journal", "Catalog", "Books", "Progress", "Logging"]),
+        .target(name: "LearningServices", dependencies: ["JSON", "Journal", "Catalog", "Books", "Progress", "Logging", "LyceumSupport"]),
         .testTarget(name: "LearningServicesTests", dependencies: ["LearningServices", "JSON", "Journal", "Catalog", "Books", "Progress"]),
         // Progress and book events: PUB with sequence numbers, Clone-pattern snapshots, the XSUB/XPUB forwarder
         // and the subscriber that `lyceum watch` uses. Socket code; the domain arrives as values.
-        .target(name: "Events", dependencies: ["ZeroMQ", "JSON", "Logging", "Lifecycle", "Progress", "Books", "Telemetry"]),
+        .target(name: "Events", dependencies: ["ZeroMQ", "JSON", "Logging", "Lifecycle", "Progress", "Books", "Telemetry", "LyceumSupport"]),
         .testTarget(
             name: "EventsTests",
             dependencies: ["Events", "LearningServices", "Catalog", "Progress", "Books", "JSON", "ZeroMQ", "Lifecycle", "LyceumTestSupport", "lyceum"],
@@ -79,7 +84,7 @@ let package = Package(
         // them (serve, broker, worker, call, status, config, journal, version).
         .target(
             name: "LyceumServer",
-            dependencies: ["LearningServices", "Catalog", "Books", "Progress", "JSON", "Journal", "Majordomo", "ZeroMQ", "Lifecycle", "Logging", "Events", "Telemetry", "CommandSyntax"]
+            dependencies: ["LearningServices", "Catalog", "Books", "Progress", "JSON", "Journal", "Majordomo", "ZeroMQ", "Lifecycle", "Logging", "Events", "Telemetry", "CommandSyntax", "LyceumSupport"]
         ),
         // `lyceum watch`: the subscriber's dashboard, its terminal and its signals.
         .target(name: "ProgressWatch", dependencies: ["Events", "ZeroMQ", "Logging", "CommandSyntax"]),
@@ -87,7 +92,7 @@ let package = Package(
         // client is run by /usr/bin/python3.
         .testTarget(
             name: "LyceumServerTests",
-            dependencies: ["LyceumServer", "LearningServices", "Catalog", "Books", "Majordomo", "ZeroMQ", "Journal", "Events", "Telemetry", "LyceumTestSupport", "lyceum", "CommandSyntax", "LoadTest", "ProgressWatch"],
+            dependencies: ["LyceumServer", "LearningServices", "Catalog", "Books", "Majordomo", "ZeroMQ", "Journal", "Events", "Telemetry", "LyceumTestSupport", "lyceum", "CommandSyntax", "LoadTest", "ProgressWatch", "LyceumSupport"],
             exclude: ["Clients", "Fixtures"]
         ),
 
@@ -102,16 +107,16 @@ let package = Package(
         // Benchmarks are executables, never timed tests: `make bench-zmq` runs this one.
         .executableTarget(
             name: "zmq-throughput",
-            dependencies: ["ZeroMQ"],
+            dependencies: ["ZeroMQ", "LyceumSupport"],
             path: "Benchmarks/ZeroMQThroughput",
             exclude: ["pushpull.c"]
         ),
         // `make bench-journal` runs this one (Benchmarks/journal-bench.sh).
-        .executableTarget(name: "journal-bench", dependencies: ["Journal"], path: "Benchmarks/JournalBench"),
+        .executableTarget(name: "journal-bench", dependencies: ["Journal", "LyceumSupport"], path: "Benchmarks/JournalBench"),
         // `make bench-mdp`: echo round trips through Lyceum's broker, beside the C reference (Benchmarks/mdp-bench.sh).
         .executableTarget(
             name: "mdp-bench",
-            dependencies: ["Majordomo", "ZeroMQ", "Lifecycle", "Logging"],
+            dependencies: ["Majordomo", "ZeroMQ", "Lifecycle", "Logging", "LyceumSupport"],
             path: "Benchmarks/MajordomoEcho",
             exclude: ["mdp_reference.c"]
         ),
@@ -123,11 +128,11 @@ let package = Package(
         ),
 
         // `lyceum bench`: load generation over the wire protocol, never the domain modules, and the command that runs it.
-        .target(name: "LoadTest", dependencies: ["Majordomo", "ZeroMQ", "JSON", "Logging", "CommandSyntax"]),
+        .target(name: "LoadTest", dependencies: ["Majordomo", "ZeroMQ", "JSON", "Logging", "CommandSyntax", "LyceumSupport"]),
         // The process tests and the suite's quick mode run these executables; the dependency builds them.
         .testTarget(
             name: "LoadTestTests",
-            dependencies: ["LoadTest", "Majordomo", "ZeroMQ", "JSON", "Lifecycle", "lyceum", "zmq-throughput", "journal-bench"]
+            dependencies: ["LoadTest", "Majordomo", "ZeroMQ", "JSON", "Lifecycle", "LyceumSupport", "lyceum", "zmq-throughput", "journal-bench"]
         ),
         // `make bench-events`: events/s with 100 subscribers, delivery latency, cost added to a write.
         .executableTarget(

@@ -10,6 +10,7 @@
 //   journal-bench replay DIR                          replays DIR with progress; prints time and memory
 import Foundation
 import Journal
+import LyceumSupport
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("journal-bench: \(message)\n".utf8))
@@ -28,9 +29,6 @@ extension String {
     func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }
 
-func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-}
 
 /// The resident set size of this process, in bytes, from /proc/self/status.
 func residentBytes() -> UInt64 {
@@ -106,7 +104,7 @@ case "append":
         }.start()
     }
     done.wait()
-    let elapsed = seconds(ContinuousClock.now - start)
+    let elapsed = (ContinuousClock.now - start).seconds
     let statistics = journal.statistics
     journal.close()
     printRate(statistics, elapsed)
@@ -135,7 +133,7 @@ case "acknowledge":
     // Every write is acknowledged; hand the slots back, as libdispatch traps when a semaphore is
     // freed below its initial value.
     for _ in 0..<inFlight { slots.signal() }
-    let elapsed = seconds(ContinuousClock.now - start)
+    let elapsed = (ContinuousClock.now - start).seconds
     let statistics = journal.statistics
     journal.close()
     printRate(statistics, elapsed)
@@ -185,7 +183,7 @@ case "replay":
     } catch {
         fail("\(error)")
     }
-    let elapsed = seconds(ContinuousClock.now - start)
+    let elapsed = (ContinuousClock.now - start).seconds
     let resident = residentBytes()
     print("records=\(journal.lastSequence) live=\(state.liveCounts["books"] ?? 0) seconds=\(String(format: "%.3f", elapsed)) journal_bytes=\(journal.size) rss_bytes=\(resident) rss_before_bytes=\(residentBefore)")
     journal.close()

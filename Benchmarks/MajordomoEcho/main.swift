@@ -25,6 +25,7 @@
 import Foundation
 import Lifecycle
 import Logging
+import LyceumSupport
 import Majordomo
 import ZeroMQ
 
@@ -102,7 +103,7 @@ struct Measurement {
     var latencies: [Duration] = []
     var elapsed: Duration = .zero
 
-    var requestsPerSecond: Double { Double(latencies.count) / seconds(elapsed) }
+    var requestsPerSecond: Double { Double(latencies.count) / elapsed.seconds }
 
     func percentile(_ fraction: Double) -> Duration {
         let sorted = latencies.sorted()
@@ -110,15 +111,12 @@ struct Measurement {
     }
 
     var line: String {
-        let p50 = seconds(percentile(0.50)) * 1_000_000
-        let p99 = seconds(percentile(0.99)) * 1_000_000
+        let p50 = percentile(0.50).seconds * 1_000_000
+        let p99 = percentile(0.99).seconds * 1_000_000
         return "\(name.padding(toLength: 44, withPad: " ", startingAt: 0)) \(String(format: "%9.0f req/s   p50 %7.1f µs   p99 %7.1f µs   (%d requests)", requestsPerSecond, p50, p99, latencies.count))"
     }
 }
 
-func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-}
 
 let settings = Settings(Array(CommandLine.arguments.dropFirst()))
 let clock = ContinuousClock()

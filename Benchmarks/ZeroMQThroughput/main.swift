@@ -1,6 +1,7 @@
 // The Swift side of the PUSH→PULL throughput benchmark; pushpull.c is the C reference.
 // Usage: zmq-throughput reused|array COUNT SIZE — prints messages per second.
 import Foundation
+import LyceumSupport
 import ZeroMQ
 
 let arguments = CommandLine.arguments
@@ -44,7 +45,7 @@ do {
     }
     let elapsed = clock.now - start
     precondition(received == (count - 1) * size, "lost bytes")
-    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    let seconds = elapsed.seconds
     print(String(format: "%.0f", Double(count - 1) / seconds))
 } catch {
     FileHandle.standardError.write(Data("zmq-throughput: \(error)\n".utf8))

@@ -1,5 +1,6 @@
 import Books
 import JSON
+import LyceumSupport
 
 extension Book {
     /// The book as the `books` service's results carry it (protocol/README.md, "Service `books`").
@@ -7,7 +8,7 @@ extension Book {
         [
             "id": .string(id), "title": .string(title), "author": .string(author), "genre": .string(genre.rawValue),
             "rating": .integer(rating), "review": .string(review), "version": .integer(version),
-            "created_at": .string(EventTime.rfc3339(createdAt)), "updated_at": .string(EventTime.rfc3339(updatedAt)),
+            "created_at": .string(RFC3339.string(millisecondsSince1970: createdAt)), "updated_at": .string(RFC3339.string(millisecondsSince1970: updatedAt)),
         ]
     }
 }
@@ -29,7 +30,7 @@ enum BookEventBody {
             "seq": .integer(Int(clamping: sequences.sequence)), "books_seq": .integer(Int(clamping: sequences.booksSequence)),
             "source": .string(source.description), "revision": .integer(Int(clamping: revision)), "type": .string(event.kind.rawValue),
             "learner": .string(event.learner), "book_id": .string(event.bookID), "book": event.book?.eventJSON ?? .null,
-            "time": .string(EventTime.rfc3339(time)),
+            "time": .string(RFC3339.string(millisecondsSince1970: time)),
         ]
         return value.serialized()
     }

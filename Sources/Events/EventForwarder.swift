@@ -1,6 +1,6 @@
-import Dispatch
 import Lifecycle
 import Logging
+import LyceumSupport
 import Synchronization
 import ZeroMQ
 
@@ -18,8 +18,7 @@ public final class EventForwarder: Service {
     private let context: Context
     private let wakeup: WakeupPipe
     private let stopping = Atomic<Bool>(false)
-    private let binding = Mutex<Result<(publishers: [String], subscribers: [String]), EventsError>?>(nil)
-    private let bindingSettled = DispatchSemaphore(value: 0)
+    private let binding = AwaitedResult<(publishers: [String], subscribers: [String]), EventsError>()
     private let forwarded = Atomic<UInt64>(0)
 
     /// A forwarder that will bind these endpoints when it runs.
@@ -55,11 +54,11 @@ public final class EventForwarder: Service {
             for endpoint in subscriberEndpoints { try downstream.bind(endpoint) }
         } catch {
             let failure = EventsError(error)
-            settle(.failure(failure))
+            binding.settle(.failure(failure))
             logger.error("cannot bind the forwarder", ["error": failure.description])
             throw failure
         }
-        settle(.success((upstream.endpoints, downstream.endpoints)))
+        binding.settle(.success((upstream.endpoints, downstream.endpoints)))
         logger.info("forwarding events", ["publishers": upstream.endpoints.joined(separator: ","), "subscribers": downstream.endpoints.joined(separator: ",")])
         do {
             var poller = Poller()
@@ -95,17 +94,10 @@ public final class EventForwarder: Service {
     /// - Returns: the bound endpoints of the publisher (XSUB) and subscriber (XPUB) sides.
     /// - Throws: the bind failure, or ``EventsError/Code/timedOut`` after `timeout`.
     public func waitUntilBound(timeout: Duration = .seconds(5)) throws(EventsError) -> (publishers: [String], subscribers: [String]) {
-        let milliseconds = Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
-        guard bindingSettled.wait(timeout: .now() + .milliseconds(milliseconds)) == .success else {
+        guard let bound = binding.wait(timeout: timeout) else {
             throw EventsError(.timedOut, "the forwarder has not bound its endpoints yet")
         }
-        bindingSettled.signal()
-        return try binding.withLock { $0! }.get()
-    }
-
-    private func settle(_ result: Result<(publishers: [String], subscribers: [String]), EventsError>) {
-        binding.withLock { $0 = result }
-        bindingSettled.signal()
+        return try bound.get()
     }
 
     /// Moves every queued message from `source` to `destination`, frame by frame, without waiting.

@@ -1,8 +1,8 @@
 import Books
-import Dispatch
 import JSON
 import Lifecycle
 import Logging
+import LyceumSupport
 import Progress
 import Synchronization
 import ZeroMQ
@@ -113,8 +113,7 @@ public final class EventPublisher: Service {
     private let initialTable: ProgressTable
     private let wakeup: WakeupPipe
     private let stopping = Atomic<Bool>(false)
-    private let binding = Mutex<Result<BoundEndpoints, EventsError>?>(nil)
-    private let bindingSettled = DispatchSemaphore(value: 0)
+    private let binding = AwaitedResult<BoundEndpoints, EventsError>()
     private let logger = Logger(component: "events")
 
     /// The endpoints a running publisher listens on, wildcard ports resolved.
@@ -170,7 +169,7 @@ public final class EventPublisher: Service {
     /// blocks, like ``publish(_:revision:)-(ProgressEvent,_)``.
     public func publish(_ event: BookEvent, revision: UInt64) {
         // A deletion leaves no book to take the time of the change from.
-        let time = event.book?.updatedAt ?? EventTime.nowMilliseconds()
+        let time = event.book?.updatedAt ?? RFC3339.currentMillisecondsSince1970()
         enqueue { state in
             state.sequence += 1
             state.booksSequence += 1
@@ -223,13 +222,13 @@ public final class EventPublisher: Service {
             for endpoint in configuration.snapshotEndpoints { try snapshots.bind(endpoint) }
         } catch {
             let failure = EventsError(error)
-            settle(.failure(failure))
+            binding.settle(.failure(failure))
             logger.error("cannot bind the event endpoints", ["error": failure.description])
             throw failure
         }
         let bound = BoundEndpoints(
             publish: publisher.endpoints.filter { !configuration.forwarderEndpoints.contains($0) }, snapshot: snapshots.endpoints)
-        settle(.success(bound))
+        binding.settle(.success(bound))
         logger.info("publishing events", [
             "source": source.description, "publish": bound.publish.joined(separator: ","),
             "forwarders": configuration.forwarderEndpoints.joined(separator: ","), "snapshot": bound.snapshot.joined(separator: ","),
@@ -254,17 +253,10 @@ public final class EventPublisher: Service {
     /// - Returns: the bound endpoints, wildcard ports resolved.
     /// - Throws: the bind failure, or ``EventsError/Code/timedOut`` after `timeout`.
     public func waitUntilBound(timeout: Duration = .seconds(5)) throws(EventsError) -> BoundEndpoints {
-        let milliseconds = Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
-        guard bindingSettled.wait(timeout: .now() + .milliseconds(milliseconds)) == .success else {
+        guard let bound = binding.wait(timeout: timeout) else {
             throw EventsError(.timedOut, "the event publisher has not bound its endpoints yet")
         }
-        bindingSettled.signal()
-        return try binding.withLock { $0! }.get()
-    }
-
-    private func settle(_ result: Result<BoundEndpoints, EventsError>) {
-        binding.withLock { $0 = result }
-        bindingSettled.signal()
+        return try bound.get()
     }
 
     private func serve(publisher: Socket, snapshots: Socket, advertisedSnapshot: String?) throws(ZMQError) {
@@ -377,7 +369,7 @@ public final class EventPublisher: Service {
             "source": .string(source.description), "seq": .integer(Int(clamping: announced.sequence)),
             "progress_seq": .integer(Int(clamping: announced.progressSequence)), "books_seq": .integer(Int(clamping: announced.booksSequence)),
             "course_seq": SnapshotState.json(announced.courseSequences), "snapshot": JSONValue(advertisedSnapshot),
-            "time": .string(EventTime.rfc3339(EventTime.nowMilliseconds())),
+            "time": .string(RFC3339.string(millisecondsSince1970: RFC3339.currentMillisecondsSince1970())),
         ]
         try publisher.send(EventTopic.heartbeat.utf8, options: [.more, .dontWait])
         try publisher.send(body.serialized(), options: .dontWait)

@@ -1,4 +1,5 @@
 import JSON
+import LyceumSupport
 import Progress
 
 /// The JSON representations events use for progress (protocol/events.md, `progress_event.json`).
@@ -14,7 +15,7 @@ extension ProgressSummary {
         writer.member("current_lesson", currentLesson)
         writer.member("completed", completed)
         writer.writeScore("best_score", bestAttempt.map { ($0.score, $0.total) })
-        writer.member("updated_at", formatted ?? EventTime.rfc3339(updatedAt))
+        writer.member("updated_at", formatted ?? RFC3339.string(millisecondsSince1970: updatedAt))
     }
 }
 
@@ -55,7 +56,7 @@ enum ProgressEventBody {
         writer.member("course", event.course)
         writer.member("lesson", event.lesson)
         // The event's time is when its summary was updated: formatted once for both.
-        let time = EventTime.rfc3339(event.summary.updatedAt)
+        let time = RFC3339.string(millisecondsSince1970: event.summary.updatedAt)
         writer.member("time", time)
         writer.member("progress") { event.summary.writeEventJSON(into: &$0, updatedAt: time) }
         writer.member("completes_course", event.completesCourse)

@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import LyceumSupport
 import Progress
 
 /// How progress events become xAPI statements (protocol/events.md, "xAPI statements").
@@ -53,7 +54,7 @@ struct XAPIStatements {
             statements.append(("completed", (courseID, "course"), ["completion": true]))
         }
         let actor: JSONValue = ["objectType": "Agent", "account": ["homePage": .string(options.base), "name": .string(event.learner)]]
-        let timestamp = JSONValue.string(EventTime.rfc3339(event.summary.updatedAt))
+        let timestamp = JSONValue.string(RFC3339.string(millisecondsSince1970: event.summary.updatedAt))
         let context: JSONValue = [
             "platform": "Lyceum",
             "extensions": [

@@ -28,6 +28,23 @@ public struct JSONParser: Sendable {
         try parse(Array(text.utf8))
     }
 
+    /// Reads the JSON string literal whose opening quote is at `offset` in `bytes`, with the
+    /// same rules as ``parse(_:)-([UInt8])`` (escapes decoded, valid UTF-8, no raw control
+    /// characters), for formats that embed strings in bytes of their own (the journal's lines).
+    /// - Returns: the text and the offset just past the closing quote; `nil` if no valid string
+    ///   literal starts there.
+    public static func string(in bytes: UnsafeBufferPointer<UInt8>, at offset: Int) -> (text: String, end: Int)? {
+        guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else { return nil }
+        var scanner = Scanner(bytes: bytes, maxDepth: 0)
+        scanner.position = offset
+        do throws(JSONParseError) {
+            let text = try scanner.string()
+            return (text, scanner.position)
+        } catch {
+            return nil
+        }
+    }
+
     private func parseResult(_ buffer: UnsafeRawBufferPointer) -> Result<JSONValue, JSONParseError> {
         guard buffer.count <= maxBytes else { return .failure(JSONParseError(.tooLarge, at: maxBytes)) }
         var scanner = Scanner(bytes: buffer.bindMemory(to: UInt8.self), maxDepth: maxDepth)

@@ -1,6 +1,9 @@
+import LyceumSupport
+
 extension JSONValue {
-    /// The compact UTF-8 serialization: no insignificant whitespace, members in order,
-    /// control characters, `"` and `\` escaped, every other character written as itself.
+    /// The compact UTF-8 serialization: no insignificant whitespace, members in order, strings
+    /// escaped as ``JSONString`` does (control characters, `"` and `\`), every other character
+    /// written as itself.
     public func serialized() -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(128)
@@ -37,12 +40,17 @@ extension JSONValue {
 
     /// Appends `number` in decimal.
     public static func write(_ number: Int, to output: inout [UInt8]) {
+        if number < 0 { output.append(UInt8(ascii: "-")) }
+        write(UInt64(number.magnitude), to: &output)
+    }
+
+    /// Appends `number` in decimal (the journal's sequence numbers are unsigned).
+    public static func write(_ number: UInt64, to output: inout [UInt8]) {
         if number == 0 {
             output.append(UInt8(ascii: "0"))
             return
         }
-        if number < 0 { output.append(UInt8(ascii: "-")) }
-        var magnitude = number.magnitude
+        var magnitude = number
         var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
             UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
             (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
@@ -57,33 +65,8 @@ extension JSONValue {
         }
     }
 
-    /// Appends `text` as a quoted, escaped JSON string.
+    /// Appends `text` as a quoted, escaped JSON string, spelled as ``JSONString`` spells it.
     public static func write(_ text: String, to output: inout [UInt8]) {
-        output.append(UInt8(ascii: "\""))
-        var text = text
-        text.withUTF8 { bytes in
-            // Copy runs that need no escaping in bulk; most strings are one run.
-            var runStart = 0
-            for index in bytes.indices {
-                let byte = bytes[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
-                runStart = index + 1
-                switch byte {
-                case UInt8(ascii: "\""): output.append(contentsOf: [0x5C, 0x22])
-                case UInt8(ascii: "\\"): output.append(contentsOf: [0x5C, 0x5C])
-                case 0x0A: output.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-                case 0x0D: output.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-                case 0x09: output.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-                default:
-                    let hex: StaticString = "0123456789abcdef"
-                    output.append(contentsOf: [
-                        0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex.utf8Start[Int(byte >> 4)], hex.utf8Start[Int(byte & 0xF)],
-                    ])
-                }
-            }
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
-        }
-        output.append(UInt8(ascii: "\""))
+        JSONString.append(text, to: &output)
     }
 }

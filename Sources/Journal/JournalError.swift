@@ -3,7 +3,7 @@
 public struct JournalError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What went wrong, as a stable name that callers and tools can match on.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        /// The code's stable name, e.g. `midJournalCorruption`.
+        /// The code's stable snake_case name, e.g. `mid_journal_corruption`.
         public let name: String
 
         /// Another process holds the data directory's lock; `holderPID` names it when known.
@@ -11,29 +11,29 @@ public struct JournalError: Error, Sendable, Equatable, CustomStringConvertible 
         /// A system call failed; `systemError` holds its errno.
         public static let io = Code(name: "io")
         /// Writing a record failed (for example `ENOSPC`); it was rolled back and nothing changed.
-        public static let writeFailed = Code(name: "writeFailed")
+        public static let writeFailed = Code(name: "write_failed")
         /// A change the caller asked to append is malformed; nothing was written.
-        public static let invalidChange = Code(name: "invalidChange")
+        public static let invalidChange = Code(name: "invalid_change")
         /// A record is larger than the configured maximum; nothing was written.
-        public static let recordTooLarge = Code(name: "recordTooLarge")
+        public static let recordTooLarge = Code(name: "record_too_large")
         /// The first line is not a header of a journal format this build reads.
-        public static let invalidHeader = Code(name: "invalidHeader")
+        public static let invalidHeader = Code(name: "invalid_header")
         /// The last record is incomplete or damaged and nothing valid follows it: a write torn by a
         /// crash. Opening the journal cuts it off (saving the bytes); `check` reports it.
-        public static let tornTail = Code(name: "tornTail")
+        public static let tornTail = Code(name: "torn_tail")
         /// A damaged record is followed by valid ones: the journal is refused, nothing is skipped.
-        public static let midJournalCorruption = Code(name: "midJournalCorruption")
+        public static let midJournalCorruption = Code(name: "mid_journal_corruption")
         /// The compacted snapshot at the start of the journal is damaged or incomplete.
-        public static let corruptSnapshot = Code(name: "corruptSnapshot")
+        public static let corruptSnapshot = Code(name: "corrupt_snapshot")
         /// A checksummed record holds a value that the services cannot decode, or one written in a
         /// newer value format: the journal is refused, nothing is skipped.
-        public static let undecodableValue = Code(name: "undecodableValue")
+        public static let undecodableValue = Code(name: "undecodable_value")
         /// A valid record's sequence number is not exactly one more than its predecessor's.
-        public static let sequenceGap = Code(name: "sequenceGap")
+        public static let sequenceGap = Code(name: "sequence_gap")
         /// The journal was closed; nothing more can be appended.
         public static let closed = Code(name: "closed")
         /// Another compaction is running, or the captured state does not match the journal.
-        public static let compactionRejected = Code(name: "compactionRejected")
+        public static let compactionRejected = Code(name: "compaction_rejected")
 
         /// The code's name.
         public var description: String { name }

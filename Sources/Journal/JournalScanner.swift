@@ -150,7 +150,7 @@ enum JournalScanner {
         while index < bytes.count {
             guard let brace = memchr(bytes.baseAddress! + index, 0x7B, bytes.count - index) else { return false }
             index = bytes.baseAddress!.distance(to: UnsafeRawPointer(brace))
-            var cursor = JSONCursor(bytes, from: index)
+            var cursor = LineCursor(bytes, from: index)
             if cursor.consume(#"{"seq":"#) || cursor.consume(#"{"part":"#) {
                 let candidate = UnsafeRawBufferPointer(rebasing: bytes[index...])
                 if parser.parse(candidate, into: &scratch) != nil { return true }

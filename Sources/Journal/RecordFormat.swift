@@ -3,6 +3,8 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import JSON
+import LyceumSupport
 
 /// What one journal line is, once its checksum and shape have been verified.
 enum LineKind: Equatable {
@@ -25,6 +27,8 @@ enum RecordFormat {
     static let maximumLineBytes = 256 << 20
     /// The most a record line adds around its changes: `{"seq":` + 20 digits + checksum + newline.
     static let lineOverhead = 64
+    /// The deepest nesting of arrays and objects a stored value may have.
+    static let maximumValueDepth = 256
 
     // MARK: Writing
 
@@ -34,12 +38,10 @@ enum RecordFormat {
             throw JournalError(.invalidChange, "a change needs a non-empty collection and key (collection '\(change.collection)', key '\(change.key)')")
         }
         guard let value = change.value else { return }
-        let valid = value.withUnsafeBytes { bytes -> Bool in
-            guard let base = bytes.baseAddress, memchr(base, 0x0A, bytes.count) == nil else { return false }
-            var cursor = JSONCursor(bytes)
-            return bytes.first == 0x7B && cursor.skipValue() && cursor.isAtEnd
-                && String(validating: bytes.bindMemory(to: UInt8.self), as: UTF8.self) != nil
-        }
+        // The JSON module's parser decides what is well-formed (UTF-8 included), with the limits
+        // lifted that suit requests but not stored values: the record's size limit bounds them.
+        let valid = value.first == 0x7B && !value.contains(0x0A)
+            && (try? JSONParser(maxBytes: .max, maxDepth: maximumValueDepth).parse(value)) != nil
         guard valid else {
             let reason = value.contains(0x0A) ? "contains a raw newline" : "is not one well-formed JSON object in UTF-8"
             throw JournalError(.invalidChange, "the value of \(change.collection)/\(change.key) \(reason)")
@@ -53,16 +55,16 @@ enum RecordFormat {
             if position > 0 { output.append(0x2C) }
             if let value = change.value {
                 output.append(contentsOf: #"{"put":"#.utf8)
-                JSONWriter.appendString(change.collection, to: &output)
+                JSONValue.write(change.collection, to: &output)
                 output.append(contentsOf: #","key":"#.utf8)
-                JSONWriter.appendString(change.key, to: &output)
+                JSONValue.write(change.key, to: &output)
                 output.append(contentsOf: #","value":"#.utf8)
                 output.append(contentsOf: value)
             } else {
                 output.append(contentsOf: #"{"delete":"#.utf8)
-                JSONWriter.appendString(change.collection, to: &output)
+                JSONValue.write(change.collection, to: &output)
                 output.append(contentsOf: #","key":"#.utf8)
-                JSONWriter.appendString(change.key, to: &output)
+                JSONValue.write(change.key, to: &output)
             }
             output.append(0x7D)
         }
@@ -71,7 +73,7 @@ enum RecordFormat {
 
     /// The bytes `appendChanges` adds for `change`, not counting the separating comma.
     static func encodedLength(of change: JournalChange) -> Int {
-        let names = JSONWriter.encodedLength(of: change.collection) + JSONWriter.encodedLength(of: change.key)
+        let names = JSONString.encodedLength(of: change.collection) + JSONString.encodedLength(of: change.key)
         if let value = change.value { return names + value.count + #"{"put":,"key":,"value":}"#.utf8.count }
         return names + #"{"delete":,"key":}"#.utf8.count
     }
@@ -84,23 +86,23 @@ enum RecordFormat {
         switch kind {
         case let .header(version, base, parts):
             line.append(contentsOf: #"{"format":"lyceum-journal","version":"#.utf8)
-            JSONWriter.appendDecimal(version, to: &line)
+            JSONValue.write(version, to: &line)
             line.append(contentsOf: #","base":"#.utf8)
-            JSONWriter.appendDecimal(base, to: &line)
+            JSONValue.write(base, to: &line)
             line.append(contentsOf: #","parts":"#.utf8)
-            JSONWriter.appendDecimal(parts, to: &line)
+            JSONValue.write(parts, to: &line)
         case let .snapshot(part):
             line.append(contentsOf: #"{"part":"#.utf8)
-            JSONWriter.appendDecimal(part, to: &line)
+            JSONValue.write(part, to: &line)
         case let .record(sequence):
             line.append(contentsOf: #"{"seq":"#.utf8)
-            JSONWriter.appendDecimal(sequence, to: &line)
+            JSONValue.write(sequence, to: &line)
         }
         line.append(contentsOf: body)
         let crc = CRC32C.checksum(line)
         line.append(contentsOf: #","crc":""#.utf8)
         for shift in stride(from: 28, through: 0, by: -4) {
-            line.append(JSONWriter.hexDigits[Int((crc >> UInt32(shift)) & 0xF)])
+            line.append(JSONString.hexDigits[Int((crc >> UInt32(shift)) & 0xF)])
         }
         line.append(contentsOf: "\"}\n".utf8)
         return line
@@ -113,13 +115,18 @@ enum RecordFormat {
         let count = line.count
         guard count > checksumSuffixLength + 2 else { return false }
         let bodyEnd = count - checksumSuffixLength
-        var cursor = JSONCursor(line, from: bodyEnd)
+        var cursor = LineCursor(line, from: bodyEnd)
         guard cursor.consume(#","crc":""#) else { return false }
         var stored: UInt32 = 0
         for _ in 0..<8 {
             let byte = cursor.base[cursor.index]
             // Only lowercase digits are written; anything else is damage.
-            guard let digit = JSONCursor.hexValue(byte), byte < 0x41 || byte > 0x46 else { return false }
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            default: return false
+            }
             stored = stored << 4 | UInt32(digit)
             cursor.index += 1
         }
@@ -139,7 +146,7 @@ struct LineParser {
     mutating func parse(_ line: UnsafeRawBufferPointer, into changes: inout [JournalChange]) -> LineKind? {
         guard RecordFormat.checksumMatches(line) else { return nil }
         let bodyEnd = line.count - RecordFormat.checksumSuffixLength
-        var cursor = JSONCursor(UnsafeRawBufferPointer(rebasing: line[0..<bodyEnd]))
+        var cursor = LineCursor(UnsafeRawBufferPointer(rebasing: line[0..<bodyEnd]))
         let kind: LineKind
         if cursor.consume(#"{"seq":"#) {
             guard let sequence = cursor.readUnsigned() else { return nil }
@@ -172,7 +179,7 @@ struct LineParser {
         return kind
     }
 
-    private mutating func readChange(_ cursor: inout JSONCursor) -> JournalChange? {
+    private mutating func readChange(_ cursor: inout LineCursor) -> JournalChange? {
         let isPut: Bool
         if cursor.consume(#"{"put":"#) { isPut = true } else if cursor.consume(#"{"delete":"#) { isPut = false } else { return nil }
         guard let collection = readCollection(&cursor), cursor.consume(#","key":"#),
@@ -193,7 +200,7 @@ struct LineParser {
         return JournalChange(collection: collection, key: key, value: value)
     }
 
-    private mutating func readCollection(_ cursor: inout JSONCursor) -> String? {
+    private mutating func readCollection(_ cursor: inout LineCursor) -> String? {
         // The cached bytes include both quotes, so a prefix match is an exact match.
         let known = lastCollectionBytes.count
         if known > 0, cursor.end - cursor.index >= known,

@@ -67,7 +67,7 @@ public enum ValueFormat {
     /// unless a decoder that reads formats up to `newest` can read it.
     public static func version(of value: [UInt8], newest: Int) throws(ValueDecodingError) -> Int {
         let declared = value.withUnsafeBytes { bytes -> UInt64? in
-            var cursor = JSONCursor(bytes)
+            var cursor = LineCursor(bytes)
             guard cursor.consume(#"{"value_format":"#) else { return UInt64(unstamped) }
             return cursor.readUnsigned()
         }

@@ -2,6 +2,7 @@ import Books
 import JSON
 import Journal
 import Logging
+import LyceumSupport
 
 /// The `books` service: each learner's library. Operations: `create`, `get`, `update`, `delete`,
 /// `list`; see `protocol/README.md`.
@@ -214,9 +215,9 @@ extension Book {
         output.append(contentsOf: #","version":"#.utf8)
         JSONValue.write(version, to: &output)
         output.append(contentsOf: #","created_at":"#.utf8)
-        JSONValue.write(Timestamp.rfc3339(createdAt), to: &output)
+        JSONValue.write(RFC3339.string(millisecondsSince1970: createdAt), to: &output)
         output.append(contentsOf: #","updated_at":"#.utf8)
-        JSONValue.write(Timestamp.rfc3339(updatedAt), to: &output)
+        JSONValue.write(RFC3339.string(millisecondsSince1970: updatedAt), to: &output)
         output.append(UInt8(ascii: "}"))
     }
 

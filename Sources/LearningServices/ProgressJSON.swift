@@ -1,4 +1,5 @@
 import JSON
+import LyceumSupport
 import Progress
 
 /// The contract's representations of progress.
@@ -8,7 +9,7 @@ extension ProgressSummary {
             "course": .string(course), "watched_count": .integer(watchedCount), "lesson_count": .integer(lessonCount),
             "percent": .integer(percent), "current_lesson": JSONValue(currentLesson), "completed": .bool(completed),
             "best_score": bestAttempt.map { ["score": .integer($0.score), "total": .integer($0.total)] } ?? .null,
-            "updated_at": .string(Timestamp.rfc3339(updatedAt)),
+            "updated_at": .string(RFC3339.string(millisecondsSince1970: updatedAt)),
         ]
     }
 }
@@ -17,7 +18,7 @@ extension QuizAttempt {
     var json: JSONValue {
         [
             "score": .integer(score), "total": .integer(total), "wrong": .array(wrong.map(JSONValue.string)),
-            "answers": .array(answers.map(JSONValue.integer)), "submitted_at": .string(Timestamp.rfc3339(submittedAt)),
+            "answers": .array(answers.map(JSONValue.integer)), "submitted_at": .string(RFC3339.string(millisecondsSince1970: submittedAt)),
         ]
     }
 }

@@ -2,6 +2,7 @@ import Catalog
 import JSON
 import Journal
 import Logging
+import LyceumSupport
 import Progress
 
 /// The `progress` service: each learner's progress through the catalog's courses.
@@ -146,8 +147,8 @@ public final class ProgressService: JournaledService {
             "percent": .integer(summary.percent), "current_lesson": JSONValue(progress.currentLesson),
             "completed": .bool(summary.completed), "positions": .array(positions),
             "best_attempt": progress.bestAttempt?.json ?? .null, "latest_attempt": progress.latestAttempt?.json ?? .null,
-            "started_at": record.map { .string(Timestamp.rfc3339($0.startedAt)) } ?? .null,
-            "updated_at": record.map { .string(Timestamp.rfc3339($0.updatedAt)) } ?? .null,
+            "started_at": record.map { .string(RFC3339.string(millisecondsSince1970: $0.startedAt)) } ?? .null,
+            "updated_at": record.map { .string(RFC3339.string(millisecondsSince1970: $0.updatedAt)) } ?? .null,
         ]
         return Reply.success(["progress": detail])
     }

@@ -1,4 +1,5 @@
 import Foundation
+import LyceumSupport
 
 /// What services take from the outside world: the clock and fresh ids. Tests inject fixed ones
 /// so that replies are reproducible.
@@ -16,7 +17,7 @@ public struct ServiceEnvironment: Sendable {
 
     /// The system clock and random version-4 UUIDs.
     public static let live = ServiceEnvironment(
-        now: { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) },
+        now: { RFC3339.currentMillisecondsSince1970() },
         makeID: randomUUID
     )
 

@@ -50,7 +50,7 @@ public enum BenchCommand {
                 Option("books", .integer(placeholder: "N", range: 0...10_000_000), help: "books created before the run for reads and updates",
                        default: String(defaults.bookCount)),
                 Option("verify", .none, help: "check every reply's content, not only that it is ok"),
-                Option("timeout", .duration(placeholder: "T"), help: "a request unanswered this long counts as timed-out",
+                Option("timeout", .duration(placeholder: "T"), help: "a request unanswered this long counts as timed_out",
                        default: OptionValue.text(of: defaults.timeout)),
                 Option("label", .text(placeholder: "TEXT"), help: "the run's name in reports and charts"),
                 Option("json", .none, help: "print the results as JSON on stdout (the summary goes to stderr)"),

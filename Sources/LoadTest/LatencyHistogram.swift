@@ -1,3 +1,4 @@
+import LyceumSupport
 /// Latencies in microseconds from 1 µs to one hour, counted in log-linear buckets so that
 /// every percentile it reports is within 0.4% of a recorded value (HdrHistogram's idea).
 ///
@@ -39,9 +40,7 @@ public struct LatencyHistogram: Sendable, Equatable {
 
     /// Counts one latency, rounded down to whole microseconds.
     public mutating func record(_ latency: Duration) {
-        let (seconds, attoseconds) = latency.components
-        guard seconds >= 0 else { return record(microseconds: 0) }
-        record(microseconds: UInt64(clamping: seconds) &* 1_000_000 &+ UInt64(attoseconds / 1_000_000_000_000))
+        record(microseconds: UInt64(clamping: latency.microseconds))
     }
 
     /// Adds every value of `other`, as if it had been recorded here.

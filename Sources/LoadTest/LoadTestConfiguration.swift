@@ -39,7 +39,7 @@ public struct LoadTestConfiguration: Sendable {
     public var bookCount: Int
     /// Whether every reply is checked for correctness rather than only for `ok`.
     public var verify: Bool
-    /// How long a request may go unanswered before it counts as `timed-out`.
+    /// How long a request may go unanswered before it counts as `timed_out`.
     public var timeout: Duration
 
     /// A configuration; every argument has the default the command line documents.

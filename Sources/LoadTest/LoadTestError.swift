@@ -8,9 +8,9 @@ public struct LoadTestError: Error, Sendable, Equatable, CustomStringConvertible
         public init(rawValue: String) { self.rawValue = rawValue }
 
         /// A command-line option or configuration value is missing or out of range.
-        public static let invalidOption = Code(rawValue: "invalid-option")
+        public static let invalidOption = Code(rawValue: "invalid_option")
         /// The server could not be prepared for the run (catalog discovery, setup writes).
-        public static let setupFailed = Code(rawValue: "setup-failed")
+        public static let setupFailed = Code(rawValue: "setup_failed")
         /// A file (results, chart) could not be read or written.
         public static let file = Code(rawValue: "file")
     }

@@ -1,4 +1,5 @@
 import JSON
+import LyceumSupport
 
 /// The figures of a finished run, and the forms they are shown in.
 public struct LoadTestResult: Sendable {
@@ -101,9 +102,4 @@ public struct LoadTestResult: Sendable {
         }
         return text
     }
-}
-
-extension Duration {
-    /// The duration in seconds as a floating-point number.
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

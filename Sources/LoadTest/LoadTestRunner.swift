@@ -1,4 +1,5 @@
 import Foundation
+import LyceumSupport
 import Majordomo
 import Synchronization
 import ZeroMQ
@@ -62,12 +63,12 @@ public final class LoadTestRunner: Sendable {
         var previousReplies = 0
         var previousTime = clock.now
         while running > 0 {
-            let deadline = DispatchTime.now() + .nanoseconds(Int(interval.components.seconds * 1_000_000_000 + interval.components.attoseconds / 1_000_000_000))
+            let deadline = DispatchTime.now() + .nanoseconds(Int(interval.nanoseconds))
             while running > 0, finished.wait(timeout: deadline) == .success { running -= 1 }
             guard running > 0 else { break }
             let now = clock.now
             let merged = mergedStatistics()
-            let seconds = Double((now - previousTime).components.attoseconds) / 1e18 + Double((now - previousTime).components.seconds)
+            let seconds = (now - previousTime).seconds
             report(Progress(elapsed: now - start, measuring: now >= start + configuration.warmUp,
                             replies: merged.repliesIncludingWarmUp,
                             recentRate: seconds > 0 ? Double(merged.repliesIncludingWarmUp - previousReplies) / seconds : 0,

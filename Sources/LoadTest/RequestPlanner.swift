@@ -21,7 +21,7 @@ struct PlannedRequest {
 /// How one reply turned out.
 enum ReplyOutcome: Equatable {
     case success
-    /// A protocol error code (`not_found`) or a transport one (`timed-out`).
+    /// A protocol error code (`not_found`) or a transport one (`timed_out`).
     case error(code: String)
     /// `--verify` found the reply wrong: the detail says how.
     case wrong(String)

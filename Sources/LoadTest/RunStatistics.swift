@@ -8,7 +8,7 @@ public struct RunStatistics: Sendable {
     /// Replies to measured requests, whatever they said.
     public var completed = 0
     /// Measured requests that failed, by error code: protocol codes (`not_found`), transport
-    /// codes (`timed-out`) and `wrong-reply` for replies `--verify` rejected.
+    /// codes (`timed_out`) and `wrong_reply` for replies `--verify` rejected.
     public var errors: [String: Int] = [:]
     /// The first few reasons `--verify` gave, for a person to read.
     public var wrongReplies: [String] = []
@@ -19,7 +19,7 @@ public struct RunStatistics: Sendable {
     /// When the last measured reply came.
     public var lastMeasuredReply: ContinuousClock.Instant?
 
-    static let wrongReplyCode = "wrong-reply"
+    static let wrongReplyCode = "wrong_reply"
     private static let wrongRepliesKept = 5
 
     /// The measured requests that failed.

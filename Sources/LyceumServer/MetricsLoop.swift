@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Logging
+import LyceumSupport
 
 /// The state of ``MetricsEndpoint``'s thread: its open connections, the descriptor it keeps in
 /// reserve for when the process has none left, and the pause in accepting after a failure.
@@ -163,8 +164,6 @@ struct MetricsLoop {
 
     /// Milliseconds from `now` to `instant` for `poll`, rounded up so that a wait never ends early.
     private static func milliseconds(until instant: ContinuousClock.Instant, from now: ContinuousClock.Instant) -> Int32 {
-        guard instant > now else { return 0 }
-        let (seconds, attoseconds) = (instant - now).components
-        return Int32(seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+        Int32(clamping: max(0, (instant - now).millisecondsRoundedUp))
     }
 }

@@ -1,6 +1,7 @@
 import JSON
 import Telemetry
 import Journal
+import LyceumSupport
 import Majordomo
 
 /// What one Lyceum process can say about itself: how long it has run and, for `mmi.status`,
@@ -31,7 +32,7 @@ public struct ProcessReport: Sendable {
     /// Seconds since the process started.
     public var uptimeSeconds: Double {
         let elapsed = ContinuousClock.now - started
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return elapsed.seconds
     }
 
     /// The Prometheus text exposition (format 0.0.4) of the process's metrics.

@@ -1,5 +1,6 @@
 import LearningServices
 import Logging
+import LyceumSupport
 import Telemetry
 
 /// Counts the requests a process's services handled, from what each service reported
@@ -30,7 +31,7 @@ public struct RequestMetrics: Sendable {
         if logger.isEnabled(.debug) {
             logger.debug("request", [
                 "service": service, "op": PeerText.excerpt(handled.op ?? ""), "request_id": PeerText.excerpt(handled.requestID ?? ""),
-                "latency_us": String((elapsed.components.seconds * 1_000_000) + elapsed.components.attoseconds / 1_000_000_000_000),
+                "latency_us": String(elapsed.microseconds),
                 "code": handled.errorCode?.rawValue ?? "ok",
             ])
         }

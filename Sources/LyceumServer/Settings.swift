@@ -39,9 +39,9 @@ public struct Settings: Sendable {
     public var reconnectInitial = Duration.milliseconds(1000)
     /// The longest wait between a worker's reconnection attempts.
     public var reconnectMaximum = Duration.seconds(32)
-    /// Requests the broker queues for one service before refusing more with `queue-full`.
+    /// Requests the broker queues for one service before refusing more with `queue_full`.
     public var queueLimit = 1000
-    /// Requests the broker queues for all services together before refusing with `broker-overloaded`.
+    /// Requests the broker queues for all services together before refusing with `overloaded`.
     public var queueLimitTotal = 10_000
     /// ZeroMQ high-water mark (messages queued per peer, each direction) of the broker's socket.
     public var highWaterMark = 1000

@@ -1,6 +1,6 @@
 import Lifecycle
 import Logging
-import Dispatch
+import LyceumSupport
 import ZeroMQ
 
 /// A 7/MDP broker: one ROUTER, bound to one or more endpoints, serving clients and workers.
@@ -18,8 +18,7 @@ public final class Broker: Service {
     private let context: Context
     private let wakeup: Wakeup
     private let outbox: ReplyOutbox
-    private let binding = Locked<Result<[String], MajordomoError>?>(nil)
-    private let bindingSettled = DispatchSemaphore(value: 0)
+    private let binding = AwaitedResult<[String], MajordomoError>()
     private let latestSnapshot = Locked(BrokerSnapshot.empty)
 
     /// Creates a broker that will bind `endpoints` when it runs.
@@ -55,11 +54,11 @@ public final class Broker: Service {
             for endpoint in endpoints { try router.bind(endpoint) }
         } catch {
             let failure = MajordomoError(error)
-            settleBinding(.failure(failure))
+            binding.settle(.failure(failure))
             logger.log(.error, "cannot bind", ["error": failure.description])
             throw failure
         }
-        settleBinding(.success(router.endpoints))
+        binding.settle(.success(router.endpoints))
         logger.log(.info, "broker listening", ["endpoints": router.endpoints.joined(separator: ",")])
         do {
             let engine = try BrokerEngine(router: router, configuration: configuration, outbox: outbox, logger: logger, snapshot: latestSnapshot)
@@ -85,15 +84,9 @@ public final class Broker: Service {
     /// - Returns: the bound endpoints, wildcard ports resolved, in the order given.
     /// - Throws: the bind failure, or ``MajordomoError/Code/timedOut`` after `timeout`.
     public func waitUntilBound(timeout: Duration = .seconds(5)) throws(MajordomoError) -> [String] {
-        guard bindingSettled.wait(timeout: .now() + .milliseconds(Int(timeout.milliseconds))) == .success else {
+        guard let bound = binding.wait(timeout: timeout) else {
             throw MajordomoError(code: .timedOut, endpoint: endpoints.joined(separator: ","), detail: "the broker has not bound its endpoints yet")
         }
-        bindingSettled.signal()
-        return try binding.withLock { $0! }.get()
-    }
-
-    private func settleBinding(_ result: Result<[String], MajordomoError>) {
-        binding.withLock { $0 = result }
-        bindingSettled.signal()
+        return try bound.get()
     }
 }

@@ -8,11 +8,11 @@ public struct BrokerConfiguration: Sendable {
     /// replies later gets DISCONNECT and registers again. Default: 60 s.
     public var maxRequestDuration: Duration
     /// How long a request waits for a worker of a service that has none before the client
-    /// gets a `service-unknown` error reply. Default: 2000 ms.
+    /// gets a `service_unknown` error reply. Default: 2000 ms.
     public var unknownServiceTimeout: Duration
-    /// Requests queued for one service before more get a `queue-full` error reply. Default: 1000.
+    /// Requests queued for one service before more get a `queue_full` error reply. Default: 1000.
     public var maxQueuedRequestsPerService: Int
-    /// Requests queued for all services together before more get a `broker-overloaded`
+    /// Requests queued for all services together before more get an `overloaded`
     /// error reply. Default: 10 000.
     public var maxQueuedRequests: Int
     /// Workers registered at once; a READY beyond this gets DISCONNECT. Default: 10 000.
@@ -44,7 +44,7 @@ public struct BrokerConfiguration: Sendable {
     /// beside 8/MMI's `mmi.service`. Default: none.
     public var managementServices: [String: ManagementAnswer]
     /// Services the broker answers itself, without workers. Each holds at most
-    /// `maxQueuedRequestsPerService` requests waiting for a deferred reply; more get `queue-full`.
+    /// `maxQueuedRequestsPerService` requests waiting for a deferred reply; more get `queue_full`.
     /// Default: none.
     public var localServices: [LocalService]
 

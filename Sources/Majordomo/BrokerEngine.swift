@@ -463,7 +463,7 @@ final class BrokerEngine {
         }
     }
 
-    /// Answers `service-unknown` to requests that waited too long for a service with no worker.
+    /// Answers `service_unknown` to requests that waited too long for a service with no worker.
     private func rejectRequestsForAbsentServices(now: ContinuousClock.Instant) throws(ZMQError) {
         for service in Array(services.values) where service.workerCount == 0 {
             while let request = service.requests.first, now - request.enqueued >= configuration.unknownServiceTimeout {

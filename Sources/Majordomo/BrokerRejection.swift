@@ -4,14 +4,22 @@
 /// `0x00 "MDP-ERROR" 0x20 <code> 0x20 <text>`. The leading zero byte keeps it apart from any
 /// text or JSON body. Documented in `protocol/majordomo.md`.
 public struct BrokerRejection: Equatable, Sendable {
-    /// The reason, as a stable word on the wire.
+    /// The reason, as a stable snake_case word on the wire.
     public enum Code: String, Sendable, CaseIterable {
         /// The service's queue is full.
-        case queueFull = "queue-full"
+        case queueFull = "queue_full"
         /// The broker's queues together are full.
         case overloaded = "overloaded"
         /// No worker registered for the service within the broker's wait.
-        case serviceUnknown = "service-unknown"
+        case serviceUnknown = "service_unknown"
+
+        /// The code a rejection names, in today's spelling or in the kebab-case one that brokers
+        /// before the snake_case change sent (`queue-full`), so that a newer client still reads an
+        /// older broker; `nil` for a word that is no code.
+        init?(wireWord word: String) {
+            guard let code = Code(rawValue: word) ?? Code(rawValue: String(word.map { $0 == "-" ? "_" : $0 })) else { return nil }
+            self = code
+        }
     }
 
     /// Bytes every rejection frame starts with.
@@ -37,7 +45,7 @@ public struct BrokerRejection: Equatable, Sendable {
     public init?(body: [[UInt8]]) {
         guard body.count == 1, body[0].starts(with: Self.marker) else { return nil }
         let words = body[0].dropFirst(Self.marker.count).split(separator: 0x20, maxSplits: 1, omittingEmptySubsequences: false)
-        guard let first = words.first, let code = Code(rawValue: String(decoding: first, as: UTF8.self)) else { return nil }
+        guard let first = words.first, let code = Code(wireWord: String(decoding: first, as: UTF8.self)) else { return nil }
         self.code = code
         text = words.count > 1 ? String(decoding: words[1], as: UTF8.self) : ""
     }

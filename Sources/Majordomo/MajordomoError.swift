@@ -4,29 +4,29 @@ import ZeroMQ
 public struct MajordomoError: Error, Equatable, Sendable, CustomStringConvertible {
     /// What went wrong, named so that callers can act on it.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-        /// A short stable name, as written in logs.
+        /// A short stable snake_case name, as written in logs (`timed_out`).
         public let rawValue: String
         /// Wraps a name.
         public init(rawValue: String) { self.rawValue = rawValue }
 
         /// The broker accepted the request but no reply came within the timeout, on every attempt.
-        public static let timedOut = Code(rawValue: "timed-out")
+        public static let timedOut = Code(rawValue: "timed_out")
         /// The broker answered that no worker serves the service.
-        public static let serviceUnknown = Code(rawValue: "service-unknown")
+        public static let serviceUnknown = Code(rawValue: "service_unknown")
         /// No connection to the broker could be made on any attempt.
-        public static let brokerUnreachable = Code(rawValue: "broker-unreachable")
+        public static let brokerUnreachable = Code(rawValue: "broker_unreachable")
         /// The broker's queue for the service was full; try again later.
-        public static let queueFull = Code(rawValue: "queue-full")
+        public static let queueFull = Code(rawValue: "queue_full")
         /// The broker holds as many pending requests as it may; try again later.
-        public static let brokerOverloaded = Code(rawValue: "broker-overloaded")
+        public static let brokerOverloaded = Code(rawValue: "broker_overloaded")
         /// An asynchronous client already has as many requests in flight as it may.
-        public static let tooManyInFlight = Code(rawValue: "too-many-in-flight")
+        public static let tooManyInFlight = Code(rawValue: "too_many_in_flight")
         /// An argument cannot be sent as it is, such as an empty service name.
-        public static let invalidArgument = Code(rawValue: "invalid-argument")
+        public static let invalidArgument = Code(rawValue: "invalid_argument")
         /// A libzmq call failed; ``MajordomoError/socketError`` says which.
         public static let socket = Code(rawValue: "socket")
         /// The process ran out of a resource such as file descriptors.
-        public static let resourceExhausted = Code(rawValue: "resource-exhausted")
+        public static let resourceExhausted = Code(rawValue: "resource_exhausted")
 
         /// The name.
         public var description: String { rawValue }

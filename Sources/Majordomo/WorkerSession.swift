@@ -1,4 +1,5 @@
 import Lifecycle
+import LyceumSupport
 import ZeroMQ
 
 /// One 7/MDP worker serving one request at a time with a handler that answers at once: a
@@ -47,12 +48,5 @@ public final class WorkerSession: Service {
     /// Asks the session to stop after the request in hand.
     public func shutdown() {
         pool.shutdown()
-    }
-}
-
-extension Duration {
-    /// Whole milliseconds, rounded down.
-    var milliseconds: Int64 {
-        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
     }
 }

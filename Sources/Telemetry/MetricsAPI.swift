@@ -2,6 +2,7 @@
 // `Recorder`, `Timer`, `MetricsFactory`, `MetricsSystem.bootstrap`), so that moving to
 // swift-metrics is this one file: replace it with `@_exported import Metrics` and conform the
 // backend (`PrometheusMetrics`) to swift-metrics' `MetricsFactory`.
+import LyceumSupport
 
 /// Receives a counter's increments; what a backend makes for `Counter`.
 public protocol CounterHandler: AnyObject, Sendable {
@@ -119,8 +120,7 @@ public struct Timer: Sendable {
 
     /// Records `duration`.
     public func record(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        recordNanoseconds(seconds.multipliedReportingOverflow(by: 1_000_000_000).partialValue &+ attoseconds / 1_000_000_000)
+        recordNanoseconds(duration.nanoseconds)
     }
 }
 

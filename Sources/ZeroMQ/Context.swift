@@ -14,9 +14,7 @@ public final class Context: @unchecked Sendable {
     /// after seeding the C library's `rand()` unpredictably (see ``seedRoutingIDCounters()``).
     public init(ioThreads: Int32 = 1) throws(ZMQError) {
         Self.seedRoutingIDCounters()
-        guard let handle = zmq_ctx_new() else {
-            throw ZMQError(code: .init(rawValue: zmq_errno()), operation: "zmq_ctx_new")
-        }
+        let handle = try check(zmq_ctx_new(), "zmq_ctx_new")
         self.handle = handle
         try check(zmq_ctx_set(handle, ZMQ_IO_THREADS, ioThreads), "zmq_ctx_set ZMQ_IO_THREADS")
     }
@@ -45,6 +43,7 @@ public final class Context: @unchecked Sendable {
     /// Makes every blocking call on this context's sockets, now and later, fail with
     /// ``ZMQError/Code/terminated`` (`zmq_ctx_shutdown`). Sockets must still be closed.
     public func shutdown() {
+        // Fails only for a handle that is not a context (EFAULT), which `handle` never is.
         zmq_ctx_shutdown(handle)
     }
 

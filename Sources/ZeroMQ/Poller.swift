@@ -1,4 +1,6 @@
 import CZMQ
+import LyceumSupport
+import LyceumSupport
 
 /// Waits until any of several sockets or plain file descriptors is ready (`zmq_poll`).
 ///
@@ -34,26 +36,20 @@ public struct Poller {
     /// - Returns: how many items are ready; 0 on timeout.
     @discardableResult
     public mutating func poll(timeout: Duration?) throws(ZMQError) -> Int {
-        let milliseconds = timeout.map(Self.milliseconds(rounding:)) ?? -1
+        // Rounded up so that a short wait never becomes a busy loop.
+        let milliseconds = timeout.map { Int(clamping: max(0, $0.millisecondsRoundedUp)) } ?? -1
         let count = Int32(items.count)
         let result = items.withUnsafeMutableBufferPointer { zmq_poll($0.baseAddress, count, milliseconds) }
-        if result < 0 && zmq_errno() == EINTR {
+        do throws(ZMQError) {
+            return Int(try check(result, "zmq_poll"))
+        } catch where error.code == .interrupted {
             for index in items.indices { items[index].revents = 0 }
             return 0
         }
-        return Int(try check(result, "zmq_poll"))
     }
 
     /// What the item at `index` was found ready for by the last ``poll(timeout:)``.
     public func events(at index: Int) -> PollEvents {
         PollEvents(rawValue: items[index].revents)
-    }
-
-    /// Milliseconds for a poll, rounded up so that a short wait never becomes a busy loop.
-    static func milliseconds(rounding duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        guard seconds >= 0 else { return 0 }
-        let millis = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-        return Int(clamping: millis)
     }
 }

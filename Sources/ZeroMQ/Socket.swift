@@ -26,9 +26,7 @@ public final class Socket {
     public private(set) var wireBytesReceived: UInt64 = 0
 
     init(context: Context, type: SocketType) throws(ZMQError) {
-        guard let handle = zmq_socket(context.handle, type.rawValue) else {
-            throw ZMQError(code: .init(rawValue: zmq_errno()), operation: "zmq_socket \(type)")
-        }
+        let handle = try check(zmq_socket(context.handle, type.rawValue), "zmq_socket \(type)")
         self.context = context
         self.type = type
         self.handle = handle
@@ -43,6 +41,7 @@ public final class Socket {
     /// Closes the socket (`zmq_close`); later calls on it fail with `ENOTSOCK`. Closing twice is harmless.
     public func close() {
         guard let handle else { return }
+        // Fails only for a handle that is not an open socket (ENOTSOCK), which the guard rules out.
         zmq_close(handle)
         self.handle = nil
     }
@@ -209,9 +208,11 @@ public final class Socket {
     }
 
     private func wouldBlockIsFalse(_ result: Int32, _ operation: String) throws(ZMQError) -> Bool {
-        if result >= 0 { return true }
-        let code = ZMQError.Code(rawValue: zmq_errno())
-        if code == .wouldBlock { return false }
-        throw ZMQError(code: code, operation: operation, endpoint: endpoints.isEmpty ? nil : endpoints.joined(separator: ", "))
+        do throws(ZMQError) {
+            try check(result, operation, endpoint: endpoints.isEmpty ? nil : endpoints.joined(separator: ", "))
+            return true
+        } catch where error.code == .wouldBlock {
+            return false
+        }
     }
 }

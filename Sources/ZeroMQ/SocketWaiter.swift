@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import LyceumSupport
 #endif
 
 /// Waits until one of some sockets may have a message to receive, or one of some plain file
@@ -49,7 +50,7 @@ public struct SocketWaiter {
     /// Sleeps even when a socket holds messages its `ZMQ_FD` does not announce: see the type's
     /// documentation for when that is safe.
     public mutating func waitForDescriptors(timeout: Duration) throws(ZMQError) {
-        let milliseconds = Int32(clamping: Poller.milliseconds(rounding: timeout))
+        let milliseconds = Int32(clamping: max(0, timeout.millisecondsRoundedUp))
         let count = nfds_t(descriptors.count)
         let result = descriptors.withUnsafeMutableBufferPointer { poll($0.baseAddress, count, milliseconds) }
         if result < 0 {

@@ -77,6 +77,17 @@ func check(
     throw ZMQError(code: .init(rawValue: zmq_errno()), operation: operation(), endpoint: endpoint())
 }
 
+/// The funnel for libzmq calls that report failure with a null pointer (`zmq_ctx_new`,
+/// `zmq_socket`): the pointer, or the error read from `zmq_errno()` at once.
+@inline(__always)
+func check(
+    _ result: UnsafeMutableRawPointer?,
+    _ operation: @autoclosure () -> String
+) throws(ZMQError) -> UnsafeMutableRawPointer {
+    if let result { return result }
+    throw ZMQError(code: .init(rawValue: zmq_errno()), operation: operation())
+}
+
 /// Repeats a blocking libzmq call while a signal interrupts it, so that signal handling
 /// elsewhere in the process never surfaces as a spurious failure here.
 @inline(__always)

@@ -14,7 +14,7 @@ import Testing
             #expect(broken.status == 1)
             #expect(broken.output.contains("records:        4 after the snapshot, last sequence 4"))
             #expect(broken.output.contains("live entities:  2 (books=1 progress=1)"))
-            #expect(broken.output.contains("status:         tornTail at offset \(example.count), sequence 5"))
+            #expect(broken.output.contains("status:         torn_tail at offset \(example.count), sequence 5"))
 
             let repaired = try runLyceum(lyceum, ["journal", "repair", "--data", directory])
             #expect(repaired.status == 0)

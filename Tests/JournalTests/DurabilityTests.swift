@@ -68,7 +68,7 @@ import Testing
             try #require(lines.count == 3, "\(lines)")
             let acknowledged = Int(lines[0].split(separator: " ")[1])!
             #expect(acknowledged > 10)
-            #expect(lines[1] == "failed writeFailed \(EFBIG)")
+            #expect(lines[1] == "failed write_failed \(EFBIG)")
             #expect(lines[2] == "resumed \(acknowledged + 20)")
             let (state, lastSequence) = try reopen(directory)
             #expect(lastSequence == UInt64(acknowledged + 20))

@@ -91,13 +91,13 @@ final class ThreadCollector: @unchecked Sendable {
         let outcome = try BuiltProgram.run("lyceum", ["bench", "--endpoint", fake.endpoint, "--scenario", "book-read",
                                                       "--requests", "50", "--warmup", "0s", "--books", "5", "--verify"])
         #expect(outcome.status == 1)
-        #expect(outcome.standardOutput.contains("wrong-reply 50"), "\(outcome.standardOutput)")
+        #expect(outcome.standardOutput.contains("wrong_reply 50"), "\(outcome.standardOutput)")
         #expect(outcome.standardOutput.contains("wrong reply: book.title"))
     }
 
-    @Test(arguments: [(["--rate", "-5"], "--rate: invalid-option"), (["--in-flight"], "--in-flight: needs a value"),
-                      (["--scenario", "nothing"], "--scenario: invalid-option"), (["--duration", "ten"], "--duration: expected a duration"),
-                      (["--frobnicate"], "unknown flag --frobnicate"), (["--connections", "8", "--in-flight", "4"], "--in-flight: invalid-option"),
+    @Test(arguments: [(["--rate", "-5"], "--rate: invalid_option"), (["--in-flight"], "--in-flight: needs a value"),
+                      (["--scenario", "nothing"], "--scenario: invalid_option"), (["--duration", "ten"], "--duration: expected a duration"),
+                      (["--frobnicate"], "unknown flag --frobnicate"), (["--connections", "8", "--in-flight", "4"], "--in-flight: invalid_option"),
                       (["--duration", "1s", "--requests", "5"], "--requests: excludes --duration")])
     func badOptionsAreRefusedWithStatusTwoNamingTheOption(_ options: [String], named: String) throws {
         let outcome = try BuiltProgram.run("lyceum", ["bench", "--endpoint", "tcp://127.0.0.1:1"] + options)

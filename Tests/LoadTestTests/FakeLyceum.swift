@@ -1,6 +1,7 @@
 import Foundation
 import JSON
 import Lifecycle
+import LyceumSupport
 import Majordomo
 import Synchronization
 import ZeroMQ
@@ -73,7 +74,7 @@ private final class FakeBooks: Sendable {
     func handle(_ body: [[UInt8]]) -> [[UInt8]] {
         let number = requests.add(1, ordering: .relaxed).newValue
         if case .stalling(let request, let stall) = behaviour, number == request {
-            Thread.sleep(forTimeInterval: Double(stall.components.seconds) + Double(stall.components.attoseconds) / 1e18)
+            Thread.sleep(forTimeInterval: stall.seconds)
         }
         let request: JSONValue
         do {

@@ -32,7 +32,7 @@ import Testing
         let fake = try FakeLyceum(behaviour: .lying)
         defer { fake.stop() }
         let result = try run(fake, configuration(fake, load: .closed(inFlight: 4), stop: .requests(100)))
-        #expect(result.statistics.errors["wrong-reply"] == 100)
+        #expect(result.statistics.errors["wrong_reply"] == 100)
         #expect(result.statistics.wrongReplies.first?.contains("book.title") == true)
 
         let unverified = try run(fake, configuration(fake, load: .closed(inFlight: 4), stop: .requests(100), verify: false))

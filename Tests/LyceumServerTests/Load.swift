@@ -1,4 +1,5 @@
 import Foundation
+import LyceumSupport
 import LyceumTestSupport
 import Majordomo
 import Synchronization
@@ -59,7 +60,7 @@ final class Load: Sendable {
     }
 
     /// Lets the load run for `duration`.
-    func run(for duration: Duration) { Thread.sleep(forTimeInterval: Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18) }
+    func run(for duration: Duration) { Thread.sleep(forTimeInterval: duration.seconds) }
 
     /// Stops the clients and returns every outcome.
     func stop(within limit: Duration = .seconds(30)) throws -> [Outcome] {

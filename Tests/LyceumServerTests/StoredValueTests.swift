@@ -77,18 +77,18 @@ struct StoredValueTests {
 
         let serve = try LyceumProcess.run(["serve", "--data", data.path, "--endpoint", try freeLoopbackEndpoint()])
         #expect(serve.status == 1)
-        for fact in ["undecodableValue", journal, "offset \(offset)", "seq \(sequence)", "Cookery"] {
+        for fact in ["undecodable_value", journal, "offset \(offset)", "seq \(sequence)", "Cookery"] {
             #expect(serve.stderr.contains(fact), "serve's log names \(fact): \(serve.stderr)")
         }
 
         let check = try LyceumProcess.run(["journal", "check", "--data", data.path])
         #expect(check.status == 1)
-        #expect(check.stdout.contains("undecodableValue at offset \(offset), sequence \(sequence)"), "\(check.stdout)")
+        #expect(check.stdout.contains("undecodable_value at offset \(offset), sequence \(sequence)"), "\(check.stdout)")
         #expect(check.stdout.contains("Cookery"))
 
         let repair = try LyceumProcess.run(["journal", "repair", "--data", data.path])
         #expect(repair.status == 1)
-        #expect(repair.stdout.contains("not repaired: undecodableValue at offset \(offset)"), "\(repair.stdout)")
+        #expect(repair.stdout.contains("not repaired: undecodable_value at offset \(offset)"), "\(repair.stdout)")
 
         let compact = try LyceumProcess.run(["journal", "compact", "--data", data.path])
         #expect(compact.status == 1)

@@ -1,4 +1,5 @@
 import Foundation
+import LyceumSupport
 
 /// Errors the test utilities report instead of hanging.
 public struct TestTimeout: Error, CustomStringConvertible {
@@ -32,7 +33,7 @@ public final class ThreadResult<Value: Sendable>: @unchecked Sendable {
 
     /// Waits for the thread's value, rethrowing its error; fails after `limit`.
     public func value(within limit: Duration = .seconds(10)) throws -> Value {
-        let deadline = Date(timeIntervalSinceNow: Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18)
+        let deadline = Date(timeIntervalSinceNow: limit.seconds)
         condition.lock()
         defer { condition.unlock() }
         while true {

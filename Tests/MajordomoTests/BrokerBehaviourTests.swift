@@ -80,6 +80,22 @@ import ZeroMQ
         }
     }
 
+    /// The error reply's code on the wire is snake_case, as every other Lyceum error code is.
+    @Test func rejectionOnTheWireSpellsItsCodeInSnakeCase() throws {
+        let context = try Context()
+        let configuration = BrokerConfiguration(heartbeat: fastHeartbeat, unknownServiceTimeout: .milliseconds(200))
+        let broker = try RunningBroker(configuration, context: context)
+        defer { broker.stop() }
+        let raw = try context.socket(.dealer)
+        try raw.connect(broker.endpoint)
+        try raw.send(multipart: [Self.empty, bytes("MDPC01"), bytes("nobody"), bytes("x")])
+        let reply = try #require(try receive(raw, timeout: .seconds(10)))
+        #expect(Array(reply.prefix(3)) == [Self.empty, bytes("MDPC01"), bytes("nobody")])
+        #expect(reply.count == 4)
+        let body = try #require(reply.last)
+        #expect(body.starts(with: [0x00] + bytes("MDP-ERROR service_unknown ")), "\(String(decoding: body.dropFirst(), as: UTF8.self))")
+    }
+
     @Test func requestWaitsForAWorkerThatComesLate() throws {
         let context = try Context()
         let broker = try RunningBroker(context: context)

@@ -50,10 +50,18 @@ import Testing
 
     @Test func brokerRejectionsHaveADocumentedFrame() {
         let rejection = BrokerRejection(code: .queueFull, text: "full up")
-        #expect(rejection.frame == [0x00] + bytes("MDP-ERROR queue-full full up"))
+        #expect(rejection.frame == [0x00] + bytes("MDP-ERROR queue_full full up"))
         #expect(BrokerRejection(body: [rejection.frame]) == rejection)
-        #expect(BrokerRejection(body: [bytes("MDP-ERROR queue-full not marked")]) == nil)
+        #expect(BrokerRejection(body: [bytes("MDP-ERROR queue_full not marked")]) == nil)
         #expect(BrokerRejection(body: [rejection.frame, []]) == nil, "a rejection is exactly one frame")
         #expect(BrokerRejection(body: [[0x00] + bytes("MDP-ERROR unheard-of x")]) == nil)
+    }
+
+    /// Brokers before the snake_case change spelled the codes in kebab-case; clients still read them.
+    @Test func rejectionsInTheOldKebabSpellingStillMapToTheirCodes() {
+        for (word, code) in [("queue-full", BrokerRejection.Code.queueFull), ("service-unknown", .serviceUnknown), ("overloaded", .overloaded)] {
+            let old = BrokerRejection(body: [[0x00] + bytes("MDP-ERROR \(word) from an older broker")])
+            #expect(old == BrokerRejection(code: code, text: "from an older broker"), "\(word)")
+        }
     }
 }

@@ -72,7 +72,7 @@ import ZeroMQ
         let lost = try ChildProcess.peer(["client", "--connect", endpoint, "--service", "nobody", "--timeout-ms", "3000"])
         defer { lost.stop() }
         #expect(lost.waitForExit() == 1)
-        #expect(lost.lines.last == "error service-unknown")
+        #expect(lost.lines.last == "error service_unknown")
     }
 
     @Test func idleLongerThanTheExpiryKeepsWorkersRegistered() throws {

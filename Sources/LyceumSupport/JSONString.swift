@@ -1,0 +1,51 @@
+/// How Lyceum writes a string as a JSON string literal — in replies, events, journal lines and
+/// JSON log lines alike: `"` and `\` escaped with a backslash, a newline as `\n`, every other
+/// control character (U+0000–U+001F) as `\u00XX` with lowercase hex, and every other character
+/// as its own UTF-8. That is the spelling `protocol/journal.md` fixes for journal lines.
+public enum JSONString {
+    /// Appends `text` as a quoted, escaped JSON string literal to `output`.
+    public static func append(_ text: String, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { bytes in
+            // Runs that need no escaping are copied whole; most strings are one run.
+            var runStart = 0
+            for index in bytes.indices {
+                let byte = bytes[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                runStart = index + 1
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): output.append(contentsOf: [UInt8(ascii: "\\"), byte])
+                case 0x0A: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+                default:
+                    output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+                    output.append(hexDigits[Int(byte >> 4)])
+                    output.append(hexDigits[Int(byte & 0xF)])
+                }
+            }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
+        }
+        output.append(UInt8(ascii: "\""))
+    }
+
+    /// `text` as a JSON string literal, quotes included.
+    public static func quoted(_ text: String) -> String {
+        var output: [UInt8] = []
+        output.reserveCapacity(text.utf8.count + 2)
+        append(text, to: &output)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// How many bytes ``append(_:to:)`` adds for `text`, without writing them.
+    public static func encodedLength(of text: String) -> Int {
+        var length = 2
+        for byte in text.utf8 {
+            length += byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x0A ? 2 : byte < 0x20 ? 6 : 1
+        }
+        return length
+    }
+
+    /// Lowercase hexadecimal digits, as the escapes write them.
+    public static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+}

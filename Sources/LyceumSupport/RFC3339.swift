@@ -1,0 +1,76 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Instants as Lyceum writes them everywhere (replies, events, logs): RFC 3339, UTC, always
+/// with milliseconds, e.g. `2026-01-05T09:30:00.000Z`.
+public enum RFC3339 {
+    /// `milliseconds` since 1970-01-01T00:00:00Z as RFC 3339 text; years outside 0…9999 are
+    /// written with as many digits as they need (RFC 3339 itself stops at 9999).
+    public static func string(millisecondsSince1970 milliseconds: Int64) -> String {
+        let (days, millisecondOfDay) = floorDivision(milliseconds, 86_400_000)
+        let (year, month, day) = civilDate(daysSince1970: days)
+        let seconds = millisecondOfDay / 1000
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        if year < 0 { bytes.append(UInt8(ascii: "-")) }
+        appendDigits(year.magnitude, width: 4, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        appendDigits(UInt64(month), width: 2, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        appendDigits(UInt64(day), width: 2, to: &bytes)
+        bytes.append(UInt8(ascii: "T"))
+        appendDigits(UInt64(seconds / 3600), width: 2, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        appendDigits(UInt64(seconds / 60 % 60), width: 2, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        appendDigits(UInt64(seconds % 60), width: 2, to: &bytes)
+        bytes.append(UInt8(ascii: "."))
+        appendDigits(UInt64(millisecondOfDay % 1000), width: 3, to: &bytes)
+        bytes.append(UInt8(ascii: "Z"))
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The current time as RFC 3339 text.
+    public static func now() -> String { string(millisecondsSince1970: currentMillisecondsSince1970()) }
+
+    /// The system's real-time clock in whole milliseconds since 1970 (rounded down).
+    public static func currentMillisecondsSince1970() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+    }
+
+    /// Quotient and remainder with the remainder never negative, so that instants before 1970
+    /// fall on the right day.
+    private static func floorDivision(_ value: Int64, _ divisor: Int64) -> (Int64, Int64) {
+        let (quotient, remainder) = value.quotientAndRemainder(dividingBy: divisor)
+        return remainder < 0 ? (quotient - 1, remainder + divisor) : (quotient, remainder)
+    }
+
+    /// Howard Hinnant's days-to-civil conversion (proleptic Gregorian calendar): integer
+    /// arithmetic only, so it costs far less than a calendar and needs no lock or cache.
+    private static func civilDate(daysSince1970 days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    /// Appends `value` in decimal, left-padded with zeros to at least `width` digits.
+    private static func appendDigits(_ value: UInt64, width: Int, to bytes: inout [UInt8]) {
+        var digits: [UInt8] = []
+        var rest = value
+        repeat {
+            digits.append(UInt8(ascii: "0") + UInt8(rest % 10))
+            rest /= 10
+        } while rest > 0
+        for _ in digits.count..<max(width, digits.count) { bytes.append(UInt8(ascii: "0")) }
+        bytes.append(contentsOf: digits.reversed())
+    }
+}
