@@ -13,38 +13,38 @@ let package = Package(
     targets: [
         // libzmq from Debian's libzmq3-dev: a module map and a shim header, nothing else.
         .systemLibrary(
-            name: "CZMQ",
+            name: "CZMQ", path: "Sources/1-Transport/CZMQ",
             pkgConfig: "libzmq",
             providers: [.apt(["libzmq3-dev"])]
         ),
         // What several modules need and the toolchain alone provides: duration counts, RFC 3339
         // time, JSON string escaping, waiting for a server's bound endpoints. Named so that it
         // can never collide with a package's module.
-        .target(name: "LyceumSupport"),
+        .target(name: "LyceumSupport", path: "Sources/0-Support/LyceumSupport"),
         .testTarget(name: "LyceumSupportTests", dependencies: ["LyceumSupport"]),
         // The only module that imports CZMQ.
-        .target(name: "ZeroMQ", dependencies: ["CZMQ", "LyceumSupport"]),
+        .target(name: "ZeroMQ", dependencies: ["CZMQ", "LyceumSupport"], path: "Sources/1-Transport/ZeroMQ"),
         // Structured, levelled logs to stderr, shared by every module.
-        .target(name: "Logging", dependencies: ["LyceumSupport"]),
+        .target(name: "LyceumLogging", dependencies: ["LyceumSupport"], path: "Sources/0-Support/LyceumLogging"),
         // The metrics façade, shaped like swift-metrics, and its Prometheus backend: subsystems push.
-        .target(name: "Telemetry", dependencies: ["LyceumSupport"]),
+        .target(name: "Telemetry", dependencies: ["LyceumSupport"], path: "Sources/0-Support/Telemetry"),
         // The Service protocol and the one owner of signals and orderly shutdown.
-        .target(name: "Lifecycle", dependencies: ["Logging"]),
+        .target(name: "LyceumLifecycle", dependencies: ["LyceumLogging"], path: "Sources/0-Support/LyceumLifecycle"),
         // 7/MDP broker, worker sessions and clients; bodies are opaque frames, never parsed.
-        .target(name: "Majordomo", dependencies: ["ZeroMQ", "Logging", "Lifecycle", "Telemetry", "LyceumSupport"]),
+        .target(name: "Majordomo", dependencies: ["ZeroMQ", "LyceumLogging", "LyceumLifecycle", "Telemetry", "LyceumSupport"], path: "Sources/1-Transport/Majordomo"),
         // The append-only journal: durable, checksummed, replayed on start, compacted. No sockets.
-        .target(name: "Journal", dependencies: ["Logging", "Lifecycle", "Telemetry", "JSON", "LyceumSupport"]),
+        .target(name: "Journal", dependencies: ["LyceumLogging", "LyceumLifecycle", "Telemetry", "JSON", "LyceumSupport"], path: "Sources/3-Storage/Journal"),
         // Only parses and dispatches: every subcommand is declared and run by a library module.
-        .executableTarget(name: "lyceum", dependencies: ["CommandSyntax", "LyceumServer", "Lifecycle", "LoadTest", "ProgressWatch"]),
+        .executableTarget(name: "lyceum", dependencies: ["CommandSyntax", "LyceumServer", "LyceumLifecycle", "LoadTest", "ProgressWatch"], path: "Sources/5-Application/lyceum"),
         // The one command-line parser: commands declare their options once; parsing, errors and --help come from that.
-        .target(name: "CommandSyntax"),
+        .target(name: "CommandSyntax", path: "Sources/0-Support/CommandSyntax"),
         .testTarget(name: "CommandSyntaxTests", dependencies: ["CommandSyntax"]),
 
         // Utilities the test targets share: threads, processes, free endpoints.
         .target(name: "LyceumTestSupport", dependencies: ["LyceumSupport"], path: "Tests/LyceumTestSupport"),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "LyceumTestSupport"]),
-        .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
-        .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle"]),
+        .testTarget(name: "LyceumLoggingTests", dependencies: ["LyceumLogging"]),
+        .testTarget(name: "LyceumLifecycleTests", dependencies: ["LyceumLifecycle"]),
         // JournalTests runs journal-stress as a child process to kill it; the dependency builds it.
         .testTarget(name: "JournalTests", dependencies: ["Journal", "journal-stress", "LyceumTestSupport"]),
         .executableTarget(name: "journal-stress", dependencies: ["Journal"], path: "Tests/JournalStress"),
@@ -52,30 +52,30 @@ let package = Package(
         // fault tests start; the Python peers are run by /usr/bin/python3.
         .testTarget(
             name: "MajordomoTests",
-            dependencies: ["Majordomo", "ZeroMQ", "Lifecycle", "LyceumTestSupport", "mdp-peer"],
+            dependencies: ["Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumTestSupport", "mdp-peer"],
             exclude: ["Peers"]
         ),
         // A broker or echo worker in its own process, for the fault tests to kill and restart.
-        .executableTarget(name: "mdp-peer", dependencies: ["Majordomo", "Lifecycle"], path: "Tests/MajordomoPeer"),
+        .executableTarget(name: "mdp-peer", dependencies: ["Majordomo", "LyceumLifecycle"], path: "Tests/MajordomoPeer"),
 
         // The learning services' domain: JSON of our own, catalog, books, progress, and the
         // request envelope that the Majordomo workers call. No sockets below this line.
-        .target(name: "JSON", dependencies: ["Logging", "LyceumSupport"]),
+        .target(name: "JSON", dependencies: ["LyceumLogging", "LyceumSupport"], path: "Sources/2-Domain/JSON"),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
-        .target(name: "Catalog", dependencies: ["JSON"], resources: [.copy("SampleCatalog")]),
+        .target(name: "Catalog", dependencies: ["JSON"], path: "Sources/2-Domain/Catalog", resources: [.copy("SampleCatalog")]),
         .testTarget(name: "CatalogTests", dependencies: ["Catalog", "JSON"]),
-        .target(name: "Books", dependencies: ["JSON", "Journal", "Logging"]),
+        .target(name: "Books", dependencies: ["JSON", "Journal", "LyceumLogging"], path: "Sources/2-Domain/Books"),
         .testTarget(name: "BooksTests", dependencies: ["Books", "JSON", "Journal"]),
-        .target(name: "Progress", dependencies: ["JSON", "Journal", "Catalog", "Logging"]),
+        .target(name: "Progress", dependencies: ["JSON", "Journal", "Catalog", "LyceumLogging"], path: "Sources/2-Domain/Progress"),
         .testTarget(name: "ProgressTests", dependencies: ["Progress", "Catalog", "JSON", "Journal"]),
-        .target(name: "LearningServices", dependencies: ["JSON", "Journal", "Catalog", "Books", "Progress", "Logging", "LyceumSupport"]),
+        .target(name: "LearningServices", dependencies: ["JSON", "Journal", "Catalog", "Books", "Progress", "LyceumLogging", "LyceumSupport"], path: "Sources/2-Domain/LearningServices"),
         .testTarget(name: "LearningServicesTests", dependencies: ["LearningServices", "JSON", "Journal", "Catalog", "Books", "Progress"]),
         // Progress and book events: PUB with sequence numbers, Clone-pattern snapshots, the XSUB/XPUB forwarder
         // and the subscriber that `lyceum watch` uses. Socket code; the domain arrives as values.
-        .target(name: "Events", dependencies: ["ZeroMQ", "JSON", "Logging", "Lifecycle", "Progress", "Books", "Telemetry", "LyceumSupport"]),
+        .target(name: "Events", dependencies: ["ZeroMQ", "JSON", "LyceumLogging", "LyceumLifecycle", "Progress", "Books", "Telemetry", "LyceumSupport"], path: "Sources/4-Events/Events"),
         .testTarget(
             name: "EventsTests",
-            dependencies: ["Events", "LearningServices", "Catalog", "Progress", "Books", "JSON", "ZeroMQ", "Lifecycle", "LyceumTestSupport", "lyceum"],
+            dependencies: ["Events", "LearningServices", "Catalog", "Progress", "Books", "JSON", "ZeroMQ", "LyceumLifecycle", "LyceumTestSupport", "lyceum"],
             exclude: ["Subscribers"]
         ),
 
@@ -84,10 +84,10 @@ let package = Package(
         // them (serve, broker, worker, call, status, config, journal, version).
         .target(
             name: "LyceumServer",
-            dependencies: ["LearningServices", "Catalog", "Books", "Progress", "JSON", "Journal", "Majordomo", "ZeroMQ", "Lifecycle", "Logging", "Events", "Telemetry", "CommandSyntax", "LyceumSupport"]
+            dependencies: ["LearningServices", "Catalog", "Books", "Progress", "JSON", "Journal", "Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumLogging", "Events", "Telemetry", "CommandSyntax", "LyceumSupport"], path: "Sources/5-Application/LyceumServer"
         ),
         // `lyceum watch`: the subscriber's dashboard, its terminal and its signals.
-        .target(name: "ProgressWatch", dependencies: ["Events", "ZeroMQ", "Logging", "CommandSyntax"]),
+        .target(name: "ProgressWatch", dependencies: ["Events", "ZeroMQ", "LyceumLogging", "CommandSyntax"], path: "Sources/5-Application/ProgressWatch"),
         // The end-to-end tests start the real `lyceum` (the dependency builds it); the Python
         // client is run by /usr/bin/python3.
         .testTarget(
@@ -116,7 +116,7 @@ let package = Package(
         // `make bench-mdp`: echo round trips through Lyceum's broker, beside the C reference (Benchmarks/mdp-bench.sh).
         .executableTarget(
             name: "mdp-bench",
-            dependencies: ["Majordomo", "ZeroMQ", "Lifecycle", "Logging", "LyceumSupport"],
+            dependencies: ["Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumLogging", "LyceumSupport"],
             path: "Benchmarks/MajordomoEcho",
             exclude: ["mdp_reference.c"]
         ),
@@ -128,16 +128,16 @@ let package = Package(
         ),
 
         // `lyceum bench`: load generation over the wire protocol, never the domain modules, and the command that runs it.
-        .target(name: "LoadTest", dependencies: ["Majordomo", "ZeroMQ", "JSON", "Logging", "CommandSyntax", "LyceumSupport"]),
+        .target(name: "LoadTest", dependencies: ["Majordomo", "ZeroMQ", "JSON", "LyceumLogging", "CommandSyntax", "LyceumSupport"], path: "Sources/5-Application/LoadTest"),
         // The process tests and the suite's quick mode run these executables; the dependency builds them.
         .testTarget(
             name: "LoadTestTests",
-            dependencies: ["LoadTest", "Majordomo", "ZeroMQ", "JSON", "Lifecycle", "LyceumSupport", "lyceum", "zmq-throughput", "journal-bench"]
+            dependencies: ["LoadTest", "Majordomo", "ZeroMQ", "JSON", "LyceumLifecycle", "LyceumSupport", "lyceum", "zmq-throughput", "journal-bench"]
         ),
         // `make bench-events`: events/s with 100 subscribers, delivery latency, cost added to a write.
         .executableTarget(
             name: "events-bench",
-            dependencies: ["Events", "LearningServices", "LyceumServer", "Journal", "Catalog", "Progress", "ZeroMQ", "Lifecycle"],
+            dependencies: ["Events", "LearningServices", "LyceumServer", "Journal", "Catalog", "Progress", "ZeroMQ", "LyceumLifecycle"],
             path: "Benchmarks/EventsBench",
             exclude: ["pub_floor.c"]
         ),

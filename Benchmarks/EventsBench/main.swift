@@ -15,8 +15,8 @@ import Events
 import Foundation
 import Journal
 import LearningServices
+import LyceumLifecycle
 import LyceumServer
-import Lifecycle
 import Progress
 import ZeroMQ
 

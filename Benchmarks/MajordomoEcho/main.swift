@@ -23,8 +23,8 @@
 //
 // `--only` runs one measurement, to profile it (`perf record`, `strace -c`) without the others.
 import Foundation
-import Lifecycle
-import Logging
+import LyceumLifecycle
+import LyceumLogging
 import LyceumSupport
 import Majordomo
 import ZeroMQ

@@ -2,7 +2,7 @@ import Books
 import Events
 import Foundation
 import JSON
-import Lifecycle
+import LyceumLifecycle
 import LyceumTestSupport
 import Testing
 

@@ -1,6 +1,6 @@
 import Events
 import Foundation
-import Lifecycle
+import LyceumLifecycle
 import LyceumTestSupport
 import Progress
 import Testing

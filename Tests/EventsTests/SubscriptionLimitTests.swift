@@ -1,5 +1,5 @@
 import Events
-import Lifecycle
+import LyceumLifecycle
 import LyceumTestSupport
 import Testing
 import ZeroMQ

@@ -3,7 +3,7 @@ import Events
 import Foundation
 import JSON
 import LearningServices
-import Lifecycle
+import LyceumLifecycle
 import LyceumTestSupport
 import Progress
 import Testing

@@ -1,6 +1,6 @@
 import Foundation
 import JSON
-import Lifecycle
+import LyceumLifecycle
 import LyceumSupport
 import Majordomo
 import Synchronization

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Lifecycle
+import LyceumLifecycle
 import LyceumServer
 import Majordomo
 import Testing

@@ -1,6 +1,6 @@
 import Foundation
 import LearningServices
-import Lifecycle
+import LyceumLifecycle
 import LyceumServer
 import LyceumTestSupport
 import Majordomo

@@ -4,8 +4,8 @@
 //   "serving" when a request starts;  client: "ok <count>", or "error <code>" and exit status 1.
 // SIGINT and SIGTERM shut brokers and workers down gracefully.
 #if canImport(Glibc)
-import Lifecycle
 import Glibc
+import LyceumLifecycle
 #endif
 import Dispatch
 import Foundation

@@ -1,5 +1,5 @@
+import LyceumLifecycle
 import LyceumTestSupport
-import Lifecycle
 import Majordomo
 import Testing
 import ZeroMQ

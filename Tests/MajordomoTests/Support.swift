@@ -1,5 +1,5 @@
-import Lifecycle
 import Foundation
+import LyceumLifecycle
 import Majordomo
 import Testing
 import ZeroMQ

@@ -1,4 +1,4 @@
-import Lifecycle
+import LyceumLifecycle
 import LyceumTestSupport
 import Majordomo
 import Testing

@@ -1,7 +1,7 @@
 import Foundation
+import LyceumLifecycle
 import LyceumTestSupport
 import Majordomo
-import Lifecycle
 import Testing
 import ZeroMQ
 

@@ -1,0 +1,497 @@
+import LyceumLifecycle
+import LyceumLogging
+import ZeroMQ
+
+/// A registered worker, as the broker sees it.
+final class WorkerRecord {
+    let identity: [UInt8]
+    let service: ServiceRecord
+    /// When the worker is purged unless heard from: a heartbeat expiry while it waits, the
+    /// longest request duration while it has a request, so that a slow request never
+    /// expires its worker.
+    var expiry: ContinuousClock.Instant
+    /// The client whose request the worker has in hand; `nil` while it waits.
+    var client: [UInt8]?
+    /// The address the worker was given for that client instead of its routing id, and must
+    /// return with the reply (see ``WorkerAddresses``).
+    var clientAddress: [UInt8] = []
+    /// The routing frames the client put before its empty frame, returned with the reply.
+    var envelope: [[UInt8]] = []
+
+    init(identity: [UInt8], service: ServiceRecord, expiry: ContinuousClock.Instant) {
+        self.identity = identity
+        self.service = service
+        self.expiry = expiry
+    }
+}
+
+/// A client's request waiting for a worker.
+struct QueuedRequest {
+    let client: [UInt8]
+    let envelope: [[UInt8]]
+    /// The frames as received, forwarded to the worker without a copy.
+    let body: [Message]
+    let enqueued: ContinuousClock.Instant
+}
+
+/// A service's queue of requests and its waiting workers, least recently used first.
+final class ServiceRecord {
+    let name: [UInt8]
+    var requests = FIFO<QueuedRequest>()
+    var waiting = FIFO<WorkerRecord>()
+    var workerCount = 0
+
+    init(name: [UInt8]) { self.name = name }
+
+    var isUnused: Bool { workerCount == 0 && requests.isEmpty }
+}
+
+/// A local service's request waiting for its deferred reply.
+struct LocalRequest {
+    let client: [UInt8]
+    let envelope: [[UInt8]]
+    let service: [UInt8]
+}
+
+/// The broker's routing state and loop, confined to the thread running ``Broker/run()``.
+final class BrokerEngine {
+    private let router: Socket
+    private let configuration: BrokerConfiguration
+    private let localServices: [[UInt8]: LocalService]
+    private let outbox: ReplyOutbox
+    /// Local requests answered later, by the number their ``DeferredReply`` carries.
+    private var localInHand: [UInt64: LocalRequest] = [:]
+    private var localInHandByService: [[UInt8]: Int] = [:]
+    private var localRequestsTaken: UInt64 = 0
+    private let logger: Logger
+    private let clock = ContinuousClock()
+    /// `configuration.heartbeat.expiry`, computed once: the product is costly for a per-message value.
+    private let heartbeatExpiry: Duration
+    private var workers: [[UInt8]: WorkerRecord] = [:]
+    private var services: [[UInt8]: ServiceRecord] = [:]
+    private var queuedRequests = 0
+    private var receiveBuffer = ReceiveBuffer()
+    private var workerAddresses = WorkerAddresses()
+    /// The time of the current batch of messages: read once per wake-up rather than once per
+    /// message, which is precise enough for expiries of milliseconds and more.
+    private var now: ContinuousClock.Instant
+    private let publishedSnapshot: Locked<BrokerSnapshot>
+    private let metrics = BrokerMetrics()
+    /// Set when a worker registers or goes (and at first, for the local services), so that the
+    /// published worker counts follow at once; queue depths are published on every housekeeping pass.
+    private var workersChanged = true
+    /// The byte budgets and the count limit of the router's connections.
+    private let connectionGuard: ConnectionGuard
+    /// `router.wireBytesReceived` after the last message taken, so that each message's size on
+    /// the wire is the difference.
+    private var wireBytesTaken: UInt64 = 0
+
+    /// How long the router stays open after the last deferred reply of a shutdown.
+    private static let lastRepliesGrace = Duration.milliseconds(100)
+
+    /// Messages handled between two looks at the timers, so that a flood cannot starve heartbeats.
+    private static let batch = 4096
+
+    init(router: Socket, configuration: BrokerConfiguration, outbox: ReplyOutbox, logger: Logger, snapshot: Locked<BrokerSnapshot>) throws(ZMQError) {
+        self.router = router
+        self.outbox = outbox
+        localServices = Dictionary(uniqueKeysWithValues: configuration.localServices.map { (Array($0.name.utf8), $0) })
+        self.publishedSnapshot = snapshot
+        self.configuration = configuration
+        heartbeatExpiry = configuration.heartbeat.expiry
+        self.logger = logger
+        now = clock.now
+        connectionGuard = try ConnectionGuard(socket: router, limits: ConnectionGuard.Limits(
+            maxConnections: configuration.maxConnections, maxInputBytes: configuration.maxInputBytesPerConnection,
+            maxOutputBytes: configuration.maxOutputBytesPerConnection), logger: logger, now: now)
+    }
+
+    func route(until wakeup: Wakeup) throws(ZMQError) {
+        var waiter = try SocketWaiter(sockets: [router], fileDescriptors: [wakeup.fileDescriptor, outbox.fileDescriptor])
+        // Whether the router may hold messages its descriptor will not announce: true unless
+        // its last use was a receive that found nothing.
+        var mayHoldMessages = true
+        let housekeeping = max(min(configuration.heartbeat.interval, configuration.unknownServiceTimeout) / 2, .milliseconds(1))
+        var nextHeartbeat = clock.now + configuration.heartbeat.interval
+        var nextHousekeeping = clock.now + housekeeping
+        while !wakeup.isSignaled {
+            let deadline = min(nextHeartbeat, nextHousekeeping, connectionGuard.nextCheck)
+            try waiter.wait(timeout: max(.zero, deadline - clock.now), checkingFirst: mayHoldMessages)
+            now = clock.now
+            // Everything that arrived is handled in one go, so that a wake-up serves many messages
+            // and local services that hand work to other threads wake them once for all; but
+            // only for `maxBatchDuration`, because the deferred replies (a write's
+            // acknowledgement) and the journals' wake-ups wait for the batch's end, and costly
+            // requests could otherwise hold them for seconds.
+            var handled = 0
+            let batchEnd = now + configuration.maxBatchDuration
+            var withinTime = true
+            try BatchedSignals.run { () throws(ZMQError) in
+                while handled < Self.batch, withinTime, try receiveBuffer.receive(from: router) {
+                    noteTaken()
+                    try handleReceived()
+                    handled += 1
+                    withinTime = clock.now < batchEnd
+                }
+            }
+            mayHoldMessages = handled == Self.batch || !withinTime
+            // Checked on every pass, not only when the poll saw the pipe: while clients keep the
+            // router busy the loop may not poll at all.
+            if outbox.hasReplies || waiter.descriptorIsReadable(1) {
+                try sendLocalReplies()
+                mayHoldMessages = true
+            }
+            now = clock.now
+            try connectionGuard.poll(now: now)
+            if now >= nextHousekeeping {
+                try purgeExpiredWorkers(now: now)
+                try rejectRequestsForAbsentServices(now: now)
+                nextHousekeeping = now + housekeeping
+                mayHoldMessages = true
+                workersChanged = true
+            }
+            if workersChanged {
+                let current = snapshot()
+                publishedSnapshot.withLock { $0 = current }
+                metrics.report(current)
+                workersChanged = false
+            }
+            if now >= nextHeartbeat {
+                try sendHeartbeats()
+                nextHeartbeat = now + configuration.heartbeat.interval
+                mayHoldMessages = true
+            }
+        }
+        try drainLocalRequests()
+        try disconnectAllWorkers()
+    }
+
+    // MARK: Dispatching messages
+
+    /// Handles the message in the receive buffer, reading it in place; frame 0 is the sender's routing id.
+    private func handleReceived() throws(ZMQError) {
+        let count = receiveBuffer.endIndex
+        let sender = receiveBuffer.bytes(0)
+        guard count >= 3, count <= configuration.maxFramesPerMessage else {
+            return drop(from: sender, "message has \(count) frames")
+        }
+        if receiveBuffer.frame(2, equals: MDP.workerHeader) || receiveBuffer.frame(1, equals: MDP.workerHeader) {
+            let kind: WorkerCommand.Kind
+            do {
+                kind = try WorkerCommand.validatedKind(of: receiveBuffer, from: 1)
+            } catch {
+                logger.log(.warning, "invalid worker command; disconnecting", ["peer": PeerText.excerpt(sender), "reason": error.description])
+                return try disconnect(sender)
+            }
+            try handleWorker(sender, kind)
+        } else if let delimiter = (1..<count).first(where: { receiveBuffer.frameIsEmpty($0) }), delimiter + 1 < count,
+                  receiveBuffer.frame(delimiter + 1, equals: MDP.clientHeader) {
+            // Routing frames before the empty one (a proxy's, or an AsyncClient's request tag)
+            // are an envelope: kept with the request and returned with its reply.
+            do { try ClientMessage.validate(receiveBuffer, from: delimiter) } catch { return drop(from: sender, error.description) }
+            try handleClient(sender, envelope: (1..<delimiter).map { receiveBuffer.bytes($0) }, delimiter: delimiter)
+        } else {
+            drop(from: sender, "no MDPC01 or MDPW01 header after an empty frame")
+        }
+    }
+
+    /// Tells the connection guard the wire size of the message in the receive buffer, routing
+    /// id aside (the router adds it; it never crossed the wire).
+    private func noteTaken() {
+        let received = router.wireBytesReceived
+        defer { wireBytesTaken = received }
+        guard let descriptor = receiveBuffer.sourceDescriptor else { return }
+        let routingIDSize = receiveBuffer.withFrameBytes(0) { $0.count }
+        connectionGuard.took(from: receiveBuffer.bytes(0), descriptor: descriptor,
+                             wireBytes: received &- wireBytesTaken &- ZMTPFrame.wireSize(of: routingIDSize))
+    }
+
+    private func drop(from sender: [UInt8], _ reason: String) {
+        logger.log(.warning, "dropped malformed message", ["peer": PeerText.excerpt(sender), "reason": reason])
+    }
+
+    /// Handles a valid client request in the receive buffer, whose empty frame is at `delimiter`.
+    private func handleClient(_ client: [UInt8], envelope: [[UInt8]], delimiter: Int) throws(ZMQError) {
+        let name = receiveBuffer.bytes(delimiter + ClientMessage.serviceIndex)
+        let bodyStart = delimiter + ClientMessage.bodyIndex
+        if name.starts(with: MDP.managementPrefix) {
+            let message = ClientMessage(service: name, body: receiveBuffer.bytes(from: bodyStart))
+            return try reply(to: client, envelope: envelope, service: name, body: [managementAnswer(message)])
+        }
+        if let local = localServices[name] {
+            return try handleLocally(local, client: client, envelope: envelope, ClientMessage(service: name, body: receiveBuffer.bytes(from: bodyStart)))
+        }
+        let service = services[name] ?? ServiceRecord(name: name)
+        if service.requests.count >= configuration.maxQueuedRequestsPerService {
+            return try reject(client, envelope: envelope, service: name, BrokerRejection(
+                code: .queueFull, text: "the service's queue holds \(service.requests.count) requests, its limit"))
+        }
+        if queuedRequests >= configuration.maxQueuedRequests {
+            return try reject(client, envelope: envelope, service: name, BrokerRejection(
+                code: .overloaded, text: "the broker holds \(queuedRequests) queued requests, its limit"))
+        }
+        // With nobody queued before it, a waiting worker takes the request straight from the
+        // receive buffer: the common case costs no copy of the body.
+        if service.requests.isEmpty, try assign(client: client, envelope: envelope, body: receiveBuffer.messages(from: bodyStart), to: service) {
+            return
+        }
+        // Registered only once a request is accepted, so that rejected ones leave nothing behind;
+        // and again if the attempt above purged the service's last worker along with the service.
+        services[name] = service
+        service.requests.append(QueuedRequest(client: client, envelope: envelope, body: receiveBuffer.takeMessages(from: bodyStart), enqueued: now))
+        queuedRequests += 1
+        try dispatch(service)
+    }
+
+    /// 8/MMI: `mmi.service` says whether a worker serves the service named in the body; the
+    /// configured management services answer from a snapshot.
+    private func managementAnswer(_ message: ClientMessage) -> [UInt8] {
+        if let answer = configuration.managementServices[String(decoding: message.service, as: UTF8.self)] {
+            return answer(snapshot(), message.body)
+        }
+        guard message.service == MDP.serviceQuery else { return MDP.notImplemented }
+        let registered = localServices[message.body[0]] != nil || services[message.body[0]].map { $0.workerCount > 0 } ?? false
+        return registered ? MDP.found : MDP.notFound
+    }
+
+    /// Handles a valid worker command of kind `kind` in the receive buffer.
+    private func handleWorker(_ sender: [UInt8], _ kind: WorkerCommand.Kind) throws(ZMQError) {
+        let worker = workers[sender]
+        switch kind {
+        case .ready:
+            let name = receiveBuffer.bytes(1 + WorkerCommand.serviceIndex)
+            if worker != nil { return try refuse(sender, "READY from a registered worker") }
+            if name.starts(with: MDP.managementPrefix) { return try refuse(sender, "READY for a management service") }
+            if localServices[name] != nil { return try refuse(sender, "READY for a service the broker answers itself") }
+            if workers.count >= configuration.maxWorkers { return try refuse(sender, "the broker has \(workers.count) workers, its limit") }
+            let service = services[name] ?? ServiceRecord(name: name)
+            services[name] = service
+            let record = WorkerRecord(identity: sender, service: service, expiry: now + heartbeatExpiry)
+            workers[sender] = record
+            service.workerCount += 1
+            workersChanged = true
+            service.waiting.append(record)
+            logger.log(.info, "worker registered", ["worker": PeerText.excerpt(sender), "service": PeerText.excerpt(name)])
+            try dispatch(service)
+        case .reply:
+            guard let worker, let client = worker.client, receiveBuffer.frame(1 + WorkerCommand.clientIndex, equals: worker.clientAddress) else {
+                return try refuse(sender, "REPLY without a matching request")
+            }
+            worker.client = nil
+            worker.expiry = now + heartbeatExpiry
+            try reply(to: client, envelope: worker.envelope, service: worker.service.name, body: receiveBuffer.messages(from: 1 + WorkerCommand.bodyIndex))
+            worker.envelope = []
+            worker.service.waiting.append(worker)
+            try dispatch(worker.service)
+        case .heartbeat:
+            guard let worker else { return try refuse(sender, "HEARTBEAT from an unregistered worker") }
+            worker.expiry = max(worker.expiry, now + heartbeatExpiry)
+        case .disconnect:
+            if let worker {
+                logger.log(.info, "worker disconnected", ["worker": PeerText.excerpt(sender), "service": PeerText.excerpt(worker.service.name)])
+                remove(worker)
+            }
+        case .request:
+            try refuse(sender, "REQUEST from a worker")
+        }
+    }
+
+    /// Sends the service's oldest requests to its least recently used waiting workers.
+    private func dispatch(_ service: ServiceRecord) throws(ZMQError) {
+        while let request = service.requests.first,
+              try assign(client: request.client, envelope: request.envelope, body: request.body, to: service) {
+            _ = service.requests.popFirst()
+            queuedRequests -= 1
+        }
+    }
+
+    /// Sends a request to the service's least recently used waiting worker that is reachable,
+    /// purging those that are not.
+    /// - Returns: `false` when no waiting worker is left; the body is then as it was.
+    private func assign(client: [UInt8], envelope: [[UInt8]], body: some Collection<Message>, to service: ServiceRecord) throws(ZMQError) -> Bool {
+        while let worker = service.waiting.popFirst() {
+            let address = workerAddresses.next()
+            let sent = try send(to: worker.identity) { router throws(ZMQError) in
+                try WorkerCommand.send(.request, client: address, body: body, on: router)
+            }
+            if sent {
+                worker.client = client
+                worker.clientAddress = address
+                worker.envelope = envelope
+                worker.expiry = max(worker.expiry, now + configuration.maxRequestDuration)
+                return true
+            }
+            logger.log(.warning, "worker unreachable; purged", ["worker": PeerText.excerpt(worker.identity)])
+            remove(worker)
+        }
+        return false
+    }
+
+    private func snapshot() -> BrokerSnapshot {
+        let remote = services.values.map { service in
+            BrokerSnapshot.Service(
+                name: String(decoding: service.name, as: UTF8.self), workers: service.workerCount,
+                idleWorkers: service.waiting.count, queuedRequests: service.requests.count)
+        }
+        let local = localServices.values.map { service in
+            BrokerSnapshot.Service(
+                name: service.name, workers: 0, idleWorkers: 0,
+                queuedRequests: localInHandByService[Array(service.name.utf8), default: 0], isLocal: true)
+        }
+        let list = remote + local
+        return BrokerSnapshot(services: list.sorted { $0.name < $1.name }, connections: connectionGuard.counts)
+    }
+
+    // MARK: Local services
+
+    /// Answers a local service's request at once, or records it until its deferred reply comes.
+    private func handleLocally(_ local: LocalService, client: [UInt8], envelope: [[UInt8]], _ message: ClientMessage) throws(ZMQError) {
+        let waiting = localInHandByService[message.service, default: 0]
+        if waiting >= configuration.maxQueuedRequestsPerService {
+            return try reject(client, envelope: envelope, service: message.service, BrokerRejection(
+                code: .queueFull, text: "the service holds \(waiting) requests waiting for their replies, its limit"))
+        }
+        localRequestsTaken &+= 1
+        let later = DeferredReply(outbox: outbox, session: 0, request: localRequestsTaken)
+        if let body = local.handler(message.body, later) {
+            return try reply(to: client, envelope: envelope, service: message.service, body: body)
+        }
+        localInHand[localRequestsTaken] = LocalRequest(client: client, envelope: envelope, service: message.service)
+        localInHandByService[message.service] = waiting + 1
+    }
+
+    /// Sends the deferred replies posted since the last pass.
+    private func sendLocalReplies() throws(ZMQError) {
+        for posted in outbox.takeAll() {
+            guard let request = localInHand.removeValue(forKey: posted.request) else {
+                logger.log(.warning, "dropped a second reply to a local request", [:])
+                continue
+            }
+            localInHandByService[request.service, default: 1] -= 1
+            try reply(to: request.client, envelope: request.envelope, service: request.service, body: posted.body)
+        }
+    }
+
+    /// On shutdown, sends the replies of local requests still waiting, for up to `maxRequestDuration`.
+    private func drainLocalRequests() throws(ZMQError) {
+        // The shutdown pipe stays readable: wait on the outbox alone.
+        var waiter = try SocketWaiter(sockets: [], fileDescriptors: [outbox.fileDescriptor])
+        let deadline = clock.now + configuration.maxRequestDuration
+        let waited = !localInHand.isEmpty
+        while !localInHand.isEmpty, clock.now < deadline {
+            try sendLocalReplies()
+            if !localInHand.isEmpty { try waiter.waitForDescriptors(timeout: min(deadline - clock.now, .milliseconds(100))) }
+        }
+        if !localInHand.isEmpty {
+            logger.log(.error, "local requests left without a reply at shutdown", ["requests": String(localInHand.count)])
+        } else if waited {
+            // A client with ZMQ_IMMEDIATE (as Lyceum's are) drops the replies it has not read yet
+            // when its connection ends: give the last ones a moment to be read.
+            try waiter.waitForDescriptors(timeout: Self.lastRepliesGrace)
+        }
+    }
+
+    // MARK: Sending
+
+    private func reply(to client: [UInt8], envelope: [[UInt8]], service: [UInt8], body: some Collection<some OutgoingFrame>) throws(ZMQError) {
+        let sent = try send(to: client, envelope: envelope) { router throws(ZMQError) in
+            try ClientMessage.send(service: service, body: body, on: router)
+        }
+        if !sent {
+            logger.log(.warning, "reply dropped: client gone or not reading", ["client": PeerText.excerpt(client)])
+        }
+    }
+
+    private func reject(_ client: [UInt8], envelope: [[UInt8]], service: [UInt8], _ rejection: BrokerRejection) throws(ZMQError) {
+        logger.log(.warning, "request rejected", ["client": PeerText.excerpt(client), "service": PeerText.excerpt(service), "code": rejection.code.rawValue])
+        try reply(to: client, envelope: envelope, service: service, body: [rejection.frame])
+    }
+
+    /// Answers an invalid or unexpected worker command with DISCONNECT and forgets the worker.
+    private func refuse(_ sender: [UInt8], _ reason: String) throws(ZMQError) {
+        logger.log(.warning, "unexpected worker command; disconnecting", ["peer": PeerText.excerpt(sender), "reason": reason])
+        try disconnect(sender)
+    }
+
+    private func disconnect(_ sender: [UInt8]) throws(ZMQError) {
+        if let worker = workers[sender] { remove(worker) }
+        try send(to: sender, WorkerCommand.disconnect.frames)
+    }
+
+    /// Sends `peer`'s routing id, the envelope, then the frames `rest` sends, without ever waiting.
+    /// - Returns: `false` when the peer is gone or its queue is full, so the message was dropped
+    ///   before `rest` was called.
+    @discardableResult
+    private func send(to peer: [UInt8], envelope: [[UInt8]] = [], _ rest: (Socket) throws(ZMQError) -> Void) throws(ZMQError) -> Bool {
+        do {
+            // With ROUTER_MANDATORY an absent peer or a full queue shows on the routing id;
+            // once that is queued the rest of the message is too.
+            guard try router.send(peer, options: [.dontWait, .more]) else { return false }
+            let start = router.wireBytesSent
+            for frame in envelope { try router.send(frame, options: [.dontWait, .more]) }
+            try rest(router)
+            connectionGuard.sent(to: peer, wireBytes: router.wireBytesSent &- start)
+            return true
+        } catch where error.code == .hostUnreachable {
+            return false
+        }
+    }
+
+    /// Sends `peer`'s routing id then `frames`, without ever waiting.
+    private func send(to peer: [UInt8], _ frames: [[UInt8]]) throws(ZMQError) {
+        try send(to: peer) { router throws(ZMQError) in try router.send(multipart: frames, options: .dontWait) }
+    }
+
+    // MARK: Timers
+
+    private func remove(_ worker: WorkerRecord) {
+        workers[worker.identity] = nil
+        let service = worker.service
+        service.workerCount -= 1
+        workersChanged = true
+        service.waiting.removeAll { $0 === worker }
+        if service.isUnused { services[service.name] = nil }
+    }
+
+    /// Purges every worker past its expiry, wherever it is in the queue.
+    private func purgeExpiredWorkers(now: ContinuousClock.Instant) throws(ZMQError) {
+        let expired = workers.values.filter { $0.expiry < now }
+        for worker in expired {
+            logger.log(.info, "worker expired", ["worker": PeerText.excerpt(worker.identity), "service": PeerText.excerpt(worker.service.name),
+                                                  "holding_request": worker.client == nil ? "no" : "yes"])
+            remove(worker)
+        }
+    }
+
+    /// Answers `service_unknown` to requests that waited too long for a service with no worker.
+    private func rejectRequestsForAbsentServices(now: ContinuousClock.Instant) throws(ZMQError) {
+        for service in Array(services.values) where service.workerCount == 0 {
+            while let request = service.requests.first, now - request.enqueued >= configuration.unknownServiceTimeout {
+                _ = service.requests.popFirst()
+                queuedRequests -= 1
+                try reject(request.client, envelope: request.envelope, service: service.name, BrokerRejection(
+                    code: .serviceUnknown, text: "no worker registered for the service"))
+            }
+            if service.isUnused { services[service.name] = nil }
+        }
+    }
+
+    private func sendHeartbeats() throws(ZMQError) {
+        let heartbeat = WorkerCommand.heartbeat.frames
+        for worker in workers.values where worker.client == nil {
+            try send(to: worker.identity, heartbeat)
+        }
+    }
+
+    private func disconnectAllWorkers() throws(ZMQError) {
+        let disconnect = WorkerCommand.disconnect.frames
+        for worker in workers.values {
+            try send(to: worker.identity, disconnect)
+        }
+        workers.removeAll()
+        services.removeAll()
+        // Give the DISCONNECTs a moment to leave after the socket is closed.
+        try router.set(.linger, to: 500)
+        router.close()
+    }
+}

@@ -1,0 +1,67 @@
+import LyceumLifecycle
+import Synchronization
+import ZeroMQ
+
+/// The way to answer, later and from any thread, a request that a ``WorkerPool`` or
+/// ``LocalService`` handler did not answer at once: for example a write that may only be
+/// acknowledged once its journal sync ends.
+///
+/// Send exactly one reply per request. A reply for a pool session that has since lost its broker
+/// (and so its request) is dropped, as is a second reply: the broker would refuse either.
+public struct DeferredReply: Sendable {
+    let outbox: ReplyOutbox
+    let session: Int
+    let request: UInt64
+
+    /// Hands `body` to the pool's thread, which sends it as the REPLY of this request.
+    public func send(_ body: [[UInt8]]) {
+        outbox.post(ReplyOutbox.Reply(session: session, request: request, body: body))
+    }
+}
+
+/// Replies posted from other threads to a pool's thread, with a pipe that its `poll` wakes on.
+///
+/// The pipe carries a byte only when the outbox goes from empty to non-empty, so a burst of
+/// replies (a journal sync acknowledging a batch of writes) costs one system call, not one each.
+final class ReplyOutbox: Sendable {
+    struct Reply: Sendable {
+        let session: Int
+        let request: UInt64
+        let body: [[UInt8]]
+    }
+
+    private let pipe: WakeupPipe
+    private let replies = Mutex<[Reply]>([])
+
+    init() throws(MajordomoError) {
+        do { pipe = try WakeupPipe() } catch { throw MajordomoError(error) }
+    }
+
+    /// The descriptor to poll for readability.
+    var fileDescriptor: Int32 { pipe.fileDescriptor }
+
+    /// Queues `reply` and wakes the owning thread if the queue was empty: at once, or at the end
+    /// of the caller's ``BatchedSignals`` batch (a journal's acknowledger posting the replies of
+    /// one sync), so that a batch of replies costs one wake-up.
+    func post(_ reply: Reply) {
+        let wasEmpty = replies.withLock { replies in
+            replies.append(reply)
+            return replies.count == 1
+        }
+        if wasEmpty { BatchedSignals.signal(self) { [pipe] in pipe.signal() } }
+    }
+
+    /// Whether a reply was posted and not taken yet; cheaper than ``takeAll()`` when none was.
+    var hasReplies: Bool { replies.withLock { !$0.isEmpty } }
+
+    /// Takes every posted reply, oldest first, after emptying the pipe: a reply posted after the
+    /// pipe was read either is taken now or writes a new byte, so none waits for a timeout.
+    func takeAll() -> [Reply] {
+        pipe.reset()
+        return replies.withLock { replies in
+            var taken: [Reply] = []
+            swap(&taken, &replies)
+            return taken
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import Journal
+import LyceumLogging
+
+/// Every learner's books: a copy-on-write value built from journal changes in the `books`
+/// collection, with pure functions that plan changes and a single `apply` that performs them.
+public struct BookLibrary: JournalState, Sendable {
+    /// The journal collection books live in; keys are `learner/id`.
+    public static let collection = "books"
+
+    private var shelves: [String: [BookID: ShelvedBook]] = [:]
+    /// Number of books across all learners.
+    public private(set) var count = 0
+
+    /// An empty library.
+    public init() {}
+
+    /// The book `id` of `learner`, if any.
+    public func book(_ id: String, of learner: String) -> Book? {
+        guard let key = BookID(id) else { return nil }
+        return shelves[learner]?[key]?.book
+    }
+
+    /// The change that adds a new book built from `draft`; `id` is a fresh UUID.
+    public func creation(of draft: BookDraft, id: String, learner: String, now: Int64) -> (Book, JournalChange) {
+        let book = Book(
+            id: id, learner: learner, title: draft.title, author: draft.author, genre: draft.genre, rating: draft.rating,
+            review: draft.review, version: 1, createdAt: now, updatedAt: now)
+        return (book, .put(Self.collection, key: Self.key(learner, id), value: book.journalValue()))
+    }
+
+    /// The change that applies `patch` to book `id`, checking `expectedVersion` when given.
+    public func update(
+        _ id: String, of learner: String, with patch: BookPatch, expectedVersion: Int?, now: Int64
+    ) throws(BookError) -> (Book, JournalChange) {
+        let current = try existing(id, of: learner, expectedVersion: expectedVersion)
+        var book = patch.applied(to: current)
+        book.version = current.version + 1
+        book.updatedAt = now
+        return (book, .put(Self.collection, key: Self.key(learner, id), value: book.journalValue()))
+    }
+
+    /// The change that deletes book `id`, checking `expectedVersion` when given.
+    public func deletion(of id: String, of learner: String, expectedVersion: Int?) throws(BookError) -> JournalChange {
+        _ = try existing(id, of: learner, expectedVersion: expectedVersion)
+        return .delete(Self.collection, key: Self.key(learner, id))
+    }
+
+    /// One page of `learner`'s books selected and ordered by `query`.
+    public func page(of learner: String, _ query: BookQuery) throws(BookError) -> BookPage {
+        let after = try query.cursor.map { (cursor) throws(BookError) in
+            try BookPosition(cursor: cursor, sort: query.sort, descending: query.descending)
+        }
+        let author = query.author?.lowercased()
+        var selected: [(position: BookPosition, book: Book)] = []
+        for shelved in (shelves[learner] ?? [:]).values {
+            let book = shelved.book
+            if let genre = query.genre, book.genre != genre { continue }
+            if let minRating = query.minRating, book.rating < minRating { continue }
+            if let author, book.author.lowercased() != author { continue }
+            let position = BookPosition(shelved, sort: query.sort)
+            if let after, query.descending ? !(position < after) : !(after < position) { continue }
+            selected.append((position, book))
+        }
+        selected.sort { query.descending ? $1.position < $0.position : $0.position < $1.position }
+        let limit = max(1, min(query.limit, BookQuery.maxLimit))
+        let page = selected.prefix(limit)
+        return BookPage(
+            books: page.map(\.book), positions: page.map(\.position), hasMore: selected.count > limit, sort: query.sort,
+            descending: query.descending)
+    }
+
+    /// Applies a `books` change; changes of other collections are ignored.
+    /// - Throws: `UndecodableValue` for a put whose value is not a book this build reads, or a
+    ///   key that names no book; the library is unchanged then.
+    public mutating func apply(_ change: JournalChange) throws(UndecodableValue) {
+        guard change.collection == Self.collection else { return }
+        guard let value = change.value else {
+            guard let slash = change.key.lastIndex(of: "/"),
+                  let id = BookID(String(change.key[change.key.index(after: slash)...]))
+            else { throw UndecodableValue(change, .malformed("the key is not learner/book-id")) }
+            let learner = String(change.key[..<slash])
+            if shelves[learner]?.removeValue(forKey: id) != nil {
+                count -= 1
+                if shelves[learner]?.isEmpty == true { shelves[learner] = nil }
+            }
+            return
+        }
+        // A put's payload names its learner and id (the key is derived from them on write), so
+        // replay does not split every key into new strings.
+        let book: Book
+        do throws(ValueDecodingError) { book = try Book(journalValue: value) } catch { throw UndecodableValue(change, error) }
+        guard let id = BookID(book.id) else { throw UndecodableValue(change, .malformed("the id \"\(book.id)\" is not a book id")) }
+        if shelves[book.learner, default: [:]].updateValue(ShelvedBook(book), forKey: id) == nil { count += 1 }
+    }
+
+    /// One put per book.
+    public func snapshot() -> [JournalChange] {
+        shelves.values.flatMap { shelf in
+            shelf.values.map { .put(Self.collection, key: Self.key($0.book.learner, $0.book.id), value: $0.book.journalValue()) }
+        }
+    }
+
+    private func existing(_ id: String, of learner: String, expectedVersion: Int?) throws(BookError) -> Book {
+        guard let book = book(id, of: learner) else {
+            throw BookError(.notFound, field: "id", "no book \(PeerText.excerpt(id)) in the library of \(PeerText.excerpt(learner))")
+        }
+        if let expectedVersion, expectedVersion != book.version {
+            throw BookError(.versionConflict, field: "expected_version", "the book is at version \(book.version), not \(expectedVersion)")
+        }
+        return book
+    }
+
+    private static func key(_ learner: String, _ id: String) -> String { learner + "/" + id }
+}
+
+/// A stored book with its title and author sort keys, computed once when it is stored.
+struct ShelvedBook: Sendable {
+    let book: Book
+    let titleKey: TextSortKey
+    let authorKey: TextSortKey
+
+    init(_ book: Book) {
+        self.book = book
+        titleKey = TextSortKey(book.title)
+        authorKey = TextSortKey(book.author)
+    }
+}

@@ -1,0 +1,232 @@
+import Books
+import JSON
+import Journal
+import LyceumLogging
+import LyceumSupport
+
+/// The `books` service: each learner's library. Operations: `create`, `get`, `update`, `delete`,
+/// `list`; see `protocol/README.md`.
+public final class BooksService: JournaledService {
+    /// The Majordomo service name.
+    public static let serviceName = "books"
+    /// `books`.
+    public var name: String { Self.serviceName }
+
+    private let core: ServiceCore<BooksState>
+    private let environment: ServiceEnvironment
+    private let budget: ReplyBudget
+
+    /// A service over `state` (replayed from the journal) that commits writes to `log` and cuts
+    /// `list` pages at `budget`.
+    public init(state: BooksState = BooksState(), log: any ChangeLog, environment: ServiceEnvironment = .live, budget: ReplyBudget = .standard) {
+        core = ServiceCore(state: state, log: log)
+        self.environment = environment
+        self.budget = budget
+    }
+
+    /// A copy of the state including every applied write, e.g. for a journal compaction's
+    /// `snapshot()`. O(1) now; the next write copies the top-level tables once. Do not call it
+    /// from inside `ChangeLog.append`, which runs under the service's lock.
+    public var currentState: BooksState { core.currentState }
+
+    /// The state together with the log's last sequence number (`lastSequence()`, read under the
+    /// service's write lock), both reflecting exactly the same writes: a journal compaction's
+    /// capture. Throws when a journaled write could not be applied, which the state would miss.
+    /// Do not call it from inside `ChangeLog.append`.
+    public func captureState(lastSequence: () -> UInt64) throws(UndecodableValue) -> (state: BooksState, sequence: UInt64) {
+        try core.capture(sequence: lastSequence)
+    }
+
+    /// Calls `completion` exactly once with the reply frame and, for a create, update or delete
+    /// that changed a library, the `BookEvent` to publish with the ticket of the journal record
+    /// that stored it. A write completes only once it is durable (possibly later, on the change
+    /// log's thread), so an event is never handed out for a write that failed or could still be
+    /// lost. Retries of an idempotent write, reads and refused requests carry no event, and
+    /// complete on the calling thread unless they wait for an earlier record's durability.
+    /// Ticket sequences follow the order writes were applied in, so they order the events of one
+    /// library even when threads publish them in another order.
+    public func handleWithCommit(_ frame: [UInt8], completion: @escaping @Sendable (HandledRequest<BookEvent>) -> Void) {
+        var parsed: Request?
+        do throws(ServiceError) {
+            var request = try Request(frame)
+            parsed = request
+            switch request.op {
+            case "create": try create(&request, completion)
+            case "get":
+                try request.refuseRequestID()
+                completion(HandledRequest(reply: try get(&request), to: request))
+            case "update": try update(&request, completion)
+            case "delete": try delete(&request, completion)
+            case "list":
+                try request.refuseRequestID()
+                completion(HandledRequest(reply: try list(&request), to: request))
+            default:
+                throw ServiceError(.unknownOp, "books has no operation \(PeerText.excerpt(request.op)); it has create, get, update, delete, list", field: "$.op")
+            }
+        } catch {
+            completion(HandledRequest(error, to: parsed))
+        }
+    }
+
+    // The write operations throw only while reading the request, before `ServiceCore.write`,
+    // which always calls `completion`; so each request completes exactly once.
+
+    private func create(_ request: inout Request, _ completion: @escaping @Sendable (HandledRequest<BookEvent>) -> Void) throws(ServiceError) {
+        let (learner, draft) = try request.read { (reader) throws(JSONReadError) in
+            let learner = try reader.learner()
+            let title = try reader.string("title")
+            let author = try reader.string("author")
+            let genre = try reader.string("genre")
+            let rating = try reader.integer("rating")
+            let review = try reader.optionalString("review") ?? ""
+            return (learner, (title, author, genre, rating, review))
+        }
+        let book = try domain { () throws(BookError) in
+            try BookDraft(title: draft.0, author: draft.1, genre: try Book.genre(named: draft.2), rating: draft.3, review: draft.4)
+        }
+        core.write(request, learner: learner, plan: { (state) -> WritePlan<BookEvent> in
+            let (created, change) = state.library.creation(of: book, id: environment.makeID(), learner: learner, now: environment.now())
+            return WritePlan(
+                result: created.resultJSON, changes: [change],
+                event: BookEvent(kind: .created, learner: learner, bookID: created.id, book: created))
+        }, completion: completion)
+    }
+
+    private func get(_ request: inout Request) throws(ServiceError) -> [UInt8] {
+        let (learner, id) = try request.read { (reader) throws(JSONReadError) in (try reader.learner(), try reader.id("id")) }
+        return try core.read { (state) throws(ServiceError) in
+            guard let book = state.library.book(id, of: learner) else {
+                throw ServiceError(.notFound, "no book \(PeerText.excerpt(id)) in the library of \(PeerText.excerpt(learner))", field: "$.id")
+            }
+            return Reply.success(serialized: book.resultJSON)
+        }
+    }
+
+    private func update(_ request: inout Request, _ completion: @escaping @Sendable (HandledRequest<BookEvent>) -> Void) throws(ServiceError) {
+        let (learner, id, expected, fields) = try request.read { (reader) throws(JSONReadError) in
+            let learner = try reader.learner()
+            let id = try reader.id("id")
+            let expected = try reader.optionalInteger("expected_version", in: 1...Int.max)
+            let fields = (
+                try reader.optionalString("title"), try reader.optionalString("author"), try reader.optionalString("genre"),
+                try reader.optionalInteger("rating"), try reader.optionalString("review")
+            )
+            return (learner, id, expected, fields)
+        }
+        let patch = try domain { () throws(BookError) in
+            try BookPatch(
+                title: fields.0, author: fields.1, genre: try fields.2.map { (name) throws(BookError) in try Book.genre(named: name) },
+                rating: fields.3, review: fields.4)
+        }
+        core.write(request, learner: learner, plan: { (state) throws(ServiceError) -> WritePlan<BookEvent> in
+            let (updated, change) = try domain { () throws(BookError) in
+                try state.library.update(id, of: learner, with: patch, expectedVersion: expected, now: environment.now())
+            }
+            return WritePlan(
+                result: updated.resultJSON, changes: [change],
+                event: BookEvent(kind: .updated, learner: learner, bookID: id, book: updated))
+        }, completion: completion)
+    }
+
+    private func delete(_ request: inout Request, _ completion: @escaping @Sendable (HandledRequest<BookEvent>) -> Void) throws(ServiceError) {
+        let (learner, id, expected) = try request.read { (reader) throws(JSONReadError) in
+            (try reader.learner(), try reader.id("id"), try reader.optionalInteger("expected_version", in: 1...Int.max))
+        }
+        core.write(request, learner: learner, plan: { (state) throws(ServiceError) -> WritePlan<BookEvent> in
+            let change = try domain { () throws(BookError) in
+                try state.library.deletion(of: id, of: learner, expectedVersion: expected)
+            }
+            let result: JSONValue = ["deleted": .string(id)]
+            return WritePlan(
+                result: result.serialized(), changes: [change], event: BookEvent(kind: .deleted, learner: learner, bookID: id, book: nil))
+        }, completion: completion)
+    }
+
+    private func list(_ request: inout Request) throws(ServiceError) -> [UInt8] {
+        let (learner, query) = try request.read { (reader) throws(JSONReadError) in
+            let learner = try reader.learner()
+            var query = BookQuery()
+            if let sort = try reader.optionalString("sort") {
+                guard let key = BookSortKey(rawValue: sort) else {
+                    throw JSONReadError(path: "$.sort", message: "must be one of title, author, rating, created")
+                }
+                query.sort = key
+            }
+            switch try reader.optionalString("order") {
+            case nil, "asc": query.descending = false
+            case "desc": query.descending = true
+            default: throw JSONReadError(path: "$.order", message: "must be asc or desc")
+            }
+            if let genre = try reader.optionalString("genre") {
+                guard let known = Genre(rawValue: genre) else {
+                    throw JSONReadError(path: "$.genre", message: "must be one of \(Genre.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                query.genre = known
+            }
+            query.author = try reader.optionalString("author", length: 1...Book.authorLimit.characters.upperBound)
+            query.minRating = try reader.optionalInteger("min_rating", in: Book.ratings)
+            query.limit = try reader.limit(standard: 20, maximum: BookQuery.maxLimit)
+            query.cursor = try reader.optionalString("cursor", length: 1...BookQuery.maxCursorLength)
+            return (learner, query)
+        }
+        return try core.read { (state) throws(ServiceError) in
+            let page = try domain { () throws(BookError) in try state.library.page(of: learner, query) }
+            var output: [UInt8] = Array(#"{"books":["#.utf8)
+            let written = budget.writeItems(page.books, to: &output) { book, output in book.writeJSON(to: &output) }
+            output.append(contentsOf: #"],"next_cursor":"#.utf8)
+            JSONValue(page.prefix(written).nextCursor).write(to: &output)
+            output.append(UInt8(ascii: "}"))
+            return Reply.success(serialized: output)
+        }
+    }
+}
+
+/// Runs a domain step, turning its refusal into the contract's error.
+private func domain<T>(_ body: () throws(BookError) -> T) throws(ServiceError) -> T {
+    do throws(BookError) {
+        return try body()
+    } catch {
+        let field = error.field.map { "$." + $0 }
+        let message = field.map { "\($0) \(error.message)" } ?? error.message
+        switch error.code {
+        case .invalidField: throw ServiceError(.badRequest, message, field: field)
+        case .notFound: throw ServiceError(.notFound, error.message, field: field)
+        case .versionConflict: throw ServiceError(.conflict, error.message, field: field)
+        }
+    }
+}
+
+extension Book {
+    /// Appends the contract's representation of the book, written directly because books are
+    /// the bulk of `get` and `list` replies.
+    func writeJSON(to output: inout [UInt8]) {
+        output.append(contentsOf: #"{"id":"#.utf8)
+        JSONValue.write(id, to: &output)
+        output.append(contentsOf: #","title":"#.utf8)
+        JSONValue.write(title, to: &output)
+        output.append(contentsOf: #","author":"#.utf8)
+        JSONValue.write(author, to: &output)
+        output.append(contentsOf: #","genre":"#.utf8)
+        JSONValue.write(genre.rawValue, to: &output)
+        output.append(contentsOf: #","rating":"#.utf8)
+        JSONValue.write(rating, to: &output)
+        output.append(contentsOf: #","review":"#.utf8)
+        JSONValue.write(review, to: &output)
+        output.append(contentsOf: #","version":"#.utf8)
+        JSONValue.write(version, to: &output)
+        output.append(contentsOf: #","created_at":"#.utf8)
+        JSONValue.write(RFC3339.string(millisecondsSince1970: createdAt), to: &output)
+        output.append(contentsOf: #","updated_at":"#.utf8)
+        JSONValue.write(RFC3339.string(millisecondsSince1970: updatedAt), to: &output)
+        output.append(UInt8(ascii: "}"))
+    }
+
+    /// `{"book": …}`, the result of create, get and update.
+    var resultJSON: [UInt8] {
+        var output: [UInt8] = Array(#"{"book":"#.utf8)
+        output.reserveCapacity(256)
+        writeJSON(to: &output)
+        output.append(UInt8(ascii: "}"))
+        return output
+    }
+}

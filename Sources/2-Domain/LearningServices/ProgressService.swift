@@ -1,0 +1,204 @@
+import Catalog
+import JSON
+import Journal
+import LyceumLogging
+import LyceumSupport
+import Progress
+
+/// The `progress` service: each learner's progress through the catalog's courses.
+/// Operations: `mark_watched`, `mark_unwatched`, `save_position`, `begin_course`, `open_lesson`,
+/// `submit_quiz`, `get`, `list`, `course_stats`; see `protocol/README.md`.
+public final class ProgressService: JournaledService {
+    /// The Majordomo service name.
+    public static let serviceName = "progress"
+    /// `progress`.
+    public var name: String { Self.serviceName }
+
+    private let core: ServiceCore<ProgressState>
+    private let store: CatalogStore
+    private let environment: ServiceEnvironment
+    private let budget: ReplyBudget
+
+    /// A service over `state` (replayed from the journal) that checks references against the
+    /// catalog in `catalog`, commits writes to `log` and cuts `list` pages at `budget`.
+    public init(
+        state: ProgressState = ProgressState(), catalog: CatalogStore, log: any ChangeLog, environment: ServiceEnvironment = .live,
+        budget: ReplyBudget = .standard
+    ) {
+        core = ServiceCore(state: state, log: log)
+        store = catalog
+        self.environment = environment
+        self.budget = budget
+    }
+
+    /// A copy of the state including every applied write, e.g. for a journal compaction's
+    /// `snapshot()`. O(1) now; the next write copies the top-level tables once. Do not call it
+    /// from inside `ChangeLog.append`, which runs under the service's lock.
+    public var currentState: ProgressState { core.currentState }
+
+    /// The state together with the log's last sequence number (`lastSequence()`, read under the
+    /// service's write lock), both reflecting exactly the same writes: a journal compaction's
+    /// capture. Throws when a journaled write could not be applied, which the state would miss.
+    /// Do not call it from inside `ChangeLog.append`.
+    public func captureState(lastSequence: () -> UInt64) throws(UndecodableValue) -> (state: ProgressState, sequence: UInt64) {
+        try core.capture(sequence: lastSequence)
+    }
+
+    /// The reply frame, and for a write that changed something, the event to publish, waiting
+    /// for both: for tests and callers that spend a thread per request.
+    public func handleWithEvent(_ frame: [UInt8]) -> (reply: [UInt8], event: ProgressEvent?) {
+        let handled = handleWithCommit(frame)
+        return (handled.reply, handled.event)
+    }
+
+    /// Calls `completion` exactly once with the reply frame and, for a write that changed
+    /// something, the event to publish with the ticket of the journal record that stored it. A
+    /// write completes only once it is durable (possibly later, on the change log's thread), so an
+    /// event is never handed out for a write that failed or could still be lost. Reads, refused
+    /// requests and writes that change nothing carry no event. Ticket sequences follow the order
+    /// writes were applied in, so they order the events of one learner in one course even when
+    /// threads publish them in another order.
+    public func handleWithCommit(_ frame: [UInt8], completion: @escaping @Sendable (HandledRequest<ProgressEvent>) -> Void) {
+        var parsed: Request?
+        do throws(ServiceError) {
+            var request = try Request(frame)
+            parsed = request
+            let catalog = store.catalog
+            switch request.op {
+            case "mark_watched":
+                try write(&request, catalog, completion) { (reader) throws(JSONReadError) in .watch(lesson: try reader.id("lesson")) }
+            case "mark_unwatched":
+                try write(&request, catalog, completion) { (reader) throws(JSONReadError) in .unwatch(lesson: try reader.id("lesson")) }
+            case "save_position":
+                try write(&request, catalog, completion) { (reader) throws(JSONReadError) in
+                    .savePosition(
+                        lesson: try reader.id("lesson"),
+                        seconds: try reader.double("position_seconds", in: 0...ProgressAction.maxPositionSeconds))
+                }
+            case "begin_course": try write(&request, catalog, completion) { (_) throws(JSONReadError) in .begin }
+            case "open_lesson":
+                try write(&request, catalog, completion) { (reader) throws(JSONReadError) in .open(lesson: try reader.id("lesson")) }
+            case "submit_quiz":
+                try write(&request, catalog, completion) { (reader) throws(JSONReadError) in .submitQuiz(answers: try reader.answers()) }
+            case "get", "list", "course_stats":
+                try request.refuseRequestID()
+                switch request.op {
+                case "get": completion(HandledRequest(reply: try get(&request, catalog), to: request))
+                case "list": completion(HandledRequest(reply: try list(&request, catalog), to: request))
+                default: completion(HandledRequest(reply: try courseStatistics(&request, catalog), to: request))
+                }
+            default:
+                throw ServiceError(
+                    .unknownOp,
+                    "progress has no operation \(PeerText.excerpt(request.op)); it has mark_watched, mark_unwatched, save_position, begin_course, open_lesson, submit_quiz, get, list, course_stats",
+                    field: "$.op")
+            }
+        } catch {
+            completion(HandledRequest(error, to: parsed))
+        }
+    }
+
+    /// Reads the request and hands the write to `ServiceCore.write`, which calls `completion`;
+    /// throws (without calling it) only while reading the request.
+    private func write(
+        _ request: inout Request, _ catalog: Catalog, _ completion: @escaping @Sendable (HandledRequest<ProgressEvent>) -> Void,
+        action readAction: (inout JSONObjectReader) throws(JSONReadError) -> ProgressAction
+    ) throws(ServiceError) {
+        let (learner, courseID, action) = try request.read { (reader) throws(JSONReadError) in
+            (try reader.learner(), try reader.id("course"), try readAction(&reader))
+        }
+        let course = try catalog.existingCourse(courseID)
+        let now = environment.now()
+        core.write(request, learner: learner, plan: { (state) throws(ServiceError) -> WritePlan<ProgressEvent> in
+            let outcome: ProgressOutcome
+            do throws(ProgressError) {
+                outcome = try state.records.plan(action, by: learner, in: course, now: now)
+            } catch {
+                let field = "$." + error.field
+                switch error.code {
+                case .notFound: throw ServiceError(.notFound, error.message, field: field)
+                case .invalidField: throw ServiceError(.badRequest, "\(field) \(error.message)", field: field)
+                }
+            }
+            var result = JSONObject()
+            if let attempt = outcome.attempt {
+                result.append("score", .integer(attempt.score))
+                result.append("total", .integer(attempt.total))
+                result.append("wrong", .array(attempt.wrong.map(JSONValue.string)))
+            }
+            result.append("progress", outcome.summary.json)
+            return WritePlan(result: JSONValue.object(result).serialized(), changes: outcome.change.map { [$0] } ?? [], event: outcome.event)
+        }, completion: completion)
+    }
+
+    private func get(_ request: inout Request, _ catalog: Catalog) throws(ServiceError) -> [UInt8] {
+        let (learner, courseID) = try request.read { (reader) throws(JSONReadError) in (try reader.learner(), try reader.id("course")) }
+        let course = try catalog.existingCourse(courseID)
+        let record = try core.read { (state) throws(ServiceError) in state.records.progress(of: learner, in: course.id) }
+        let progress = record ?? CourseProgress(learner: learner, course: course.id, startedAt: 0, updatedAt: 0)
+        let summary = ProgressSummary(progress, lessonIDs: course.lessons.map(\.id))
+        let positions = course.lessons.compactMap { lesson in
+            progress.positions[lesson.id].map { ["lesson": .string(lesson.id), "seconds": .double($0)] as JSONValue }
+        }
+        let detail: JSONValue = [
+            "learner": .string(learner), "course": .string(course.id), "started": .bool(record != nil),
+            "watched": .array(course.lessons.map(\.id).filter(progress.watched.contains).map(JSONValue.string)),
+            "watched_count": .integer(summary.watchedCount), "lesson_count": .integer(summary.lessonCount),
+            "percent": .integer(summary.percent), "current_lesson": JSONValue(progress.currentLesson),
+            "completed": .bool(summary.completed), "positions": .array(positions),
+            "best_attempt": progress.bestAttempt?.json ?? .null, "latest_attempt": progress.latestAttempt?.json ?? .null,
+            "started_at": record.map { .string(RFC3339.string(millisecondsSince1970: $0.startedAt)) } ?? .null,
+            "updated_at": record.map { .string(RFC3339.string(millisecondsSince1970: $0.updatedAt)) } ?? .null,
+        ]
+        return Reply.success(["progress": detail])
+    }
+
+    private func list(_ request: inout Request, _ catalog: Catalog) throws(ServiceError) -> [UInt8] {
+        let (learner, cursor) = try request.read { (reader) throws(JSONReadError) in
+            (try reader.learner(), try reader.optionalString("cursor", length: 1...1024))
+        }
+        let after = try cursor.map { (cursor) throws(ServiceError) in
+            guard let parts = PageCursor.decode(cursor), parts.count == 2, case .integer(let updatedAt) = parts[0],
+                case .string(let course) = parts[1]
+            else { throw ServiceError(.badRequest, "$.cursor is not a cursor of this listing", field: "$.cursor") }
+            return (updatedAt: Int64(updatedAt), course: course)
+        }
+        let records = try core.read { (state) throws(ServiceError) in state.records.courses(of: learner, after: after) }
+        var output: [UInt8] = Array(#"{"learner":"#.utf8)
+        JSONValue.write(learner, to: &output)
+        output.append(contentsOf: #","courses":["#.utf8)
+        let written = budget.writeItems(records, to: &output) { record, output in
+            ProgressSummary(record, lessonIDs: catalog.course(record.course)?.lessons.map(\.id) ?? []).json.write(to: &output)
+        }
+        let last = written < records.count ? records[written - 1] : nil
+        output.append(contentsOf: #"],"next_cursor":"#.utf8)
+        JSONValue(last.map { PageCursor.encode([.integer(Int($0.updatedAt)), .string($0.course)]) }).write(to: &output)
+        output.append(UInt8(ascii: "}"))
+        return Reply.success(serialized: output)
+    }
+
+    private func courseStatistics(_ request: inout Request, _ catalog: Catalog) throws(ServiceError) -> [UInt8] {
+        let courseID = try request.read { (reader) throws(JSONReadError) in try reader.id("course") }
+        let course = try catalog.existingCourse(courseID)
+        let statistics = try core.read { (state) throws(ServiceError) in state.records.statistics(of: course.id) }
+        return Reply.success([
+            "course": .string(course.id), "learners_started": .integer(statistics.started),
+            "learners_completed": .integer(statistics.completed), "quiz_takers": .integer(statistics.quizTakers),
+            "average_score_percent": statistics.averageScorePercent.map(JSONValue.double) ?? .null,
+        ])
+    }
+}
+
+extension JSONObjectReader {
+    /// The required `answers` member: an array of answer indexes.
+    mutating func answers() throws(JSONReadError) -> [Int] {
+        var answers: [Int] = []
+        for item in try array("answers") {
+            guard case .integer(let answer) = item.value else {
+                throw JSONReadError(path: item.path, message: "expected an integer, found \(item.value.typeName)")
+            }
+            answers.append(answer)
+        }
+        return answers
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import LyceumLifecycle
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The `always` policy's acknowledger thread: runs each `PendingWrite.whenDurable` callback once
+/// a sync covers its record, so that no writer thread sits in `fdatasync`.
+///
+/// Group commit: the thread syncs (through the journal's `DurabilityTracker`, so it shares syncs
+/// with blocking waiters and the other policies' machinery) up to the highest record waited for;
+/// everything registered while that sync runs is covered by the next one. Callbacks of a batch run
+/// in sequence order (registration order within one record), each exactly once.
+///
+/// Waiting entries hold their journal, so a journal with outstanding callbacks stays alive until
+/// they have run; the thread holds no journal between batches, so an idle journal can go away.
+final class Acknowledger: @unchecked Sendable {
+    // NSCondition guards every field below; @unchecked because the compiler cannot see that.
+    private let condition = NSCondition()
+    private var waiting: [Waiting] = []
+    private var registrations: UInt64 = 0
+    private var phase = Phase.idle
+    /// The acknowledger thread's id, so that `finish()` called from a callback does not wait for itself.
+    private var threadID: pthread_t?
+
+    private struct Waiting {
+        let journal: Journal
+        let sequence: UInt64
+        /// Registration order, which breaks ties between callbacks of the same record.
+        let order: UInt64
+        let body: @Sendable (JournalAcknowledgement) -> Void
+    }
+
+    private enum Phase {
+        /// No callback registered yet: no thread.
+        case idle
+        case running
+        /// `finish()` was called: the thread runs what is waiting, then ends.
+        case stopping
+        /// The thread has ended (or never started); registrations are refused.
+        case stopped
+    }
+
+    /// Queues `body` for record `sequence` of `journal`, starting the thread on first use.
+    /// Returns false once `finish()` has stopped the thread: the caller must then make the record
+    /// durable and run `body` itself.
+    func register(
+        _ sequence: UInt64, of journal: Journal, _ body: @escaping @Sendable (JournalAcknowledgement) -> Void
+    ) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        switch phase {
+        case .stopped:
+            return false
+        case .idle:
+            phase = .running
+            let thread = Thread { [self] in
+                Thread.nameCurrent("journal-acknowledger")
+                run()
+            }
+            thread.start()
+        case .running, .stopping:
+            break
+        }
+        registrations += 1
+        waiting.append(Waiting(journal: journal, sequence: sequence, order: registrations, body: body))
+        condition.broadcast()
+        return true
+    }
+
+    /// Stops the thread once every registered callback has run, and refuses later registrations.
+    /// Waits for that unless called on the acknowledger thread itself (from a callback), where the
+    /// remaining callbacks run as soon as the current one returns.
+    func finish() {
+        condition.lock()
+        defer { condition.unlock() }
+        switch phase {
+        case .idle:
+            phase = .stopped
+            return
+        case .running:
+            phase = .stopping
+            condition.broadcast()
+        case .stopping, .stopped:
+            break
+        }
+        if let threadID, pthread_equal(threadID, pthread_self()) != 0 { return }
+        while phase != .stopped { condition.wait() }
+    }
+
+    private func run() {
+        condition.lock()
+        threadID = pthread_self()
+        condition.unlock()
+        while acknowledgeNextBatch() {}
+    }
+
+    /// Waits for callbacks, makes their records durable and runs them. Returns false when the
+    /// thread should end. The batch (and with it every journal reference) is released before
+    /// this returns, so the thread never keeps an idle journal alive.
+    private func acknowledgeNextBatch() -> Bool {
+        condition.lock()
+        while waiting.isEmpty && phase == .running { condition.wait() }
+        guard let journal = waiting.first?.journal, let target = waiting.map(\.sequence).max() else {
+            phase = .stopped
+            condition.broadcast()
+            condition.unlock()
+            return false
+        }
+        condition.unlock()
+
+        journal.durability.waitUntilDurable(target, sync: journal.syncCurrentFile)
+        let durable = journal.durability.durable
+
+        condition.lock()
+        var ready: [Waiting] = []
+        waiting.removeAll { entry in
+            guard entry.sequence <= durable else { return false }
+            ready.append(entry)
+            return true
+        }
+        condition.unlock()
+        ready.sort { ($0.sequence, $0.order) < ($1.sequence, $1.order) }
+        // One batch: what the callbacks hand to other threads (events to publish) wakes them once.
+        BatchedSignals.run {
+            for entry in ready { entry.body(JournalAcknowledgement(sequence: entry.sequence)) }
+        }
+        return true
+    }
+}

@@ -1,0 +1,442 @@
+import Books
+import JSON
+import LyceumLifecycle
+import LyceumLogging
+import LyceumSupport
+import Progress
+import Synchronization
+import ZeroMQ
+
+/// Publishes progress and book events on an XPUB socket and answers snapshot requests on a ROUTER
+/// socket (the ZeroMQ guide's Clone pattern), with heartbeats; see protocol/events.md.
+///
+/// Any thread may call ``publish(_:revision:)-(ProgressEvent,_)``: it never waits for subscribers
+/// or for the publisher thread, and does no encoding. Under one short lock it numbers the event
+/// and queues it as a value; an event dropped from a full queue still has its number (subscribers
+/// see the gap) and its state still reaches snapshots.
+///
+/// The thread running ``run()`` owns both sockets. It applies what it takes from the queue to
+/// the snapshot table it owns (``SnapshotState``) before it answers snapshots, so a snapshot and
+/// the sequence number it reports always agree, then encodes the events and sends them in
+/// sequence order. Subscribers see a PUB socket; the XPUB side tells the publisher their
+/// subscriptions, so it encodes only events some subscriber takes (an xAPI statement nobody
+/// subscribed to costs nothing).
+public final class EventPublisher: Service {
+    /// This publisher's identity, in every event and heartbeat.
+    public let source: EventSource
+    /// The configuration it was created with.
+    public let configuration: EventPublisherConfiguration
+
+    /// Counts since the publisher was created.
+    public struct Counters: Sendable, Equatable {
+        /// Events given a sequence number.
+        public var published: UInt64 = 0
+        /// Of those, events dropped because the publisher thread's queue was full.
+        public var dropped: UInt64 = 0
+        /// Snapshot requests answered (one per page), refusals included.
+        public var snapshots: UInt64 = 0
+        /// Snapshot requests dropped unanswered: the peer had left
+        /// ``SnapshotProtocol/maxUnreadRepliesPerPeer`` replies unread, or was gone.
+        public var snapshotsDropped: UInt64 = 0
+    }
+
+    /// An event numbered and waiting for the publisher thread to encode and send it.
+    private enum Queued {
+        case progress(ProgressEvent, revision: UInt64, sequences: ProgressSequences)
+        case book(BookEvent, revision: UInt64, sequences: BookSequences, time: Int64)
+    }
+
+    /// When a publish wakes the publisher thread.
+    private enum Wake {
+        case notNeeded, now, atEndOfBatch
+    }
+
+    /// Events a batch may queue before its publishes wake the publisher thread at once: bounds
+    /// how long a long batch delays events, while a short one wakes the thread once.
+    public static let maxHeldEvents = 16
+
+    private struct Sequencer {
+        var sequence: UInt64 = 0
+        var progressSequence: UInt64 = 0
+        var booksSequence: UInt64 = 0
+        var courseSequences: [String: UInt64] = [:]
+        var queue: [Queued] = []
+        var dropped = DroppedProgress()
+        /// Set by the publisher thread when it found the queue empty and is about to wait; the
+        /// next publish clears it and wakes the thread. While it is clear the thread is awake
+        /// and will look at the queue again, so publishing makes no system call.
+        var publisherIsWaiting = false
+        var counters = Counters()
+        /// The same counts, pushed to the process's metrics.
+        let metrics = EventMetrics()
+
+        /// Counts one more event of `course` and returns its number, hashing the name once for a
+        /// course seen before.
+        mutating func nextCourseSequence(_ course: String) -> UInt64 {
+            guard let index = courseSequences.index(forKey: course) else {
+                courseSequences[course] = 1
+                return 1
+            }
+            courseSequences.values[index] += 1
+            return courseSequences.values[index]
+        }
+
+        /// Queues `event` unless the queue is full, and tells when the publisher thread needs
+        /// waking: a caller running a batch (``BatchedSignals``) may wake it at the batch's end,
+        /// unless that would hold back ``EventPublisher/maxHeldEvents`` events or more.
+        mutating func enqueue(_ event: Queued, capacity: Int, batching: Bool) -> Wake {
+            counters.published += 1
+            metrics.published.increment()
+            guard queue.count < capacity else {
+                counters.dropped += 1
+                metrics.dropped.increment()
+                if case .progress(let event, let revision, let sequences) = event { dropped.add(event, revision: revision, sequences: sequences) }
+                return .notNeeded
+            }
+            queue.append(event)
+            guard publisherIsWaiting else { return .notNeeded }
+            if batching && queue.count < EventPublisher.maxHeldEvents { return .atEndOfBatch }
+            publisherIsWaiting = false
+            return .now
+        }
+
+        /// Clears the waiting mark; tells whether it was set, so the publisher thread needs waking.
+        mutating func takeWaiting() -> Bool {
+            defer { publisherIsWaiting = false }
+            return publisherIsWaiting
+        }
+    }
+
+    private let context: Context
+    private let sequencer: Mutex<Sequencer>
+    /// The state snapshots start from, handed to the publisher thread's ``SnapshotState``.
+    private let initialTable: ProgressTable
+    private let wakeup: WakeupPipe
+    private let stopping = Atomic<Bool>(false)
+    private let binding = AwaitedResult<BoundEndpoints, EventsError>()
+    private let logger = Logger(component: "events")
+
+    /// The endpoints a running publisher listens on, wildcard ports resolved.
+    public struct BoundEndpoints: Sendable, Equatable {
+        /// The PUB socket's bound endpoints.
+        public let publish: [String]
+        /// The snapshot ROUTER's bound endpoints.
+        public let snapshot: [String]
+    }
+
+    /// A publisher whose snapshots start from `table` (usually ``ProgressTable/init(records:lessonIDs:)``
+    /// over the progress service's state at start) at sequence 0. Sockets are made by ``run()``.
+    public init(
+        configuration: EventPublisherConfiguration, context: Context, table: ProgressTable = ProgressTable(),
+        source: EventSource = .random()
+    ) throws(EventsError) {
+        guard !configuration.publishEndpoints.isEmpty || !configuration.forwarderEndpoints.isEmpty else {
+            throw EventsError(.invalidArgument, "an event publisher needs a publish endpoint or a forwarder endpoint")
+        }
+        guard configuration.queueCapacity > 0, configuration.sendHighWaterMark >= 0 else {
+            throw EventsError(.invalidArgument, "queue capacity must be positive and the high-water mark not negative")
+        }
+        guard SnapshotProtocol.pageBytesRange.contains(configuration.snapshotPageBytes) else {
+            throw EventsError(.invalidArgument, "the snapshot page budget must be \(SnapshotProtocol.pageBytesRange) bytes, not \(configuration.snapshotPageBytes)")
+        }
+        self.configuration = configuration
+        self.context = context
+        self.source = source
+        sequencer = Mutex(Sequencer())
+        initialTable = table
+        do { wakeup = try WakeupPipe() } catch { throw EventsError(error) }
+    }
+
+    /// Publishes `event`, which must describe a durable write, with `revision`: the journal
+    /// position that stored it (`CommitTicket.sequence`). Never blocks on subscribers or on the
+    /// publisher thread; when its queue is full the event is dropped and counted, and subscribers
+    /// see the gap in sequence numbers and repair it from a snapshot. Called inside a
+    /// ``BatchedSignals`` batch, it wakes the publisher thread at the end of the batch, or once
+    /// ``maxHeldEvents`` events wait.
+    public func publish(_ event: ProgressEvent, revision: UInt64) {
+        enqueue { state in
+            state.sequence += 1
+            state.progressSequence += 1
+            let courseSequence = state.nextCourseSequence(event.course)
+            let sequences = ProgressSequences(sequence: state.sequence, progressSequence: state.progressSequence, courseSequence: courseSequence)
+            return .progress(event, revision: revision, sequences: sequences)
+        }
+    }
+
+    /// Publishes `event`, which must describe a durable write to a learner's library, with
+    /// `revision`: the journal position that stored it. It takes the next number of the same
+    /// sequence as progress events; book events have no snapshot (protocol/events.md). Never
+    /// blocks, like ``publish(_:revision:)-(ProgressEvent,_)``.
+    public func publish(_ event: BookEvent, revision: UInt64) {
+        // A deletion leaves no book to take the time of the change from.
+        let time = event.book?.updatedAt ?? RFC3339.currentMillisecondsSince1970()
+        enqueue { state in
+            state.sequence += 1
+            state.booksSequence += 1
+            let sequences = BookSequences(sequence: state.sequence, booksSequence: state.booksSequence)
+            return .book(event, revision: revision, sequences: sequences, time: time)
+        }
+    }
+
+    /// Numbers and queues the event `number` makes, under the lock, and wakes the publisher
+    /// thread if it waits: now, or at the end of the caller's batch.
+    private func enqueue(_ number: (inout Sequencer) -> Queued) {
+        let capacity = configuration.queueCapacity
+        let batching = BatchedSignals.isBatching
+        let wake = sequencer.withLock { state in state.enqueue(number(&state), capacity: capacity, batching: batching) }
+        switch wake {
+        case .notNeeded: break
+        case .now: wakeup.signal()
+        case .atEndOfBatch:
+            BatchedSignals.signal(self) { [self] in
+                if sequencer.withLock({ $0.takeWaiting() }) { wakeup.signal() }
+            }
+        }
+    }
+
+    /// Counts so far.
+    public var counters: Counters { sequencer.withLock { $0.counters } }
+
+    /// The last sequence number assigned.
+    public var sequence: UInt64 { sequencer.withLock { $0.sequence } }
+
+    /// Binds and connects, then publishes, answers snapshots and sends heartbeats until
+    /// ``shutdown()``; queued events are sent before it returns.
+    /// - Throws: ``EventsError`` when an endpoint cannot be bound or connected.
+    public func run() throws {
+        let publisher: Socket
+        let snapshots: Socket
+        do {
+            publisher = try context.socket(.extendedPublisher)
+            try publisher.set(.sendHighWaterMark, to: configuration.sendHighWaterMark)
+            try publisher.set(.maxMessageSize, to: EventTopic.maxSubscriptionMessageBytes)
+            for endpoint in configuration.publishEndpoints { try publisher.bind(endpoint) }
+            for endpoint in configuration.forwarderEndpoints { try publisher.connect(endpoint) }
+            snapshots = try context.socket(.router)
+            try snapshots.set(.maxMessageSize, to: SnapshotProtocol.maxRequestFrameBytes)
+            try snapshots.set(.sendHighWaterMark, to: SnapshotProtocol.maxUnreadRepliesPerPeer)
+            try snapshots.set(.receiveHighWaterMark, to: SnapshotProtocol.maxQueuedRequestsPerPeer)
+            // A reply to a peer whose replies wait unread, or that is gone, fails at once instead
+            // of being dropped silently: so the page is never built (answerSnapshots).
+            try snapshots.set(.routerMandatory, to: true)
+            for endpoint in configuration.snapshotEndpoints { try snapshots.bind(endpoint) }
+        } catch {
+            let failure = EventsError(error)
+            binding.settle(.failure(failure))
+            logger.error("cannot bind the event endpoints", ["error": failure.description])
+            throw failure
+        }
+        let bound = BoundEndpoints(
+            publish: publisher.endpoints.filter { !configuration.forwarderEndpoints.contains($0) }, snapshot: snapshots.endpoints)
+        binding.settle(.success(bound))
+        logger.info("publishing events", [
+            "source": source.description, "publish": bound.publish.joined(separator: ","),
+            "forwarders": configuration.forwarderEndpoints.joined(separator: ","), "snapshot": bound.snapshot.joined(separator: ","),
+        ])
+        let advertised = configuration.advertisedSnapshotEndpoint ?? bound.snapshot.first
+        do {
+            try serve(publisher: publisher, snapshots: snapshots, advertisedSnapshot: advertised)
+        } catch {
+            logger.error("event publisher stopped on a socket error", ["error": error.description])
+            throw EventsError(error)
+        }
+        logger.info("event publisher stopped", ["source": source.description, "published": "\(counters.published)"])
+    }
+
+    /// Stops the publisher: `run()` sends what is queued and returns.
+    public func shutdown() {
+        stopping.store(true, ordering: .releasing)
+        wakeup.signal()
+    }
+
+    /// Waits until `run()` has bound its endpoints.
+    /// - Returns: the bound endpoints, wildcard ports resolved.
+    /// - Throws: the bind failure, or ``EventsError/Code/timedOut`` after `timeout`.
+    public func waitUntilBound(timeout: Duration = .seconds(5)) throws(EventsError) -> BoundEndpoints {
+        guard let bound = binding.wait(timeout: timeout) else {
+            throw EventsError(.timedOut, "the event publisher has not bound its endpoints yet")
+        }
+        return try bound.get()
+    }
+
+    private func serve(publisher: Socket, snapshots: Socket, advertisedSnapshot: String?) throws(ZMQError) {
+        // One system `poll` on the snapshot socket's ZMQ_FD and the wake-up pipe, and only once
+        // the queue is empty: while events keep coming the loop takes them without waiting. The
+        // snapshot socket is read until empty on every pass, so it never holds a request its
+        // descriptor did not announce when the loop sleeps.
+        var waiter = try SocketWaiter(sockets: [snapshots], fileDescriptors: [wakeup.fileDescriptor])
+        var nextHeartbeat = ContinuousClock.now
+        // Swapped with the queue, so that taking a batch under the lock never allocates or frees.
+        var batch: [Queued] = []
+        var subscriptions = SubscriptionSet()
+        var state = SnapshotState(table: initialTable)
+        while true {
+            let isStopping = stopping.load(ordering: .acquiring)
+            let now = ContinuousClock.now
+            let taken = takeQueued(into: &batch, announcing: now >= nextHeartbeat)
+            let queueWasEmpty = batch.isEmpty
+            Self.apply(batch, taken, to: &state)
+            let requestsWait = try answerSnapshots(on: snapshots, from: &state, sending: &batch)
+            // Taken in just before sending, so that no event is skipped for a subscription the
+            // socket already knows of.
+            while let message = try publisher.receive(options: .dontWait) { subscriptions.apply(message) }
+            try send(batch, on: publisher, to: subscriptions)
+            batch.removeAll(keepingCapacity: true)
+            if let announced = taken.announced {
+                try sendHeartbeat(announced, on: publisher, advertisedSnapshot: advertisedSnapshot)
+                nextHeartbeat = now + configuration.heartbeatInterval
+            }
+            guard queueWasEmpty && !requestsWait else { continue }
+            if isStopping { return }
+            // The take marked this thread as waiting: the next publish writes to the pipe.
+            try waiter.waitForDescriptors(timeout: max(nextHeartbeat - ContinuousClock.now, .zero))
+            if waiter.descriptorIsReadable(0) { wakeup.reset() }
+        }
+    }
+
+    /// The last numbers a heartbeat announces.
+    private struct Announced {
+        var sequence: UInt64
+        var progressSequence: UInt64
+        var booksSequence: UInt64
+        var courseSequences: [String: UInt64]
+    }
+
+    /// What the publisher thread takes from the publishers under the lock.
+    private struct Taken {
+        /// The last numbers assigned: every event so numbered is in the batch, sent earlier or dropped.
+        var sequence: UInt64
+        var progressSequence: UInt64
+        /// The state of progress events dropped since the last take, if any.
+        var dropped: DroppedProgress?
+        /// The numbers a heartbeat announces, when one is due.
+        var announced: Announced?
+    }
+
+    /// Swaps everything queued, oldest first, into `batch` (which must be empty), with the state
+    /// of events dropped meanwhile and the last numbers assigned: so a heartbeat sent after the
+    /// batch never announces an event still to come, and a snapshot after it covers them all.
+    /// When the queue is empty, marks the publisher thread as waiting, so that the next publish
+    /// wakes it.
+    private func takeQueued(into batch: inout [Queued], announcing: Bool) -> Taken {
+        sequencer.withLock { state in
+            if state.queue.isEmpty { state.publisherIsWaiting = true }
+            swap(&state.queue, &batch)
+            var taken = Taken(sequence: state.sequence, progressSequence: state.progressSequence)
+            if !state.dropped.isEmpty {
+                taken.dropped = state.dropped
+                state.dropped = DroppedProgress()
+            }
+            if announcing {
+                taken.announced = Announced(
+                    sequence: state.sequence, progressSequence: state.progressSequence, booksSequence: state.booksSequence,
+                    courseSequences: state.courseSequences)
+            }
+            return taken
+        }
+    }
+
+    /// Encodes and sends the events of `batch` that `subscriptions` select; the socket would
+    /// drop the others unsent.
+    private func send(_ batch: [Queued], on publisher: Socket, to subscriptions: SubscriptionSet) throws(ZMQError) {
+        for event in batch {
+            // An XPUB socket drops instead of blocking at its high-water mark, so these never wait.
+            switch event {
+            case .progress(let event, let revision, let sequences):
+                let topic = EventTopic.progress(course: event.course, learner: event.learner)
+                if subscriptions.wants(topic.utf8) {
+                    try publisher.send(topic.utf8, options: [.more, .dontWait])
+                    try publisher.send(ProgressEventBody.encode(event, revision: revision, sequences: sequences, source: source), options: .dontWait)
+                }
+                guard let options = configuration.xapi, subscriptions.wants(EventTopic.xapi.utf8, followedBy: topic.utf8) else { continue }
+                let statementTopic = EventTopic.xapi + topic
+                for statement in XAPIStatements(event, revision: revision, source: source, options: options).bodies {
+                    try publisher.send(statementTopic.utf8, options: [.more, .dontWait])
+                    try publisher.send(statement, options: .dontWait)
+                }
+            case .book(let event, let revision, let sequences, let time):
+                let topic = EventTopic.book(learner: event.learner, bookID: event.bookID)
+                guard subscriptions.wants(topic.utf8) else { continue }
+                try publisher.send(topic.utf8, options: [.more, .dontWait])
+                try publisher.send(
+                    BookEventBody.encode(event, revision: revision, sequences: sequences, source: source, time: time), options: .dontWait)
+            }
+        }
+    }
+
+    private func sendHeartbeat(_ announced: Announced, on publisher: Socket, advertisedSnapshot: String?) throws(ZMQError) {
+        let body: JSONValue = [
+            "source": .string(source.description), "seq": .integer(Int(clamping: announced.sequence)),
+            "progress_seq": .integer(Int(clamping: announced.progressSequence)), "books_seq": .integer(Int(clamping: announced.booksSequence)),
+            "course_seq": SnapshotState.json(announced.courseSequences), "snapshot": JSONValue(advertisedSnapshot),
+            "time": .string(RFC3339.string(millisecondsSince1970: RFC3339.currentMillisecondsSince1970())),
+        ]
+        try publisher.send(EventTopic.heartbeat.utf8, options: [.more, .dontWait])
+        try publisher.send(body.serialized(), options: .dontWait)
+    }
+
+    /// Applies a take to the snapshot state: its progress events in `events`, the state of any
+    /// dropped meanwhile, and the numbers it covers.
+    private static func apply(_ events: [Queued], _ taken: Taken, to state: inout SnapshotState) {
+        for case .progress(let event, let revision, let sequences) in events {
+            state.apply(event, revision: revision, sequences: sequences)
+        }
+        if let dropped = taken.dropped { state.apply(dropped) }
+        state.advance(sequence: taken.sequence, progressSequence: taken.progressSequence)
+    }
+
+    /// Answers the snapshot requests waiting, up to ``SnapshotProtocol/maxRequestsPerPass``, each
+    /// from `state` caught up with what was queued when the request was read (those events join
+    /// `batch`, to be sent after the reply): so a page holds every event published before it was
+    /// asked for.
+    /// - Returns: whether requests may still wait, so that the thread does not sleep on them.
+    private func answerSnapshots(on router: Socket, from state: inout SnapshotState, sending batch: inout [Queued]) throws(ZMQError) -> Bool {
+        for _ in 0..<SnapshotProtocol.maxRequestsPerPass {
+            guard let frames = try router.receiveMultipart(options: .dontWait) else { return false }
+            guard let identity = frames.first else { continue }
+            // The routing id goes first: it is where the ROUTER (mandatory routing) tells that
+            // this peer cannot take a reply now, before any work is spent on one.
+            guard try sendRoutingID(identity, on: router) else {
+                sequencer.withLock { state in
+                    state.counters.snapshotsDropped += 1
+                    state.metrics.snapshotsDropped.increment()
+                }
+                continue
+            }
+            let reply: [[UInt8]]
+            do throws(EventsError) {
+                let request = try SnapshotRequest(frames: frames.dropFirst())
+                var late: [Queued] = []
+                let taken = takeQueued(into: &late, announcing: false)
+                Self.apply(late, taken, to: &state)
+                batch.append(contentsOf: late)
+                reply = [Array(SnapshotProtocol.snapshotCommand.utf8), state.page(request, budget: configuration.snapshotPageBytes, source: source)]
+            } catch {
+                let body: JSONValue = ["error": .string(error.code.rawValue), "message": .string(error.detail)]
+                reply = [Array(SnapshotProtocol.errorCommand.utf8), body.serialized()]
+            }
+            sequencer.withLock { state in
+                state.counters.snapshots += 1
+                state.metrics.snapshots.increment()
+            }
+            // Once the routing id is accepted the rest of the message is too.
+            try router.send(multipart: reply, options: .dontWait)
+        }
+        return true
+    }
+
+    /// Starts a reply to `identity`; `false` when the peer has
+    /// ``SnapshotProtocol/maxUnreadRepliesPerPeer`` replies unread or is gone.
+    private func sendRoutingID(_ identity: [UInt8], on router: Socket) throws(ZMQError) -> Bool {
+        // Reading ZMQ_EVENTS makes libzmq process the commands waiting for the socket, among them
+        // the I/O thread's word that earlier replies have left the pipe; a non-blocking send
+        // processes them only about once a millisecond, and would drop the request of a peer
+        // that reads every reply as soon as it comes.
+        _ = try router.events
+        do {
+            return try router.send(identity, options: [.more, .dontWait])
+        } catch where error.code == .hostUnreachable {
+            return false
+        }
+    }
+}

@@ -1,0 +1,215 @@
+import Events
+import Foundation
+import LearningServices
+import LyceumLifecycle
+import LyceumLogging
+import Majordomo
+import ZeroMQ
+
+/// The long-running subcommands: `serve`, `broker` and `worker`. Each returns the process's exit
+/// status after an orderly stop, having released its ZeroMQ context (which delivers the last
+/// replies and DISCONNECTs) and closed its journals. A host serving progress or books publishes
+/// the events of durable writes: `serve` on `settings.eventsEndpoint`, a `worker` into the
+/// forwarder that `broker` hosts at `settings.forwarderEndpoint` and republishes on
+/// `settings.eventsEndpoint` (neither when that is `none`). Each answers `mmi.status` when it
+/// runs a broker, serves `GET /metrics` when `settings.metricsPort` is set, and on SIGHUP reads
+/// its configuration sources again for the log level and reloads the catalog.
+public enum Commands {
+    /// `lyceum serve`: a broker that answers every service itself (as `LocalService`s: no worker
+    /// hop inside one process), with writes replying once durable without holding its thread.
+    public static func serve(_ settings: Settings, reloading sources: ConfigurationSources? = nil) -> Int32 {
+        configureLogging(settings)
+        let logger = Logger(component: "serve")
+        _ = ProcessMetrics.backend
+        let host: ServiceHost
+        do {
+            host = try ServiceHost(serving: ServiceRegistry.standard.names, settings: settings)
+        } catch {
+            logger.critical("cannot start", ["error": "\(error)"])
+            return 1
+        }
+        defer { host.close() }
+        do {
+            return try runGroup(logger: logger, reload: reloader(sources, host: host)) { context in
+                try serveServices(host, settings: settings, context: context)
+            }
+        } catch {
+            logger.critical("cannot start", ["error": "\(error)"])
+            return 1
+        }
+    }
+
+    /// What `serve` runs for `host`, in the order a `ServiceGroup` takes them: the metrics
+    /// endpoint (with `settings.metricsPort`), the event publisher (when events are published
+    /// and a service of `host` has events), then a broker answering every service of `host`
+    /// itself. The publisher is listed before the broker, so it stops after the broker has sent
+    /// its last replies, and publishes their events.
+    public static func serveServices(_ host: ServiceHost, settings: Settings, context: Context) throws -> [(name: String, service: any Service)] {
+        let report = ProcessReport(role: "serve", journals: host.journals)
+        let events = settings.publishesEvents ? try eventPublisher(
+            for: host,
+            configuration: .init(
+                publishEndpoints: [settings.eventsEndpoint], snapshotEndpoints: [settings.snapshotEndpoint],
+                snapshotPageBytes: settings.snapshotPageBytes),
+            context: context) : []
+        var configuration = brokerConfiguration(settings, report: report)
+        configuration.localServices = handlers(for: host, publisher: events.first?.service).map(LocalService.init)
+        let broker = try Broker(endpoints: settings.endpoints, configuration: configuration, context: context)
+        return try metricsEndpoint(settings, report: report) + events.map { ($0.name, $0.service as any Service) } + [("broker", broker)]
+    }
+
+    /// `lyceum broker`: the broker, bound to `settings.endpoints`, and the event forwarder that
+    /// workers publish into at `settings.forwarderEndpoint` and dashboards subscribe to at
+    /// `settings.eventsEndpoint`.
+    public static func broker(_ settings: Settings, reloading sources: ConfigurationSources? = nil) -> Int32 {
+        configureLogging(settings)
+        let logger = Logger(component: "broker")
+        _ = ProcessMetrics.backend
+        let report = ProcessReport(role: "broker", journals: [:])
+        do {
+            return try runGroup(logger: logger, reload: reloader(sources, host: nil)) { context in
+                let broker = try Broker(endpoints: settings.endpoints, configuration: brokerConfiguration(settings, report: report), context: context)
+                let forwarder = settings.publishesEvents ? [("events", try EventForwarder(
+                    publisherEndpoints: [settings.forwarderEndpoint], subscriberEndpoints: [settings.eventsEndpoint], context: context) as any Service)] : []
+                return try metricsEndpoint(settings, report: report) + forwarder + [("broker", broker)]
+            }
+        } catch {
+            logger.critical("cannot start", ["error": "\(error)"])
+            return 1
+        }
+    }
+
+    /// `lyceum worker`: a `WorkerPool` of `settings.sessionsPerService` sessions for each of
+    /// `settings.services`, connected to the broker at `settings.broker`; a worker serving
+    /// progress or books publishes its events into the forwarder at `settings.forwarderEndpoint`.
+    public static func worker(_ settings: Settings, reloading sources: ConfigurationSources? = nil) -> Int32 {
+        configureLogging(settings)
+        let logger = Logger(component: "worker")
+        _ = ProcessMetrics.backend
+        let host: ServiceHost
+        do {
+            host = try ServiceHost(serving: settings.services, settings: settings)
+        } catch {
+            logger.critical("cannot start", ["error": "\(error)"])
+            return 1
+        }
+        defer { host.close() }
+        let report = ProcessReport(role: "worker", journals: host.journals)
+        do {
+            return try runGroup(logger: logger, reload: reloader(sources, host: host)) { context in
+                // Snapshots are answered on a port of the kernel's choosing: heartbeats through the
+                // forwarder advertise it, and several workers on one host cannot share one port.
+                let events = try eventPublisher(
+                    for: host,
+                    configuration: .init(
+                        forwarderEndpoints: [settings.forwarderEndpoint], snapshotEndpoints: ["tcp://127.0.0.1:*"],
+                        snapshotPageBytes: settings.snapshotPageBytes),
+                    context: context)
+                let configuration = WorkerConfiguration(
+                    heartbeat: Heartbeat(interval: settings.heartbeatInterval, liveness: settings.heartbeatLiveness),
+                    reconnectInitialDelay: settings.reconnectInitial,
+                    reconnectMaximumDelay: settings.reconnectMaximum)
+                let pools = try handlers(for: host, publisher: events.first?.service).map { name, handler in
+                    (name, try WorkerPool(
+                        endpoint: settings.broker, service: name, sessions: settings.sessionsPerService, configuration: configuration,
+                        context: context, handler: handler) as any Service)
+                }
+                return try metricsEndpoint(settings, report: report)
+                    + events.map { ($0.name, $0.service as any Service) } + pools
+            }
+        } catch {
+            logger.critical("cannot start", ["error": "\(error)"])
+            return 1
+        }
+    }
+
+    /// Applies the log level, format and rate limit of `settings` to every logger in the process.
+    public static func configureLogging(_ settings: Settings) {
+        Logger.configure(level: settings.logLevel, format: settings.logFormat ?? Logger.defaultFormat)
+        Logger.configure(linesPerSecond: settings.logRateLimit)
+    }
+
+    /// The broker's timings, bounds and `mmi.status` answer, from `settings`; raises the
+    /// process's descriptor limit and fits `max-connections` under it.
+    static func brokerConfiguration(_ settings: Settings, report: ProcessReport) -> BrokerConfiguration {
+        let logger = Logger(component: "broker")
+        let descriptors = DescriptorLimit.raise(logger: logger)
+        return BrokerConfiguration(
+            heartbeat: Heartbeat(interval: settings.heartbeatInterval, liveness: settings.heartbeatLiveness),
+            maxQueuedRequestsPerService: settings.queueLimit,
+            maxQueuedRequests: settings.queueLimitTotal,
+            highWaterMark: Int32(settings.highWaterMark),
+            maxBatchDuration: settings.maxBatch,
+            maxConnections: DescriptorLimit.connectionCap(settings.maxConnections, limit: descriptors, logger: logger),
+            maxInputBytesPerConnection: UInt64(settings.maxInputBytes),
+            maxOutputBytesPerConnection: UInt64(settings.maxOutputBytes),
+            managementServices: [ProcessReport.statusService: { snapshot, _ in report.statusJSON(broker: snapshot) }]
+        )
+    }
+
+    /// The publisher of the events of `host`'s services, when one of them has events; its
+    /// snapshots start from the table of the service whose events have snapshots (an empty one
+    /// without). It binds when it runs.
+    private static func eventPublisher(
+        for host: ServiceHost, configuration: EventPublisherConfiguration, context: Context
+    ) throws(EventsError) -> [(name: String, service: EventPublisher)] {
+        guard host.services.contains(where: \.publishesEvents) else { return [] }
+        let table = host.services.lazy.compactMap(\.snapshotTable).first?(host.catalog) ?? ProgressTable()
+        return [("events", try EventPublisher(configuration: configuration, context: context, table: table))]
+    }
+
+    /// Each of `host`'s services as a Majordomo handler, counted in the process's metrics; the
+    /// events of their durable writes are published to `publisher` when there is one.
+    static func handlers(for host: ServiceHost, publisher: EventPublisher?) -> [(name: String, handler: WorkerPool.Handler)] {
+        let metrics = RequestMetrics()
+        return host.services.map { hosted in
+            (hosted.service.name, FrameHandler.handler(hosted.answer(publishingTo: publisher, metrics: metrics)))
+        }
+    }
+
+    /// The `GET /metrics` responder when `settings.metricsPort` is set; bound now, so that a
+    /// taken port stops the start.
+    private static func metricsEndpoint(_ settings: Settings, report: ProcessReport) throws(MetricsEndpointError) -> [(name: String, service: any Service)] {
+        guard settings.metricsPort != 0 else { return [] }
+        let limits = MetricsEndpoint.Limits(maxConnections: settings.metricsConnections, requestTimeout: settings.metricsTimeout)
+        let endpoint = try MetricsEndpoint(port: settings.metricsPort, limits: limits) { report.prometheusText() }
+        return [("metrics", endpoint)]
+    }
+
+    /// What SIGHUP does: read the configuration sources again and apply the log level and
+    /// format, then reload the catalog. A source that has become invalid is logged and the
+    /// running configuration kept.
+    private static func reloader(_ sources: ConfigurationSources?, host: ServiceHost?) -> @Sendable () -> Void {
+        let logger = Logger(component: "reload")
+        return {
+            if let sources {
+                do throws(SettingsError) {
+                    let fresh = try sources.resolve().settings
+                    configureLogging(fresh)
+                    logger.info("configuration reloaded", ["log_level": fresh.logLevel.description, "log_format": Logger.format.rawValue])
+                } catch {
+                    logger.error("configuration reload failed; the running configuration stays", ["error": error.description])
+                }
+            }
+            host?.reloadCatalog()
+        }
+    }
+
+    /// Runs the services `make` creates on a fresh context until a signal stops them. The
+    /// context and every service are released before this returns, so the last messages are
+    /// delivered before the caller closes journals or exits.
+    private static func runGroup(
+        logger: Logger, reload: @escaping @Sendable () -> Void,
+        _ make: (Context) throws -> [(name: String, service: any Service)]
+    ) throws -> Int32 {
+        let context = try Context()
+        let services = try make(context)
+        logger.info("starting", ["services": services.map(\.name).joined(separator: ",")])
+        let status = ServiceGroup(services, reload: reload).run()
+        logger.info("stopped", ["status": String(status)])
+        // The counts of lines refused since the last summary, which the summaries' thread would
+        // write within a second, are written before the process exits.
+        Logger.writeSuppressedSummaries()
+        return status
+    }
+}

@@ -1,0 +1,81 @@
+import Catalog
+import Events
+import Journal
+import LearningServices
+import LyceumLogging
+
+/// One service a host runs: the service, its journal when it keeps one, and its answer to
+/// Majordomo requests, which counts each request and publishes the events of durable writes.
+public struct HostedService: Sendable {
+    /// The service.
+    public let service: any LearningService
+    /// Its journal, when it keeps one.
+    public let journal: Journal?
+    /// Whether its durable writes publish events.
+    public let publishesEvents: Bool
+    /// The table the publisher's snapshots start from, for a service whose events have snapshots.
+    let snapshotTable: (@Sendable (CatalogStore) -> ProgressTable)?
+    private let makeAnswer: @Sendable (EventPublisher?, RequestMetrics) -> FrameHandler.Answer
+
+    init<Service: LearningService>(_ service: Service, journal: Journal?, events: ServiceEvents<Service>?) {
+        self.service = service
+        self.journal = journal
+        publishesEvents = events != nil
+        if let table = events?.snapshotTable {
+            snapshotTable = { @Sendable catalog in table(service, catalog) }
+        } else {
+            snapshotTable = nil
+        }
+        makeAnswer = { publisher, metrics in
+            var publish: (@Sendable (Service.Event, UInt64) -> Void)?
+            if let publisher, let events {
+                publish = { @Sendable event, revision in events.publish(publisher, event, revision) }
+            }
+            return Self.answer(service, publish: publish, metrics: metrics)
+        }
+    }
+
+    /// The answer to request frames: `service` handles the frame; once it completes (for a write,
+    /// once durable, on the journal's acknowledger thread under `always`) the request is counted
+    /// from what the service reports, the event of a write that changed something is published
+    /// (so never for a write that failed or could still be lost), and the reply is handed over.
+    func answer(publishingTo publisher: EventPublisher?, metrics: RequestMetrics) -> FrameHandler.Answer {
+        makeAnswer(publisher, metrics)
+    }
+
+    private static func answer<Service: LearningService>(
+        _ service: Service, publish: (@Sendable (Service.Event, UInt64) -> Void)?, metrics: RequestMetrics
+    ) -> FrameHandler.Answer {
+        { frame, reply in
+            let started = ContinuousClock.now
+            service.handleWithCommit(frame) { handled in
+                if let publish, let event = handled.event, let commit = handled.commit { publish(event, commit.sequence) }
+                metrics.record(handled, service: service.name, elapsed: ContinuousClock.now - started)
+                reply(handled.reply)
+            }
+        }
+    }
+}
+
+/// Opens a journaled service's journal in `DATA/<service>/` and replays it, for its descriptor.
+struct JournalOpener {
+    let service: String
+    let directory: String
+    let options: JournalOptions
+    let logger: Logger
+
+    /// Opens the journal and replays it into `state`, logging progress for journals large enough
+    /// for a replay to take noticeable time.
+    func open<State: JournalState>(replaying state: inout State) throws -> Journal {
+        let started = ContinuousClock.now
+        let progress = ReplayProgress(service: service, logger: logger)
+        var options = options
+        options.metricDimensions = [("service", service)]
+        let journal = try Journal.open(directory: directory, options: options, state: &state, progress: progress.report)
+        logger.info("journal replayed", [
+            "service": service, "directory": directory, "last_seq": String(journal.lastSequence),
+            "bytes": String(journal.size), "ms": String((ContinuousClock.now - started).milliseconds),
+        ])
+        return journal
+    }
+}

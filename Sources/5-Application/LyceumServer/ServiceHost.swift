@@ -1,0 +1,110 @@
+import Catalog
+import Foundation
+import Journal
+import LearningServices
+import LyceumLogging
+
+/// The learning services of one process with everything they stand on: the catalog, and for
+/// each stateful service its journal in `DATA/<service>/`, replayed on start and compacted
+/// automatically as it grows. `close()` (or release) makes every write durable and unlocks the
+/// data directories.
+public final class ServiceHost: Sendable {
+    /// The services, in the order asked for.
+    public let services: [HostedService]
+    /// The catalog being served; `reloadCatalog()` replaces it.
+    public let catalog: CatalogStore
+    /// The journals, by service name.
+    public let journals: [String: Journal]
+    private let catalogPaths: [String]
+    private let logger = Logger(component: "server")
+
+    /// Loads the catalog (`settings.catalogPaths`, or the sample catalog when empty) and makes the
+    /// services `names` of `registry`, opening and replaying each journaled one's journal under
+    /// `settings.dataDirectory`.
+    /// - Throws: `ServiceRegistryError` for a name `registry` does not list, `CatalogLoadError`
+    ///   naming the file and JSONPath at fault, or `JournalError` (e.g. the directory is held by
+    ///   another process, or the journal is damaged mid-file).
+    public init(
+        serving names: [String], registry: ServiceRegistry = .standard, settings: Settings, journalOptions: JournalOptions? = nil
+    ) throws {
+        let descriptors = try names.map { name throws(ServiceRegistryError) in try registry.descriptor(named: name) }
+        let options = journalOptions ?? JournalOptions(durability: settings.durability)
+        let paths = try settings.catalogPaths.isEmpty ? [Self.samplePath()] : settings.catalogPaths
+        let store = CatalogStore(try Catalog.load(paths: paths))
+        logger.info("catalog loaded", ["files": paths.joined(separator: ","), "courses": String(store.catalog.courses.count)])
+        let resources = ServiceResources(catalog: store, budget: ReplyBudget(maxBytes: settings.maxReplyBytes))
+        var services: [HostedService] = []
+        do {
+            for descriptor in descriptors {
+                let directory = (settings.dataDirectory as NSString).appendingPathComponent(descriptor.name)
+                let opener = JournalOpener(service: descriptor.name, directory: directory, options: options, logger: logger)
+                services.append(try descriptor.open(resources, opener))
+            }
+        } catch {
+            for service in services { service.journal?.close() }
+            throw error
+        }
+        self.services = services
+        self.catalog = store
+        self.journals = Dictionary(uniqueKeysWithValues: services.compactMap { hosted in hosted.journal.map { (hosted.service.name, $0) } })
+        self.catalogPaths = paths
+    }
+
+    /// The service named `name`, when this host serves it.
+    public func service(named name: String) -> (any LearningService)? {
+        services.first { $0.service.name == name }?.service
+    }
+
+    deinit { close() }
+
+    /// Loads the catalog files again and serves the result; when any file is broken, logs why
+    /// and keeps serving the old catalog. Returns whether the new catalog is served.
+    @discardableResult
+    public func reloadCatalog() -> Bool {
+        do throws(CatalogLoadError) {
+            let fresh = try catalog.reload(from: catalogPaths)
+            logger.info("catalog reloaded", ["files": catalogPaths.joined(separator: ","), "courses": String(fresh.courses.count)])
+            return true
+        } catch {
+            logger.error("catalog reload failed; the previous catalog keeps serving", ["error": error.description])
+            return false
+        }
+    }
+
+    /// Makes every journaled write durable and releases the data directories. Call it once no
+    /// request is in progress; later writes fail with `unavailable`.
+    public func close() {
+        for journal in journals.values { journal.close() }
+    }
+
+    private static func samplePath() throws(CatalogLoadError) -> String {
+        guard let path = Catalog.samplePath else {
+            throw CatalogLoadError(
+                file: "SampleCatalog", path: "$",
+                message: "the sample catalog is not installed beside the executable; pass --catalog FILE")
+        }
+        return path
+    }
+}
+
+/// Logs a replay's progress every tenth of the way, for journals of at least 8 MiB.
+final class ReplayProgress {
+    private let service: String
+    private let logger: Logger
+    private var lastTenth = -1
+
+    init(service: String, logger: Logger) {
+        self.service = service
+        self.logger = logger
+    }
+
+    func report(_ progress: JournalProgress) {
+        let tenth = Int(progress.fraction * 10)
+        guard progress.bytesTotal >= 8 << 20, tenth != lastTenth else { return }
+        lastTenth = tenth
+        logger.info("replaying journal", [
+            "service": service, "phase": progress.phase.rawValue, "percent": String(tenth * 10),
+            "bytes": String(progress.bytesDone), "total": String(progress.bytesTotal),
+        ])
+    }
+}

@@ -1,0 +1,397 @@
+import Events
+import Journal
+import LearningServices
+import LyceumLogging
+
+/// Every setting a Lyceum command reads, with its default. Values arrive as text from a source
+/// (defaults, a configuration file, `LYCEUM_…` environment variables, the command line);
+/// `set(_:to:from:)` checks and stores them, so that every source gets the same checks and
+/// error messages. `ConfigurationSources` applies the sources in precedence order.
+public struct Settings: Sendable {
+    /// Endpoints the broker binds for clients (`serve`, `broker`).
+    public var endpoints = ["tcp://127.0.0.1:5555"]
+    /// The broker a worker or a client connects to (`worker`, `call`, `status`).
+    public var broker = "tcp://127.0.0.1:5555"
+    /// The data directory; each stateful service keeps its journal in a subdirectory named after it.
+    public var dataDirectory = "./lyceum-data"
+    /// Catalog files or directories; empty means the sample catalog that ships with Lyceum.
+    public var catalogPaths: [String] = []
+    /// The services a `worker` process serves.
+    public var services = ServiceRegistry.standard.names
+    /// Worker sessions per service in a `worker` process: one thread serves them all, each
+    /// session holds one request at a time, so this bounds the writes that share a journal sync.
+    public var sessionsPerService = 16
+    /// When a journaled write counts as durable.
+    public var durability = DurabilityPolicy.always
+    /// How long `call` and `status` wait for a reply.
+    public var timeout = Duration.milliseconds(5000)
+    /// The least severe level logged.
+    public var logLevel = LogLevel.info
+    /// How log lines are written; `nil` means human text on a terminal, logfmt otherwise.
+    public var logFormat: LogFormat?
+    /// The loopback TCP port serving `GET /metrics`; 0 serves no metrics.
+    public var metricsPort = 0
+    /// Majordomo heartbeat interval between broker and workers.
+    public var heartbeatInterval = Duration.milliseconds(2500)
+    /// Heartbeat intervals of silence after which a peer is considered gone.
+    public var heartbeatLiveness = 3
+    /// A worker's first wait before reconnecting to a lost broker; doubled up to `reconnectMaximum`.
+    public var reconnectInitial = Duration.milliseconds(1000)
+    /// The longest wait between a worker's reconnection attempts.
+    public var reconnectMaximum = Duration.seconds(32)
+    /// Requests the broker queues for one service before refusing more with `queue_full`.
+    public var queueLimit = 1000
+    /// Requests the broker queues for all services together before refusing with `overloaded`.
+    public var queueLimitTotal = 10_000
+    /// ZeroMQ high-water mark (messages queued per peer, each direction) of the broker's socket.
+    public var highWaterMark = 1000
+    /// Where events are published for subscribers such as `lyceum watch`: `serve` binds its
+    /// publisher here, `broker` its forwarder's subscriber side; ``EventEndpoints/none`` for no events.
+    public var eventsEndpoint = EventEndpoints.publish
+    /// Where `serve` answers event snapshot requests.
+    public var snapshotEndpoint = EventEndpoints.snapshot
+    /// Where `broker`'s event forwarder takes workers' events in, and `worker` publishes to.
+    public var forwarderEndpoint = EventEndpoints.forwarderInput
+    /// The broker's longest batch of request handling before deferred replies leave (`max-batch-ms`).
+    public var maxBatch = Duration.milliseconds(2)
+    /// TCP connections the broker holds at once; more are cut as they are accepted, and the
+    /// value is lowered to fit the process's descriptor limit (`max-connections`).
+    public var maxConnections = 4096
+    /// Bytes libzmq may hold for one connection's incoming messages, a message in progress
+    /// included, before the connection is cut (`max-input-bytes`).
+    public var maxInputBytes = 32 << 20
+    /// Bytes sent to one connection and not yet acknowledged by its peer before it is cut (`max-output-bytes`).
+    public var maxOutputBytes = 16 << 20
+
+    // Bounds on what a hostile peer can make the logs and the metrics endpoint do.
+    /// Lines a second written per component and message below `error` (warnings about dropped
+    /// messages, say); the rest are counted in a summary line once a second. 0 writes every line.
+    public var logRateLimit = Logger.defaultLinesPerSecond
+    /// Connections `GET /metrics` keeps open at once; a new one beyond them closes the idlest.
+    public var metricsConnections = MetricsEndpoint.Limits().maxConnections
+    /// Time a metrics connection has from being accepted to its response sent.
+    public var metricsTimeout = MetricsEndpoint.Limits().requestTimeout
+    // Snapshot paging (issue 14, finding 3d).
+    /// The most bytes of one event snapshot reply body (`serve`, `worker`); a page always holds
+    /// at least one entry, and larger snapshots arrive in pages (protocol/events.md, "Pages").
+    public var snapshotPageBytes = SnapshotProtocol.defaultPageBytes
+    // Limits of replies (issue 14).
+    /// Bytes of items one page of a list reply (`books list`, `progress list`, catalog
+    /// `list_courses` and `search`) may hold before it stops and returns `next_cursor`.
+    public var maxReplyBytes = ReplyBudget.standard.maxBytes
+
+    /// Whether `serve` publishes events and `broker` forwards them: `events-endpoint` is not `none`.
+    public var publishesEvents: Bool { eventsEndpoint != EventEndpoints.none }
+
+    /// Where each setting that is not a default came from.
+    public private(set) var origins: [SettingKey: SettingOrigin] = [:]
+
+    /// The defaults.
+    public init() {}
+
+    /// Stores `text` as the value of `key`, coming from `origin`. A repeatable setting's first
+    /// value from a source replaces what lower-precedence sources gave; later ones add to it.
+    /// - Throws: `SettingsError` naming the key and origin when `text` is not a valid value.
+    public mutating func set(_ key: SettingKey, to text: String, from origin: SettingOrigin) throws(SettingsError) {
+        let adding = key.isRepeatable && origins[key]?.precedence == origin.precedence
+        func invalid(_ expectation: String) -> SettingsError {
+            SettingsError(key: key, origin: origin, message: "expected \(expectation), got '\(text)'")
+        }
+        func integer(_ range: ClosedRange<Int>, _ unit: String = "an integer") throws(SettingsError) -> Int {
+            guard let value = Int(text), range.contains(value) else {
+                throw invalid("\(unit) from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return value
+        }
+        switch key {
+        case .endpoint:
+            guard Self.isEndpoint(text) else { throw invalid("an endpoint such as tcp://127.0.0.1:5555") }
+            endpoints = adding ? endpoints + [text] : [text]
+        case .broker:
+            guard Self.isEndpoint(text) else { throw invalid("an endpoint such as tcp://127.0.0.1:5555") }
+            broker = text
+        case .data:
+            guard !text.isEmpty else { throw invalid("a directory") }
+            dataDirectory = text
+        case .catalog:
+            guard !text.isEmpty else { throw invalid("a catalog file or directory") }
+            catalogPaths = adding ? catalogPaths + [text] : [text]
+        case .service:
+            guard let service = ServiceRegistry.standard.names.first(where: { $0 == text }) else {
+                throw invalid("one of " + ServiceRegistry.standard.names.joined(separator: ", "))
+            }
+            let current = adding ? services : []
+            services = current.contains(service) ? current : current + [service]
+        case .sessions:
+            sessionsPerService = try integer(Self.sessionRange)
+        case .durability:
+            guard let policy = DurabilityPolicy(text) else { throw invalid("always, none, interval or interval:MILLISECONDS") }
+            durability = policy
+        case .timeout:
+            timeout = .milliseconds(try integer(Self.timeoutRange, "milliseconds"))
+        case .logLevel:
+            guard let level = LogLevel(name: text) else {
+                throw invalid("one of " + LogLevel.allCases.map(\.description).joined(separator: ", "))
+            }
+            logLevel = level
+        case .logFormat:
+            if text == "auto" {
+                logFormat = nil
+            } else {
+                guard let format = LogFormat(rawValue: text) else {
+                    throw invalid("auto, " + LogFormat.allCases.map(\.rawValue).joined(separator: ", "))
+                }
+                logFormat = format
+            }
+        case .metricsPort:
+            metricsPort = try integer(0...65535, "a TCP port")
+        case .heartbeatInterval:
+            heartbeatInterval = .milliseconds(try integer(10...86_400_000, "milliseconds"))
+        case .heartbeatLiveness:
+            heartbeatLiveness = try integer(1...1000)
+        case .reconnectInitial:
+            reconnectInitial = .milliseconds(try integer(1...3_600_000, "milliseconds"))
+        case .reconnectMaximum:
+            reconnectMaximum = .milliseconds(try integer(1...3_600_000, "milliseconds"))
+        case .queueLimit:
+            queueLimit = try integer(1...10_000_000)
+        case .queueLimitTotal:
+            queueLimitTotal = try integer(1...10_000_000)
+        case .highWaterMark:
+            highWaterMark = try integer(0...10_000_000)
+        case .eventsEndpoint:
+            guard Self.isEndpoint(text) || text == EventEndpoints.none else {
+                throw invalid("an endpoint such as \(EventEndpoints.publish), or \(EventEndpoints.none) for no events")
+            }
+            eventsEndpoint = text
+        case .snapshotEndpoint:
+            guard Self.isEndpoint(text) else { throw invalid("an endpoint such as \(EventEndpoints.snapshot)") }
+            snapshotEndpoint = text
+        case .forwarderEndpoint:
+            guard Self.isEndpoint(text) else { throw invalid("an endpoint such as \(EventEndpoints.forwarderInput)") }
+            forwarderEndpoint = text
+        case .logRateLimit:
+            logRateLimit = try integer(0...1_000_000, "lines per second (0: no limit)")
+        case .metricsConnections:
+            metricsConnections = try integer(1...10_000)
+        case .metricsTimeout:
+            metricsTimeout = .milliseconds(try integer(1...600_000, "milliseconds"))
+        case .snapshotPageBytes:
+            snapshotPageBytes = try integer(SnapshotProtocol.pageBytesRange, "bytes")
+        case .maxReplyBytes:
+            maxReplyBytes = try integer(ReplyBudget.allowedBytes, "bytes")
+        case .maxBatch:
+            maxBatch = .milliseconds(try integer(1...1000, "milliseconds"))
+        case .maxConnections:
+            maxConnections = try integer(1...1_000_000)
+        case .maxInputBytes:
+            maxInputBytes = try integer(Self.byteBudgetRange, "bytes")
+        case .maxOutputBytes:
+            maxOutputBytes = try integer(Self.byteBudgetRange, "bytes")
+        }
+        origins[key] = origin
+    }
+
+    /// The value of `key` as text that `set(_:to:from:)` accepts; repeatable settings give one
+    /// element per value.
+    public func values(of key: SettingKey) -> [String] {
+        switch key {
+        case .endpoint: endpoints
+        case .broker: [broker]
+        case .data: [dataDirectory]
+        case .catalog: catalogPaths
+        case .service: services
+        case .sessions: [String(sessionsPerService)]
+        case .durability: [durability.description]
+        case .timeout: [String(timeout.milliseconds)]
+        case .logLevel: [logLevel.description]
+        case .logFormat: [logFormat?.rawValue ?? "auto"]
+        case .metricsPort: [String(metricsPort)]
+        case .heartbeatInterval: [String(heartbeatInterval.milliseconds)]
+        case .heartbeatLiveness: [String(heartbeatLiveness)]
+        case .reconnectInitial: [String(reconnectInitial.milliseconds)]
+        case .reconnectMaximum: [String(reconnectMaximum.milliseconds)]
+        case .queueLimit: [String(queueLimit)]
+        case .queueLimitTotal: [String(queueLimitTotal)]
+        case .highWaterMark: [String(highWaterMark)]
+        case .eventsEndpoint: [eventsEndpoint]
+        case .snapshotEndpoint: [snapshotEndpoint]
+        case .forwarderEndpoint: [forwarderEndpoint]
+        case .logRateLimit: [String(logRateLimit)]
+        case .metricsConnections: [String(metricsConnections)]
+        case .metricsTimeout: [String(metricsTimeout.milliseconds)]
+        case .snapshotPageBytes: [String(snapshotPageBytes)]
+        case .maxReplyBytes: [String(maxReplyBytes)]
+        case .maxBatch: [String(maxBatch.milliseconds)]
+        case .maxConnections: [String(maxConnections)]
+        case .maxInputBytes: [String(maxInputBytes)]
+        case .maxOutputBytes: [String(maxOutputBytes)]
+        }
+    }
+
+    /// Refuses combinations of values that are each valid but cannot work together, naming the
+    /// setting and where its value came from.
+    /// - Throws: `SettingsError` for the first conflict found.
+    public func checkConflicts() throws(SettingsError) {
+        func conflict(_ key: SettingKey, _ message: String) -> SettingsError {
+            SettingsError(key: key, origin: origins[key] ?? .defaultValue, message: message)
+        }
+        if queueLimit > queueLimitTotal {
+            throw conflict(.queueLimit, "\(queueLimit) exceeds queue-limit-total \(queueLimitTotal)")
+        }
+        if reconnectInitial > reconnectMaximum {
+            throw conflict(.reconnectInitial, "\(reconnectInitial.milliseconds) ms exceeds reconnect-max \(reconnectMaximum.milliseconds) ms")
+        }
+        if metricsPort != 0, let clash = endpoints.first(where: { $0.hasPrefix("tcp://") && $0.hasSuffix(":\(metricsPort)") }) {
+            throw conflict(.metricsPort, "port \(metricsPort) is also the broker endpoint \(clash)")
+        }
+    }
+
+    /// Worker sessions per service: at least one, and few enough that the broker's queues stay the bound.
+    public static let sessionRange = 1...64
+    /// `call` timeouts in milliseconds: up to ten minutes.
+    public static let timeoutRange = 1...600_000
+    /// Per-connection byte budgets: from 64 KiB (one request and its framing) to 1 GiB.
+    public static let byteBudgetRange = (64 << 10)...(1 << 30)
+
+    private static func isEndpoint(_ text: String) -> Bool {
+        ["tcp://", "ipc://", "inproc://"].contains { text.hasPrefix($0) && text.count > $0.count }
+    }
+}
+
+/// The name of one setting, as written after `--` on the command line and as a key in a
+/// configuration file; its environment variable is `LYCEUM_` and the name in capitals with `_`.
+public enum SettingKey: String, CaseIterable, Sendable {
+    /// `Settings.endpoints`.
+    case endpoint
+    /// `Settings.broker`.
+    case broker
+    /// `Settings.dataDirectory`.
+    case data
+    /// `Settings.catalogPaths`.
+    case catalog
+    /// `Settings.services`.
+    case service
+    /// `Settings.sessionsPerService`.
+    case sessions
+    /// `Settings.durability`.
+    case durability
+    /// `Settings.timeout`.
+    case timeout
+    /// `Settings.logLevel`.
+    case logLevel = "log-level"
+    /// `Settings.logFormat`.
+    case logFormat = "log-format"
+    /// `Settings.metricsPort`.
+    case metricsPort = "metrics-port"
+    /// `Settings.heartbeatInterval`.
+    case heartbeatInterval = "heartbeat-interval"
+    /// `Settings.heartbeatLiveness`.
+    case heartbeatLiveness = "heartbeat-liveness"
+    /// `Settings.reconnectInitial`.
+    case reconnectInitial = "reconnect-initial"
+    /// `Settings.reconnectMaximum`.
+    case reconnectMaximum = "reconnect-max"
+    /// `Settings.queueLimit`.
+    case queueLimit = "queue-limit"
+    /// `Settings.queueLimitTotal`.
+    case queueLimitTotal = "queue-limit-total"
+    /// `Settings.highWaterMark`.
+    case highWaterMark = "hwm"
+    /// `Settings.eventsEndpoint`.
+    case eventsEndpoint = "events-endpoint"
+    /// `Settings.snapshotEndpoint`.
+    case snapshotEndpoint = "snapshot-endpoint"
+    /// `Settings.forwarderEndpoint`.
+    case forwarderEndpoint = "forwarder-endpoint"
+    /// `Settings.logRateLimit`.
+    case logRateLimit = "log-rate-limit"
+    /// `Settings.metricsConnections`.
+    case metricsConnections = "metrics-connections"
+    /// `Settings.metricsTimeout`.
+    case metricsTimeout = "metrics-timeout"
+    /// `Settings.snapshotPageBytes`.
+    case snapshotPageBytes = "snapshot-page-bytes"
+    /// `Settings.maxReplyBytes`.
+    case maxReplyBytes = "max-reply-bytes"
+    /// `Settings.maxBatch`.
+    case maxBatch = "max-batch-ms"
+    /// `Settings.maxConnections`.
+    case maxConnections = "max-connections"
+    /// `Settings.maxInputBytes`.
+    case maxInputBytes = "max-input-bytes"
+    /// `Settings.maxOutputBytes`.
+    case maxOutputBytes = "max-output-bytes"
+
+    /// Whether the setting takes several values, one per occurrence.
+    public var isRepeatable: Bool { [.endpoint, .catalog, .service].contains(self) }
+
+    /// The flag, e.g. `--log-level`.
+    public var flag: String { "--" + rawValue }
+
+    /// The environment variable, e.g. `LYCEUM_LOG_LEVEL`.
+    public var environmentVariable: String {
+        "LYCEUM_" + String(rawValue.uppercased().map { $0 == "-" ? "_" : $0 })
+    }
+}
+
+/// Where a setting's value came from.
+public enum SettingOrigin: Sendable, Equatable, CustomStringConvertible {
+    /// Lyceum's built-in default.
+    case defaultValue
+    /// A configuration file, and the line when the format has lines.
+    case file(path: String, line: Int?)
+    /// An environment variable.
+    case environment(variable: String)
+    /// A command-line flag.
+    case commandLine
+
+    /// Higher wins: defaults < file < environment < command line.
+    public var precedence: Int {
+        switch self {
+        case .defaultValue: 0
+        case .file: 1
+        case .environment: 2
+        case .commandLine: 3
+        }
+    }
+
+    /// How `lyceum config` and error messages name the origin.
+    public var description: String {
+        switch self {
+        case .defaultValue: "default"
+        case .file(let path, let line?): "file \(path):\(line)"
+        case .file(let path, nil): "file \(path)"
+        case .environment(let variable): "environment \(variable)"
+        case .commandLine: "command line"
+        }
+    }
+}
+
+/// A setting refused: its key, where the value came from, and what was wrong.
+public struct SettingsError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The setting, or `nil` when the problem is not one setting's (e.g. a stray argument).
+    public let key: SettingKey?
+    /// Where the refused value came from.
+    public let origin: SettingOrigin
+    /// What was wrong.
+    public let message: String
+
+    /// A refusal of `key`'s value from `origin`.
+    public init(key: SettingKey?, origin: SettingOrigin, message: String) {
+        self.key = key
+        self.origin = origin
+        self.message = message
+    }
+
+    /// `--sessions: expected an integer from 1 to 64, got 'x'` for the command line;
+    /// `sessions (file lyceum.conf:3): …` or `LYCEUM_SESSIONS (environment): …` otherwise.
+    public var description: String {
+        switch origin {
+        case .commandLine: key.map { "\($0.flag): \(message)" } ?? message
+        case .environment(let variable): "\(variable) (environment): \(message)"
+        case .file: key.map { "\($0.rawValue) (\(origin)): \(message)" } ?? "\(origin): \(message)"
+        case .defaultValue: key.map { "\($0.rawValue) (default): \(message)" } ?? message
+        }
+    }
+}

@@ -1,0 +1,105 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CommandSyntax
+import Events
+import Foundation
+import LyceumLogging
+import ZeroMQ
+
+/// `lyceum watch`: a live dashboard of learner progress from events, with snapshot catch-up.
+public enum WatchCommand {
+    /// `lyceum watch` and its options.
+    public static let declaration = Command(
+        "watch", summary: "live dashboard of progress events (PUB/SUB with snapshot catch-up)",
+        discussion: "exit status: 0 after Ctrl-C or --limit; 1 the endpoints fail; 2 bad options",
+        options: WatchOptions.declarations
+    ) { parsed throws(UsageError) in run(try WatchOptions(parsed)) }
+
+    private static func run(_ options: WatchOptions) -> Int32 {
+        WatchSignals.install()
+        let output = options.output ?? (isatty(STDOUT_FILENO) == 1 ? .dashboard : .lines)
+        let logger = Logger(component: "watch")
+        do {
+            let context = try Context()
+            let subscriber = try ProgressSubscriber(
+                context: context,
+                options: .init(eventsEndpoint: options.eventsEndpoint, snapshotEndpoint: options.snapshotEndpoint, course: options.course))
+            return try watch(subscriber, options: options, output: output, logger: logger)
+        } catch let error as EventsError {
+            logger.error("cannot watch", ["error": error.description])
+            return 1
+        } catch {
+            logger.error("cannot watch", ["error": "\(error)"])
+            return 1
+        }
+    }
+
+    private static func watch(_ subscriber: ProgressSubscriber, options: WatchOptions, output: WatchOptions.Output, logger: Logger) throws(EventsError) -> Int32 {
+        var dashboard = WatchDashboard(endpoint: options.eventsEndpoint, learner: options.learner)
+        let terminal = output == .dashboard ? WatchTerminal() : nil
+        defer { terminal?.restore() }
+        var shown = 0
+        var dirty = true
+        var pending = ""
+        func emit(_ line: String) { pending += line + "\n" }
+        func report(_ updates: [ProgressSubscriber.Update]) {
+            for update in updates {
+                switch update {
+                case .event(let event):
+                    guard options.learner == nil || event.learner == options.learner else { continue }
+                    if let limit = options.limit, shown >= limit { continue }
+                    shown += 1
+                    dirty = true
+                    switch output {
+                    case .json: emit(String(decoding: event.body, as: UTF8.self))
+                    case .lines: emit(WatchDashboard.line(for: event))
+                    case .dashboard: dashboard.add(event)
+                    }
+                case .synchronized(let source, let sequence, let entries):
+                    dirty = true
+                    logger.info("loaded snapshot", ["source": source, "seq": "\(sequence)", "entries": "\(entries)"])
+                case .gapRepaired(let source, let expected, let seen, let sequence):
+                    dirty = true
+                    let text = "gap detected: source \(source) expected seq \(expected), saw \(seen); repaired from snapshot at seq \(sequence)"
+                    logger.warning("gap repaired from snapshot", ["source": source, "expected": "\(expected)", "seen": "\(seen)", "snapshot_seq": "\(sequence)"])
+                    if output == .lines { emit("WARNING " + text) }
+                    dashboard.warn(text)
+                case .gapUnrepaired(let source, let reason):
+                    dirty = true
+                    logger.warning("gap not repaired", ["source": source, "reason": reason])
+                    if output == .lines { emit("WARNING gap not repaired: source \(source): \(reason)") }
+                    dashboard.warn("gap NOT repaired: source \(source): \(reason)")
+                case .heartbeat:
+                    break
+                case .malformed(let detail):
+                    logger.warning("ignored a malformed message", ["detail": detail])
+                }
+            }
+        }
+        do {
+            report(try subscriber.synchronize())
+        } catch {
+            // A dashboard may start before the service: it waits for events and heartbeats instead.
+            logger.warning("no snapshot yet; waiting for events", ["error": error.description])
+            dashboard.warn("no snapshot: \(error.description)")
+        }
+        var lastDraw = ContinuousClock.now - .seconds(1)
+        while !WatchSignals.interrupted.load(ordering: .relaxed) {
+            if let limit = options.limit, shown >= limit { break }
+            report(try subscriber.poll(timeout: .milliseconds(100)))
+            if WatchSignals.resized.exchange(false, ordering: .relaxed) { dirty = true }
+            if let terminal, dirty, ContinuousClock.now - lastDraw >= .milliseconds(100) {
+                let size = terminal.size
+                terminal.draw(dashboard.render(Array(subscriber.entries.values), columns: size.columns, rows: size.rows))
+                lastDraw = .now
+                dirty = false
+            }
+            if !pending.isEmpty {
+                writeStandardOutput(pending)
+                pending = ""
+            }
+        }
+        return 0
+    }
+}

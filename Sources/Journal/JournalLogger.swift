@@ -1,6 +1,0 @@
-import Logging
-
-extension Logger {
-    /// The journal's log lines.
-    static let journal = Logger(component: "journal")
-}
