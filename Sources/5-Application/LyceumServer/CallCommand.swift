@@ -21,11 +21,7 @@ public enum CallCommand {
     public static func run(service: String, body: String, settings: Settings) -> Int32 {
         let reply: [[UInt8]]
         do {
-            let context = try Context()
-            let client = Client(
-                endpoint: settings.broker, configuration: ClientConfiguration(timeout: settings.timeout, attempts: 1), context: context)
-            defer { client.close() }
-            reply = try client.call(service, body: [Array(body.utf8)])
+            reply = try callOnce(service, body: [Array(body.utf8)], settings: settings)
         } catch let error as MajordomoError {
             printError("lyceum call: no reply from \(service) at \(settings.broker) within \(settings.timeout): \(error)")
             return Status.noReply
@@ -39,6 +35,16 @@ public enum CallCommand {
         }
         for frame in reply { print(String(decoding: frame, as: UTF8.self)) }
         return isSuccess(reply) ? Status.ok : Status.errorReply
+    }
+
+    /// One request to `service` through the broker at `settings.broker`: a single attempt that
+    /// waits `settings.timeout`, as `call` and `status` make it.
+    static func callOnce(_ service: String, body: [[UInt8]], settings: Settings) throws -> [[UInt8]] {
+        let context = try Context()
+        let client = Client(
+            endpoint: settings.broker, configuration: ClientConfiguration(timeout: settings.timeout, attempts: 1), context: context)
+        defer { client.close() }
+        return try client.call(service, body: body)
     }
 
     /// Whether the reply is one frame of JSON saying `"ok": true`.

@@ -1,5 +1,4 @@
 import Majordomo
-import ZeroMQ
 
 /// `lyceum status`: asks a broker's `mmi.status` management service and prints its answer, a
 /// JSON object of the broker's services, worker counts, queue depths, uptime and (for
@@ -10,11 +9,7 @@ public enum StatusCommand {
     public static func run(settings: Settings) -> Int32 {
         let reply: [[UInt8]]
         do {
-            let context = try Context()
-            let client = Client(
-                endpoint: settings.broker, configuration: ClientConfiguration(timeout: settings.timeout, attempts: 1), context: context)
-            defer { client.close() }
-            reply = try client.call(ProcessReport.statusService, body: [[]])
+            reply = try CallCommand.callOnce(ProcessReport.statusService, body: [[]], settings: settings)
         } catch {
             printError("lyceum status: no reply from \(settings.broker) within \(settings.timeout): \(error)")
             return CallCommand.Status.noReply
