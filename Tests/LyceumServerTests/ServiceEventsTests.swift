@@ -82,10 +82,7 @@ struct ServiceEventsTests {
         settings.snapshotEndpoint = try freeLoopbackEndpoint()
         let host = try ServiceHost(serving: [NotesService.serviceName], registry: Self.registry, settings: settings)
         defer { host.close() }
-        let threads = try {
-            let context = try Context()
-            return try Commands.serveServices(host, settings: settings, context: context).map { ServiceThread($0.service, name: $0.name) }
-        }()
+        let threads = try serveInProcess(host, settings: settings)
         defer { for thread in threads.reversed() { _ = thread.stop() } }
 
         let context = try Context()
