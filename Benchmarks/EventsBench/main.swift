@@ -44,7 +44,7 @@ func startPublisher(highWaterMark: Int32 = 100_000, xapi: XAPIOptions? = XAPIOpt
         configuration: EventPublisherConfiguration(
             publishEndpoints: ["tcp://127.0.0.1:*"], snapshotEndpoints: ["tcp://127.0.0.1:*"], sendHighWaterMark: highWaterMark,
             heartbeatInterval: .milliseconds(100), xapi: xapi),
-        context: context)
+        context: context, streams: [EventStream.progress])
     let thread = ServiceThread(publisher, name: "publisher")
     return (publisher, thread, try publisher.waitUntilBound())
 }
@@ -160,7 +160,7 @@ do {
         return handled.event.map { ($0, handled.commit!.sequence) }
     }
     let start = nanoseconds()
-    for (event, revision) in produced { publisher.publish(event, revision: revision) }
+    for (event, revision) in produced { publisher.publish(event, on: .progress, revision: revision) }
     let publishDone = nanoseconds()
     let expected = produced.count * subscribers
     let delivered = waitUntil(.seconds(120)) { pool.receivedCount >= expected }
@@ -205,7 +205,7 @@ for (subscribers, rate) in [(1, 10_000), (100, 10_000), (100, 1_000)] {
         sleep(until: start + UInt64(index) * interval)
         let handled = service.handleWithCommit(frame)
         replied[index] = nanoseconds()
-        publisher.publish(handled.event!, revision: handled.commit!.sequence)
+        publisher.publish(handled.event!, on: .progress, revision: handled.commit!.sequence)
     }
     let achieved = Double(events) / (Double(nanoseconds() - start) / 1e9)
     _ = waitUntil(.seconds(20)) { pool.receivedCount >= events * subscribers }
@@ -289,7 +289,7 @@ for (log, xapi) in writeCases {
                 if !publishing { writeCalls.append(nanoseconds() - beforeWrite) }
                 if publishing, let event = handled.event {
                     let before = nanoseconds()
-                    publisher.publish(event, revision: handled.commit!.sequence)
+                    publisher.publish(event, on: .progress, revision: handled.commit!.sequence)
                     let spent = nanoseconds() - before
                     publishNanoseconds += spent
                     publishCalls.append(spent)

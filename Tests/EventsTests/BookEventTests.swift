@@ -32,7 +32,7 @@ struct BookEventTests {
             + Self.lifecycle(learner: "grace/h%", bookID: "00000000-0000-4000-8000-000000000002")
         // Progress and book events interleaved, as a host serving both publishes them.
         for (index, event) in bookEvents.enumerated() {
-            fixture.publisher.publish(event, revision: UInt64(100 + index))
+            fixture.publisher.publish(event, on: .books, revision: UInt64(100 + index))
             fixture.write(#"{"op":"mark_\#(index % 2 == 0 ? "" : "un")watched","learner":"ada","course":"\#(course.id)","lesson":"\#(course.lessons[0].id)"}"#)
         }
         let received = try receiveEvents(socket, count: 2 * bookEvents.count)
@@ -75,7 +75,7 @@ struct BookEventTests {
         let fixture = try PublishingFixture()
         let socket = try subscribedSocket(fixture.context, to: fixture.endpoints.publish[0], prefixes: [EventTopic.booksPrefix(learner: "ada")])
         for event in Self.lifecycle(learner: "ada2", bookID: "b-2") + Self.lifecycle(learner: "ada", bookID: "b-1") {
-            fixture.publisher.publish(event, revision: 1)
+            fixture.publisher.publish(event, on: .books, revision: 1)
         }
         let received = try receiveEvents(socket, count: 3)
         #expect(received.allSatisfy { $0.topic == "books/ada/b-1" })
@@ -92,7 +92,7 @@ struct BookEventTests {
         var progressEvents = 0
         for (index, request) in fixture.requests(count: 200, learners: ["ada", "grace"]).enumerated() {
             if fixture.write(request) != nil { progressEvents += 1 }
-            if index % 10 == 0 { fixture.publisher.publish(Self.lifecycle(learner: "ada", bookID: "b-\(index)")[0], revision: UInt64(index)) }
+            if index % 10 == 0 { fixture.publisher.publish(Self.lifecycle(learner: "ada", bookID: "b-\(index)")[0], on: .books, revision: UInt64(index)) }
         }
         var applied = 0
         var problems: [String] = []
@@ -118,7 +118,7 @@ struct BookEventTests {
         let socket = try subscribedSocket(fixture.context, to: fixture.endpoints.publish[0], prefixes: [EventTopic.books])
         let count = 5000
         for index in 0..<count {
-            fixture.publisher.publish(Self.lifecycle(learner: "ada", bookID: "b-\(index)")[0], revision: UInt64(index + 1))
+            fixture.publisher.publish(Self.lifecycle(learner: "ada", bookID: "b-\(index)")[0], on: .books, revision: UInt64(index + 1))
         }
         let counters = fixture.publisher.counters
         #expect(counters.published == UInt64(count) && counters.dropped > 0, "\(counters)")
@@ -144,11 +144,11 @@ struct BookEventTests {
         DispatchQueue.concurrentPerform(iterations: threads) { thread in
             let events = (0..<perThread / 3).flatMap { Self.lifecycle(learner: "t\(thread)", bookID: "b-\($0)") }
             // Half the threads publish as a broker's loop does, in batches of varied length.
-            guard thread % 2 == 1 else { return events.forEach { fixture.publisher.publish($0, revision: 1) } }
+            guard thread % 2 == 1 else { return events.forEach { fixture.publisher.publish($0, on: .books, revision: 1) } }
             var index = 0
             while index < events.count {
                 let batch = events[index..<min(events.count, index + 1 + index % 40)]
-                BatchedSignals.run { batch.forEach { fixture.publisher.publish($0, revision: 1) } }
+                BatchedSignals.run { batch.forEach { fixture.publisher.publish($0, on: .books, revision: 1) } }
                 index += batch.count
             }
         }

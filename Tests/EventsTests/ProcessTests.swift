@@ -135,7 +135,7 @@ struct ProcessTests {
         // These race the subscriber's snapshot request, as a live service's writes would.
         let more = fixture.requests(count: 1000, learners: (0..<20).map { "later-\($0)" }, seed: 3).compactMap { fixture.write($0) }.count
         let bookEvents = BookEventTests.lifecycle(learner: "ada/x", bookID: "b-1") + BookEventTests.lifecycle(learner: "ada", bookID: "b-2").prefix(2)
-        for (index, event) in bookEvents.enumerated() { fixture.publisher.publish(event, revision: UInt64(index + 1)) }
+        for (index, event) in bookEvents.enumerated() { fixture.publisher.publish(event, on: .books, revision: UInt64(index + 1)) }
         python.send("UNTIL \(fixture.publisher.sequence)")
         #expect(python.waitForExit(timeout: .seconds(20)) == 0)
         let report = try JSONParser().parse(Array(try #require(python.lines.last).utf8))

@@ -61,7 +61,7 @@ struct ProtocolExampleTests {
         let book = Book(
             id: "00000000-0000-4000-8000-000000000001", learner: "ada", title: "Dune", author: "Frank Herbert", genre: .fantasy, rating: 5,
             review: "", version: 1, createdAt: 0, updatedAt: 0)
-        fixture.publisher.publish(BookEvent(kind: .created, learner: "ada", bookID: book.id, book: book), revision: 1)
+        fixture.publisher.publish(BookEvent(kind: .created, learner: "ada", bookID: book.id, book: book), on: .books, revision: 1)
         let received = try receiveEvents(socket, count: 1)
         guard case .object(let object) = try JSONParser().parse(received[0].body), case .object(let published) = object["book"] else {
             throw TestFailure("not an object with a book")

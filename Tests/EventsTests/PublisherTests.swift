@@ -90,8 +90,8 @@ struct PublisherTests {
             options: .init(eventsEndpoint: fixture.endpoints.publish[0], snapshotEndpoint: fixture.endpoints.snapshot[0]))
         _ = try subscriber.synchronize()
         #expect(try eventually { try subscriber.poll(timeout: .milliseconds(50)).contains { if case .heartbeat = $0 { true } else { false } } })
-        fixture.publisher.publish(try #require(second.event), revision: try #require(second.commit).sequence)
-        fixture.publisher.publish(try #require(first.event), revision: try #require(first.commit).sequence)
+        fixture.publisher.publish(try #require(second.event), on: .progress, revision: try #require(second.commit).sequence)
+        fixture.publisher.publish(try #require(first.event), on: .progress, revision: try #require(first.commit).sequence)
         var applied = 0
         #expect(try eventually {
             applied += try subscriber.poll(timeout: .milliseconds(50)).filter { if case .event = $0 { true } else { false } }.count

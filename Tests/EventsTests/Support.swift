@@ -31,7 +31,7 @@ final class PublishingFixture: @unchecked Sendable {
             publishEndpoints: forwarder == nil ? ["tcp://127.0.0.1:*"] : [], forwarderEndpoints: forwarder.map { [$0] } ?? [],
             snapshotEndpoints: ["tcp://127.0.0.1:*"], sendHighWaterMark: sendHighWaterMark, queueCapacity: queueCapacity,
             heartbeatInterval: heartbeat)
-        publisher = try EventPublisher(configuration: configuration, context: context)
+        publisher = try EventPublisher(configuration: configuration, context: context, streams: [EventStream.progress, EventStream.books])
         thread = ServiceThread(publisher, name: "publisher")
         endpoints = try publisher.waitUntilBound()
     }
@@ -42,7 +42,7 @@ final class PublishingFixture: @unchecked Sendable {
     @discardableResult
     func write(_ request: String) -> ProgressEvent? {
         let handled = service.handleWithCommit(Array(request.utf8))
-        if let event = handled.event, let commit = handled.commit { publisher.publish(event, revision: commit.sequence) }
+        if let event = handled.event, let commit = handled.commit { publisher.publish(event, on: .progress, revision: commit.sequence) }
         return handled.event
     }
 

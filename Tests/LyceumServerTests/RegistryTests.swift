@@ -22,6 +22,12 @@ private final class EchoService: LearningService {
     }
 }
 
+/// Runs what `serve` runs for `host`, each service on its own thread, in this process; stop the
+/// threads in reverse order.
+func serveInProcess(_ host: ServiceHost, settings: Settings) throws -> [ServiceThread] {
+    try Commands.serveServices(host, settings: settings, context: try Context()).map { ServiceThread($0.service, name: $0.name) }
+}
+
 struct RegistryTests {
     /// The one registration of the test-only service.
     private static let registry = ServiceRegistry.standard.adding(.stateless(EchoService.serviceName) { _ in EchoService() })
@@ -36,10 +42,7 @@ struct RegistryTests {
         _ = ProcessMetrics.backend
         let host = try ServiceHost(serving: Self.registry.names, registry: Self.registry, settings: settings)
         defer { host.close() }
-        let threads = try {
-            let context = try Context()
-            return try Commands.serveServices(host, settings: settings, context: context).map { ServiceThread($0.service, name: $0.name) }
-        }()
+        let threads = try serveInProcess(host, settings: settings)
         defer { for thread in threads.reversed() { _ = thread.stop() } }
 
         let context = try Context()

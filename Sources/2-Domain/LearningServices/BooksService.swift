@@ -2,7 +2,6 @@ import Books
 import JSON
 import Journal
 import LyceumLogging
-import LyceumSupport
 
 /// The `books` service: each learner's library. Operations: `create`, `get`, `update`, `delete`,
 /// `list`; see `protocol/README.md`.
@@ -197,30 +196,6 @@ private func domain<T>(_ body: () throws(BookError) -> T) throws(ServiceError) -
 }
 
 extension Book {
-    /// Appends the contract's representation of the book, written directly because books are
-    /// the bulk of `get` and `list` replies.
-    func writeJSON(to output: inout [UInt8]) {
-        output.append(contentsOf: #"{"id":"#.utf8)
-        JSONValue.write(id, to: &output)
-        output.append(contentsOf: #","title":"#.utf8)
-        JSONValue.write(title, to: &output)
-        output.append(contentsOf: #","author":"#.utf8)
-        JSONValue.write(author, to: &output)
-        output.append(contentsOf: #","genre":"#.utf8)
-        JSONValue.write(genre.rawValue, to: &output)
-        output.append(contentsOf: #","rating":"#.utf8)
-        JSONValue.write(rating, to: &output)
-        output.append(contentsOf: #","review":"#.utf8)
-        JSONValue.write(review, to: &output)
-        output.append(contentsOf: #","version":"#.utf8)
-        JSONValue.write(version, to: &output)
-        output.append(contentsOf: #","created_at":"#.utf8)
-        JSONValue.write(RFC3339.string(millisecondsSince1970: createdAt), to: &output)
-        output.append(contentsOf: #","updated_at":"#.utf8)
-        JSONValue.write(RFC3339.string(millisecondsSince1970: updatedAt), to: &output)
-        output.append(UInt8(ascii: "}"))
-    }
-
     /// `{"book": …}`, the result of create, get and update.
     var resultJSON: [UInt8] {
         var output: [UInt8] = Array(#"{"book":"#.utf8)

@@ -2,36 +2,38 @@ import Books
 import JSON
 import LyceumSupport
 
-extension Book {
-    /// The book as the `books` service's results carry it (protocol/README.md, "Service `books`").
-    var eventJSON: JSONValue {
-        [
-            "id": .string(id), "title": .string(title), "author": .string(author), "genre": .string(genre.rawValue),
-            "rating": .integer(rating), "review": .string(review), "version": .integer(version),
-            "created_at": .string(RFC3339.string(millisecondsSince1970: createdAt)), "updated_at": .string(RFC3339.string(millisecondsSince1970: updatedAt)),
-        ]
+extension EventStream where Event == BookEvent {
+    /// The books service's events, on `books/<learner>/<book id>`; snapshots do not serve them
+    /// (protocol/events.md). A deletion leaves no book to take the time of the change from, so
+    /// its time is read when it is published.
+    public static var books: EventStream<BookEvent> {
+        EventStream(
+            name: "books", topic: { EventTopic.book(learner: $0.learner, bookID: $0.bookID) }, encode: BookEventBody.encode,
+            snapshotEntry: nil, statements: nil, time: { $0.book?.updatedAt ?? RFC3339.currentMillisecondsSince1970() })
     }
-}
-
-/// The sequence numbers a book event is published with (protocol/events.md, "Sequence numbers").
-struct BookSequences {
-    /// Among all of the source's events.
-    var sequence: UInt64
-    /// Among the source's book events.
-    var booksSequence: UInt64
 }
 
 /// The body of a book event (schema `events.book.json`).
 enum BookEventBody {
-    /// `event` as published with these numbers by `source`; `time` is when the change was made,
-    /// in milliseconds since 1970.
-    static func encode(_ event: BookEvent, revision: UInt64, sequences: BookSequences, source: EventSource, time: Int64) -> [UInt8] {
-        let value: JSONValue = [
-            "seq": .integer(Int(clamping: sequences.sequence)), "books_seq": .integer(Int(clamping: sequences.booksSequence)),
-            "source": .string(source.description), "revision": .integer(Int(clamping: revision)), "type": .string(event.kind.rawValue),
-            "learner": .string(event.learner), "book_id": .string(event.bookID), "book": event.book?.eventJSON ?? .null,
-            "time": .string(RFC3339.string(millisecondsSince1970: time)),
-        ]
-        return value.serialized()
+    /// `event` as published with these numbers by `source`; the book as the `books` service's
+    /// results carry it (``Books/Book/writeJSON(to:)``).
+    static func encode(_ event: BookEvent, stamp: EventStamp, source: EventSource) -> [UInt8] {
+        var writer = JSONObjectWriter(reservingCapacity: 512)
+        writer.member("seq", Int(clamping: stamp.sequence))
+        writer.member("books_seq", Int(clamping: stamp.streamSequence))
+        writer.member("source", source.description)
+        writer.member("revision", Int(clamping: stamp.revision))
+        writer.member("type", event.kind.rawValue)
+        writer.member("learner", event.learner)
+        writer.member("book_id", event.bookID)
+        if let book = event.book {
+            var json: [UInt8] = []
+            book.writeJSON(to: &json)
+            writer.member("book", encoded: json)
+        } else {
+            writer.member("book", JSONValue.null)
+        }
+        writer.member("time", RFC3339.string(millisecondsSince1970: stamp.time))
+        return writer.finish()
     }
 }

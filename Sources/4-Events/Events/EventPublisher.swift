@@ -1,4 +1,3 @@
-import Books
 import JSON
 import LyceumLifecycle
 import LyceumLogging
@@ -7,11 +6,12 @@ import Progress
 import Synchronization
 import ZeroMQ
 
-/// Publishes progress and book events on an XPUB socket and answers snapshot requests on a ROUTER
-/// socket (the ZeroMQ guide's Clone pattern), with heartbeats; see protocol/events.md.
+/// Publishes the events of the streams it is given (``EventStream``: a topic and an encoder per
+/// service) on an XPUB socket and answers snapshot requests on a ROUTER socket (the ZeroMQ
+/// guide's Clone pattern), with heartbeats; see protocol/events.md.
 ///
-/// Any thread may call ``publish(_:revision:)-(ProgressEvent,_)``: it never waits for subscribers
-/// or for the publisher thread, and does no encoding. Under one short lock it numbers the event
+/// Any thread may call ``publish(_:on:revision:)``: it never waits for subscribers or for the
+/// publisher thread, and does no encoding. Under one short lock it numbers the event
 /// and queues it as a value; an event dropped from a full queue still has its number (subscribers
 /// see the gap) and its state still reaches snapshots.
 ///
@@ -40,12 +40,6 @@ public final class EventPublisher: Service {
         public var snapshotsDropped: UInt64 = 0
     }
 
-    /// An event numbered and waiting for the publisher thread to encode and send it.
-    private enum Queued {
-        case progress(ProgressEvent, revision: UInt64, sequences: ProgressSequences)
-        case book(BookEvent, revision: UInt64, sequences: BookSequences, time: Int64)
-    }
-
     /// When a publish wakes the publisher thread.
     private enum Wake {
         case notNeeded, now, atEndOfBatch
@@ -57,10 +51,10 @@ public final class EventPublisher: Service {
 
     private struct Sequencer {
         var sequence: UInt64 = 0
-        var progressSequence: UInt64 = 0
-        var booksSequence: UInt64 = 0
+        /// Each stream's last number, in the order of ``EventPublisher/streams``.
+        var streamSequences: [UInt64]
         var courseSequences: [String: UInt64] = [:]
-        var queue: [Queued] = []
+        var queue: [any QueuedEvent] = []
         var dropped = DroppedProgress()
         /// Set by the publisher thread when it found the queue empty and is about to wait; the
         /// next publish clears it and wakes the thread. While it is clear the thread is awake
@@ -81,16 +75,20 @@ public final class EventPublisher: Service {
             return courseSequences.values[index]
         }
 
-        /// Queues `event` unless the queue is full, and tells when the publisher thread needs
-        /// waking: a caller running a batch (``BatchedSignals``) may wake it at the batch's end,
-        /// unless that would hold back ``EventPublisher/maxHeldEvents`` events or more.
-        mutating func enqueue(_ event: Queued, capacity: Int, batching: Bool) -> Wake {
+        /// Numbers `event` and queues it unless the queue is full, and tells when the publisher
+        /// thread needs waking: a caller running a batch (``BatchedSignals``) may wake it at the
+        /// batch's end, unless that would hold back ``EventPublisher/maxHeldEvents`` events or more.
+        mutating func enqueue(_ event: any QueuedEvent, capacity: Int, batching: Bool) -> Wake {
+            sequence += 1
+            streamSequences[event.streamIndex] += 1
+            let courseSequence = event.snapshotEntry.map { nextCourseSequence($0.course) } ?? 0
+            event.number(sequence: sequence, streamSequence: streamSequences[event.streamIndex], courseSequence: courseSequence)
             counters.published += 1
             metrics.published.increment()
             guard queue.count < capacity else {
                 counters.dropped += 1
                 metrics.dropped.increment()
-                if case .progress(let event, let revision, let sequences) = event { dropped.add(event, revision: revision, sequences: sequences) }
+                if let entry = event.snapshotEntry { dropped.add(entry, courseSequence: courseSequence) }
                 return .notNeeded
             }
             queue.append(event)
@@ -107,6 +105,10 @@ public final class EventPublisher: Service {
         }
     }
 
+    /// The streams this publisher numbers, in the order heartbeats list their numbers.
+    public let streams: [any PublishedStream]
+    /// The position in ``streams`` of the one that snapshots serve, if any.
+    private let snapshotStream: Int?
     private let context: Context
     private let sequencer: Mutex<Sequencer>
     /// The state snapshots start from, handed to the publisher thread's ``SnapshotState``.
@@ -124,12 +126,21 @@ public final class EventPublisher: Service {
         public let snapshot: [String]
     }
 
-    /// A publisher whose snapshots start from `table` (usually ``ProgressTable/init(records:lessonIDs:)``
-    /// over the progress service's state at start) at sequence 0. Sockets are made by ``run()``.
+    /// A publisher of `streams`, whose heartbeats list their numbers in this order, and whose
+    /// snapshots start from `table` (usually ``ProgressTable/init(records:lessonIDs:)`` over the
+    /// progress service's state at start) at sequence 0. Sockets are made by ``run()``.
+    /// - Throws: ``EventsError/Code/invalidArgument`` for two streams of one name, more than one
+    ///   stream that snapshots serve, or a configuration out of its bounds.
     public init(
-        configuration: EventPublisherConfiguration, context: Context, table: ProgressTable = ProgressTable(),
-        source: EventSource = .random()
+        configuration: EventPublisherConfiguration, context: Context, streams: [any PublishedStream],
+        table: ProgressTable = ProgressTable(), source: EventSource = .random()
     ) throws(EventsError) {
+        guard Set(streams.map(\.name)).count == streams.count else {
+            throw EventsError(.invalidArgument, "two event streams share a name: \(streams.map(\.name).joined(separator: ", "))")
+        }
+        guard streams.filter(\.hasSnapshots).count <= 1 else {
+            throw EventsError(.invalidArgument, "snapshots serve one event stream at most")
+        }
         guard !configuration.publishEndpoints.isEmpty || !configuration.forwarderEndpoints.isEmpty else {
             throw EventsError(.invalidArgument, "an event publisher needs a publish endpoint or a forwarder endpoint")
         }
@@ -142,48 +153,35 @@ public final class EventPublisher: Service {
         self.configuration = configuration
         self.context = context
         self.source = source
-        sequencer = Mutex(Sequencer())
+        self.streams = streams
+        snapshotStream = streams.firstIndex(where: \.hasSnapshots)
+        sequencer = Mutex(Sequencer(streamSequences: Array(repeating: 0, count: streams.count)))
         initialTable = table
         do { wakeup = try WakeupPipe() } catch { throw EventsError(error) }
     }
 
-    /// Publishes `event`, which must describe a durable write, with `revision`: the journal
-    /// position that stored it (`CommitTicket.sequence`). Never blocks on subscribers or on the
-    /// publisher thread; when its queue is full the event is dropped and counted, and subscribers
-    /// see the gap in sequence numbers and repair it from a snapshot. Called inside a
-    /// ``BatchedSignals`` batch, it wakes the publisher thread at the end of the batch, or once
-    /// ``maxHeldEvents`` events wait.
-    public func publish(_ event: ProgressEvent, revision: UInt64) {
-        enqueue { state in
-            state.sequence += 1
-            state.progressSequence += 1
-            let courseSequence = state.nextCourseSequence(event.course)
-            let sequences = ProgressSequences(sequence: state.sequence, progressSequence: state.progressSequence, courseSequence: courseSequence)
-            return .progress(event, revision: revision, sequences: sequences)
+    /// Publishes `event` of `stream`, which must be one of ``streams``; the event must describe
+    /// a durable write, and `revision` is the journal position that stored it
+    /// (`CommitTicket.sequence`). It takes the next number among all events and among its
+    /// stream's. Never blocks on subscribers or on the publisher thread; when its queue is full
+    /// the event is dropped and counted, and subscribers see the gap in sequence numbers and
+    /// repair it from a snapshot. Called inside a ``BatchedSignals`` batch, it wakes the
+    /// publisher thread at the end of the batch, or once ``maxHeldEvents`` events wait.
+    public func publish<Event>(_ event: Event, on stream: EventStream<Event>, revision: UInt64) {
+        // A handful of streams, their names short strings compared inline: cheaper than a hash.
+        guard let index = streams.firstIndex(where: { $0.name == stream.name }) else {
+            logger.error("an event of a stream this publisher was not given is dropped", ["stream": stream.name])
+            return
         }
+        enqueue(PendingEvent(event, stream: stream, streamIndex: index, revision: revision))
     }
 
-    /// Publishes `event`, which must describe a durable write to a learner's library, with
-    /// `revision`: the journal position that stored it. It takes the next number of the same
-    /// sequence as progress events; book events have no snapshot (protocol/events.md). Never
-    /// blocks, like ``publish(_:revision:)-(ProgressEvent,_)``.
-    public func publish(_ event: BookEvent, revision: UInt64) {
-        // A deletion leaves no book to take the time of the change from.
-        let time = event.book?.updatedAt ?? RFC3339.currentMillisecondsSince1970()
-        enqueue { state in
-            state.sequence += 1
-            state.booksSequence += 1
-            let sequences = BookSequences(sequence: state.sequence, booksSequence: state.booksSequence)
-            return .book(event, revision: revision, sequences: sequences, time: time)
-        }
-    }
-
-    /// Numbers and queues the event `number` makes, under the lock, and wakes the publisher
-    /// thread if it waits: now, or at the end of the caller's batch.
-    private func enqueue(_ number: (inout Sequencer) -> Queued) {
+    /// Numbers and queues `event` under the lock, and wakes the publisher thread if it waits:
+    /// now, or at the end of the caller's batch.
+    private func enqueue(_ event: any QueuedEvent) {
         let capacity = configuration.queueCapacity
         let batching = BatchedSignals.isBatching
-        let wake = sequencer.withLock { state in state.enqueue(number(&state), capacity: capacity, batching: batching) }
+        let wake = sequencer.withLock { state in state.enqueue(event, capacity: capacity, batching: batching) }
         switch wake {
         case .notNeeded: break
         case .now: wakeup.signal()
@@ -267,7 +265,7 @@ public final class EventPublisher: Service {
         var waiter = try SocketWaiter(sockets: [snapshots], fileDescriptors: [wakeup.fileDescriptor])
         var nextHeartbeat = ContinuousClock.now
         // Swapped with the queue, so that taking a batch under the lock never allocates or frees.
-        var batch: [Queued] = []
+        var batch: [any QueuedEvent] = []
         var subscriptions = SubscriptionSet()
         var state = SnapshotState(table: initialTable)
         while true {
@@ -297,8 +295,7 @@ public final class EventPublisher: Service {
     /// The last numbers a heartbeat announces.
     private struct Announced {
         var sequence: UInt64
-        var progressSequence: UInt64
-        var booksSequence: UInt64
+        var streamSequences: [UInt64]
         var courseSequences: [String: UInt64]
     }
 
@@ -306,7 +303,8 @@ public final class EventPublisher: Service {
     private struct Taken {
         /// The last numbers assigned: every event so numbered is in the batch, sent earlier or dropped.
         var sequence: UInt64
-        var progressSequence: UInt64
+        /// The last number of the stream snapshots serve (0 without one).
+        var snapshotStreamSequence: UInt64
         /// The state of progress events dropped since the last take, if any.
         var dropped: DroppedProgress?
         /// The numbers a heartbeat announces, when one is due.
@@ -318,19 +316,18 @@ public final class EventPublisher: Service {
     /// batch never announces an event still to come, and a snapshot after it covers them all.
     /// When the queue is empty, marks the publisher thread as waiting, so that the next publish
     /// wakes it.
-    private func takeQueued(into batch: inout [Queued], announcing: Bool) -> Taken {
+    private func takeQueued(into batch: inout [any QueuedEvent], announcing: Bool) -> Taken {
         sequencer.withLock { state in
             if state.queue.isEmpty { state.publisherIsWaiting = true }
             swap(&state.queue, &batch)
-            var taken = Taken(sequence: state.sequence, progressSequence: state.progressSequence)
+            var taken = Taken(sequence: state.sequence, snapshotStreamSequence: snapshotStream.map { state.streamSequences[$0] } ?? 0)
             if !state.dropped.isEmpty {
                 taken.dropped = state.dropped
                 state.dropped = DroppedProgress()
             }
             if announcing {
                 taken.announced = Announced(
-                    sequence: state.sequence, progressSequence: state.progressSequence, booksSequence: state.booksSequence,
-                    courseSequences: state.courseSequences)
+                    sequence: state.sequence, streamSequences: state.streamSequences, courseSequences: state.courseSequences)
             }
             return taken
         }
@@ -338,51 +335,32 @@ public final class EventPublisher: Service {
 
     /// Encodes and sends the events of `batch` that `subscriptions` select; the socket would
     /// drop the others unsent.
-    private func send(_ batch: [Queued], on publisher: Socket, to subscriptions: SubscriptionSet) throws(ZMQError) {
-        for event in batch {
-            // An XPUB socket drops instead of blocking at its high-water mark, so these never wait.
-            switch event {
-            case .progress(let event, let revision, let sequences):
-                let topic = EventTopic.progress(course: event.course, learner: event.learner)
-                if subscriptions.wants(topic.utf8) {
-                    try publisher.send(topic.utf8, options: [.more, .dontWait])
-                    try publisher.send(ProgressEventBody.encode(event, revision: revision, sequences: sequences, source: source), options: .dontWait)
-                }
-                guard let options = configuration.xapi, subscriptions.wants(EventTopic.xapi.utf8, followedBy: topic.utf8) else { continue }
-                let statementTopic = EventTopic.xapi + topic
-                for statement in XAPIStatements(event, revision: revision, source: source, options: options).bodies {
-                    try publisher.send(statementTopic.utf8, options: [.more, .dontWait])
-                    try publisher.send(statement, options: .dontWait)
-                }
-            case .book(let event, let revision, let sequences, let time):
-                let topic = EventTopic.book(learner: event.learner, bookID: event.bookID)
-                guard subscriptions.wants(topic.utf8) else { continue }
-                try publisher.send(topic.utf8, options: [.more, .dontWait])
-                try publisher.send(
-                    BookEventBody.encode(event, revision: revision, sequences: sequences, source: source, time: time), options: .dontWait)
-            }
-        }
+    private func send(_ batch: [any QueuedEvent], on publisher: Socket, to subscriptions: SubscriptionSet) throws(ZMQError) {
+        for event in batch { try event.send(on: publisher, to: subscriptions, source: source, xapi: configuration.xapi) }
     }
 
     private func sendHeartbeat(_ announced: Announced, on publisher: Socket, advertisedSnapshot: String?) throws(ZMQError) {
-        let body: JSONValue = [
-            "source": .string(source.description), "seq": .integer(Int(clamping: announced.sequence)),
-            "progress_seq": .integer(Int(clamping: announced.progressSequence)), "books_seq": .integer(Int(clamping: announced.booksSequence)),
-            "course_seq": SnapshotState.json(announced.courseSequences), "snapshot": JSONValue(advertisedSnapshot),
-            "time": .string(RFC3339.string(millisecondsSince1970: RFC3339.currentMillisecondsSince1970())),
-        ]
+        var body = JSONObject()
+        body.append("source", .string(source.description))
+        body.append("seq", .integer(Int(clamping: announced.sequence)))
+        for (stream, sequence) in zip(streams, announced.streamSequences) {
+            body.append(stream.name + "_seq", .integer(Int(clamping: sequence)))
+        }
+        body.append("course_seq", SnapshotState.json(announced.courseSequences))
+        body.append("snapshot", JSONValue(advertisedSnapshot))
+        body.append("time", .string(RFC3339.string(millisecondsSince1970: RFC3339.currentMillisecondsSince1970())))
         try publisher.send(EventTopic.heartbeat.utf8, options: [.more, .dontWait])
-        try publisher.send(body.serialized(), options: .dontWait)
+        try publisher.send(JSONValue.object(body).serialized(), options: .dontWait)
     }
 
-    /// Applies a take to the snapshot state: its progress events in `events`, the state of any
-    /// dropped meanwhile, and the numbers it covers.
-    private static func apply(_ events: [Queued], _ taken: Taken, to state: inout SnapshotState) {
-        for case .progress(let event, let revision, let sequences) in events {
-            state.apply(event, revision: revision, sequences: sequences)
+    /// Applies a take to the snapshot state: the events in `events` of the stream snapshots
+    /// serve, the state of any dropped meanwhile, and the numbers it covers.
+    private static func apply(_ events: [any QueuedEvent], _ taken: Taken, to state: inout SnapshotState) {
+        for event in events {
+            if let entry = event.snapshotEntry { state.apply(entry, courseSequence: event.stamp.courseSequence) }
         }
         if let dropped = taken.dropped { state.apply(dropped) }
-        state.advance(sequence: taken.sequence, progressSequence: taken.progressSequence)
+        state.advance(sequence: taken.sequence, progressSequence: taken.snapshotStreamSequence)
     }
 
     /// Answers the snapshot requests waiting, up to ``SnapshotProtocol/maxRequestsPerPass``, each
@@ -390,7 +368,7 @@ public final class EventPublisher: Service {
     /// `batch`, to be sent after the reply): so a page holds every event published before it was
     /// asked for.
     /// - Returns: whether requests may still wait, so that the thread does not sleep on them.
-    private func answerSnapshots(on router: Socket, from state: inout SnapshotState, sending batch: inout [Queued]) throws(ZMQError) -> Bool {
+    private func answerSnapshots(on router: Socket, from state: inout SnapshotState, sending batch: inout [any QueuedEvent]) throws(ZMQError) -> Bool {
         for _ in 0..<SnapshotProtocol.maxRequestsPerPass {
             guard let frames = try router.receiveMultipart(options: .dontWait) else { return false }
             guard let identity = frames.first else { continue }
@@ -406,7 +384,7 @@ public final class EventPublisher: Service {
             let reply: [[UInt8]]
             do throws(EventsError) {
                 let request = try SnapshotRequest(frames: frames.dropFirst())
-                var late: [Queued] = []
+                var late: [any QueuedEvent] = []
                 let taken = takeQueued(into: &late, announcing: false)
                 Self.apply(late, taken, to: &state)
                 batch.append(contentsOf: late)

@@ -10,9 +10,10 @@ struct DroppedProgress {
 
     var isEmpty: Bool { table.count == 0 }
 
-    mutating func add(_ event: ProgressEvent, revision: UInt64, sequences: ProgressSequences) {
-        table.insert(ProgressEntry(learner: event.learner, course: event.course, revision: revision, summary: event.summary))
-        courseSequences[event.course] = max(courseSequences[event.course] ?? 0, sequences.courseSequence)
+    /// Keeps the state of a dropped event: its snapshot entry and its number within its course.
+    mutating func add(_ entry: ProgressEntry, courseSequence: UInt64) {
+        table.insert(entry)
+        courseSequences[entry.course] = max(courseSequences[entry.course] ?? 0, courseSequence)
     }
 }
 
@@ -36,10 +37,10 @@ struct SnapshotState {
         for match in table.entries(matching: EventTopic.progress) { topics.add(course: match.entry.course, learner: match.entry.learner) }
     }
 
-    /// Applies a progress event taken from the queue.
-    mutating func apply(_ event: ProgressEvent, revision: UInt64, sequences: ProgressSequences) {
-        insert(ProgressEntry(learner: event.learner, course: event.course, revision: revision, summary: event.summary))
-        courseSequences[event.course] = sequences.courseSequence
+    /// Applies the entry of an event taken from the queue, numbered `courseSequence` in its course.
+    mutating func apply(_ entry: ProgressEntry, courseSequence: UInt64) {
+        insert(entry)
+        courseSequences[entry.course] = courseSequence
     }
 
     /// Applies the state of events dropped since the last take.

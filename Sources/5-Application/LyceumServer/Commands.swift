@@ -155,7 +155,7 @@ public enum Commands {
     ) throws(EventsError) -> [(name: String, service: EventPublisher)] {
         guard host.services.contains(where: \.publishesEvents) else { return [] }
         let table = host.services.lazy.compactMap(\.snapshotTable).first?(host.catalog) ?? ProgressTable()
-        return [("events", try EventPublisher(configuration: configuration, context: context, table: table))]
+        return [("events", try EventPublisher(configuration: configuration, context: context, streams: host.eventStreams, table: table))]
     }
 
     /// Each of `host`'s services as a Majordomo handler, counted in the process's metrics; the

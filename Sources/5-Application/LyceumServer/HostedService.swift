@@ -29,7 +29,7 @@ public struct HostedService: Sendable {
         makeAnswer = { publisher, metrics in
             var publish: (@Sendable (Service.Event, UInt64) -> Void)?
             if let publisher, let events {
-                publish = { @Sendable event, revision in events.publish(publisher, event, revision) }
+                publish = { @Sendable event, revision in publisher.publish(event, on: events.stream, revision: revision) }
             }
             return Self.answer(service, publish: publish, metrics: metrics)
         }

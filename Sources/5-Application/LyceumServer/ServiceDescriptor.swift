@@ -21,10 +21,15 @@ public struct ServiceDescriptor: Sendable {
     /// A fresh empty state of a journaled service, whose `apply` decodes values exactly as
     /// serving does (what `lyceum journal` checks and compacts with); `nil` when stateless.
     public let emptyState: (@Sendable () -> any JournalState)?
-    /// Whether this service's writes publish events, so a host serving it needs a publisher.
-    public let publishesEvents: Bool
+    /// The events of this service's durable writes, when it has any: every publisher numbers
+    /// the streams of its registry, so that heartbeats announce the same numbers whichever
+    /// services a process hosts.
+    public let eventStream: (any PublishedStream)?
     /// Makes the service, replaying `journal` (opened by the host) when it is journaled.
     let open: @Sendable (ServiceResources, JournalOpener) throws -> HostedService
+
+    /// Whether this service's writes publish events, so a host serving it needs a publisher.
+    public var publishesEvents: Bool { eventStream != nil }
 
     /// Whether the service keeps a journal in `DATA/<name>/`.
     public var isJournaled: Bool { emptyState != nil }
@@ -33,7 +38,7 @@ public struct ServiceDescriptor: Sendable {
     public static func stateless<Service: LearningService>(
         _ name: String, make: @escaping @Sendable (ServiceResources) -> Service
     ) -> ServiceDescriptor {
-        ServiceDescriptor(name: name, emptyState: nil, publishesEvents: false) { resources, _ in
+        ServiceDescriptor(name: name, emptyState: nil, eventStream: nil) { resources, _ in
             HostedService(make(resources), journal: nil, events: nil)
         }
     }
@@ -45,7 +50,7 @@ public struct ServiceDescriptor: Sendable {
         make: @escaping @Sendable (Service.State, any ChangeLog, ServiceResources) -> Service,
         events: ServiceEvents<Service>? = nil
     ) -> ServiceDescriptor {
-        ServiceDescriptor(name: name, emptyState: state, publishesEvents: events != nil) { resources, opener in
+        ServiceDescriptor(name: name, emptyState: state, eventStream: events?.stream) { resources, opener in
             var replayed = state()
             let journal = try opener.open(replaying: &replayed)
             let service = make(replayed, JournalChangeLog(journal: journal), resources)
@@ -60,18 +65,17 @@ public struct ServiceDescriptor: Sendable {
     }
 }
 
-/// Where a service's durable writes' events go: how to publish one, and for a service whose
-/// events have snapshots, the table the publisher's snapshots start from.
+/// A service's events: the stream its durable writes are published on (a topic and an
+/// encoder), and for a stream that snapshots serve, the table the publisher's snapshots start from.
 public struct ServiceEvents<Service: LearningService>: Sendable {
-    let publish: @Sendable (EventPublisher, Service.Event, _ revision: UInt64) -> Void
+    let stream: EventStream<Service.Event>
     let snapshotTable: (@Sendable (Service, CatalogStore) -> ProgressTable)?
 
-    /// Events published with `publish`; `snapshotTable` seeds the publisher's snapshots.
+    /// Events published on `stream`; `snapshotTable` seeds the publisher's snapshots.
     public init(
-        publish: @escaping @Sendable (EventPublisher, Service.Event, UInt64) -> Void,
-        snapshotTable: (@Sendable (Service, CatalogStore) -> ProgressTable)? = nil
+        stream: EventStream<Service.Event>, snapshotTable: (@Sendable (Service, CatalogStore) -> ProgressTable)? = nil
     ) {
-        self.publish = publish
+        self.stream = stream
         self.snapshotTable = snapshotTable
     }
 }

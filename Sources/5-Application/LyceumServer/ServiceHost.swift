@@ -1,4 +1,5 @@
 import Catalog
+import Events
 import Foundation
 import Journal
 import LearningServices
@@ -15,6 +16,9 @@ public final class ServiceHost: Sendable {
     public let catalog: CatalogStore
     /// The journals, by service name.
     public let journals: [String: Journal]
+    /// The event streams of the registry the services come from, all of them: what a publisher
+    /// for these services numbers and announces.
+    public let eventStreams: [any PublishedStream]
     private let catalogPaths: [String]
     private let logger = Logger(component: "server")
 
@@ -48,6 +52,7 @@ public final class ServiceHost: Sendable {
         self.catalog = store
         self.journals = Dictionary(uniqueKeysWithValues: services.compactMap { hosted in hosted.journal.map { (hosted.service.name, $0) } })
         self.catalogPaths = paths
+        eventStreams = registry.eventStreams
     }
 
     /// The service named `name`, when this host serves it.

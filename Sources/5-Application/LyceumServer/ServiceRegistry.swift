@@ -1,3 +1,5 @@
+import Events
+
 /// The services a Lyceum process can serve, one `ServiceDescriptor` each. `standard` lists
 /// Lyceum's own; a test (or a product built on Lyceum) adds its own with `adding(_:)` and passes
 /// the result to `ServiceHost` and `Commands`.
@@ -13,6 +15,10 @@ public struct ServiceRegistry: Sendable {
 
     /// The service names, in order.
     public var names: [String] { descriptors.map(\.name) }
+
+    /// The event streams of the services, in order: what every publisher of this registry's
+    /// services numbers, whichever of them it serves.
+    public var eventStreams: [any PublishedStream] { descriptors.compactMap(\.eventStream) }
 
     /// This registry with `descriptor` added (replacing one of the same name).
     public func adding(_ descriptor: ServiceDescriptor) -> ServiceRegistry {

@@ -20,7 +20,7 @@ extension ServiceDescriptor {
         ProgressService.serviceName, state: { ProgressState() },
         make: { state, log, resources in ProgressService(state: state, catalog: resources.catalog, log: log, budget: resources.budget) },
         events: ServiceEvents(
-            publish: { publisher, event, revision in publisher.publish(event, revision: revision) },
+            stream: .progress,
             snapshotTable: { service, catalog in
                 ProgressTable(records: service.currentState.records) { catalog.catalog.course($0)?.lessons.map(\.id) ?? [] }
             }))
@@ -29,5 +29,5 @@ extension ServiceDescriptor {
     static let books = ServiceDescriptor.journaled(
         BooksService.serviceName, state: { BooksState() },
         make: { state, log, resources in BooksService(state: state, log: log, budget: resources.budget) },
-        events: ServiceEvents(publish: { publisher, event, revision in publisher.publish(event, revision: revision) }))
+        events: ServiceEvents(stream: .books))
 }
