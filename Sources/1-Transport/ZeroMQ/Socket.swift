@@ -41,6 +41,11 @@ public final class Socket {
     /// Closes the socket (`zmq_close`); later calls on it fail with `ENOTSOCK`. Closing twice is harmless.
     public func close() {
         guard let handle else { return }
+        // A monitor is stopped first: libzmq stops it only when the socket is destroyed, after
+        // its linger, and meanwhile its I/O thread sends each lingering connection's events
+        // with a blocking send; once the monitor's reader is gone, that send blocks the I/O
+        // thread, and with it every socket of the context. Without a monitor it does nothing.
+        zmq_socket_monitor(handle, nil, 0)
         // Fails only for a handle that is not an open socket (ENOTSOCK), which the guard rules out.
         zmq_close(handle)
         self.handle = nil

@@ -1,4 +1,5 @@
 import CZMQ
+import Synchronization
 
 /// Something that happened to a socket's connections, as reported by `zmq_socket_monitor`.
 public struct MonitorEvent: Sendable, Equatable {
@@ -55,22 +56,38 @@ public struct MonitorEvent: Sendable, Equatable {
 ///
 /// The monitor reads from an in-process PAIR socket, so it belongs to one thread at a time.
 public final class SocketMonitor {
+    /// The monitored socket, kept open while it is monitored: see `deinit`.
+    private let monitored: Socket
     private let events: Socket
     private let message = Message()
     /// Events queued for the reader before libzmq drops more (about 100 bytes each).
     static let eventQueueLimit: Int32 = 100_000
+    /// Monitors made by the process so far: each one's inproc endpoint name.
+    private static let monitorsMade = Atomic<UInt64>(0)
 
     /// Starts monitoring `socket` for the given kinds of event.
     public init(_ socket: Socket, kinds: MonitorEvent.Kind = .all) throws(ZMQError) {
         let handle = try socket.open("zmq_socket_monitor")
-        // The monitored socket's address is unique while it is open, which is as long as it is monitored.
-        let endpoint = "inproc://lyceum-monitor-\(UInt(bitPattern: handle))"
+        monitored = socket
+        // A number of the process's own, not the socket's address: libzmq closes a monitor's inproc
+        // endpoint asynchronously after its socket, so a new socket at a reused address could find
+        // the name still taken (a broker restarted in the same process failed to start that way).
+        let endpoint = "inproc://lyceum-monitor-\(Self.monitorsMade.add(1, ordering: .relaxed).newValue)"
         try check(zmq_socket_monitor(handle, endpoint, Int32(kinds.rawValue)), "zmq_socket_monitor", endpoint: endpoint)
         events = try socket.context.socket(.pair)
         // libzmq drops events its monitor pipe has no room for; a burst of connections must
         // not lose the ones a connection table is built from.
         try events.set(.receiveHighWaterMark, to: Self.eventQueueLimit)
         try events.connect(endpoint)
+    }
+
+    /// Stops the monitoring before the reading socket closes. libzmq's I/O thread sends events
+    /// to the monitor with a blocking send and stops only when the monitored socket is
+    /// destroyed, after its linger: an event of a lingering connection with no reader left
+    /// would block that thread, and with it every socket of the context (`zmq_socket_monitor`
+    /// with no endpoint, which cannot fail on an open socket).
+    deinit {
+        if let handle = monitored.handle { zmq_socket_monitor(handle, nil, 0) }
     }
 
     /// The next event, or `nil` when none comes within `timeout` (`nil`: wait forever).
