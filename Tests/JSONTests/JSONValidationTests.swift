@@ -50,6 +50,12 @@ import Testing
         #expect(validateError(unique) == nil)
         #expect(validateError(duplicated) == parseError(duplicated))
         #expect(validateError(duplicated) != nil)
+        // Past 32 keys too, duplicates are found as Strings: KELVIN SIGN after "K", "\u0061" after "a".
+        for (first, second) in [("K", "\u{212A}"), ("a", #"\u0061"#), ("\u{E9}", "e\u{301}")] {
+            let bytes = Array("{\"\(first)\":0,\(keys.joined(separator: ",")),\"\(second)\":1}".utf8)
+            #expect(validateError(bytes) == parseError(bytes), "\(first) \(second)")
+            #expect(validateError(bytes)?.code == .duplicateKey)
+        }
     }
 
     @Test func agreesOnRandomBytes() {

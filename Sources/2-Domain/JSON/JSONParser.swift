@@ -50,7 +50,11 @@ public struct JSONParser: Sendable {
     /// (the journal checks every stored value), which saves the tree's allocations.
     public func validate(_ bytes: [UInt8]) throws(JSONParseError) {
         let result: Result<Void, JSONParseError> = bytes.withUnsafeBytes { buffer in
-            scan(buffer) { (scanner) throws(JSONParseError) in try scanner.skipValue(depth: 0) }
+            scan(buffer) { (scanner) throws(JSONParseError) in
+                // One allocation for the keys of typical stored values rather than one per growth.
+                scanner.openKeys.reserveCapacity(16)
+                try scanner.skipValue(depth: 0)
+            }
         }
         try result.get()
     }
@@ -85,8 +89,8 @@ struct Scanner {
     let maxDepth: Int
     var position = 0
     var scratch: [UInt8] = []
-    /// The keys of the objects `skipObject` is inside, reused across them (validation only).
-    var openKeys: [String] = []
+    /// The keys of the objects `skipObject` is inside, innermost last (validation only).
+    var openKeys: [OpenKey] = []
 
     init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
         self.bytes = bytes
