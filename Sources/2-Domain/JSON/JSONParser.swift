@@ -45,12 +45,34 @@ public struct JSONParser: Sendable {
         }
     }
 
+    /// Checks that `bytes` is exactly what ``parse(_:)-([UInt8])`` accepts, failing with the same
+    /// error at the same offset, without building the value: for callers that only need to know
+    /// (the journal checks every stored value), which saves the tree's allocations.
+    public func validate(_ bytes: [UInt8]) throws(JSONParseError) {
+        let result: Result<Void, JSONParseError> = bytes.withUnsafeBytes { buffer in
+            scan(buffer) { (scanner) throws(JSONParseError) in
+                // One allocation for the keys of typical stored values rather than one per growth.
+                scanner.openKeys.reserveCapacity(16)
+                try scanner.skipValue(depth: 0)
+            }
+        }
+        try result.get()
+    }
+
     private func parseResult(_ buffer: UnsafeRawBufferPointer) -> Result<JSONValue, JSONParseError> {
+        scan(buffer) { (scanner) throws(JSONParseError) in try scanner.value(depth: 0) }
+    }
+
+    /// Runs `readValue` over `buffer` with the rules around the one value: the size limit, and
+    /// only whitespace before and after it.
+    private func scan<Value>(
+        _ buffer: UnsafeRawBufferPointer, _ readValue: (inout Scanner) throws(JSONParseError) -> Value
+    ) -> Result<Value, JSONParseError> {
         guard buffer.count <= maxBytes else { return .failure(JSONParseError(.tooLarge, at: maxBytes)) }
         var scanner = Scanner(bytes: buffer.bindMemory(to: UInt8.self), maxDepth: maxDepth)
         do throws(JSONParseError) {
             scanner.skipWhitespace()
-            let value = try scanner.value(depth: 0)
+            let value = try readValue(&scanner)
             scanner.skipWhitespace()
             if scanner.position != scanner.bytes.count {
                 throw JSONParseError(.trailingContent, at: scanner.position)
@@ -67,6 +89,8 @@ struct Scanner {
     let maxDepth: Int
     var position = 0
     var scratch: [UInt8] = []
+    /// The keys of the objects `skipObject` is inside, innermost last (validation only).
+    var openKeys: [OpenKey] = []
 
     init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
         self.bytes = bytes

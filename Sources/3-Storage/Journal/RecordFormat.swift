@@ -38,10 +38,11 @@ enum RecordFormat {
             throw JournalError(.invalidChange, "a change needs a non-empty collection and key (collection '\(change.collection)', key '\(change.key)')")
         }
         guard let value = change.value else { return }
-        // The JSON module's parser decides what is well-formed (UTF-8 included), with the limits
-        // lifted that suit requests but not stored values: the record's size limit bounds them.
+        // The JSON module's parser decides what is well-formed (UTF-8 included), validating without
+        // building the value (this runs on every append), with the limits lifted that suit
+        // requests but not stored values: the record's size limit bounds them.
         let valid = value.first == 0x7B && !value.contains(0x0A)
-            && (try? JSONParser(maxBytes: .max, maxDepth: maximumValueDepth).parse(value)) != nil
+            && (try? JSONParser(maxBytes: .max, maxDepth: maximumValueDepth).validate(value)) != nil
         guard valid else {
             let reason = value.contains(0x0A) ? "contains a raw newline" : "is not one well-formed JSON object in UTF-8"
             throw JournalError(.invalidChange, "the value of \(change.collection)/\(change.key) \(reason)")
