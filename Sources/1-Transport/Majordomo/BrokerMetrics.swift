@@ -6,6 +6,7 @@ final class BrokerMetrics {
     private let connectedWorkers = Gauge(label: "lyceum_broker_connected_workers")
     private var services: [String: (workers: Gauge, queued: Gauge)] = [:]
     private let connections = Gauge(label: "lyceum_broker_connections")
+    private let unregisteredQueuedRequests = Gauge(label: "lyceum_broker_unregistered_queued_requests")
     private let cuts = (
         limit: Counter(label: "lyceum_broker_connections_cut_total", dimensions: [("reason", "limit")]),
         input: Counter(label: "lyceum_broker_connections_cut_total", dimensions: [("reason", "input")]),
@@ -22,12 +23,20 @@ final class BrokerMetrics {
         cuts.output.increment(by: snapshot.connections.cutForOutput - reportedCuts.cutForOutput)
         reportedCuts = snapshot.connections
         var absent = Set(services.keys)
+        var unregisteredQueued = 0
         for service in snapshot.services {
+            // A name no worker ever registered is whatever a client made up: its requests are
+            // counted together, so that clients cannot grow the set of labels.
+            guard service.isLocal || service.workers > 0 || services[service.name] != nil else {
+                unregisteredQueued += service.queuedRequests
+                continue
+            }
             absent.remove(service.name)
             let gauges = gauges(of: service.name)
             gauges.workers.record(service.workers)
             gauges.queued.record(service.queuedRequests)
         }
+        unregisteredQueuedRequests.record(unregisteredQueued)
         for name in absent {
             services[name]?.workers.record(0)
             services[name]?.queued.record(0)

@@ -33,6 +33,9 @@ public enum ProcessMetrics {
         MetricDescription("lyceum_broker_connected_workers", .gauge, "Workers registered with the broker, all services."),
         MetricDescription("lyceum_broker_connections", .gauge, "TCP connections the broker holds."),
         MetricDescription(
+            "lyceum_broker_unregistered_queued_requests", .gauge,
+            "Requests queued for service names no worker has registered, all such names together."),
+        MetricDescription(
             "lyceum_broker_connections_cut_total", .counter,
             "Connections the broker cut: beyond max-connections (limit), over max-input-bytes (input) or max-output-bytes (output)."),
     ]
