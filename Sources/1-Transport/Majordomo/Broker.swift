@@ -50,7 +50,7 @@ public final class Broker: Service {
             try router.set(.routerMandatory, to: true)
             try router.set(.maxMessageSize, to: configuration.maxFrameSize)
             try router.set(.sendHighWaterMark, to: configuration.highWaterMark)
-            try router.set(.receiveHighWaterMark, to: configuration.highWaterMark)
+            try router.set(.receiveHighWaterMark, to: configuration.receiveHighWaterMark)
             for endpoint in endpoints { try router.bind(endpoint) }
         } catch {
             let failure = MajordomoError(error)

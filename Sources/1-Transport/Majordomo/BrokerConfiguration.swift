@@ -22,9 +22,14 @@ public struct BrokerConfiguration: Sendable {
     public var maxFrameSize: Int64
     /// Frames accepted in one message; longer messages are dropped. Default: 64.
     public var maxFramesPerMessage: Int
-    /// ZeroMQ high-water mark of the broker's socket, each direction (`ZMQ_SNDHWM`,
-    /// `ZMQ_RCVHWM`): messages queued per peer. Default: 1000, libzmq's.
+    /// ZeroMQ high-water mark of the broker's socket for replies (`ZMQ_SNDHWM`): messages queued
+    /// per peer. Default: 1000, libzmq's.
     public var highWaterMark: Int32
+    /// Messages from one peer that libzmq holds before the broker reads them (`ZMQ_RCVHWM`);
+    /// past it libzmq stops reading that connection, so the peer is slowed, not dropped. Each
+    /// can keep a whole receive buffer of libzmq's alive, so this bounds what a peer that sends
+    /// faster than the broker reads can hold. Default: 100.
+    public var receiveHighWaterMark: Int32
     /// Longest time the broker spends handling one batch of received messages before it sends
     /// the deferred replies posted meanwhile, wakes the journals and looks at its timers; with
     /// costly requests a batch then ends after the one in hand, so that a write's
@@ -59,6 +64,7 @@ public struct BrokerConfiguration: Sendable {
         maxFrameSize: Int64 = 4 << 20,
         maxFramesPerMessage: Int = 64,
         highWaterMark: Int32 = 1000,
+        receiveHighWaterMark: Int32 = 100,
         maxBatchDuration: Duration = .milliseconds(2),
         maxConnections: Int = 4096,
         maxInputBytesPerConnection: UInt64 = 32 << 20,
@@ -75,6 +81,7 @@ public struct BrokerConfiguration: Sendable {
         self.maxFrameSize = maxFrameSize
         self.maxFramesPerMessage = maxFramesPerMessage
         self.highWaterMark = highWaterMark
+        self.receiveHighWaterMark = receiveHighWaterMark
         self.maxBatchDuration = maxBatchDuration
         self.maxConnections = maxConnections
         self.maxInputBytesPerConnection = maxInputBytesPerConnection

@@ -139,6 +139,7 @@ public enum Commands {
             maxQueuedRequestsPerService: settings.queueLimit,
             maxQueuedRequests: settings.queueLimitTotal,
             highWaterMark: Int32(settings.highWaterMark),
+            receiveHighWaterMark: Int32(settings.receiveHighWaterMark),
             maxBatchDuration: settings.maxBatch,
             maxConnections: DescriptorLimit.connectionCap(settings.maxConnections, limit: descriptors, logger: logger),
             maxInputBytesPerConnection: UInt64(settings.maxInputBytes),

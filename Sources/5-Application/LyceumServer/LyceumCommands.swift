@@ -21,7 +21,7 @@ public enum LyceumCommands {
     ]
     /// Settings of a process that runs a broker.
     static let brokerKeys: Set<SettingKey> = [
-        .endpoint, .queueLimit, .queueLimitTotal, .highWaterMark, .eventsEndpoint, .maxBatch, .maxConnections, .maxInputBytes, .maxOutputBytes,
+        .endpoint, .queueLimit, .queueLimitTotal, .highWaterMark, .receiveHighWaterMark, .eventsEndpoint, .maxBatch, .maxConnections, .maxInputBytes, .maxOutputBytes,
     ]
     /// Settings of a process that runs workers.
     static let workerKeys: Set<SettingKey> = [.data, .catalog, .sessions, .durability, .maxReplyBytes, .snapshotPageBytes]

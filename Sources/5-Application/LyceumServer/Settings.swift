@@ -43,8 +43,10 @@ public struct Settings: Sendable {
     public var queueLimit = 1000
     /// Requests the broker queues for all services together before refusing with `overloaded`.
     public var queueLimitTotal = 10_000
-    /// ZeroMQ high-water mark (messages queued per peer, each direction) of the broker's socket.
+    /// ZeroMQ high-water mark of the broker's socket for replies: messages queued per peer.
     public var highWaterMark = 1000
+    /// Messages from one peer the broker's socket holds unread before libzmq stops reading it.
+    public var receiveHighWaterMark = 100
     /// Where events are published for subscribers such as `lyceum watch`: `serve` binds its
     /// publisher here, `broker` its forwarder's subscriber side; ``EventEndpoints/none`` for no events.
     public var eventsEndpoint = EventEndpoints.publish
@@ -159,6 +161,8 @@ public struct Settings: Sendable {
             queueLimitTotal = try integer(1...10_000_000)
         case .highWaterMark:
             highWaterMark = try integer(0...10_000_000)
+        case .receiveHighWaterMark:
+            receiveHighWaterMark = try integer(1...10_000_000)
         case .eventsEndpoint:
             guard Self.isEndpoint(text) || text == EventEndpoints.none else {
                 throw invalid("an endpoint such as \(EventEndpoints.publish), or \(EventEndpoints.none) for no events")
@@ -214,6 +218,7 @@ public struct Settings: Sendable {
         case .queueLimit: [String(queueLimit)]
         case .queueLimitTotal: [String(queueLimitTotal)]
         case .highWaterMark: [String(highWaterMark)]
+        case .receiveHighWaterMark: [String(receiveHighWaterMark)]
         case .eventsEndpoint: [eventsEndpoint]
         case .snapshotEndpoint: [snapshotEndpoint]
         case .forwarderEndpoint: [forwarderEndpoint]
@@ -298,6 +303,8 @@ public enum SettingKey: String, CaseIterable, Sendable {
     case queueLimitTotal = "queue-limit-total"
     /// `Settings.highWaterMark`.
     case highWaterMark = "hwm"
+    /// `Settings.receiveHighWaterMark`.
+    case receiveHighWaterMark = "receive-hwm"
     /// `Settings.eventsEndpoint`.
     case eventsEndpoint = "events-endpoint"
     /// `Settings.snapshotEndpoint`.
