@@ -41,8 +41,9 @@ struct ConnectionBudgetTests {
         #expect(attacker.waitForLine("sent") != nil)
         try expectServing(server)
         #expect(eventually(timeout: .seconds(30)) { server.process.standardError.contains("connection cut: output budget exceeded") })
-        // Published with the broker's snapshot at its next housekeeping pass.
-        #expect(try eventually { try Metrics.scrape(port: metricsPort).value("lyceum_broker_connections_cut_total", ["reason": "output"]) == 1 })
+        // Published with the broker's snapshot at its next housekeeping pass. At least one: the
+        // attacker's DEALER reconnects by itself, and what it still had to send can earn it a second cut.
+        #expect(try eventually { try Metrics.scrape(port: metricsPort).value("lyceum_broker_connections_cut_total", ["reason": "output"]) >= 1 })
         try expectServing(server)
         let grown = try residentBytes(server) - before
         #expect(grown < 64 << 20, "the server's RSS grew by \(grown >> 20) MiB")

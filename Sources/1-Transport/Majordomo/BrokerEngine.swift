@@ -128,7 +128,7 @@ final class BrokerEngine {
             var withinTime = true
             try BatchedSignals.run { () throws(ZMQError) in
                 while handled < Self.batch, withinTime, try receiveBuffer.receive(from: router) {
-                    noteTaken()
+                    try noteTaken()
                     try handleReceived()
                     handled += 1
                     withinTime = clock.now < batchEnd
@@ -197,12 +197,12 @@ final class BrokerEngine {
 
     /// Tells the connection guard the wire size of the message in the receive buffer, routing
     /// id aside (the router adds it; it never crossed the wire).
-    private func noteTaken() {
+    private func noteTaken() throws(ZMQError) {
         let received = router.wireBytesReceived
         defer { wireBytesTaken = received }
         guard let descriptor = receiveBuffer.sourceDescriptor else { return }
         let routingIDSize = receiveBuffer.withFrameBytes(0) { $0.count }
-        connectionGuard.took(from: receiveBuffer.bytes(0), descriptor: descriptor,
+        try connectionGuard.took(from: receiveBuffer.bytes(0), descriptor: descriptor,
                              wireBytes: received &- wireBytesTaken &- ZMTPFrame.wireSize(of: routingIDSize))
     }
 

@@ -73,8 +73,9 @@ final class ConnectionGuard {
 
     /// Records a message the application took from the connection `descriptor`, sent by `peer`
     /// (read only for a connection's first message).
-    func took(from peer: @autoclosure () -> [UInt8], descriptor: Int32, wireBytes: UInt64) {
-        guard let connection = connection(descriptor) else { return }
+    /// - Throws: `ZMQError` when the connection monitor cannot be read.
+    func took(from peer: @autoclosure () -> [UInt8], descriptor: Int32, wireBytes: UInt64) throws(ZMQError) {
+        guard let connection = try connection(descriptor) else { return }
         if connection.routingID == nil {
             let peer = peer()
             connection.routingID = peer
@@ -116,9 +117,9 @@ final class ConnectionGuard {
 
     /// The connection behind `descriptor`, learning it now when the monitor's event has not
     /// been read yet (or was lost) or when the descriptor was reused by a later connection.
-    private func connection(_ descriptor: Int32) -> Connection? {
+    private func connection(_ descriptor: Int32) throws(ZMQError) -> Connection? {
         if let known = connections[descriptor] { return known }
-        try? takeEvents()
+        try takeEvents()
         if let known = connections[descriptor] { return known }
         let tcp = TCPConnection(descriptor: descriptor)
         guard tcp.peer != nil else { return nil }

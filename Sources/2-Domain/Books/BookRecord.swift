@@ -42,9 +42,7 @@ extension Book {
             return
         }
         // Version 1 is the only format so far; a later one migrates older values here.
-        let format = try ValueFormat.version(of: bytes, newest: Self.valueFormat)
-        guard case .success(.object(let object)) = Result(catching: { () throws(JSONParseError) in try JSONParser().parse(bytes) })
-        else { throw .malformed("not a JSON object") }
+        let (format, object) = try ValueFormat.object(bytes, newest: Self.valueFormat)
         var id: String?, learner: String?, title: String?, author: String?, review: String?
         var genre: Genre?, rating: Int?, version: Int?, created: Int?, updated: Int?
         // One pass over the members: replay decodes every book, so no per-key lookups.

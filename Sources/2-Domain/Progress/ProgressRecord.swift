@@ -55,9 +55,7 @@ extension CourseProgress {
             return
         }
         // Version 1 is the only format so far; a later one migrates older values here.
-        let format = try ValueFormat.version(of: bytes, newest: Self.valueFormat)
-        guard case .success(.object(let object)) = Result(catching: { () throws(JSONParseError) in try JSONParser().parse(bytes) })
-        else { throw .malformed("not a JSON object") }
+        let (format, object) = try ValueFormat.object(bytes, newest: Self.valueFormat)
         var learner: String?, course: String?, current: String?, started: Int?, updated: Int?, completed: Bool?
         var watched: Set<String> = [], positions: [String: Double] = [:]
         var best: QuizAttempt?, latest: QuizAttempt?

@@ -1,3 +1,5 @@
+import JSON
+
 /// Why a stored value does not decode: what a service's decoder throws.
 public enum ValueDecodingError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The value is not one this build's decoder accepts; the text says which part and why.
@@ -74,5 +76,14 @@ public enum ValueFormat {
         guard let declared, declared >= unstamped else { throw .malformed("\(member) is not a positive integer") }
         guard declared <= newest else { throw .newerFormat(found: Int(clamping: declared), newestReadable: newest) }
         return Int(declared)
+    }
+
+    /// The members of `value`, a JSON object, with the format it declares; throws when a decoder
+    /// that reads formats up to `newest` cannot read it, or when it is not a JSON object.
+    public static func object(_ value: [UInt8], newest: Int) throws(ValueDecodingError) -> (format: Int, members: JSONObject) {
+        let format = try version(of: value, newest: newest)
+        guard case .success(.object(let members)) = Result(catching: { () throws(JSONParseError) in try JSONParser().parse(value) })
+        else { throw .malformed("not a JSON object") }
+        return (format, members)
     }
 }

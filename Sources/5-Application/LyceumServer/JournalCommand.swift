@@ -68,7 +68,9 @@ private struct CheckedState: JournalState {
 
     init(directory: String) {
         let name = (directory as NSString).standardizingPath.components(separatedBy: "/").last ?? ""
-        let descriptor = try? ServiceRegistry.standard.descriptor(named: name)
+        // A directory named after no service (one journal of another kind) is checked as a
+        // journal only: its values are not decoded.
+        let descriptor = ServiceRegistry.standard[name]
         service = descriptor?.name
         decoded = descriptor?.emptyState?()
     }

@@ -25,10 +25,15 @@ public struct ServiceRegistry: Sendable {
         ServiceRegistry(descriptors.filter { $0.name != descriptor.name } + [descriptor])
     }
 
+    /// The descriptor of the service `name`, or `nil` when the registry lists no such service.
+    public subscript(name: String) -> ServiceDescriptor? {
+        descriptors.first { $0.name == name }
+    }
+
     /// The descriptor of `name`.
     /// - Throws: `ServiceRegistryError` naming the services there are.
     public func descriptor(named name: String) throws(ServiceRegistryError) -> ServiceDescriptor {
-        guard let descriptor = descriptors.first(where: { $0.name == name }) else {
+        guard let descriptor = self[name] else {
             throw ServiceRegistryError(name: name, known: names)
         }
         return descriptor
