@@ -22,6 +22,9 @@ let package = Package(
         // can never collide with a package's module.
         .target(name: "LyceumSupport", path: "Sources/0-Support/LyceumSupport"),
         .testTarget(name: "LyceumSupportTests", dependencies: ["LyceumSupport"]),
+        // Roles, permissions and callers: who may do what, decided once for every layer. Pure Swift.
+        .target(name: "Access", path: "Sources/0-Support/Access"),
+        .testTarget(name: "AccessTests", dependencies: ["Access"]),
         // The only module that imports CZMQ.
         .target(name: "ZeroMQ", dependencies: ["CZMQ", "LyceumSupport"], path: "Sources/1-Transport/ZeroMQ"),
         // Structured, levelled logs to stderr, shared by every module.
