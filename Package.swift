@@ -33,6 +33,9 @@ let package = Package(
         .target(name: "Telemetry", dependencies: ["LyceumSupport"], path: "Sources/0-Support/Telemetry"),
         // The Service protocol and the one owner of signals and orderly shutdown.
         .target(name: "LyceumLifecycle", dependencies: ["LyceumLogging"], path: "Sources/0-Support/LyceumLifecycle"),
+        // Who may connect: zcert certificates, the authorised keys and the ZAP handler that checks them.
+        .target(name: "Security", dependencies: ["ZeroMQ", "Access", "LyceumLogging", "LyceumLifecycle", "LyceumSupport"], path: "Sources/1-Transport/Security"),
+        .testTarget(name: "SecurityTests", dependencies: ["Security", "ZeroMQ", "Access", "LyceumTestSupport"]),
         // 7/MDP broker, worker sessions and clients; bodies are opaque frames, never parsed.
         .target(name: "Majordomo", dependencies: ["ZeroMQ", "LyceumLogging", "LyceumLifecycle", "Telemetry", "LyceumSupport"], path: "Sources/1-Transport/Majordomo"),
         // The append-only journal: durable, checksummed, replayed on start, compacted. No sockets.
