@@ -15,6 +15,7 @@ import asyncio
 import itertools
 import random
 import time
+from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Sequence, TypedDict, TypeVar, Union, Unpack
 
 import zmq
@@ -26,6 +27,15 @@ from .operations import Async, Books, Call, Catalog, Progress, raw_call
 
 T = TypeVar("T")
 DEFAULT_ENDPOINT = "tcp://127.0.0.1:5555"
+
+
+@dataclass
+class _Request:
+    """A request in flight: its frames, the tags of its attempts, and the current attempt's reply."""
+    service: bytes
+    frame: bytes
+    tags: list[bytes] = field(default_factory=list)
+    reply: Optional[asyncio.Future[list[bytes]]] = None
 
 
 class ClientOptions(TypedDict, total=False):
@@ -67,7 +77,7 @@ class Client:
         self._context = zmq.asyncio.Context()
         self._slots = asyncio.Semaphore(max_in_flight)
         self._tags = itertools.count(1)
-        self._waiting: dict[bytes, tuple[asyncio.Future[list[bytes]], bytes]] = {}
+        self._waiting: dict[bytes, _Request] = {}
         self._socket: Optional[zmq.asyncio.Socket] = None
         self._receiver: Optional[asyncio.Task[None]] = None
         self._generation = 0
@@ -95,9 +105,9 @@ class Client:
         """Closes the connection; requests still waiting fail with ``LyceumError`` (``closed``)."""
         self._closed = True
         self._disconnect()
-        for future, _ in self._waiting.values():
-            if not future.done():
-                future.set_exception(LyceumError("the client was closed", code="closed"))
+        for request in self._waiting.values():
+            if request.reply is not None and not request.reply.done():
+                request.reply.set_exception(LyceumError("the client was closed", code="closed"))
         self._waiting.clear()
         self._context.term()
 
@@ -110,21 +120,14 @@ class Client:
     async def _request(self, call: Call[T]) -> T:
         if self._closed:
             raise LyceumError("the client is closed", code="closed")
-        service = call.service.encode("utf-8")
-        frame = encode_body(call.body)
-        loop = asyncio.get_running_loop()
+        request = _Request(call.service.encode("utf-8"), encode_body(call.body))
         async with self._slots:
-            future: asyncio.Future[list[bytes]] = loop.create_future()
-            tags: list[bytes] = []
             failure: LyceumError = Timeout(f"no reply from {call.service}", service=call.service)
             try:
                 for attempt in range(self._attempts):
                     if attempt:
                         await asyncio.sleep(self._delay(attempt))
-                    if future.done():  # the previous attempt got a retryable error reply
-                        self._forget(tags)
-                        future = loop.create_future()
-                    body = await self._attempt(service, frame, future, tags)
+                    body = await self._attempt(request)
                     if body is None:
                         failure = Timeout(f"no reply from {call.service} within {self._timeout:g} s on any of "
                                           f"{attempt + 1} attempts ({', '.join(self._endpoints)})",
@@ -138,21 +141,25 @@ class Client:
                         failure = error
                 raise failure
             finally:
-                self._forget(tags)
+                for tag in request.tags:
+                    self._waiting.pop(tag, None)
 
-    async def _attempt(self, service: bytes, frame: bytes, future: asyncio.Future[list[bytes]],
-                       tags: list[bytes]) -> Optional[list[bytes]]:
+    async def _attempt(self, request: _Request) -> Optional[list[bytes]]:
         """Sends the request under a new tag and waits for a reply to any of its tags; ``None`` on
         a timeout, after failing over when the connection looks dead."""
         socket, generation = self._connected()
         tag = next(self._tags).to_bytes(8, "big")
-        tags.append(tag)
-        self._waiting[tag] = (future, service)
+        request.tags.append(tag)
+        self._waiting[tag] = request
+        request.reply = asyncio.get_running_loop().create_future()
         sent_at = time.monotonic()
         try:
-            await asyncio.wait_for(socket.send_multipart(request_frames(tag, service, frame)), self._timeout)
-            return await asyncio.wait_for(asyncio.shield(future), self._timeout)
-        except (asyncio.TimeoutError, zmq.ZMQError):
+            async with asyncio.timeout(self._timeout):
+                # Never blocks for long: at most max_in_flight requests are queued, below the
+                # socket's high-water mark.
+                await socket.send_multipart(request_frames(tag, request.service, request.frame))
+                return await request.reply
+        except (TimeoutError, zmq.ZMQError):
             if self._last_reply_at < sent_at:
                 self._fail_over(generation)
             return None
@@ -179,13 +186,14 @@ class Client:
             if reply is None:
                 continue
             tag, service, body = reply
-            waiting = self._waiting.get(tag)
+            request = self._waiting.get(tag)
             # A reply naming another service than the request's is ignored (majordomo.md).
-            if waiting is None or waiting[1] != service:
+            if request is None or request.service != service:
                 continue
             self._last_reply_at = time.monotonic()
-            if not waiting[0].done():
-                waiting[0].set_result(body)
+            # A late reply to an earlier attempt's tag completes the request as well.
+            if request.reply is not None and not request.reply.done():
+                request.reply.set_result(body)
 
     def _fail_over(self, generation: int) -> None:
         # Several requests time out on the same dead socket; only the first moves on.
@@ -202,11 +210,6 @@ class Client:
         if self._socket is not None:
             self._socket.close(linger=0)
             self._socket = None
-
-    def _forget(self, tags: list[bytes]) -> None:
-        for tag in tags:
-            self._waiting.pop(tag, None)
-        tags.clear()
 
     def _delay(self, attempt: int) -> float:
         # Jitter keeps clients that failed together from retrying together.
