@@ -8,7 +8,7 @@ import subprocess
 import tempfile
 import unittest
 
-from .support import PACKAGE, PYTHON, Serve
+from .support import PACKAGE, PYTHON, REPOSITORY, Serve
 
 
 class PackageTests(unittest.TestCase):
@@ -44,6 +44,15 @@ class PackageTests(unittest.TestCase):
             "snapshot of 1 learners",
             "event lesson_watched 75%",
         ])
+
+
+class ReadmeTests(unittest.TestCase):
+    def test_the_readme_shows_the_quickstart_as_it_is(self) -> None:
+        readme = (REPOSITORY / "README.md").read_text()
+        section = readme.split("## Calling Lyceum from Python", 1)[1]
+        shown = section.split("```python\n", 1)[1].split("```", 1)[0]
+        example = (PACKAGE / "examples" / "quickstart.py").read_text()
+        self.assertEqual(shown, example.split('"""', 2)[2].lstrip("\n"))
 
 
 if __name__ == "__main__":
