@@ -20,6 +20,8 @@ from typing import Any, Callable, Optional
 
 import zmq
 
+import lyceum_client
+
 REPOSITORY = Path(__file__).resolve().parents[3]
 PACKAGE = REPOSITORY / "clients" / "python"
 PYTHON = "/usr/bin/python3"
@@ -105,6 +107,16 @@ class Serve:
         """Stops and starts again on the same ports and data."""
         self.stop()
         self.start()
+
+
+class ServeTestCase(unittest.TestCase):
+    """A test with its own ``serve`` and a blocking ``client`` of it (``attempts`` as the class says)."""
+    attempts = 3
+
+    def setUp(self) -> None:
+        self.serve = Serve(self)
+        self.client = lyceum_client.Client(self.serve.endpoint, timeout=5, attempts=self.attempts)
+        self.addCleanup(self.client.close)
 
 
 class Peer(threading.Thread):

@@ -11,14 +11,11 @@ from lyceum_client import (BadRequest, BrokerRejection, Conflict, Forbidden, Int
                            Overloaded, ProtocolError, QueueFull, ServiceUnknown, Timeout, TooLarge, Unauthenticated,
                            Unavailable, UnknownOp)
 
-from .support import ScriptedBroker, Serve, failure, free_port, ok
+from .support import ScriptedBroker, ServeTestCase, failure, free_port, ok
 
 
-class ServerErrorTests(unittest.TestCase):
-    def setUp(self) -> None:
-        self.serve = Serve(self)
-        self.client = lyceum_client.Client(self.serve.endpoint, timeout=5, attempts=1)
-        self.addCleanup(self.client.close)
+class ServerErrorTests(ServeTestCase):
+    attempts = 1
 
     def test_bad_request_names_the_field(self) -> None:
         with self.assertRaises(BadRequest) as raised:

@@ -6,10 +6,9 @@ import asyncio
 import unittest
 from typing import Any
 
-import lyceum_client
 from lyceum_client import BookUpdate, Events, ProgressUpdate, Snapshot
 
-from .support import DroppingForwarder, Serve
+from .support import DroppingForwarder, ServeTestCase
 
 COURSE = "1"
 
@@ -21,12 +20,7 @@ def nth_progress_event(n: int) -> Any:
     return drop
 
 
-class EventsTests(unittest.TestCase):
-    def setUp(self) -> None:
-        self.serve = Serve(self)
-        self.client = lyceum_client.Client(self.serve.endpoint, timeout=5)
-        self.addCleanup(self.client.close)
-
+class EventsTests(ServeTestCase):
     def test_a_dropped_event_is_repaired_from_a_snapshot(self) -> None:
         self.client.progress.mark_watched("early", COURSE, "1")  # before subscribing: from the snapshot
         forwarder = DroppingForwarder(self, self.serve.events, nth_progress_event(3))

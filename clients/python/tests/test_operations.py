@@ -6,21 +6,15 @@ import asyncio
 import threading
 import unittest
 
-import lyceum_client
 from lyceum_client import aio
 
-from .support import Serve
+from .support import Serve, ServeTestCase
 
 # From the sample catalog: course "1" (Algebra) has 4 lessons and a 3-question quiz.
 COURSE, LESSONS = "1", ["1", "2", "3", "4"]
 
 
-class BlockingOperationsTests(unittest.TestCase):
-    def setUp(self) -> None:
-        self.serve = Serve(self)
-        self.client = lyceum_client.Client(self.serve.endpoint, timeout=5)
-        self.addCleanup(self.client.close)
-
+class BlockingOperationsTests(ServeTestCase):
     def test_catalog(self) -> None:
         catalog = self.client.catalog
         page = catalog.list_courses(limit=2)
