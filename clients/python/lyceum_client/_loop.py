@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import Any, Coroutine, TypeVar
+from typing import Awaitable, TypeVar
 
 T = TypeVar("T")
 
@@ -18,10 +18,10 @@ class LoopThread:
         self._thread = threading.Thread(target=self.loop.run_forever, name=name, daemon=True)
         self._thread.start()
 
-    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
-        """Runs ``coroutine`` on the loop and blocks until it is done; an interrupted caller
+    def run(self, awaitable: Awaitable[T]) -> T:
+        """Awaits ``awaitable`` on the loop and blocks until it is done; an interrupted caller
         (e.g. Ctrl-C) cancels it."""
-        future = asyncio.run_coroutine_threadsafe(coroutine, self.loop)
+        future = asyncio.run_coroutine_threadsafe(_awaiting(awaitable), self.loop)
         try:
             return future.result()
         except BaseException:
@@ -35,3 +35,8 @@ class LoopThread:
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join()
         self.loop.close()
+
+
+async def _awaiting(awaitable: Awaitable[T]) -> T:
+    # run_coroutine_threadsafe takes coroutines only, not e.g. an async generator's next step.
+    return await awaitable

@@ -49,8 +49,8 @@ def decode_result(service: str, body: Sequence[bytes]) -> Any:
         raise error_for(code.decode("ascii", "replace"), text.decode("utf-8", "replace"), service=service)
     try:
         reply = json.loads(frame.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as error:
-        raise ProtocolError(f"a reply that is not UTF-8 JSON: {error}", service=service) from None
+    except (UnicodeDecodeError, ValueError) as problem:
+        raise ProtocolError(f"a reply that is not UTF-8 JSON: {problem}", service=service) from None
     if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
         raise ProtocolError("a reply without a boolean 'ok'", service=service)
     if reply["ok"]:

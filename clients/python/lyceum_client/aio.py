@@ -213,4 +213,4 @@ class Client:
 
     def _delay(self, attempt: int) -> float:
         # Jitter keeps clients that failed together from retrying together.
-        return min(self._backoff * 2 ** (attempt - 1), self._max_backoff) * random.uniform(0.5, 1.0)
+        return min(self._backoff * 2.0 ** (attempt - 1), self._max_backoff) * random.uniform(0.5, 1.0)

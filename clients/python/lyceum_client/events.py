@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Iterator, Optional, Union
+from typing import Any, AsyncGenerator, AsyncIterator, Iterator, Optional, Union
 
 import zmq
 import zmq.asyncio
@@ -127,7 +127,7 @@ class Events:
     def __exit__(self, *_: object) -> None:
         self.close()
 
-    async def _follow(self) -> AsyncIterator[Update]:
+    async def _follow(self) -> AsyncGenerator[Update, None]:
         context = zmq.asyncio.Context()
         subscriber = self._socket(context, zmq.SUB)
         subscriber.setsockopt(zmq.MAXMSGSIZE, MAX_EVENT_FRAME_BYTES)
