@@ -105,15 +105,17 @@ class Events:
     def __iter__(self) -> Iterator[Update]:
         if self._thread is None:
             self._thread = LoopThread("lyceum-events")
-        updates = self._follow()
+        thread, updates = self._thread, self._follow()
         try:
             while True:
                 try:
-                    yield self._thread.run(updates.__anext__())
+                    yield thread.run(updates.__anext__())
                 except StopAsyncIteration:
                     return
         finally:
-            self._thread.run(updates.aclose())
+            # Closes the sockets, unless close() already stopped the loop (and so dropped them).
+            if not thread.loop.is_closed():
+                thread.run(updates.aclose())
 
     def close(self) -> None:
         """Stops the thread a ``for`` loop ran on (an ``async for`` needs no closing)."""
