@@ -37,7 +37,7 @@ let package = Package(
         .target(name: "Security", dependencies: ["ZeroMQ", "Access", "LyceumLogging", "LyceumLifecycle", "LyceumSupport"], path: "Sources/1-Transport/Security"),
         .testTarget(name: "SecurityTests", dependencies: ["Security", "ZeroMQ", "Access", "LyceumTestSupport"]),
         // 7/MDP broker, worker sessions and clients; bodies are opaque frames, never parsed.
-        .target(name: "Majordomo", dependencies: ["ZeroMQ", "LyceumLogging", "LyceumLifecycle", "Telemetry", "LyceumSupport"], path: "Sources/1-Transport/Majordomo"),
+        .target(name: "Majordomo", dependencies: ["ZeroMQ", "Access", "LyceumLogging", "LyceumLifecycle", "Telemetry", "LyceumSupport"], path: "Sources/1-Transport/Majordomo"),
         // The append-only journal: durable, checksummed, replayed on start, compacted. No sockets.
         .target(name: "Journal", dependencies: ["LyceumLogging", "LyceumLifecycle", "Telemetry", "JSON", "LyceumSupport"], path: "Sources/3-Storage/Journal"),
         // Only parses and dispatches: every subcommand is declared and run by a library module.
@@ -58,7 +58,7 @@ let package = Package(
         // fault tests start; the Python peers are run by /usr/bin/python3.
         .testTarget(
             name: "MajordomoTests",
-            dependencies: ["Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumTestSupport", "mdp-peer"],
+            dependencies: ["Majordomo", "ZeroMQ", "Access", "Security", "LyceumLifecycle", "LyceumTestSupport", "mdp-peer"],
             exclude: ["Peers"]
         ),
         // A broker or echo worker in its own process, for the fault tests to kill and restart.
@@ -74,8 +74,8 @@ let package = Package(
         .testTarget(name: "BooksTests", dependencies: ["Books", "JSON", "Journal"]),
         .target(name: "Progress", dependencies: ["JSON", "Journal", "Catalog", "LyceumLogging"], path: "Sources/2-Domain/Progress"),
         .testTarget(name: "ProgressTests", dependencies: ["Progress", "Catalog", "JSON", "Journal"]),
-        .target(name: "LearningServices", dependencies: ["JSON", "Journal", "Catalog", "Books", "Progress", "LyceumLogging", "LyceumSupport"], path: "Sources/2-Domain/LearningServices"),
-        .testTarget(name: "LearningServicesTests", dependencies: ["LearningServices", "JSON", "Journal", "Catalog", "Books", "Progress"]),
+        .target(name: "LearningServices", dependencies: ["JSON", "Journal", "Access", "Catalog", "Books", "Progress", "LyceumLogging", "LyceumSupport"], path: "Sources/2-Domain/LearningServices"),
+        .testTarget(name: "LearningServicesTests", dependencies: ["LearningServices", "Access", "JSON", "Journal", "Catalog", "Books", "Progress"]),
         // Progress and book events: PUB with sequence numbers, Clone-pattern snapshots, the XSUB/XPUB forwarder
         // and the subscriber that `lyceum watch` uses. Socket code; the domain arrives as values.
         .target(name: "Events", dependencies: ["ZeroMQ", "JSON", "LyceumLogging", "LyceumLifecycle", "Progress", "Books", "Telemetry", "LyceumSupport"], path: "Sources/4-Events/Events"),
@@ -90,7 +90,7 @@ let package = Package(
         // them (serve, broker, worker, call, status, config, journal, version).
         .target(
             name: "LyceumServer",
-            dependencies: ["LearningServices", "Catalog", "Books", "Progress", "JSON", "Journal", "Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumLogging", "Events", "Telemetry", "CommandSyntax", "LyceumSupport"], path: "Sources/5-Application/LyceumServer"
+            dependencies: ["LearningServices", "Catalog", "Books", "Progress", "JSON", "Journal", "Majordomo", "ZeroMQ", "Access", "LyceumLifecycle", "LyceumLogging", "Events", "Telemetry", "CommandSyntax", "LyceumSupport"], path: "Sources/5-Application/LyceumServer"
         ),
         // `lyceum watch`: the subscriber's dashboard, its terminal and its signals.
         .target(name: "ProgressWatch", dependencies: ["Events", "ZeroMQ", "LyceumLogging", "CommandSyntax"], path: "Sources/5-Application/ProgressWatch"),
@@ -98,7 +98,7 @@ let package = Package(
         // client is run by /usr/bin/python3.
         .testTarget(
             name: "LyceumServerTests",
-            dependencies: ["LyceumServer", "LearningServices", "Catalog", "Books", "Majordomo", "ZeroMQ", "Journal", "Events", "Telemetry", "LyceumTestSupport", "lyceum", "CommandSyntax", "LoadTest", "ProgressWatch", "LyceumSupport"],
+            dependencies: ["LyceumServer", "LearningServices", "Catalog", "Books", "Majordomo", "ZeroMQ", "Access", "Security", "Journal", "Events", "Telemetry", "LyceumTestSupport", "lyceum", "CommandSyntax", "LoadTest", "ProgressWatch", "LyceumSupport"],
             exclude: ["Clients", "Fixtures"]
         ),
 
