@@ -47,7 +47,7 @@ let package = Package(
         .testTarget(name: "CommandSyntaxTests", dependencies: ["CommandSyntax"]),
 
         // Utilities the test targets share: threads, processes, free endpoints.
-        .target(name: "LyceumTestSupport", dependencies: ["LyceumSupport"], path: "Tests/LyceumTestSupport"),
+        .target(name: "LyceumTestSupport", dependencies: ["LyceumSupport", "Access"], path: "Tests/LyceumTestSupport"),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "LyceumTestSupport"]),
         .testTarget(name: "LyceumLoggingTests", dependencies: ["LyceumLogging"]),
         .testTarget(name: "LyceumLifecycleTests", dependencies: ["LyceumLifecycle"]),
