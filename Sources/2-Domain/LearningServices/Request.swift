@@ -6,6 +6,8 @@ import JSON
 public struct Request {
     /// The operation name, `$.op`.
     public let op: String
+    /// The contract version the request states, `$.v`; `nil` when it states none (the newest).
+    public let version: Int?
     /// The client's idempotency key, `$.request_id`, when given.
     public let requestID: String?
     /// The remaining members; `op`, `request_id` and `v` are already consumed.
@@ -27,8 +29,10 @@ public struct Request {
         }
         do throws(JSONReadError) {
             var reader = try JSONObjectReader(value)
-            if let version = try reader.optionalInteger("v"), version != Contract.version {
-                throw JSONReadError(path: "$.v", message: "names contract version \(version); this server speaks \(Contract.version)")
+            version = try reader.optionalInteger("v")
+            if let version, !Contract.versions.contains(version) {
+                throw JSONReadError(
+                    path: "$.v", message: "names contract version \(version); this server speaks versions \(Contract.versions.lowerBound) to \(Contract.versions.upperBound)")
             }
             op = try reader.string("op", length: 1...64)
             requestID = try reader.optionalString("request_id", length: 1...128)
