@@ -18,7 +18,9 @@ from .types import (Book, BookPage, BookSort, Category, Course, CoursePage, Cour
 
 T = TypeVar("T")
 P = ParamSpec("P")
-CONTRACT_VERSION = 1
+# Version 2 adds the codes `forbidden` and `unauthenticated`; a request saying 1 gets
+# `bad_request` in their place (protocol/README.md).
+CONTRACT_VERSION = 2
 
 
 @dataclass(frozen=True)
