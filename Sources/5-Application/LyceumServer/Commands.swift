@@ -168,12 +168,14 @@ public enum Commands {
         }
     }
 
-    /// The `GET /metrics` responder when `settings.metricsPort` is set; bound now, so that a
-    /// taken port stops the start.
-    private static func metricsEndpoint(_ settings: Settings, report: ProcessReport) throws(MetricsEndpointError) -> [(name: String, service: any Service)] {
+    /// The `GET /metrics` responder on loopback when `settings.metricsPort` is set; bound now,
+    /// so that a taken port stops the start.
+    private static func metricsEndpoint(_ settings: Settings, report: ProcessReport) throws(HTTPEndpointError) -> [(name: String, service: any Service)] {
         guard settings.metricsPort != 0 else { return [] }
-        let limits = MetricsEndpoint.Limits(maxConnections: settings.metricsConnections, requestTimeout: settings.metricsTimeout)
-        let endpoint = try MetricsEndpoint(port: settings.metricsPort, limits: limits) { report.prometheusText() }
+        let limits = HTTPLoop.Limits(maxConnections: settings.metricsConnections, requestTimeout: settings.metricsTimeout)
+        let endpoint = try HTTPEndpoint(
+            name: "metrics", setting: SettingKey.metricsPort.rawValue, address: "127.0.0.1", port: settings.metricsPort, limits: limits,
+            responder: MetricsResponder { report.prometheusText() })
         return [("metrics", endpoint)]
     }
 

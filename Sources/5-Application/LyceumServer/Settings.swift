@@ -70,9 +70,9 @@ public struct Settings: Sendable {
     /// messages, say); the rest are counted in a summary line once a second. 0 writes every line.
     public var logRateLimit = Logger.defaultLinesPerSecond
     /// Connections `GET /metrics` keeps open at once; a new one beyond them closes the idlest.
-    public var metricsConnections = MetricsEndpoint.Limits().maxConnections
+    public var metricsConnections = MetricsResponder.defaultLimits.maxConnections
     /// Time a metrics connection has from being accepted to its response sent.
-    public var metricsTimeout = MetricsEndpoint.Limits().requestTimeout
+    public var metricsTimeout = MetricsResponder.defaultLimits.requestTimeout
     // Snapshot paging (issue 14, finding 3d).
     /// The most bytes of one event snapshot reply body (`serve`, `worker`); a page always holds
     /// at least one entry, and larger snapshots arrive in pages (protocol/events.md, "Pages").
