@@ -73,7 +73,10 @@ struct HTTPConnection {
             // A peer that closes its side early still gets an answer to what it sent.
             let searchFrom = Swift.max(0, request.count - 3)
             if received > 0 { request += buffer[..<received] }
-            if received == 0 || request.count >= Self.maxRequestBytes || request.containsHeaderEnd(from: searchFrom) {
+            if request.count >= Self.maxRequestBytes, !request.containsHeaderEnd(from: 0) {
+                output = HTTPResponse.tooLarge
+                phase = .writing
+            } else if received == 0 || request.containsHeaderEnd(from: searchFrom) {
                 switch responder.response(to: HTTPRequest(request)) {
                 case .complete(let bytes):
                     output = bytes
@@ -85,6 +88,8 @@ struct HTTPConnection {
                     lastQueued = now
                     phase = received == 0 ? .done : .streaming
                 }
+            }
+            if phase != .reading {
                 request = []
                 send(now: now)
             }

@@ -21,7 +21,7 @@ struct HTTPLoop {
         /// Time from accepting a connection to having sent its response; it is closed then.
         var requestTimeout: Duration
         /// Bytes a stream may have queued unsent; a chunk that would pass them cuts it.
-        var maxStreamBytes = 262_144
+        var maxStreamBytes = 131_072
         /// Time without bytes after which a stream is sent the responder's keep-alive.
         var keepAliveInterval = Duration.seconds(15)
     }

@@ -12,6 +12,13 @@ enum HTTPResponse {
         .complete(Array(head(status: status, type: type, headers: headers + [("Content-Length", String(body.count))]).utf8) + body)
     }
 
+    /// `431`: the request line and headers passed ``HTTPConnection/maxRequestBytes``.
+    static var tooLarge: [UInt8] {
+        let body = "request line and headers over \(HTTPConnection.maxRequestBytes) bytes\n"
+        guard case .complete(let bytes) = complete(status: "431 Request Header Fields Too Large", type: "text/plain", body: Array(body.utf8)) else { return [] }
+        return bytes
+    }
+
     /// The status line and headers, through the empty line; `Connection: close` always, since
     /// each connection carries one exchange.
     static func head(status: String, type: String, headers: [(String, String)]) -> String {

@@ -1,0 +1,98 @@
+import Foundation
+import LyceumTestSupport
+import Testing
+
+/// The dashboard's HTTP side against a real `lyceum serve`, with raw peers
+/// (`Clients/dashboard_http.py`): access, resuming by `Last-Event-ID`, hostile requests and
+/// a thousand open streams.
+@Suite("The dashboard's HTTP endpoint")
+struct DashboardHTTPTests {
+    private func http(_ port: Int, _ path: String, _ headers: [String] = []) throws -> String {
+        try Python.run("dashboard_http.py", ["get", String(port), path] + headers).stdout
+    }
+
+    private func progress(_ server: Server, _ learner: String, _ op: String = "begin_course", lesson: String? = nil) throws {
+        let lessonMember = lesson.map { #","lesson":"\#($0)""# } ?? ""
+        #expect(try server.call("progress", #"{"op":"\#(op)","learner":"\#(learner)","course":"1"\#(lessonMember)}"#)["ok"] as? Bool == true)
+    }
+
+    @Test func aNonLoopbackAddressWithoutATokenIsRefusedAtStartSayingWhy() throws {
+        let data = try TemporaryDirectory()
+        defer { data.remove() }
+        let run = try LyceumProcess.run(["serve", "--data", data.path, "--dashboard-port", "18080", "--dashboard-address", "0.0.0.0"])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("dashboard-token") && run.stderr.contains("learner ids"), "\(run.stderr)")
+    }
+
+    @Test func withATokenThePageAndTheStreamRequireItAndTheScriptDoesNot() throws {
+        let data = try TemporaryDirectory()
+        defer { data.remove() }
+        let port = try freeLoopbackPort()
+        let token = "s3cret-token-for-the-dashboard"
+        let server = try Server(dataDirectory: data.path, arguments: ["--dashboard-port", String(port), "--dashboard-token", token])
+        #expect(try http(port, "/").hasPrefix("HTTP/1.1 401"))
+        #expect(try http(port, "/events?token=wrong-token-of-the-same-len").hasPrefix("HTTP/1.1 401"))
+        #expect(try http(port, "/", ["Authorization: Bearer \(token)"]).hasPrefix("HTTP/1.1 200"))
+        #expect(try http(port, "/events?token=\(token)").contains("event: snapshot"))
+        #expect(try http(port, "/dashboard.js").hasPrefix("HTTP/1.1 200"))
+        #expect(server.process.signal(SIGTERM) == 0)
+    }
+
+    @Test func aStreamResumedByLastEventIDGetsOnlyTheEventsAfterItAndAnUnknownIDGetsASnapshot() throws {
+        let data = try TemporaryDirectory()
+        defer { data.remove() }
+        let port = try freeLoopbackPort()
+        let server = try Server(dataDirectory: data.path, arguments: ["--dashboard-port", String(port), "--durability", "none"])
+        for learner in ["ada", "bob", "cy"] { try progress(server, learner) }
+        var all = ""
+        #expect(try eventually(timeout: .seconds(10)) {
+            all = try http(port, "/events", ["Last-Event-ID: 0"])
+            return all.contains("\"learner\":\"cy\"")
+        })
+        // Resumed after the first event: the other two, and no snapshot.
+        let ids = all.split(separator: "\n").filter { $0.hasPrefix("id: ") }.map { String($0.dropFirst(4)) }
+        #expect(ids.count == 3, "\(all)")
+        let resumed = try http(port, "/events", ["Last-Event-ID: \(ids[0])"])
+        #expect(!resumed.contains("event: snapshot"))
+        #expect(resumed.contains("\"learner\":\"bob\"") && resumed.contains("\"learner\":\"cy\"") && !resumed.contains("\"learner\":\"ada\""))
+        // An id the ring never held: a snapshot with every learner counted.
+        let fresh = try http(port, "/events", ["Last-Event-ID: 999999"])
+        #expect(fresh.contains("event: snapshot") && fresh.contains("\"started\":3"), "\(fresh)")
+        #expect(server.process.signal(SIGTERM) == 0)
+    }
+
+    @Test func hostileRequestsAndAThousandUnreadStreamsLeaveServeAnsweringWithinItsMemory() throws {
+        let data = try TemporaryDirectory()
+        defer { data.remove() }
+        let port = try freeLoopbackPort()
+        let server = try Server(dataDirectory: data.path, arguments: ["--dashboard-port", String(port), "--durability", "none"])
+        let baseline = try #require(Self.residentKiB(server.process.processIdentifier))
+
+        let malformed = try Python.run("dashboard_http.py", ["malformed", String(port)])
+        let statuses = malformed.stdout.split(separator: "\n").map(String.init)
+        #expect(statuses.count == 7, "\(malformed.stdout)\(malformed.stderr)")
+        let codes = statuses.prefix(6).map { $0.split(separator: " ").dropFirst().first.map(String.init) ?? $0 }
+        #expect(codes.count == 6 && Array(codes[0..<4]) == ["400", "400", "405", "404"] && codes[5] == "200", "\(statuses)")
+        // Headers over 16 KiB: 431, unless the unread rest of them reset the connection first.
+        #expect(codes.count == 6 && (codes[4] == "431" || codes[4] == "(closed)"), "\(statuses)")
+        #expect(statuses.last?.hasPrefix("slow client closed") == true, "\(statuses)")
+
+        let streams = try ChildProcess("/usr/bin/python3", [Python.path("dashboard_http.py"), "streams", String(port), "1000"])
+        defer { streams.stop() }
+        #expect(streams.waitForLine("open", timeout: .seconds(60)) != nil)
+        // Events flow to a thousand streams that never read: some are cut, none holds serve.
+        for index in 0..<300 { try progress(server, "learner-\(index)") }
+        #expect(try server.call("books", #"{"op":"get","learner":"ada","id":"00000000-0000-0000-0000-000000000000"}"#)["ok"] != nil)
+        #expect(try http(port, "/").hasPrefix("HTTP/1.1 200"))
+        #expect(try eventually(timeout: .seconds(20)) { try http(port, "/events").contains("\"started\":300") })
+        let resident = try #require(Self.residentKiB(server.process.processIdentifier))
+        #expect(resident - baseline < 256 * 1024, "serve grew from \(baseline) KiB to \(resident) KiB")
+        #expect(server.process.signal(SIGTERM) == 0)
+    }
+
+    /// `VmRSS` of the process, in KiB.
+    static func residentKiB(_ process: Int32) throws -> Int? {
+        let status = try String(contentsOfFile: "/proc/\(process)/status", encoding: .utf8)
+        return status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }.flatMap { Int($0.split(separator: " ")[1]) }
+    }
+}
