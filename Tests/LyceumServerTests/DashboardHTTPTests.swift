@@ -1,6 +1,10 @@
+import Catalog
+import Events
 import Foundation
 import LyceumTestSupport
+import Majordomo
 import Testing
+import ZeroMQ
 
 /// The dashboard's HTTP side against a real `lyceum serve`, with raw peers
 /// (`Clients/dashboard_http.py`): access, resuming by `Last-Event-ID`, hostile requests and
@@ -66,7 +70,7 @@ struct DashboardHTTPTests {
         defer { data.remove() }
         let port = try freeLoopbackPort()
         let server = try Server(dataDirectory: data.path, arguments: ["--dashboard-port", String(port), "--durability", "none"])
-        let baseline = try #require(Self.residentKiB(server.process.processIdentifier))
+        let baseline = try #require(try Self.residentKiB(server.process.processIdentifier))
 
         let malformed = try Python.run("dashboard_http.py", ["malformed", String(port)])
         let statuses = malformed.stdout.split(separator: "\n").map(String.init)
@@ -85,7 +89,7 @@ struct DashboardHTTPTests {
         #expect(try server.call("books", #"{"op":"get","learner":"ada","id":"00000000-0000-0000-0000-000000000000"}"#)["ok"] != nil)
         #expect(try http(port, "/").hasPrefix("HTTP/1.1 200"))
         #expect(try eventually(timeout: .seconds(20)) { try http(port, "/events").contains("\"started\":300") })
-        let resident = try #require(Self.residentKiB(server.process.processIdentifier))
+        let resident = try #require(try Self.residentKiB(server.process.processIdentifier))
         #expect(resident - baseline < 256 * 1024, "serve grew from \(baseline) KiB to \(resident) KiB")
         #expect(server.process.signal(SIGTERM) == 0)
     }
@@ -94,5 +98,27 @@ struct DashboardHTTPTests {
     static func residentKiB(_ process: Int32) throws -> Int? {
         let status = try String(contentsOfFile: "/proc/\(process)/status", encoding: .utf8)
         return status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }.flatMap { Int($0.split(separator: " ")[1]) }
+    }
+}
+
+/// Where `lyceum watch` and `broker`'s dashboard take course titles from: the catalog service.
+@Suite("Course titles from the catalog service")
+struct CatalogTitlesTests {
+    @Test func everyCourseOfTheCatalogComesWithItsTitleAcrossPages() throws {
+        let data = try TemporaryDirectory()
+        defer { data.remove() }
+        let server = try Server(dataDirectory: data.path)
+        let context = try Context()
+        let client = Client(endpoint: server.endpoint, configuration: ClientConfiguration(timeout: .seconds(5), attempts: 1), context: context)
+        defer { client.close() }
+        var pages = 0
+        // Pages of two courses, so the sample catalog takes several.
+        let titles = try CatalogTitles.fetch(pageSize: 2) { request in
+            pages += 1
+            return try client.call("catalog", body: [request]).first ?? []
+        }
+        #expect(titles == (try Catalog.sample()).courses.map { CourseTitle(id: $0.id, title: $0.title) })
+        #expect(pages > 1)
+        #expect(server.process.signal(SIGTERM) == 0)
     }
 }

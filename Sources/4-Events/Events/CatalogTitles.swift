@@ -22,15 +22,17 @@ public enum CatalogTitles {
     public static let maxPages = 1_000
 
     /// The titles, in catalog order, asking through `call`, which sends one request body to the
-    /// `catalog` service and returns the reply body.
+    /// `catalog` service and returns the reply body, for `pageSize` courses a page (the
+    /// service's maximum by default; fewer when its reply byte budget cuts a page short).
     /// - Throws: what `call` throws, or ``EventsError/Code/malformed`` for a reply that is an
     ///   error or does not follow the contract.
-    public static func fetch(_ call: (_ request: [UInt8]) throws -> [UInt8]) throws -> [CourseTitle] {
+    public static func fetch(pageSize: Int = 100, _ call: (_ request: [UInt8]) throws -> [UInt8]) throws -> [CourseTitle] {
         var titles: [CourseTitle] = []
         var cursor: String?
         for _ in 0..<maxPages {
             var request = JSONObjectWriter()
             request.member("op", "list_courses")
+            request.member("limit", pageSize)
             if let cursor { request.member("cursor", cursor) }
             let reply = try call(request.finish())
             do throws(JSONReadError) {
