@@ -18,8 +18,9 @@ struct DashboardResponder: HTTPResponder, Sendable {
     let token: String?
 
     /// 2,048 connections (the page's three files, and one stream per open page), 5 seconds for a
-    /// request, 128 KiB unsent per stream, a keep-alive comment every 15 seconds.
-    static let limits = HTTPLoop.Limits(maxConnections: 2_048, requestTimeout: .seconds(5))
+    /// request, 128 KiB unsent per stream beside a 64 KiB kernel send buffer (Linux doubles it),
+    /// a keep-alive comment every 15 seconds: about 512 MiB at most however many peers stop reading.
+    static let limits = HTTPLoop.Limits(maxConnections: 2_048, requestTimeout: .seconds(5), sendBufferBytes: 65_536)
 
     /// The responder for `feed`, with the page's files read from the `DashboardPage` folder of
     /// this module's resource bundle.

@@ -24,6 +24,10 @@ struct HTTPLoop {
         var maxStreamBytes = 131_072
         /// Time without bytes after which a stream is sent the responder's keep-alive.
         var keepAliveInterval = Duration.seconds(15)
+        /// The kernel's send buffer of each connection (`SO_SNDBUF`), fixed so that what a peer
+        /// that stops reading holds in the kernel is bounded too; `nil` leaves the kernel's
+        /// default, which grows with the connection.
+        var sendBufferBytes: Int32?
     }
 
     private let listener: Int32
@@ -207,6 +211,9 @@ struct HTTPLoop {
         guard descriptor >= 0 else { return -1 }
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+        if var bytes = limits.sendBufferBytes {
+            setsockopt(descriptor, SOL_SOCKET, SO_SNDBUF, &bytes, socklen_t(MemoryLayout<Int32>.size))
+        }
         return descriptor
     }
 

@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Raw HTTP peers of Lyceum's dashboard, standard library only.
 
-    dashboard_http.py get PORT PATH [HEADER ...]     status line and body of one request (body cut
-                                                     at 4 KiB for streams, read for 1 s)
+    dashboard_http.py get PORT PATH [HEADER ...]     one response, at most 64 KiB of it (a stream's
+                                                     first second)
     dashboard_http.py malformed PORT                 one status line per hostile request
     dashboard_http.py streams PORT COUNT             opens COUNT event streams that never read,
                                                      prints "open", holds them until stdin closes
@@ -19,7 +19,7 @@ def exchange(port, request, seconds=1.0):
     data = b""
     deadline = time.monotonic() + seconds
     try:
-        while time.monotonic() < deadline and len(data) < 4096:
+        while time.monotonic() < deadline and len(data) < 65536:
             connection.settimeout(max(0.01, deadline - time.monotonic()))
             chunk = connection.recv(4096)
             if not chunk:
@@ -33,7 +33,9 @@ def exchange(port, request, seconds=1.0):
 
 def get(port, path, headers):
     lines = ["GET %s HTTP/1.1" % path, "Host: 127.0.0.1"] + headers
-    print(exchange(port, ("\r\n".join(lines) + "\r\n\r\n").encode()).decode("utf-8", "replace"))
+    # A stream never ends: what it sent within a second. Anything else: until it closes.
+    seconds = 1.0 if path.startswith("/events") else 20.0
+    print(exchange(port, ("\r\n".join(lines) + "\r\n\r\n").encode(), seconds).decode("utf-8", "replace"))
 
 
 def malformed(port):
