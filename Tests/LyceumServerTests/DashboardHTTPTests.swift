@@ -131,3 +131,40 @@ struct CatalogTitlesTests {
         #expect(server.process.signal(SIGTERM) == 0)
     }
 }
+
+/// `lyceum broker --dashboard-port`: the stream is bridged from the forwarder's output, snapshots
+/// come from the worker's advertised endpoint, titles from the catalog service.
+@Suite("The dashboard of a broker")
+struct BrokerDashboardTests {
+    @Test func theBrokersDashboardShowsTheWorkersProgressUnderCatalogTitles() throws {
+        let data = try TemporaryDirectory()
+        defer { data.remove() }
+        let endpoint = try freeLoopbackEndpoint()
+        let forwarder = try freeLoopbackEndpoint()
+        let port = try freeLoopbackPort()
+        let broker = try LyceumProcess([
+            "broker", "--endpoint", endpoint, "--events-endpoint", try freeLoopbackEndpoint(), "--forwarder-endpoint", forwarder,
+            "--dashboard-port", String(port),
+        ])
+        defer { broker.stop() }
+        let worker = try LyceumProcess([
+            "worker", "--broker", endpoint, "--service", "progress", "--service", "catalog", "--sessions", "1", "--data", data.path,
+            "--forwarder-endpoint", forwarder, "--durability", "none",
+        ])
+        defer { worker.stop() }
+        let course = try #require(try Catalog.sample().courses.first { !$0.lessons.isEmpty })
+        let write = #"{"op":"mark_watched","learner":"kim","course":"\#(course.id)","lesson":"\#(course.lessons[0].id)"}"#
+        // Until the worker has registered, the call gets no answer; it is retried.
+        #expect(try eventually(timeout: .seconds(20)) {
+            try LyceumProcess.run(["call", "--broker", endpoint, "--timeout", "1000", "progress", write]).status == 0
+        }, "broker:\n\(broker.standardError)\nworker:\n\(worker.standardError)")
+        var stream = ""
+        let shown = try eventually(timeout: .seconds(60)) {
+            stream = try Python.run("dashboard_http.py", ["get", String(port), "/events"]).stdout
+            return stream.contains(#""course":"\#(course.id)","title":"\#(course.title)","started":1"#)
+        }
+        #expect(shown, "\(stream)\nbroker:\n\(broker.standardError)")
+        #expect(worker.signal(SIGTERM) == 0)
+        #expect(broker.signal(SIGTERM) == 0)
+    }
+}
