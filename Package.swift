@@ -91,10 +91,12 @@ let package = Package(
         // them (serve, broker, worker, call, status, config, journal, version).
         .target(
             name: "LyceumServer",
-            dependencies: ["LearningServices", "Catalog", "Books", "Progress", "JSON", "Journal", "Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumLogging", "Events", "Telemetry", "CommandSyntax", "LyceumSupport", "Access", "Security"], path: "Sources/5-Application/LyceumServer"
+            dependencies: ["LearningServices", "Catalog", "Books", "Progress", "JSON", "Journal", "Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumLogging", "Events", "Telemetry", "CommandSyntax", "LyceumSupport", "Access", "Security"], path: "Sources/5-Application/LyceumServer",
+            // The browser dashboard's page: plain files served as they are, no build step.
+            resources: [.copy("DashboardPage")]
         ),
         // `lyceum watch`: the subscriber's dashboard, its terminal and its signals.
-        .target(name: "ProgressWatch", dependencies: ["Events", "ZeroMQ", "LyceumLogging", "CommandSyntax"], path: "Sources/5-Application/ProgressWatch"),
+        .target(name: "ProgressWatch", dependencies: ["Events", "ZeroMQ", "Majordomo", "LyceumLogging", "CommandSyntax"], path: "Sources/5-Application/ProgressWatch"),
         // The end-to-end tests start the real `lyceum` (the dependency builds it); the Python
         // client is run by /usr/bin/python3.
         .testTarget(

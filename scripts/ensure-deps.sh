@@ -7,7 +7,8 @@
 #                               peers and the metrics parser in the tests), venv, setuptools and
 #                               wheel (pip-installing clients/python offline), systemd-analyze,
 #                               tmux (the real terminal `lyceum watch` is tested in), libczmq4
-#                               (zcert, for the certificate interop tests)
+#                               (zcert, for the certificate interop tests), chromium (the
+#                               browser the dashboard is tested in, headless)
 #   ensure-deps.sh bench      + redis-server, redis-benchmark (reference figures)
 set -euo pipefail
 
@@ -22,7 +23,8 @@ for group in "$@"; do
       /usr/bin/python3 -c 'import ensurepip, setuptools, wheel' 2>/dev/null || missing+=(python3-venv python3-setuptools python3-wheel)
       command -v systemd-analyze >/dev/null || missing+=(systemd)
       [ -x /usr/bin/tmux ] || missing+=(tmux)
-      /sbin/ldconfig -p | grep -q 'libczmq\.so\.4 ' || missing+=(libczmq4) ;;
+      /sbin/ldconfig -p | grep -q 'libczmq\.so\.4 ' || missing+=(libczmq4)
+      command -v chromium >/dev/null || missing+=(chromium) ;;
     bench)
       command -v redis-server >/dev/null || missing+=(redis-server)
       command -v redis-benchmark >/dev/null || missing+=(redis-tools) ;;

@@ -277,7 +277,7 @@ public struct ReceivedBookEvent: Sendable {
 }
 
 /// Parses `body` as a JSON object; a parse failure is reported as a read error at `$`.
-private func decodeObject(_ body: [UInt8]) throws(JSONReadError) -> JSONObjectReader {
+func decodeObject(_ body: [UInt8]) throws(JSONReadError) -> JSONObjectReader {
     let value: JSONValue
     do throws(JSONParseError) {
         value = try JSONParser(maxBytes: 64 << 20).parse(body)

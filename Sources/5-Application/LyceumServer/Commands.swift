@@ -46,16 +46,24 @@ public enum Commands {
     /// its last replies, and publishes their events.
     public static func serveServices(_ host: ServiceHost, settings: Settings, context: Context) throws -> [(name: String, service: any Service)] {
         let report = ProcessReport(role: "serve", journals: host.journals)
+        // The dashboard's bridge subscribes and asks for snapshots in-process, beside the network endpoints.
+        let dashboard = settings.dashboardPort != 0
         let events = settings.publishesEvents ? try eventPublisher(
             for: host,
             configuration: .init(
-                publishEndpoints: [settings.eventsEndpoint], snapshotEndpoints: [settings.snapshotEndpoint],
+                publishEndpoints: [settings.eventsEndpoint] + (dashboard ? [DashboardBridge.eventsEndpoint] : []),
+                snapshotEndpoints: [settings.snapshotEndpoint] + (dashboard ? [DashboardBridge.snapshotEndpoint] : []),
                 snapshotPageBytes: settings.snapshotPageBytes),
             context: context) : []
         var configuration = brokerConfiguration(settings, report: report)
         configuration.localServices = handlers(for: host, publisher: events.first?.service).map(LocalService.init)
         let broker = try Broker(endpoints: settings.endpoints, configuration: configuration, context: context)
-        return try metricsEndpoint(settings, report: report) + events.map { ($0.name, $0.service as any Service) } + [("broker", broker)]
+        let catalog = host.catalog
+        return try metricsEndpoint(settings, report: report)
+            + dashboardServices(settings, context: context, snapshotEndpoint: DashboardBridge.snapshotEndpoint) {
+                catalog.catalog.courses.map { CourseTitle(id: $0.id, title: $0.title) }
+            }
+            + events.map { ($0.name, $0.service as any Service) } + [("broker", broker)]
     }
 
     /// `lyceum broker`: the broker, bound to `settings.endpoints`, and the event forwarder that
@@ -69,9 +77,17 @@ public enum Commands {
         do {
             return try runGroup(logger: logger, reload: reloader(sources, host: nil)) { context in
                 let broker = try Broker(endpoints: settings.endpoints, configuration: brokerConfiguration(settings, report: report), context: context)
+                let dashboard = settings.dashboardPort != 0
                 let forwarder = settings.publishesEvents ? [("events", try EventForwarder(
-                    publisherEndpoints: [settings.forwarderEndpoint], subscriberEndpoints: [settings.eventsEndpoint], context: context) as any Service)] : []
-                return try metricsEndpoint(settings, report: report) + forwarder + [("broker", broker)]
+                    publisherEndpoints: [settings.forwarderEndpoint],
+                    subscriberEndpoints: [settings.eventsEndpoint] + (dashboard ? [DashboardBridge.eventsEndpoint] : []),
+                    context: context) as any Service)] : []
+                // Snapshots live in the worker that publishes progress: the bridge asks the
+                // endpoint its heartbeats advertise. Titles come from the catalog service, through this broker.
+                let titles = CatalogTitleCache(broker: settings.endpoints[0], context: context)
+                return try metricsEndpoint(settings, report: report)
+                    + dashboardServices(settings, context: context, snapshotEndpoint: nil) { titles.titles() }
+                    + forwarder + [("broker", broker)]
             }
         } catch {
             logger.critical("cannot start", ["error": "\(error)"])
@@ -168,13 +184,29 @@ public enum Commands {
         }
     }
 
-    /// The `GET /metrics` responder when `settings.metricsPort` is set; bound now, so that a
-    /// taken port stops the start.
-    private static func metricsEndpoint(_ settings: Settings, report: ProcessReport) throws(MetricsEndpointError) -> [(name: String, service: any Service)] {
+    /// The `GET /metrics` responder on loopback when `settings.metricsPort` is set; bound now,
+    /// so that a taken port stops the start.
+    private static func metricsEndpoint(_ settings: Settings, report: ProcessReport) throws(HTTPEndpointError) -> [(name: String, service: any Service)] {
         guard settings.metricsPort != 0 else { return [] }
-        let limits = MetricsEndpoint.Limits(maxConnections: settings.metricsConnections, requestTimeout: settings.metricsTimeout)
-        let endpoint = try MetricsEndpoint(port: settings.metricsPort, limits: limits) { report.prometheusText() }
+        let limits = HTTPLoop.Limits(maxConnections: settings.metricsConnections, requestTimeout: settings.metricsTimeout)
+        let endpoint = try HTTPEndpoint(
+            name: "metrics", setting: SettingKey.metricsPort.rawValue, address: "127.0.0.1", port: settings.metricsPort, limits: limits,
+            responder: MetricsResponder { report.prometheusText() })
         return [("metrics", endpoint)]
+    }
+
+    /// The dashboard's HTTP endpoint and the bridge that feeds it, when `settings.dashboardPort`
+    /// is set; bound now, so that a taken port stops the start.
+    private static func dashboardServices(
+        _ settings: Settings, context: Context, snapshotEndpoint: String?, titles: @escaping @Sendable () -> [CourseTitle]
+    ) throws -> [(name: String, service: any Service)] {
+        guard settings.dashboardPort != 0 else { return [] }
+        let feed = try DashboardFeed()
+        let endpoint = try HTTPEndpoint(
+            name: "dashboard", setting: SettingKey.dashboardPort.rawValue, address: settings.dashboardAddress, port: settings.dashboardPort,
+            limits: DashboardResponder.limits, responder: try DashboardResponder(feed: feed, token: settings.dashboardToken))
+        let bridge = DashboardBridge(context: context, feed: feed, snapshotEndpoint: snapshotEndpoint, titles: titles)
+        return [("dashboard", endpoint), ("dashboard-bridge", bridge)]
     }
 
     /// What SIGHUP does: read the configuration sources again and apply the log level and

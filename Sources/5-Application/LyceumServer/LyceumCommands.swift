@@ -23,19 +23,21 @@ public enum LyceumCommands {
     static let brokerKeys: Set<SettingKey> = [
         .endpoint, .queueLimit, .queueLimitTotal, .highWaterMark, .receiveHighWaterMark, .eventsEndpoint, .maxBatch, .maxConnections, .maxInputBytes, .maxOutputBytes,
     ]
+    /// Settings of a process that serves the browser dashboard.
+    static let dashboardKeys: Set<SettingKey> = [.dashboardPort, .dashboardAddress, .dashboardToken]
     /// Settings of a process that runs workers.
     static let workerKeys: Set<SettingKey> = [.data, .catalog, .sessions, .durability, .maxReplyBytes, .snapshotPageBytes]
 
     /// `lyceum serve`.
     public static let serve = settingsCommand(
         "serve", summary: "catalog, progress and books in one process, answered by its broker itself",
-        keys: commonKeys.union(brokerKeys).union(workerKeys).subtracting([.sessions]).union([.snapshotEndpoint])
+        keys: commonKeys.union(brokerKeys).union(workerKeys).subtracting([.sessions]).union([.snapshotEndpoint]).union(dashboardKeys)
     ) { parsed, sources in Commands.serve(parsed.settings, reloading: sources) }
 
     /// `lyceum broker`.
     public static let broker = settingsCommand(
         "broker", summary: "only the broker, and the event forwarder workers publish into",
-        keys: commonKeys.union(brokerKeys).union([.forwarderEndpoint])
+        keys: commonKeys.union(brokerKeys).union([.forwarderEndpoint]).union(dashboardKeys)
     ) { parsed, sources in Commands.broker(parsed.settings, reloading: sources) }
 
     /// `lyceum worker`.

@@ -49,6 +49,9 @@ extension SettingKey {
         case .maxConnections: ("N", "connections the broker holds at once (lowered to the descriptor limit - 256)")
         case .maxInputBytes: ("BYTES", "bytes a connection may have received that the broker has not taken as messages")
         case .maxOutputBytes: ("BYTES", "bytes sent to a peer that it has not read before it is cut")
+        case .dashboardPort: ("PORT", "the port serving the browser dashboard and its event stream (0: none)")
+        case .dashboardAddress: ("IPV4", "the address the dashboard binds; not loopback needs --dashboard-token")
+        case .dashboardToken: ("TOKEN", "a bearer token the dashboard requires (Authorization: Bearer, or ?token=)")
         }
     }
 }

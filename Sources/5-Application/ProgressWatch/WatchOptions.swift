@@ -25,6 +25,8 @@ struct WatchOptions {
     var output: Output?
     /// Exit after this many events, when set.
     var limit: Int?
+    /// The broker whose catalog service gives the courses' titles; `nil` shows ids.
+    var broker: String? = "tcp://127.0.0.1:5555"
 
     /// The options of `lyceum watch`.
     static let declarations: [Option] = [
@@ -40,6 +42,9 @@ struct WatchOptions {
         Option("json", .none, help: "one event body (JSON) per line, for scripts", exclusiveGroup: "output"),
         Option("plain", .none, help: "one readable line per event (the default when stdout is not a terminal)", exclusiveGroup: "output"),
         Option("limit", .integer(placeholder: "N", range: 1...Int.max), help: "exit after N events"),
+        Option("broker", .text(placeholder: "EP"), help: "the broker whose catalog service gives course titles",
+               default: "tcp://127.0.0.1:5555", exclusiveGroup: "titles"),
+        Option("no-titles", .none, help: "show course ids, without asking the catalog for titles", exclusiveGroup: "titles"),
     ]
 
     /// The options `parsed` gives (parsed against ``declarations``).
@@ -56,5 +61,6 @@ struct WatchOptions {
         learner = try nonEmpty("learner")
         output = parsed.contains("json") ? .json : parsed.contains("plain") ? .lines : nil
         limit = parsed.integer("limit")
+        broker = parsed.contains("no-titles") ? nil : try nonEmpty("broker") ?? broker
     }
 }
