@@ -1,3 +1,5 @@
+import ZeroMQ
+
 /// Timings and bounds of a ``Broker``; every default is documented in `protocol/majordomo.md`.
 public struct BrokerConfiguration: Sendable {
     /// Heartbeats sent to workers, and the silence after which an idle worker is purged.
@@ -52,6 +54,9 @@ public struct BrokerConfiguration: Sendable {
     /// `maxQueuedRequestsPerService` requests waiting for a deferred reply; more get `queue_full`.
     /// Default: none.
     public var localServices: [LocalService]
+    /// How the ROUTER authenticates and encrypts its connections: a CURVE server (ZAP domain
+    /// `lyceum.broker`) when the process has keys. Default: plaintext.
+    public var security: SocketSecurity = .plaintext
 
     /// Creates a configuration; each argument defaults to the value documented on its property.
     public init(

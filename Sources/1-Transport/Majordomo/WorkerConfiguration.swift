@@ -1,3 +1,5 @@
+import ZeroMQ
+
 /// Timings of a ``WorkerPool``'s sessions (and a ``WorkerSession``'s); every default is documented in `protocol/majordomo.md`.
 public struct WorkerConfiguration: Sendable {
     /// Heartbeats sent to the broker when idle, and the silence after which the broker is
@@ -16,6 +18,9 @@ public struct WorkerConfiguration: Sendable {
     /// How long a shutdown waits for the replies of requests in hand before the sessions leave
     /// without them (their clients then retry or time out). Default: 30 s.
     public var drainTimeout: Duration
+    /// How each session's DEALER authenticates to the broker: a CURVE client with the
+    /// process's keys and the broker's public key when CURVE is on. Default: plaintext.
+    public var security: SocketSecurity = .plaintext
 
     /// Creates a configuration; each argument defaults to the value documented on its property.
     public init(

@@ -247,6 +247,7 @@ final class WorkerPoolEngine {
     private func connect(_ session: PoolSession, now: ContinuousClock.Instant) throws(ZMQError) {
         let socket = try context.socket(.dealer)
         try socket.set(.maxMessageSize, to: configuration.maxFrameSize)
+        try socket.secure(configuration.security)
         try socket.connect(endpoint)
         try socket.send(multipart: WorkerCommand.ready(service: Array(service.utf8)).frames, options: .dontWait)
         logger.log(.debug, "session ready", ["endpoint": endpoint, "service": service, "session": String(session.index)])

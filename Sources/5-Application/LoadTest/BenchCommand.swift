@@ -118,7 +118,7 @@ public enum BenchCommand {
         do throws(LoadTestError) {
             let workload = try Workload.prepare(endpoint: configuration.endpoint, mix: configuration.mix, seed: configuration.seed,
                                                 learnerCount: configuration.learnerCount, bookCount: configuration.bookCount,
-                                                timeout: configuration.timeout, context: context)
+                                                timeout: configuration.timeout, security: configuration.security, context: context)
             logger.info("prepared", ["courses": "\(workload.courses.count)", "books": "\(workload.books.count)", "learners": "\(workload.learners.count)"])
             runner = try LoadTestRunner(configuration: configuration, workload: workload, context: context)
         } catch {
