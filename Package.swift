@@ -33,9 +33,11 @@ let package = Package(
         .target(name: "Telemetry", dependencies: ["LyceumSupport"], path: "Sources/0-Support/Telemetry"),
         // The Service protocol and the one owner of signals and orderly shutdown.
         .target(name: "LyceumLifecycle", dependencies: ["LyceumLogging"], path: "Sources/0-Support/LyceumLifecycle"),
-        // Who may connect: zcert certificates, the authorised keys and the ZAP handler that checks them.
+        // Who may connect: zcert certificates as Lyceum authorises them (KeyRing), the ZAP handler
+        // and its decision (Authenticator).
         .target(name: "Security", dependencies: ["ZeroMQ", "Access", "LyceumLogging", "LyceumLifecycle", "LyceumSupport"], path: "Sources/1-Transport/Security"),
-        .testTarget(name: "SecurityTests", dependencies: ["Security", "ZeroMQ", "Access", "LyceumTestSupport"]),
+        // Real certificate files, and libczmq's zcert and pyzmq reading and writing them (Helpers/).
+        .testTarget(name: "SecurityTests", dependencies: ["Security", "ZeroMQ", "Access", "LyceumLogging", "LyceumTestSupport"], exclude: ["Helpers"]),
         // 7/MDP broker, worker sessions and clients; bodies are opaque frames, never parsed.
         .target(name: "Majordomo", dependencies: ["ZeroMQ", "LyceumLogging", "LyceumLifecycle", "Telemetry", "LyceumSupport"], path: "Sources/1-Transport/Majordomo"),
         // The append-only journal: durable, checksummed, replayed on start, compacted. No sockets.
@@ -74,7 +76,7 @@ let package = Package(
         .testTarget(name: "BooksTests", dependencies: ["Books", "JSON", "Journal"]),
         .target(name: "Progress", dependencies: ["JSON", "Journal", "Catalog", "LyceumLogging"], path: "Sources/2-Domain/Progress"),
         .testTarget(name: "ProgressTests", dependencies: ["Progress", "Catalog", "JSON", "Journal"]),
-        .target(name: "LearningServices", dependencies: ["JSON", "Journal", "Catalog", "Books", "Progress", "LyceumLogging", "LyceumSupport"], path: "Sources/2-Domain/LearningServices"),
+        .target(name: "LearningServices", dependencies: ["Access", "JSON", "Journal", "Catalog", "Books", "Progress", "LyceumLogging", "LyceumSupport"], path: "Sources/2-Domain/LearningServices"),
         .testTarget(name: "LearningServicesTests", dependencies: ["LearningServices", "JSON", "Journal", "Catalog", "Books", "Progress"]),
         // Progress and book events: PUB with sequence numbers, Clone-pattern snapshots, the XSUB/XPUB forwarder
         // and the subscriber that `lyceum watch` uses. Socket code; the domain arrives as values.
@@ -90,7 +92,7 @@ let package = Package(
         // them (serve, broker, worker, call, status, config, journal, version).
         .target(
             name: "LyceumServer",
-            dependencies: ["LearningServices", "Catalog", "Books", "Progress", "JSON", "Journal", "Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumLogging", "Events", "Telemetry", "CommandSyntax", "LyceumSupport"], path: "Sources/5-Application/LyceumServer"
+            dependencies: ["LearningServices", "Catalog", "Books", "Progress", "JSON", "Journal", "Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumLogging", "Events", "Telemetry", "CommandSyntax", "LyceumSupport", "Access", "Security"], path: "Sources/5-Application/LyceumServer"
         ),
         // `lyceum watch`: the subscriber's dashboard, its terminal and its signals.
         .target(name: "ProgressWatch", dependencies: ["Events", "ZeroMQ", "LyceumLogging", "CommandSyntax"], path: "Sources/5-Application/ProgressWatch"),

@@ -1,3 +1,4 @@
+import Access
 import JSON
 
 /// One parsed request frame: the operation, the optional idempotency key, and a reader over
@@ -74,22 +75,10 @@ public struct Request {
     }
 }
 
-/// The characters allowed in learner ids and request ids, which are also journal key parts.
-enum Identifier {
-    static func isAllowed(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-            UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "+"):
-            true
-        default: false
-        }
-    }
-}
-
 extension JSONObjectReader {
     /// The required `learner` member: 1–128 of the identifier characters.
     mutating func learner() throws(JSONReadError) -> String {
-        let learner = try string("learner", length: 1...128)
+        let learner = try string("learner", length: 1...Identifier.maximumLength)
         guard learner.utf8.allSatisfy(Identifier.isAllowed) else {
             throw JSONReadError(path: path(of: "learner"), message: "may contain only letters, digits and . _ - : @ +")
         }
