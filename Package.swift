@@ -95,7 +95,7 @@ let package = Package(
             dependencies: ["LearningServices", "Catalog", "Books", "Progress", "JSON", "Journal", "Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumLogging", "Events", "Telemetry", "CommandSyntax", "LyceumSupport", "Access", "Security"], path: "Sources/5-Application/LyceumServer"
         ),
         // `lyceum watch`: the subscriber's dashboard, its terminal and its signals.
-        .target(name: "ProgressWatch", dependencies: ["Events", "ZeroMQ", "LyceumLogging", "CommandSyntax"], path: "Sources/5-Application/ProgressWatch"),
+        .target(name: "ProgressWatch", dependencies: ["Events", "ZeroMQ", "LyceumLogging", "CommandSyntax", "Security"], path: "Sources/5-Application/ProgressWatch"),
         // The end-to-end tests start the real `lyceum` (the dependency builds it); the Python
         // client is run by /usr/bin/python3.
         .testTarget(
@@ -136,7 +136,7 @@ let package = Package(
         ),
 
         // `lyceum bench`: load generation over the wire protocol, never the domain modules, and the command that runs it.
-        .target(name: "LoadTest", dependencies: ["Majordomo", "ZeroMQ", "JSON", "LyceumLogging", "CommandSyntax", "LyceumSupport"], path: "Sources/5-Application/LoadTest"),
+        .target(name: "LoadTest", dependencies: ["Majordomo", "ZeroMQ", "JSON", "LyceumLogging", "CommandSyntax", "LyceumSupport", "Security"], path: "Sources/5-Application/LoadTest"),
         // The process tests and the suite's quick mode run these executables; the dependency builds them.
         .testTarget(
             name: "LoadTestTests",

@@ -22,7 +22,8 @@ public final class EventForwarder: Service {
     private let context: Context
     private let wakeup: WakeupPipe
     private let stopping = Atomic<Bool>(false)
-    private let rebindRequested = Atomic<Bool>(false)
+    private let subscriberRebindRequested = Atomic<Bool>(false)
+    private let publisherRebindRequested = Atomic<Bool>(false)
     private let binding = AwaitedResult<(publishers: [String], subscribers: [String]), EventsError>()
     private let forwarded = Atomic<UInt64>(0)
 
@@ -81,10 +82,15 @@ public final class EventForwarder: Service {
             while !stopping.load(ordering: .acquiring) {
                 try poller.poll(timeout: nil)
                 if poller.events(at: wakeIndex).contains(.readable) { wakeup.reset() }
-                if rebindRequested.exchange(false, ordering: .acquiringAndReleasing) {
+                if subscriberRebindRequested.exchange(false, ordering: .acquiringAndReleasing) {
                     let bound = downstream.endpoints
                     try downstream.rebind(bound)
                     logger.info("subscriber endpoints bound again: every subscriber handshakes anew", ["subscribers": bound.joined(separator: ",")])
+                }
+                if publisherRebindRequested.exchange(false, ordering: .acquiringAndReleasing) {
+                    let bound = upstream.endpoints
+                    try upstream.rebind(bound)
+                    logger.info("publisher endpoints bound again: every publisher handshakes anew", ["publishers": bound.joined(separator: ",")])
                 }
                 if poller.events(at: upstreamIndex).contains(.readable) {
                     let count = try relay(from: upstream, to: downstream, through: message)
@@ -105,7 +111,15 @@ public final class EventForwarder: Service {
     /// forwarder's thread, soon: each reconnects and passes the ZAP handler again (see
     /// ``EventPublisher/rebindSubscribers()``).
     public func rebindSubscribers() {
-        rebindRequested.store(true, ordering: .releasing)
+        subscriberRebindRequested.store(true, ordering: .releasing)
+        wakeup.signal()
+    }
+
+    /// Ends every publisher's connection the same way, on the XSUB side, after a reload that
+    /// revoked a key's `publishEvents`; publishers still authorised reconnect by themselves, and
+    /// the XSUB sends them the subscriptions again.
+    public func rebindPublishers() {
+        publisherRebindRequested.store(true, ordering: .releasing)
         wakeup.signal()
     }
 

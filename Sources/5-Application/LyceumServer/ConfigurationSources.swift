@@ -156,7 +156,8 @@ public struct ConfigurationSources: Sendable {
         switch value {
         case .string(let text): return text
         case .integer(let number): return String(number)
-        default: throw SettingsError(key: key, origin: origin, message: "expected a string or an integer, got a \(value.typeName)")
+        case .bool(let flag): return String(flag)
+        default: throw SettingsError(key: key, origin: origin, message: "expected a string, an integer or a boolean, got a \(value.typeName)")
         }
     }
 }

@@ -82,6 +82,19 @@ public struct Settings: Sendable {
     /// `list_courses` and `search`) may hold before it stops and returns `next_cursor`.
     public var maxReplyBytes = ReplyBudget.standard.maxBytes
 
+    // Security (issue 16).
+    /// The path of this process's secret certificate (zcert, `NAME_secret`); set, it turns
+    /// CURVE on for every socket the process binds or connects (`curve-secret-key`).
+    public var curveSecretKey: String?
+    /// The path of the broker's public certificate, for the processes that connect to it:
+    /// `worker`, `call`, `status` (`curve-server-key`).
+    public var curveServerKey: String?
+    /// The directory of authorised public certificates, required by `serve` and `broker` with
+    /// CURVE and reloaded on SIGHUP (`authorized-keys`).
+    public var authorizedKeys: String?
+    /// Whether `serve` and `broker` may bind a non-loopback endpoint without CURVE (`insecure`).
+    public var insecure = false
+
     /// Whether `serve` publishes events and `broker` forwards them: `events-endpoint` is not `none`.
     public var publishesEvents: Bool { eventsEndpoint != EventEndpoints.none }
 
@@ -192,6 +205,18 @@ public struct Settings: Sendable {
             maxInputBytes = try integer(Self.byteBudgetRange, "bytes")
         case .maxOutputBytes:
             maxOutputBytes = try integer(Self.byteBudgetRange, "bytes")
+        case .curveSecretKey:
+            guard !text.isEmpty else { throw invalid("the path of a secret certificate (NAME_secret)") }
+            curveSecretKey = text
+        case .curveServerKey:
+            guard !text.isEmpty else { throw invalid("the path of the broker's public certificate") }
+            curveServerKey = text
+        case .authorizedKeys:
+            guard !text.isEmpty else { throw invalid("a directory of public certificates") }
+            authorizedKeys = text
+        case .insecure:
+            guard let flag = ["true": true, "false": false][text] else { throw invalid("true or false") }
+            insecure = flag
         }
         origins[key] = origin
     }
@@ -231,6 +256,10 @@ public struct Settings: Sendable {
         case .maxConnections: [String(maxConnections)]
         case .maxInputBytes: [String(maxInputBytes)]
         case .maxOutputBytes: [String(maxOutputBytes)]
+        case .curveSecretKey: curveSecretKey.map { [$0] } ?? []
+        case .curveServerKey: curveServerKey.map { [$0] } ?? []
+        case .authorizedKeys: authorizedKeys.map { [$0] } ?? []
+        case .insecure: [String(insecure)]
         }
     }
 
@@ -329,6 +358,14 @@ public enum SettingKey: String, CaseIterable, Sendable {
     case maxInputBytes = "max-input-bytes"
     /// `Settings.maxOutputBytes`.
     case maxOutputBytes = "max-output-bytes"
+    /// `Settings.curveSecretKey`.
+    case curveSecretKey = "curve-secret-key"
+    /// `Settings.curveServerKey`.
+    case curveServerKey = "curve-server-key"
+    /// `Settings.authorizedKeys`.
+    case authorizedKeys = "authorized-keys"
+    /// `Settings.insecure`: a switch on the command line, `true` or `false` elsewhere.
+    case insecure
 
     /// Whether the setting takes several values, one per occurrence.
     public var isRepeatable: Bool { [.endpoint, .catalog, .service].contains(self) }

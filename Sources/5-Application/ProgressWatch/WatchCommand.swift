@@ -22,9 +22,10 @@ public enum WatchCommand {
         let logger = Logger(component: "watch")
         do {
             let context = try Context()
-            let subscriber = try ProgressSubscriber(
-                context: context,
-                options: .init(eventsEndpoint: options.eventsEndpoint, snapshotEndpoint: options.snapshotEndpoint, course: options.course))
+            var subscriberOptions = ProgressSubscriber.Options(
+                eventsEndpoint: options.eventsEndpoint, snapshotEndpoint: options.snapshotEndpoint, course: options.course)
+            subscriberOptions.security = options.security
+            let subscriber = try ProgressSubscriber(context: context, options: subscriberOptions)
             return try watch(subscriber, options: options, output: output, logger: logger)
         } catch let error as EventsError {
             logger.error("cannot watch", ["error": error.description])

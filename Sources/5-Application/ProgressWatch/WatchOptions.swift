@@ -1,5 +1,7 @@
 import CommandSyntax
 import Events
+import Security
+import ZeroMQ
 
 /// What `lyceum watch` was asked for, read from its command line.
 struct WatchOptions {
@@ -25,6 +27,8 @@ struct WatchOptions {
     var output: Output?
     /// Exit after this many events, when set.
     var limit: Int?
+    /// How both sockets authenticate: CURVE with `--curve-secret-key` and `--curve-server-key`.
+    var security = SocketSecurity.plaintext
 
     /// The options of `lyceum watch`.
     static let declarations: [Option] = [
@@ -40,6 +44,8 @@ struct WatchOptions {
         Option("json", .none, help: "one event body (JSON) per line, for scripts", exclusiveGroup: "output"),
         Option("plain", .none, help: "one readable line per event (the default when stdout is not a terminal)", exclusiveGroup: "output"),
         Option("limit", .integer(placeholder: "N", range: 1...Int.max), help: "exit after N events"),
+        Option(CredentialsError.Setting.secretKey.rawValue, .text(placeholder: "FILE"), help: "this dashboard's secret certificate (CURVE)"),
+        Option(CredentialsError.Setting.serverKey.rawValue, .text(placeholder: "FILE"), help: "the public certificate of serve or the broker"),
     ]
 
     /// The options `parsed` gives (parsed against ``declarations``).
@@ -56,5 +62,12 @@ struct WatchOptions {
         learner = try nonEmpty("learner")
         output = parsed.contains("json") ? .json : parsed.contains("plain") ? .lines : nil
         limit = parsed.integer("limit")
+        let secretCertificate = try nonEmpty(CredentialsError.Setting.secretKey.rawValue)
+        let serverCertificate = try nonEmpty(CredentialsError.Setting.serverKey.rawValue)
+        do throws(CredentialsError) {
+            security = try CurveCredentials.client(secretCertificate: secretCertificate, serverCertificate: serverCertificate)?.client ?? .plaintext
+        } catch {
+            throw UsageError(error.description)
+        }
     }
 }
