@@ -250,7 +250,7 @@ struct ProtectedModeTests {
     @Test("only what this host alone can reach counts as loopback; names other than localhost and lo are not resolved")
     func loopbackEndpoints() {
         for endpoint in ["tcp://127.0.0.1:5555", "tcp://127.9.8.7:1", "tcp://[::1]:5555", "tcp://::1:5555", "tcp://localhost:5555",
-                         "tcp://lo:5555", "ipc:///tmp/lyceum", "inproc://events", "tcp://10.0.0.1:5555;127.0.0.1:5555"] {
+                         "tcp://lo:5555", "ipc:///tmp/lyceum", "inproc://events"] {
             #expect(ProtectedMode.isLoopback(endpoint), "\(endpoint)")
         }
         for endpoint in ["tcp://*:5555", "tcp://0.0.0.0:5555", "tcp://[::]:5555", "tcp://10.0.0.1:5555", "tcp://eth0:5555",

@@ -13,7 +13,7 @@ public enum ConfigCommand {
             let name = key.rawValue + String(repeating: " ", count: width - key.rawValue.count)
             let values = settings.values(of: key)
             if values.isEmpty {
-                lines.append("# \(name) (none: the sample catalog)   # \(origin)")
+                lines.append("# \(name) (none: \(key == .catalog ? "the sample catalog" : "no CURVE"))   # \(origin)")
             }
             for value in values { lines.append("\(name) = \(value)   # \(origin)") }
         }

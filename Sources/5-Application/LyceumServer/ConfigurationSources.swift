@@ -156,8 +156,9 @@ public struct ConfigurationSources: Sendable {
         switch value {
         case .string(let text): return text
         case .integer(let number): return String(number)
-        case .bool(let flag): return String(flag)
-        default: throw SettingsError(key: key, origin: origin, message: "expected a string, an integer or a boolean, got a \(value.typeName)")
+        // The one switch, `insecure`, may be a JSON boolean.
+        case .bool(let flag) where key == .insecure: return String(flag)
+        default: throw SettingsError(key: key, origin: origin, message: "expected a string or an integer, got a \(value.typeName)")
         }
     }
 }

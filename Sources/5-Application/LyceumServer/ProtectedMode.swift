@@ -26,8 +26,6 @@ enum ProtectedMode {
         if endpoint.hasPrefix("ipc://") || endpoint.hasPrefix("inproc://") { return true }
         guard endpoint.hasPrefix("tcp://") else { return false }
         var host = Substring(endpoint.dropFirst("tcp://".count))
-        // A `source;destination` form names the bound address last.
-        if let semicolon = host.lastIndex(of: ";") { host = host[host.index(after: semicolon)...] }
         if host.hasPrefix("["), let close = host.firstIndex(of: "]") {
             host = host[host.index(after: host.startIndex)..<close]
         } else if let colon = host.lastIndex(of: ":") {
