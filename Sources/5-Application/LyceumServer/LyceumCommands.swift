@@ -36,11 +36,8 @@ public enum LyceumCommands {
         "serve", summary: "catalog, progress and books in one process, answered by its broker itself",
         keys: commonKeys.union(brokerKeys).union(workerKeys).subtracting([.sessions]).union([.snapshotEndpoint]).union(serverSecurityKeys)
     ) { parsed, sources throws(UsageError) in
-        let settings = parsed.settings
-        let events: [(SettingKey, String)] = settings.publishesEvents
-            ? [(.eventsEndpoint, settings.eventsEndpoint), (.snapshotEndpoint, settings.snapshotEndpoint)] : []
-        let security = try serverSecurity(settings, binding: settings.endpoints.map { (.endpoint, $0) } + events)
-        return Commands.serve(settings, security: security, reloading: sources)
+        let security = try serverSecurity(parsed.settings, eventEndpoints: [.eventsEndpoint, .snapshotEndpoint])
+        return Commands.serve(parsed.settings, security: security, reloading: sources)
     }
 
     /// `lyceum broker`.
@@ -48,11 +45,8 @@ public enum LyceumCommands {
         "broker", summary: "only the broker, and the event forwarder workers publish into",
         keys: commonKeys.union(brokerKeys).union([.forwarderEndpoint]).union(serverSecurityKeys)
     ) { parsed, sources throws(UsageError) in
-        let settings = parsed.settings
-        let events: [(SettingKey, String)] = settings.publishesEvents
-            ? [(.eventsEndpoint, settings.eventsEndpoint), (.forwarderEndpoint, settings.forwarderEndpoint)] : []
-        let security = try serverSecurity(settings, binding: settings.endpoints.map { (.endpoint, $0) } + events)
-        return Commands.broker(settings, security: security, reloading: sources)
+        let security = try serverSecurity(parsed.settings, eventEndpoints: [.eventsEndpoint, .forwarderEndpoint])
+        return Commands.broker(parsed.settings, security: security, reloading: sources)
     }
 
     /// `lyceum worker`.
@@ -100,8 +94,11 @@ public enum LyceumCommands {
     }
 
     /// The security of `serve` or `broker`, refusing (exit 2) unusable CURVE settings and, in
-    /// protected mode, a plaintext bind of an endpoint other hosts can reach.
-    private static func serverSecurity(_ settings: Settings, binding endpoints: [(key: SettingKey, endpoint: String)]) throws(UsageError) -> ProcessSecurity {
+    /// protected mode, a plaintext bind of an endpoint other hosts can reach: the broker's, and
+    /// those of the settings `eventEndpoints` when events are published.
+    private static func serverSecurity(_ settings: Settings, eventEndpoints: [SettingKey]) throws(UsageError) -> ProcessSecurity {
+        let events = settings.publishesEvents ? eventEndpoints.flatMap { key in settings.values(of: key).map { (key: key, endpoint: $0) } } : []
+        let endpoints = settings.endpoints.map { (key: SettingKey.endpoint, endpoint: $0) } + events
         let security: ProcessSecurity
         do throws(CredentialsError) {
             security = try ProcessSecurity.server(settings)
