@@ -44,7 +44,8 @@ public struct CurveCertificate: Sendable {
     }
 
     /// The public key's Z85 text, 40 characters: what `zcert_public_txt` gives, and the
-    /// User-Id a ZAP handler reports for this key.
+    /// User-Id a ZAP handler reports for this key (empty if `publicKey` is not 32 bytes, which
+    /// ``save(to:)`` refuses and ``load(from:)`` never returns).
     public var publicKeyText: String { (try? Z85.encode(publicKey)) ?? "" }
 
     /// The key pair, when this is a secret certificate.
