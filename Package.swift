@@ -33,7 +33,8 @@ let package = Package(
         .target(name: "Telemetry", dependencies: ["LyceumSupport"], path: "Sources/0-Support/Telemetry"),
         // The Service protocol and the one owner of signals and orderly shutdown.
         .target(name: "LyceumLifecycle", dependencies: ["LyceumLogging"], path: "Sources/0-Support/LyceumLifecycle"),
-        // Who may connect: the authorised keys (KeyRing of zcert certificates) and the ZAP handler that checks them.
+        // Who may connect: zcert certificates as Lyceum authorises them (KeyRing), the ZAP handler
+        // and its decision (Authenticator).
         .target(name: "Security", dependencies: ["ZeroMQ", "Access", "LyceumLogging", "LyceumLifecycle", "LyceumSupport"], path: "Sources/1-Transport/Security"),
         // Real certificate files, and libczmq's zcert and pyzmq reading and writing them (Helpers/).
         .testTarget(name: "SecurityTests", dependencies: ["Security", "ZeroMQ", "Access", "LyceumLogging", "LyceumTestSupport"], exclude: ["Helpers"]),
@@ -96,7 +97,7 @@ let package = Package(
             resources: [.copy("DashboardPage")]
         ),
         // `lyceum watch`: the subscriber's dashboard, its terminal and its signals.
-        .target(name: "ProgressWatch", dependencies: ["Events", "ZeroMQ", "Majordomo", "LyceumLogging", "CommandSyntax"], path: "Sources/5-Application/ProgressWatch"),
+        .target(name: "ProgressWatch", dependencies: ["Events", "ZeroMQ", "Majordomo", "LyceumLogging", "CommandSyntax", "Security"], path: "Sources/5-Application/ProgressWatch"),
         // The end-to-end tests start the real `lyceum` (the dependency builds it); the Python
         // client is run by /usr/bin/python3.
         .testTarget(
@@ -137,7 +138,7 @@ let package = Package(
         ),
 
         // `lyceum bench`: load generation over the wire protocol, never the domain modules, and the command that runs it.
-        .target(name: "LoadTest", dependencies: ["Majordomo", "ZeroMQ", "JSON", "LyceumLogging", "CommandSyntax", "LyceumSupport"], path: "Sources/5-Application/LoadTest"),
+        .target(name: "LoadTest", dependencies: ["Majordomo", "ZeroMQ", "JSON", "LyceumLogging", "CommandSyntax", "LyceumSupport", "Security"], path: "Sources/5-Application/LoadTest"),
         // The process tests and the suite's quick mode run these executables; the dependency builds them.
         .testTarget(
             name: "LoadTestTests",

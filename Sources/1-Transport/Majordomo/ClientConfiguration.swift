@@ -1,3 +1,5 @@
+import ZeroMQ
+
 /// Timeout and retries of a ``Client`` or ``AsyncClient`` (the Lazy Pirate pattern); every
 /// default is documented in `protocol/majordomo.md`.
 public struct ClientConfiguration: Sendable {
@@ -8,6 +10,8 @@ public struct ClientConfiguration: Sendable {
     public var attempts: Int
     /// Largest frame accepted from the broker (`ZMQ_MAXMSGSIZE`). Default: 4 MiB.
     public var maxFrameSize: Int64
+    /// How the DEALER authenticates to the broker: a CURVE client when CURVE is on. Default: plaintext.
+    public var security: SocketSecurity = .plaintext
 
     /// Creates a configuration; each argument defaults to the value documented on its property.
     public init(timeout: Duration = .milliseconds(2500), attempts: Int = 3, maxFrameSize: Int64 = 4 << 20) {

@@ -13,6 +13,7 @@ enum ClientSupport {
         let socket = try context.socket(.dealer)
         try socket.set(.immediate, to: true)
         try socket.set(.maxMessageSize, to: configuration.maxFrameSize)
+        try socket.secure(configuration.security)
         try socket.connect(endpoint)
         var connection = Poller()
         try connection.add(socket, events: .writable)

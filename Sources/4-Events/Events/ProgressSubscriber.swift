@@ -21,6 +21,9 @@ public final class ProgressSubscriber {
         public var snapshotTimeout: Duration
         /// Messages queued for this subscriber by libzmq before the publisher drops them.
         public var receiveHighWaterMark: Int32
+        /// How the SUB and snapshot DEALER sockets authenticate: a CURVE client of the server
+        /// key of `serve` (or the broker's forwarder) when CURVE is on. Default: plaintext.
+        public var security: SocketSecurity = .plaintext
 
         /// Options for these endpoints and filter.
         public init(
@@ -99,6 +102,7 @@ public final class ProgressSubscriber {
             try subscriber.set(.maxMessageSize, to: EventTopic.maxFrameBytes)
             try subscriber.set(.subscribe, to: Array(prefix.utf8))
             try subscriber.set(.subscribe, to: Array(EventTopic.heartbeat.utf8))
+            try subscriber.secure(options.security)
             try subscriber.connect(options.eventsEndpoint)
         } catch {
             throw EventsError(error)
@@ -254,6 +258,7 @@ public final class ProgressSubscriber {
         defer { dealer.close() }
         do throws(ZMQError) {
             try dealer.set(.linger, to: 0)
+            try dealer.secure(options.security)
             try dealer.connect(endpoint)
         } catch {
             throw EventsError(error)

@@ -2,6 +2,7 @@ import CommandSyntax
 import Foundation
 import JSON
 import LyceumLogging
+import Security
 import ZeroMQ
 
 /// `lyceum bench`: runs a load test through a Majordomo broker, or (`bench plot`) draws saved
@@ -50,6 +51,8 @@ public enum BenchCommand {
                 Option("books", .integer(placeholder: "N", range: 0...10_000_000), help: "books created before the run for reads and updates",
                        default: String(defaults.bookCount)),
                 Option("verify", .none, help: "check every reply's content, not only that it is ok"),
+                Option(CredentialsError.Setting.secretKey.rawValue, .text(placeholder: "FILE"), help: "the clients' secret certificate (CURVE)"),
+                Option(CredentialsError.Setting.serverKey.rawValue, .text(placeholder: "FILE"), help: "the broker's public certificate"),
                 Option("timeout", .duration(placeholder: "T"), help: "a request unanswered this long counts as timed_out",
                        default: OptionValue.text(of: defaults.timeout)),
                 Option("label", .text(placeholder: "TEXT"), help: "the run's name in reports and charts"),
@@ -98,6 +101,13 @@ public enum BenchCommand {
         } catch {
             throw usageError(error)
         }
+        do throws(CredentialsError) {
+            configuration.security = try CurveCredentials.client(
+                secretCertificate: parsed.text(CredentialsError.Setting.secretKey.rawValue),
+                serverCertificate: parsed.text(CredentialsError.Setting.serverKey.rawValue))?.client ?? .plaintext
+        } catch {
+            throw UsageError(error.description)
+        }
         return configuration
     }
 
@@ -118,7 +128,7 @@ public enum BenchCommand {
         do throws(LoadTestError) {
             let workload = try Workload.prepare(endpoint: configuration.endpoint, mix: configuration.mix, seed: configuration.seed,
                                                 learnerCount: configuration.learnerCount, bookCount: configuration.bookCount,
-                                                timeout: configuration.timeout, context: context)
+                                                timeout: configuration.timeout, security: configuration.security, context: context)
             logger.info("prepared", ["courses": "\(workload.courses.count)", "books": "\(workload.books.count)", "learners": "\(workload.learners.count)"])
             runner = try LoadTestRunner(configuration: configuration, workload: workload, context: context)
         } catch {

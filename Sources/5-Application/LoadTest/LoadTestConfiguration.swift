@@ -1,3 +1,5 @@
+import ZeroMQ
+
 /// Everything that defines a run; two runs with equal configurations send the same requests.
 public struct LoadTestConfiguration: Sendable {
     /// How requests are paced.
@@ -41,6 +43,9 @@ public struct LoadTestConfiguration: Sendable {
     public var verify: Bool
     /// How long a request may go unanswered before it counts as `timed_out`.
     public var timeout: Duration
+    /// How every client connection authenticates to the broker: a CURVE client when the run
+    /// is given keys. Default: plaintext.
+    public var security: SocketSecurity = .plaintext
 
     /// A configuration; every argument has the default the command line documents.
     public init(

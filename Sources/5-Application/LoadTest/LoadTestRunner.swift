@@ -126,8 +126,9 @@ public final class LoadTestRunner: Sendable {
         case .requests(let total): quota = LoadTestConfiguration.share(of: total, connection: index, of: count)
         }
         var planner = RequestPlanner(workload: workload, mix: configuration.mix, verify: configuration.verify, connection: index)
-        let client = AsyncClient(endpoint: configuration.endpoint, capacity: capacity,
-                                 configuration: ClientConfiguration(timeout: configuration.timeout, attempts: 1), context: context)
+        var clientConfiguration = ClientConfiguration(timeout: configuration.timeout, attempts: 1)
+        clientConfiguration.security = configuration.security
+        let client = AsyncClient(endpoint: configuration.endpoint, capacity: capacity, configuration: clientConfiguration, context: context)
         defer { client.close() }
         var pending: [AsyncClient.RequestID: InFlight] = [:]
         var measuredSent = 0

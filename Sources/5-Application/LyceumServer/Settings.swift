@@ -92,6 +92,18 @@ public struct Settings: Sendable {
     public var dashboardAddress = "127.0.0.1"
     /// The bearer token the dashboard's page and stream require; `nil` requires none.
     public var dashboardToken: String?
+    // Security (issue 16).
+    /// The path of this process's secret certificate (zcert, `NAME_secret`); set, it turns
+    /// CURVE on for every socket the process binds or connects (`curve-secret-key`).
+    public var curveSecretKey: String?
+    /// The path of the broker's public certificate, for the processes that connect to it:
+    /// `worker`, `call`, `status` (`curve-server-key`).
+    public var curveServerKey: String?
+    /// The directory of authorised public certificates, required by `serve` and `broker` with
+    /// CURVE and reloaded on SIGHUP (`authorized-keys`).
+    public var authorizedKeys: String?
+    /// Whether `serve` and `broker` may bind a non-loopback endpoint without CURVE (`insecure`).
+    public var insecure = false
 
     /// Whether `serve` publishes events and `broker` forwards them: `events-endpoint` is not `none`.
     public var publishesEvents: Bool { eventsEndpoint != EventEndpoints.none }
@@ -215,6 +227,18 @@ public struct Settings: Sendable {
                 throw invalid("a token of at least 16 visible ASCII characters, without '&' or '%'")
             }
             dashboardToken = text
+        case .curveSecretKey:
+            guard !text.isEmpty else { throw invalid("the path of a secret certificate (NAME_secret)") }
+            curveSecretKey = text
+        case .curveServerKey:
+            guard !text.isEmpty else { throw invalid("the path of the broker's public certificate") }
+            curveServerKey = text
+        case .authorizedKeys:
+            guard !text.isEmpty else { throw invalid("a directory of public certificates") }
+            authorizedKeys = text
+        case .insecure:
+            guard let flag = ["true": true, "false": false][text] else { throw invalid("true or false") }
+            insecure = flag
         }
         origins[key] = origin
     }
@@ -257,6 +281,10 @@ public struct Settings: Sendable {
         case .dashboardPort: [String(dashboardPort)]
         case .dashboardAddress: [dashboardAddress]
         case .dashboardToken: dashboardToken.map { [$0] } ?? []
+        case .curveSecretKey: curveSecretKey.map { [$0] } ?? []
+        case .curveServerKey: curveServerKey.map { [$0] } ?? []
+        case .authorizedKeys: authorizedKeys.map { [$0] } ?? []
+        case .insecure: [String(insecure)]
         }
     }
 
@@ -373,6 +401,14 @@ public enum SettingKey: String, CaseIterable, Sendable {
     case dashboardAddress = "dashboard-address"
     /// `Settings.dashboardToken`.
     case dashboardToken = "dashboard-token"
+    /// `Settings.curveSecretKey`.
+    case curveSecretKey = "curve-secret-key"
+    /// `Settings.curveServerKey`.
+    case curveServerKey = "curve-server-key"
+    /// `Settings.authorizedKeys`.
+    case authorizedKeys = "authorized-keys"
+    /// `Settings.insecure`: a switch on the command line, `true` or `false` elsewhere.
+    case insecure
 
     /// Whether the setting takes several values, one per occurrence.
     public var isRepeatable: Bool { [.endpoint, .catalog, .service].contains(self) }

@@ -23,10 +23,11 @@ public enum WatchCommand {
         let logger = Logger(component: "watch")
         do {
             let context = try Context()
-            let subscriber = try ProgressSubscriber(
-                context: context,
-                options: .init(eventsEndpoint: options.eventsEndpoint, snapshotEndpoint: options.snapshotEndpoint, course: options.course))
-            let titles = output == .dashboard ? courseTitles(options.broker, context: context, logger: logger) : [:]
+            var subscriberOptions = ProgressSubscriber.Options(
+                eventsEndpoint: options.eventsEndpoint, snapshotEndpoint: options.snapshotEndpoint, course: options.course)
+            subscriberOptions.security = options.security
+            let subscriber = try ProgressSubscriber(context: context, options: subscriberOptions)
+            let titles = output == .dashboard ? courseTitles(options.broker, security: options.security, context: context, logger: logger) : [:]
             return try watch(subscriber, options: options, output: output, titles: titles, logger: logger)
         } catch let error as EventsError {
             logger.error("cannot watch", ["error": error.description])
@@ -39,9 +40,12 @@ public enum WatchCommand {
 
     /// The catalog's course titles by id, asked of the catalog service at `broker` once; empty
     /// (the dashboard shows ids) without a broker or when it does not answer within a second.
-    private static func courseTitles(_ broker: String?, context: Context, logger: Logger) -> [String: String] {
+    private static func courseTitles(_ broker: String?, security: SocketSecurity, context: Context, logger: Logger) -> [String: String] {
         guard let broker else { return [:] }
-        let client = Client(endpoint: broker, configuration: ClientConfiguration(timeout: .seconds(1), attempts: 1), context: context)
+        var configuration = ClientConfiguration(timeout: .seconds(1), attempts: 1)
+        // A `dashboard` key may not call services (protocol/README.md): such a watch shows ids.
+        configuration.security = security
+        let client = Client(endpoint: broker, configuration: configuration, context: context)
         defer { client.close() }
         do {
             let titles = try CatalogTitles.fetch { request in try client.call("catalog", body: [request]).first ?? [] }

@@ -1,5 +1,7 @@
 import CommandSyntax
 import Events
+import Security
+import ZeroMQ
 
 /// What `lyceum watch` was asked for, read from its command line.
 struct WatchOptions {
@@ -27,6 +29,8 @@ struct WatchOptions {
     var limit: Int?
     /// The broker whose catalog service gives the courses' titles; `nil` shows ids.
     var broker: String? = "tcp://127.0.0.1:5555"
+    /// How both sockets authenticate: CURVE with `--curve-secret-key` and `--curve-server-key`.
+    var security = SocketSecurity.plaintext
 
     /// The options of `lyceum watch`.
     static let declarations: [Option] = [
@@ -45,6 +49,8 @@ struct WatchOptions {
         Option("broker", .text(placeholder: "EP"), help: "the broker whose catalog service gives course titles",
                default: "tcp://127.0.0.1:5555", exclusiveGroup: "titles"),
         Option("no-titles", .none, help: "show course ids, without asking the catalog for titles", exclusiveGroup: "titles"),
+        Option(CredentialsError.Setting.secretKey.rawValue, .text(placeholder: "FILE"), help: "this dashboard's secret certificate (CURVE)"),
+        Option(CredentialsError.Setting.serverKey.rawValue, .text(placeholder: "FILE"), help: "the public certificate of serve or the broker"),
     ]
 
     /// The options `parsed` gives (parsed against ``declarations``).
@@ -62,5 +68,12 @@ struct WatchOptions {
         output = parsed.contains("json") ? .json : parsed.contains("plain") ? .lines : nil
         limit = parsed.integer("limit")
         broker = parsed.contains("no-titles") ? nil : try nonEmpty("broker") ?? broker
+        let secretCertificate = try nonEmpty(CredentialsError.Setting.secretKey.rawValue)
+        let serverCertificate = try nonEmpty(CredentialsError.Setting.serverKey.rawValue)
+        do throws(CredentialsError) {
+            security = try CurveCredentials.client(secretCertificate: secretCertificate, serverCertificate: serverCertificate)?.client ?? .plaintext
+        } catch {
+            throw UsageError(error.description)
+        }
     }
 }
