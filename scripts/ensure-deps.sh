@@ -25,7 +25,7 @@ for group in "$@"; do
       command -v redis-server >/dev/null || missing+=(redis-server)
       command -v redis-benchmark >/dev/null || missing+=(redis-tools) ;;
     nats)
-      command -v nats-server >/dev/null || missing+=(nats-server)
+      [ -x /usr/sbin/nats-server ] || missing+=(nats-server)
       command -v go >/dev/null || missing+=(golang-go)
       [ -d /usr/share/gocode/src/github.com/nats-io/nats.go ] || missing+=(golang-github-nats-io-go-nats-dev) ;;
     *) echo "ensure-deps: unknown group '$group'" >&2; exit 2 ;;
