@@ -45,10 +45,11 @@ bench-mdp:
 	@scripts/ensure-deps.sh
 	Benchmarks/mdp-bench.sh
 
-## Lyceum beside Redis and C in one run: ratios, goals, charts in bench-results/<date>/ (issue 7).
+## Lyceum beside Redis, NATS and C in one run: ratios, server CPU per request, goals, charts in
+## bench-results/<date>/ (issues 7, 19).
 .PHONY: bench soak
 bench:
-	@scripts/ensure-deps.sh bench
+	@scripts/ensure-deps.sh bench nats
 	Benchmarks/suite.sh
 
 ## Ten minutes of the mix at 50% of its peak: resident memory sampled, no errors allowed.

@@ -10,6 +10,8 @@
 #                               (zcert, for the certificate interop tests), chromium (the
 #                               browser the dashboard is tested in, headless)
 #   ensure-deps.sh bench      + redis-server, redis-benchmark (reference figures)
+#   ensure-deps.sh nats       + nats-server, go and Debian's nats.go sources (`make bench`'s NATS
+#                               rows, built offline; the test suite skips them without these)
 set -euo pipefail
 
 missing=()
@@ -28,6 +30,10 @@ for group in "$@"; do
     bench)
       command -v redis-server >/dev/null || missing+=(redis-server)
       command -v redis-benchmark >/dev/null || missing+=(redis-tools) ;;
+    nats)
+      [ -x /usr/sbin/nats-server ] || missing+=(nats-server)
+      command -v go >/dev/null || missing+=(golang-go)
+      [ -d /usr/share/gocode/src/github.com/nats-io/nats.go ] || missing+=(golang-github-nats-io-go-nats-dev) ;;
     *) echo "ensure-deps: unknown group '$group'" >&2; exit 2 ;;
   esac
 done

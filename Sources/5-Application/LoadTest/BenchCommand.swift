@@ -55,6 +55,10 @@ public enum BenchCommand {
                 Option(CredentialsError.Setting.serverKey.rawValue, .text(placeholder: "FILE"), help: "the broker's public certificate"),
                 Option("timeout", .duration(placeholder: "T"), help: "a request unanswered this long counts as timed_out",
                        default: OptionValue.text(of: defaults.timeout)),
+                Option("server-pid", .integer(placeholder: "PID", range: 1...Int(Int32.max)), help: """
+                    a server process (broker, worker) whose CPU time over the measured part is
+                    reported, in all and per request, apart from this client's
+                    """, repeatable: true),
                 Option("label", .text(placeholder: "TEXT"), help: "the run's name in reports and charts"),
                 Option("json", .none, help: "print the results as JSON on stdout (the summary goes to stderr)"),
                 Option("plot", .text(placeholder: "FILE.svg"), help: "write a latency-percentile chart of this run"),
@@ -94,6 +98,7 @@ public enum BenchCommand {
             if let books = parsed.integer("books") { configuration.bookCount = books }
             if let timeout = parsed.duration("timeout") { configuration.timeout = timeout }
             configuration.verify = parsed.contains("verify")
+            configuration.serverProcesses = parsed.values("server-pid").compactMap { Int32($0) }
             let inFlight = parsed.integer("in-flight")
             configuration.load = parsed.number("rate").map { .open(rate: $0, maxInFlight: inFlight ?? openInFlight) }
                 ?? .closed(inFlight: inFlight ?? closedInFlight)
@@ -125,6 +130,11 @@ public enum BenchCommand {
         }
         logger.info("preparing", ["endpoint": configuration.endpoint, "scenario": configuration.mix.description, "seed": "\(configuration.seed)"])
         let runner: LoadTestRunner
+        do throws(LoadTestError) {
+            for pid in configuration.serverProcesses { _ = try ProcessCPU.read(pid: pid) }
+        } catch {
+            throw UsageError(option: "server-pid", "\(error)")
+        }
         do throws(LoadTestError) {
             let workload = try Workload.prepare(endpoint: configuration.endpoint, mix: configuration.mix, seed: configuration.seed,
                                                 learnerCount: configuration.learnerCount, bookCount: configuration.bookCount,
