@@ -111,13 +111,11 @@ final class ConnectionLoop {
     /// Schedules the call's next attempt after its back-off, or fails it when it has had them all.
     private func retry(_ call: PendingCall, after error: MajordomoError, failingOver: Bool) {
         defer { if failingOver { failOver(abandoning: error) } }
-        guard call.attempt < configuration.attempts else {
-            var failure = LyceumError(error, op: call.op)
-            failure.service = call.service
-            failure.message += " (\(call.attempt) attempt\(call.attempt == 1 ? "" : "s"))"
-            return call.finish(.failure(failure))
-        }
         var next = call
+        next.reachedBroker = call.reachedBroker || error.code == .timedOut
+        guard call.attempt < configuration.attempts else {
+            return call.finish(.failure(finalError(of: next, after: error, detail: "\(error.detail) (attempt \(call.attempt))")))
+        }
         next.attempt += 1
         backingOff.append((clock.now + configuration.backoff(beforeAttempt: next.attempt), next))
     }
@@ -138,10 +136,8 @@ final class ConnectionLoop {
         var retries: [PendingCall] = []
         for call in abandoned {
             guard call.attempt < configuration.attempts else {
-                var failure = LyceumError(error, op: call.op)
-                failure.service = call.service
+                var failure = finalError(of: call, after: error, detail: "abandoned on its last attempt when the connection failed: \(error.detail)")
                 failure.endpoint = from
-                failure.message = "abandoned on its last attempt when the connection failed: \(error.detail)"
                 call.finish(.failure(failure))
                 continue
             }
@@ -151,6 +147,19 @@ final class ConnectionLoop {
         }
         // They were sent before anything still waiting, so they go first again.
         ready = retries + ready
+    }
+
+    /// The error a call fails with after its last attempt: `timed_out` when any attempt reached
+    /// a broker (so the request may have been handled), else the last attempt's.
+    private func finalError(of call: PendingCall, after error: MajordomoError, detail: String) -> LyceumError {
+        var failure = LyceumError(error, op: call.op)
+        failure.service = call.service
+        failure.message = detail
+        if call.reachedBroker && failure.code == .brokerUnreachable {
+            failure.code = .timedOut
+            failure.message += "; an earlier attempt reached a broker and had no reply"
+        }
+        return failure
     }
 
     private func finishAll() {

@@ -13,7 +13,7 @@ import ZeroMQ
 public final class LyceumClient: Sendable {
     /// What it was created with.
     public let configuration: LyceumClientConfiguration
-    private let caller: Caller
+    let caller: Caller
 
     /// Starts the client's thread; the first request connects to the first broker.
     /// - Throws: ``LyceumError/Code/invalidConfiguration`` for an empty broker list, or when

@@ -9,6 +9,9 @@ struct PendingCall: Sendable {
     /// The request's one JSON frame, built once so that every attempt carries the same `request_id`.
     let body: [UInt8]
     var attempt = 1
+    /// Whether an attempt reached a broker that then never answered: the request may have been
+    /// handled, which a later attempt's `broker_unreachable` must not hide.
+    var reachedBroker = false
     let outcome: CheckedContinuation<Result<[UInt8], LyceumError>, Never>
 
     /// Hands the caller its outcome; called exactly once per call.
