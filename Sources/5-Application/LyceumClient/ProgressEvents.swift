@@ -36,11 +36,16 @@ public struct ProgressEvents: AsyncSequence, Sendable {
     /// Subscribes.
     public func makeAsyncIterator() -> Iterator { Iterator(feed: SubscriptionFeed(options: options)) }
 
-    /// Hands out the updates of one subscription in order.
+    /// Hands out the updates of one subscription in order, and the state they add up to.
     public struct Iterator: AsyncIteratorProtocol {
         let feed: SubscriptionFeed
         private var buffered: [ProgressUpdate] = []
         private var position = 0
+        /// Every learner's progress in every course (or the watched one) as mirrored so far, by
+        /// event topic: loaded from snapshots, repaired after gaps, and updated by events. It
+        /// is as of the last batch the subscriber read, which may be a few updates ahead of
+        /// the last one ``next()`` returned.
+        public private(set) var entries: [String: ProgressSubscriber.Entry] = [:]
 
         init(feed: SubscriptionFeed) { self.feed = feed }
 
@@ -49,7 +54,8 @@ public struct ProgressEvents: AsyncSequence, Sendable {
         public mutating func next() async throws -> ProgressUpdate? {
             while position == buffered.count {
                 guard !Task.isCancelled, let batch = try await feed.nextBatch() else { return nil }
-                buffered = batch
+                buffered = batch.updates
+                entries = batch.entries
                 position = 0
             }
             defer { position += 1 }
@@ -72,7 +78,7 @@ final class SubscriptionFeed: Sendable {
     deinit { channel.end() }
 
     /// Waits for the next non-empty batch; `nil` once ended or cancelled.
-    func nextBatch() async throws(LyceumError) -> [ProgressUpdate]? {
+    func nextBatch() async throws(LyceumError) -> FeedBatch? {
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { channel.ask($0) }
         } onCancel: {
@@ -82,11 +88,17 @@ final class SubscriptionFeed: Sendable {
     }
 }
 
+/// Updates read together, and the mirrored state after them.
+struct FeedBatch: Sendable {
+    let updates: [ProgressUpdate]
+    let entries: [String: ProgressSubscriber.Entry]
+}
+
 /// What the consumer and the subscription's thread share. A request for a batch stays in
 /// ``State/waiting`` until exactly one side takes it out and answers it: the thread with a
 /// batch, or ``end()`` with `nil`.
 final class FeedChannel: Sendable {
-    typealias Answer = CheckedContinuation<Result<[ProgressUpdate]?, LyceumError>, Never>
+    typealias Answer = CheckedContinuation<Result<FeedBatch?, LyceumError>, Never>
 
     private struct State {
         var waiting: Answer?
@@ -102,7 +114,7 @@ final class FeedChannel: Sendable {
 
     /// Asks the thread for the next batch.
     func ask(_ answer: Answer) {
-        let finished: Result<[ProgressUpdate]?, LyceumError>? = state.withLock { state in
+        let finished: Result<FeedBatch?, LyceumError>? = state.withLock { state in
             if let failure = state.failure { return .failure(failure) }
             if state.ended { return .success(nil) }
             state.waiting = answer
@@ -124,7 +136,7 @@ final class FeedChannel: Sendable {
 
     private var isEnded: Bool { state.withLock { $0.ended } }
 
-    private func answer(_ result: Result<[ProgressUpdate]?, LyceumError>) {
+    private func answer(_ result: Result<FeedBatch?, LyceumError>) {
         state.withLock { state in
             defer { state.waiting = nil }
             return state.waiting
@@ -156,7 +168,8 @@ final class FeedChannel: Sendable {
             } catch {
                 return fail(error)
             }
-            answer(.success(batch))
+            // A copy of the table, made when the subscriber next changes it: one per batch.
+            answer(.success(FeedBatch(updates: batch, entries: subscriber.entries)))
         }
     }
 
