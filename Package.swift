@@ -141,6 +141,9 @@ let package = Package(
             dependencies: ["LyceumClient", "Majordomo", "ZeroMQ", "Events", "LyceumTestSupport", "lyceum", "SwiftClientExample"]
         ),
 
+        // `make bench-client`: LyceumClient's overhead over raw MDP (Benchmarks/client-overhead.sh).
+        .executableTarget(name: "client-overhead", dependencies: ["LyceumClient", "Majordomo", "ZeroMQ"], path: "Benchmarks/ClientOverhead"),
+
         // `lyceum bench`: load generation over the wire protocol, never the domain modules, and the command that runs it.
         .target(name: "LoadTest", dependencies: ["Majordomo", "ZeroMQ", "JSON", "LyceumLogging", "CommandSyntax", "LyceumSupport"], path: "Sources/5-Application/LoadTest"),
         // The process tests and the suite's quick mode run these executables; the dependency builds them.

@@ -36,16 +36,18 @@ final class RequestInbox: Sendable {
 
     /// Queues `call` and wakes the connection's thread; a closed inbox finishes it with ``LyceumError/Code/closed``.
     func submit(_ call: PendingCall) {
-        let accepted = contents.withLock { contents in
-            guard !contents.closed else { return false }
+        // Only the first call into an empty inbox signals: the thread empties the pipe before
+        // it takes the inbox, so later ones are taken with it (a write(2) saved per call).
+        let outcome: (accepted: Bool, first: Bool) = contents.withLock { contents in
+            guard !contents.closed else { return (false, false) }
             contents.calls.append(call)
-            return true
+            return (true, contents.calls.count == 1)
         }
-        guard accepted else {
+        guard outcome.accepted else {
             call.finish(.failure(LyceumError(code: .closed, message: "the client is closed", service: call.service, op: call.op)))
             return
         }
-        wakeup.signal()
+        if outcome.first { wakeup.signal() }
     }
 
     /// Refuses new calls from now on and wakes the connection's thread to finish the rest.
