@@ -36,44 +36,33 @@ public struct LessonSummary: Decodable, Equatable, Sendable {
     public let durationSeconds: Int?
 }
 
-/// A course with its lessons (`catalog get_course`).
+/// A course with its lessons (`catalog get_course`): its summary's members (`course.title`) and
+/// the lessons.
+@dynamicMemberLookup
 public struct Course: Decodable, Equatable, Sendable {
-    /// The course's id.
-    public let id: String
-    /// Its title.
-    public let title: String
-    /// Its category, for sources that have them.
-    public let category: String?
-    /// Its description.
-    public let description: String?
-    /// An image URL.
-    public let image: String?
-    /// The source's own duration text.
-    public let time: String?
-    /// The total duration in seconds, when it can be read.
-    public let totalSeconds: Int?
-    /// How many lessons it has.
-    public let lessonCount: Int
-    /// How many quiz questions it has.
-    public let questionCount: Int
+    /// What lists and search hits carry of the course.
+    public let summary: CourseSummary
     /// Its lessons in order.
     public let lessons: [LessonSummary]
+
+    /// A member of the summary.
+    public subscript<Value>(dynamicMember member: KeyPath<CourseSummary, Value>) -> Value { summary[keyPath: member] }
+
+    private enum Keys: String, CodingKey { case lessons }
+
+    /// Reads the summary's members and `lessons` from one JSON object.
+    public init(from decoder: any Decoder) throws {
+        summary = try CourseSummary(from: decoder)
+        lessons = try decoder.container(keyedBy: Keys.self).decode([LessonSummary].self, forKey: .lessons)
+    }
 }
 
-/// One lesson with its place in the course (`catalog get_lesson`).
+/// One lesson with its place in the course (`catalog get_lesson`): the members a course lists
+/// (`lesson.title`) and the rest.
+@dynamicMemberLookup
 public struct Lesson: Decodable, Equatable, Sendable {
-    /// The lesson's id.
-    public let id: String
-    /// Its title.
-    public let title: String
-    /// A video URL.
-    public let video: String?
-    /// A thumbnail URL.
-    public let thumbnail: String?
-    /// The source's duration text.
-    public let duration: String?
-    /// The duration in seconds, when it can be read.
-    public let durationSeconds: Int?
+    /// What the course lists of the lesson.
+    public let summary: LessonSummary
     /// The lesson's text.
     public let explanation: String?
     /// The course's id.
@@ -84,6 +73,22 @@ public struct Lesson: Decodable, Equatable, Sendable {
     public let previous: String?
     /// The next lesson's id.
     public let next: String?
+
+    /// A member of the summary.
+    public subscript<Value>(dynamicMember member: KeyPath<LessonSummary, Value>) -> Value { summary[keyPath: member] }
+
+    private enum Keys: String, CodingKey { case explanation, course, position, previous, next }
+
+    /// Reads the summary's members and the lesson's own from one JSON object.
+    public init(from decoder: any Decoder) throws {
+        summary = try LessonSummary(from: decoder)
+        let container = try decoder.container(keyedBy: Keys.self)
+        explanation = try container.decodeIfPresent(String.self, forKey: .explanation)
+        course = try container.decode(String.self, forKey: .course)
+        position = try container.decode(Int.self, forKey: .position)
+        previous = try container.decodeIfPresent(String.self, forKey: .previous)
+        next = try container.decodeIfPresent(String.self, forKey: .next)
+    }
 }
 
 /// A course's quiz, without the correct answers (`catalog get_quiz`).
