@@ -15,6 +15,14 @@ test:
 	@scripts/ensure-deps.sh test bench
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
+	$(MAKE) --no-print-directory test-python
+
+## The Python client's tests (clients/python/tests) against the debug `lyceum` (LYCEUM_BIN overrides).
+.PHONY: test-python
+test-python:
+	@scripts/ensure-deps.sh test
+	$(SWIFT) build --product lyceum
+	/usr/bin/python3 -m unittest discover -s clients/python/tests -t clients/python
 
 build:
 	@scripts/ensure-deps.sh

@@ -4,8 +4,10 @@
 #   ensure-deps.sh            libzmq, its headers, pkg-config and a C compiler (to build and run,
 #                               and for the C references of bench-zmq and bench-mdp)
 #   ensure-deps.sh test       + pyzmq and prometheus_client for /usr/bin/python3 (independent
-#                               peers and the metrics parser in the tests), systemd-analyze,
-#                               tmux (the real terminal `lyceum watch` is tested in)
+#                               peers and the metrics parser in the tests), venv, setuptools and
+#                               wheel (pip-installing clients/python offline), systemd-analyze,
+#                               tmux (the real terminal `lyceum watch` is tested in), libczmq4
+#                               (zcert, for the certificate interop tests)
 #   ensure-deps.sh bench      + redis-server, redis-benchmark (reference figures)
 set -euo pipefail
 
@@ -17,8 +19,10 @@ for group in "$@"; do
     test)
       /usr/bin/python3 -c 'import zmq' 2>/dev/null || missing+=(python3-zmq)
       /usr/bin/python3 -c 'import prometheus_client' 2>/dev/null || missing+=(python3-prometheus-client)
+      /usr/bin/python3 -c 'import ensurepip, setuptools, wheel' 2>/dev/null || missing+=(python3-venv python3-setuptools python3-wheel)
       command -v systemd-analyze >/dev/null || missing+=(systemd)
-      [ -x /usr/bin/tmux ] || missing+=(tmux) ;;
+      [ -x /usr/bin/tmux ] || missing+=(tmux)
+      /sbin/ldconfig -p | grep -q 'libczmq\.so\.4 ' || missing+=(libczmq4) ;;
     bench)
       command -v redis-server >/dev/null || missing+=(redis-server)
       command -v redis-benchmark >/dev/null || missing+=(redis-tools) ;;

@@ -164,7 +164,7 @@ final class EchoBroker {
         let workerContext = workersOverInproc ? brokerContext : try Context(ioThreads: 1)
         if pooled {
             workers = [ServiceThread(try WorkerPool(endpoint: workerEndpoint, service: "echo", sessions: settings.workers,
-                                                    context: workerContext) { body, _ in body }, name: "worker-pool")]
+                                                    context: workerContext) { body, _, _ in body }, name: "worker-pool")]
         } else {
             workers = try (0..<settings.workers).map { index in
                 ServiceThread(try WorkerSession(endpoint: workerEndpoint, service: "echo", context: workerContext) { $0 },
@@ -219,7 +219,7 @@ do {
     if runs.contains(.local) {
         let context = try Context(ioThreads: 1)
         let broker = try Broker(endpoints: ["tcp://127.0.0.1:*"], configuration: BrokerConfiguration(
-            localServices: [LocalService(name: "echo") { body, _ in body }]), context: context)
+            localServices: [LocalService(name: "echo") { body, _, _ in body }]), context: context)
         let thread = ServiceThread(broker, name: "broker")
         results.add(Settings.Scenario.local.rawValue, try measureInFlight(
             "broker, \(settings.inFlight) in flight, local service",

@@ -135,7 +135,7 @@ import Testing
         let log = GatedLog()
         let service = ProgressService(catalog: CatalogStore(try Catalog.sample()), log: log, environment: deterministicEnvironment())
         let events = Mutex<[ProgressEvent]>([])
-        service.handleWithCommit(Array(#"{"op":"mark_watched","learner":"ada","course":"2","lesson":"1"}"#.utf8)) { handled in
+        service.handleWithCommit(Array(#"{"op":"mark_watched","learner":"ada","course":"2","lesson":"1"}"#.utf8), caller: .unverified) { handled in
             if let event = handled.event, handled.commit != nil { events.withLock { $0.append(event) } }
         }
         #expect(events.withLock { $0.isEmpty })

@@ -1,3 +1,4 @@
+import Access
 import Catalog
 import Foundation
 import JSON
@@ -6,6 +7,8 @@ import Testing
 
 /// The request/reply pairs of `protocol/examples`, replayed against fresh services with the
 /// sample catalog, a fixed clock and numbered UUIDs; every reply must match exactly.
+/// An exchange may name its `caller` (`{"role": …, "name": …, "learners": […]}`, as a key's
+/// certificate would); without one the caller is unverified, as with security off.
 /// `LYCEUM_REGENERATE_EXAMPLES=1 swift test --filter GoldenExampleTests` rewrites the replies.
 @Suite struct GoldenExampleTests {
     static let protocolDirectory = URL(fileURLWithPath: #filePath)
@@ -50,7 +53,7 @@ import Testing
             } else {
                 frame = try #require(exchange["request"], "\(file) exchange \(index) has no request").serialized()
             }
-            let reply = try JSONParser().parse(service.handle(frame))
+            let reply = try JSONParser().parse(service.handle(frame, caller: try Self.caller(of: exchange)))
             regenerated.append(Self.replacingReply(of: exchange, with: reply))
             if ProcessInfo.processInfo.environment["LYCEUM_REGENERATE_EXAMPLES"] == nil {
                 #expect(reply == exchange["reply"], "\(file) exchange \(index)")
@@ -99,6 +102,25 @@ import Testing
         case "progress": return ProgressService(catalog: store, log: InMemoryChangeLog(), environment: environment)
         default: return BooksService(log: InMemoryChangeLog(), environment: environment)
         }
+    }
+
+    /// The `caller` an exchange names, or `Caller.unverified`.
+    static func caller(of exchange: JSONValue) throws -> Caller {
+        guard let caller = exchange["caller"] else { return .unverified }
+        guard case .string(let roleName)? = caller["role"], let role = Role(rawValue: roleName) else {
+            throw ExampleError("an exchange's caller has no known role")
+        }
+        var learners: Set<String> = []
+        if case .array(let items)? = caller["learners"] {
+            for item in items { if case .string(let learner) = item { learners.insert(learner) } }
+        }
+        let name = if case .string(let name)? = caller["name"] { name } else { roleName }
+        return .authenticated(Principal(name: name, role: role, learners: learners))
+    }
+
+    struct ExampleError: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
     }
 
     static func replacingReply(of exchange: JSONValue, with reply: JSONValue) -> JSONValue {

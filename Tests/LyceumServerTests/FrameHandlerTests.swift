@@ -24,14 +24,14 @@ struct FrameHandlerTests {
     }
 
     @Test func oneFrameGoesToTheServiceUntouchedAndTheReplyAtOnce() throws {
-        try withEcho({ frame, reply in reply(Array("echo:".utf8) + frame) }) { client in
+        try withEcho({ frame, _, reply in reply(Array("echo:".utf8) + frame) }) { client in
             let reply = try client.call("echo", body: [[0xFF, 0x00]])
             #expect(reply == [Array("echo:".utf8) + [0xFF, 0x00]])
         }
     }
 
     @Test func aReplyGivenLaterFromAnotherThreadArrivesToo() throws {
-        try withEcho({ frame, reply in
+        try withEcho({ frame, _, reply in
             DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) { reply(Array("later:".utf8) + frame) }
         }) { client in
             let reply = try client.call("echo", body: [Array("x".utf8)])
@@ -42,7 +42,7 @@ struct FrameHandlerTests {
     // No body at all cannot be sent: MDP carries an empty body as one empty frame.
     @Test(arguments: [2, 3])
     func anyOtherNumberOfFramesIsABadRequest(frames: Int) throws {
-        try withEcho({ frame, reply in reply(frame) }) { client in
+        try withEcho({ frame, _, reply in reply(frame) }) { client in
             let reply = try client.call("echo", body: Array(repeating: Array("{}".utf8), count: frames))
             try #require(reply.count == 1)
             let error = try #require(try parse(reply[0])["error"] as? [String: Any])

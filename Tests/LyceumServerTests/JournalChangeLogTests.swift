@@ -24,7 +24,7 @@ struct JournalChangeLogTests {
         let answers = AnswerBook()
         let rounds = 4
         let start = Array(#"{"op":"create","learner":"starter","title":"Start","author":"A","genre":"Kids","rating":3}"#.utf8)
-        service.handleWithCommit(start) { _ in
+        service.handleWithCommit(start, caller: .unverified) { _ in
             for client in 0..<50 { BooksClient(service: service, client: client, rounds: rounds, answers: answers).send(round: 0) }
         }
         #expect(eventually { answers.count == 50 * rounds })
@@ -76,7 +76,7 @@ private struct BooksClient: Sendable {
     func send(round: Int) {
         guard round < rounds else { return }
         let request = #"{"op":"create","learner":"l\#(client % 5)","title":"T\#(client)-\#(round)","author":"A","genre":"Kids","rating":3}"#
-        service.handleWithCommit(Array(request.utf8)) { handled in
+        service.handleWithCommit(Array(request.utf8), caller: .unverified) { handled in
             answers.add("\(client)-\(round)", handled)
             send(round: round + 1)
         }

@@ -1,3 +1,4 @@
+import Access
 import Foundation
 import LearningServices
 import LyceumLifecycle
@@ -12,7 +13,7 @@ private final class EchoService: LearningService {
     static let serviceName = "test.echo"
     var name: String { Self.serviceName }
 
-    func handleWithCommit(_ frame: [UInt8], completion: @escaping @Sendable (HandledRequest<Never>) -> Void) {
+    func handleWithCommit(_ frame: [UInt8], caller: Caller, completion: @escaping @Sendable (HandledRequest<Never>) -> Void) {
         if let request = try? Request(frame), request.op == "ping" {
             completion(HandledRequest(reply: Array(#"{"ok":true,"result":{"pong":true}}"#.utf8), op: request.op))
         } else {

@@ -25,4 +25,13 @@ import Testing
         #expect(text.contains(#"lyceum_request_duration_seconds_count{service="books",op="get"} 4"#))
         #expect(!text.contains("no-such-op"))
     }
+
+    @Test func countsAForbiddenRequestUnderItsOperationAndCode() {
+        let backend = PrometheusMetrics(describing: [], buckets: RequestMetrics.latencyBuckets)
+        let forbidden = HandledRequest<Never>(reply: [], op: "list", errorCode: .forbidden)
+        RequestMetrics(factory: backend).record(forbidden, service: "books", elapsed: .microseconds(20))
+        let text = backend.exposition()
+        #expect(text.contains(#"lyceum_requests_total{service="books",op="list"} 1"#))
+        #expect(text.contains(#"lyceum_request_errors_total{service="books",code="forbidden"} 1"#))
+    }
 }

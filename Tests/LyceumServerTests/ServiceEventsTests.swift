@@ -1,3 +1,4 @@
+import Access
 import Events
 import Foundation
 import JSON
@@ -34,7 +35,7 @@ private final class NotesService: JournaledService {
 
     init(log: any ChangeLog) { self.log = log }
 
-    func handleWithCommit(_ frame: [UInt8], completion: @escaping @Sendable (HandledRequest<NoteAdded>) -> Void) {
+    func handleWithCommit(_ frame: [UInt8], caller: Caller, completion: @escaping @Sendable (HandledRequest<NoteAdded>) -> Void) {
         guard var request = try? Request(frame), request.op == "add",
               let (learner, text) = try? request.read({ (reader) throws(JSONReadError) in (try reader.string("learner"), try reader.string("text")) })
         else {

@@ -12,12 +12,12 @@ import ZeroMQ
         let handled = Atomic<Int>(0)
         // A read that costs a millisecond, and a write answered through the outbox as a journal
         // sync would answer it: its reply can only leave when the broker's batch ends.
-        let costly = LocalService(name: "read") { body, _ in
+        let costly = LocalService(name: "read") { body, _, _ in
             usleep(1000)
             handled.add(1, ordering: .relaxed)
             return body
         }
-        let write = LocalService(name: "write") { body, later in
+        let write = LocalService(name: "write") { body, _, later in
             later.send(body)
             return nil
         }

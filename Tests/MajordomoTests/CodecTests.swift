@@ -1,3 +1,4 @@
+import Access
 import Majordomo
 import Testing
 
@@ -63,5 +64,38 @@ import Testing
             let old = BrokerRejection(body: [[0x00] + bytes("MDP-ERROR \(word) from an older broker")])
             #expect(old == BrokerRejection(code: code, text: "from an older broker"), "\(word)")
         }
+    }
+}
+
+@Suite("CallerIdentity")
+struct CallerIdentityTests {
+    @Test func principalsRoundTripAfterTheEightByteAddress() {
+        for principal in [
+            Principal(name: "ada-phone", role: .learner, learners: ["ada", "bob"]),
+            Principal(name: "", role: .app), Principal(name: "ünïcode-név", role: .admin),
+        ] {
+            let frame = [UInt8](repeating: 7, count: CallerIdentity.addressSize) + CallerIdentity.encode(principal)
+            #expect(CallerIdentity.principal(inClientAddress: frame) == principal)
+        }
+        #expect(CallerIdentity.principal(inClientAddress: [UInt8](repeating: 7, count: 8)) == nil)
+    }
+
+    @Test func anEncodingIsBoundedAndOnlyLosesRightsWhenCut() {
+        let learners = Set((0..<40).map { "learner-\($0)" } + [String(repeating: "x", count: 300)])
+        let principal = Principal(name: String(repeating: "n", count: 400), role: .learner, learners: learners)
+        let encoded = CallerIdentity.encode(principal)
+        #expect(encoded.count <= CallerIdentity.maxEncodedSize)
+        let decoded = CallerIdentity.decode(encoded)
+        #expect(decoded?.name == String(repeating: "n", count: 255))
+        #expect(decoded?.learners.count == CallerIdentity.maxLearners)
+        #expect(decoded.map { $0.learners.isSubset(of: learners) } == true)
+    }
+
+    @Test(arguments: [
+        [], [2, 3] + Array("app".utf8) + [0, 0], [1, 4] + Array("root".utf8) + [0, 0], [1, 3] + Array("app".utf8) + [5, 0x61],
+        [1, 3] + Array("app".utf8) + [0, 33], [1, 7] + Array("learner".utf8) + [0, 1, 0], [1, 3] + Array("app".utf8) + [0, 0, 9],
+    ] as [[UInt8]])
+    func malformedIdentitiesDecodeToNothing(_ bytes: [UInt8]) {
+        #expect(CallerIdentity.decode(bytes) == nil)
     }
 }

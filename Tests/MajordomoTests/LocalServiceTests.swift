@@ -14,7 +14,7 @@ import ZeroMQ
 
     @Test func answersOnTheWireAsAnyServiceDoesIncludingABinaryAddress() throws {
         let context = try Context()
-        let broker = try Self.broker([LocalService(name: "shout") { body, _ in body.map { $0.map { $0 & 0xDF } } }], context: context)
+        let broker = try Self.broker([LocalService(name: "shout") { body, _, _ in body.map { $0.map { $0 & 0xDF } } }], context: context)
         defer { broker.stop() }
         let client = try context.socket(.dealer)
         defer { client.close() }
@@ -70,7 +70,7 @@ import ZeroMQ
 
     @Test func aWorkerCannotRegisterForALocalService() throws {
         let context = try Context()
-        let broker = try Self.broker([LocalService(name: "books") { body, _ in body }], context: context)
+        let broker = try Self.broker([LocalService(name: "books") { body, _, _ in body }], context: context)
         defer { broker.stop() }
         let worker = try context.socket(.dealer)
         defer { worker.close() }
@@ -105,7 +105,7 @@ import ZeroMQ
         for names in [[""], ["mmi.x"], ["twice", "twice"]] {
             #expect(throws: MajordomoError.self) {
                 try Broker(endpoints: ["tcp://127.0.0.1:*"],
-                           configuration: BrokerConfiguration(localServices: names.map { LocalService(name: $0) { body, _ in body } }),
+                           configuration: BrokerConfiguration(localServices: names.map { LocalService(name: $0) { body, _, _ in body } }),
                            context: context)
             }
         }

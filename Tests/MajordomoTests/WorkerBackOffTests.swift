@@ -45,7 +45,7 @@ import ZeroMQ
         let (router, endpoint) = try WorkerConformanceTests.rawBroker(context)
         let pool = try WorkerPool(
             endpoint: endpoint, service: "echo", sessions: 2, configuration: Self.configuration, context: context
-        ) { body, _ in body }
+        ) { body, _, _ in body }
         let thread = ServiceThread(pool, name: "test-pool")
         defer { thread.stop() }
         // Each session sends READYs at 0, 150, 450, 1050 and 2250 ms of its own time; the two

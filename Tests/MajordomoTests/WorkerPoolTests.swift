@@ -16,7 +16,7 @@ final class HeldRequests: @unchecked Sendable {
 
     /// A handler that answers nothing at once and keeps every request.
     var handler: WorkerPool.Handler {
-        { [self] body, later in
+        { [self] body, _, later in
             lock.withLock { held.append((body, later)) }
             return nil
         }
@@ -118,7 +118,7 @@ final class HeldRequests: @unchecked Sendable {
         var broker = try RunningBroker(context: context)
         let endpoint = broker.endpoint
         let configuration = WorkerConfiguration(heartbeat: fastHeartbeat, reconnectInitialDelay: .milliseconds(50))
-        let pool = try WorkerPool(endpoint: endpoint, service: "echo", sessions: 3, configuration: configuration, context: context) { body, _ in body }
+        let pool = try WorkerPool(endpoint: endpoint, service: "echo", sessions: 3, configuration: configuration, context: context) { body, _, _ in body }
         let thread = ServiceThread(pool, name: "pool")
         defer { thread.stop() }
         func registeredSessions() -> Int { broker.broker.snapshot.services.first { $0.name == "echo" }?.workers ?? 0 }
@@ -145,10 +145,10 @@ final class HeldRequests: @unchecked Sendable {
     @Test func poolRefusesNoSessionsAndManagementNames() throws {
         let context = try Context()
         #expect(throws: MajordomoError.self) {
-            try WorkerPool(endpoint: "tcp://127.0.0.1:1", service: "echo", sessions: 0, context: context) { body, _ in body }
+            try WorkerPool(endpoint: "tcp://127.0.0.1:1", service: "echo", sessions: 0, context: context) { body, _, _ in body }
         }
         #expect(throws: MajordomoError.self) {
-            try WorkerPool(endpoint: "tcp://127.0.0.1:1", service: "mmi.echo", sessions: 2, context: context) { body, _ in body }
+            try WorkerPool(endpoint: "tcp://127.0.0.1:1", service: "mmi.echo", sessions: 2, context: context) { body, _, _ in body }
         }
     }
 }

@@ -11,3 +11,11 @@ public protocol Service: AnyObject, Sendable {
     /// Asks the service to stop in an orderly way; `run()` then returns.
     func shutdown()
 }
+
+/// A service that other services depend on being ready (bound, listening) before they start:
+/// ``ServiceGroup`` waits for it before starting the services after it.
+public protocol ReadinessReporting: Service {
+    /// Returns once the service is ready, or throws why it cannot become ready (or did not
+    /// within `timeout`).
+    func waitUntilReady(timeout: Duration) throws
+}

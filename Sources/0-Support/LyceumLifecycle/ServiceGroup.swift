@@ -9,7 +9,8 @@ import Synchronization
 ///   hand finishes; the group waits up to the grace period for them.
 /// - A second SIGINT, or the grace period passing: the process exits at once with status 130
 ///   or 1. Nothing acknowledged is lost: acknowledged writes are already durable.
-/// - SIGHUP: the reload action runs (catalog, log level).
+/// - SIGHUP: the reload action runs (catalog, keys, log level).
+/// - A ``ReadinessReporting`` service is ready before the services after it start.
 /// - A service that stops or fails by itself stops the others too.
 public final class ServiceGroup: Sendable {
     private let services: [(name: String, service: any Service)]
@@ -17,6 +18,8 @@ public final class ServiceGroup: Sendable {
     private let gracePeriod: Duration
     private let reload: @Sendable () -> Void
     private let exits = Mutex((count: 0, anyFailed: false))
+    /// How long a ``ReadinessReporting`` service may take to become ready.
+    private static let readinessTimeout = Duration.seconds(10)
 
     /// A group of named services, started in order and stopped in reverse order.
     public init(
@@ -36,10 +39,21 @@ public final class ServiceGroup: Sendable {
     /// ``TerminationSignals/blockInAllThreads()`` must have been called before any thread started.
     /// - Returns: the process's exit status: 0 after an orderly stop, 1 if a service failed.
     public func run() -> Int32 {
-        let threads = services.map { entry in
-            ServiceThread(entry.service, name: entry.name) { [self] error in
+        var threads: [ServiceThread] = []
+        for entry in services {
+            threads.append(ServiceThread(entry.service, name: entry.name) { [self] error in
                 if let error { logger.error("service failed", ["service": entry.name, "error": "\(error)"]) }
                 exits.withLock { $0 = (count: $0.count + 1, anyFailed: $0.anyFailed || error != nil) }
+            })
+            // The services after this one rely on it (a ZAP handler before the sockets it
+            // guards): start none of them until it is ready, and none at all if it cannot be.
+            guard let ready = entry.service as? any ReadinessReporting else { continue }
+            do {
+                try ready.waitUntilReady(timeout: Self.readinessTimeout)
+            } catch {
+                logger.error("service not ready; stopping", ["service": entry.name, "error": "\(error)"])
+                for thread in threads { thread.stop() }
+                return 1
             }
         }
         var stopRequestedAt: ContinuousClock.Instant?
@@ -63,6 +77,7 @@ public final class ServiceGroup: Sendable {
                 stopRequestedAt = .now
                 shutdownAll()
             }
+            if stopRequestedAt != nil { stopDependencies(of: threads) }
             if let stopRequestedAt, ContinuousClock.now - stopRequestedAt > gracePeriod {
                 logger.error("services did not stop within the grace period", ["grace": "\(gracePeriod)"])
                 exit(1)
@@ -72,8 +87,17 @@ public final class ServiceGroup: Sendable {
         return exits.withLock { $0.anyFailed } ? 1 : 0
     }
 
-    /// Asks every service to stop, the last started first.
+    /// Asks every service to stop, the last started first; a ``ReadinessReporting`` service is
+    /// left running for ``run()`` to stop once every service started after it has stopped.
     public func shutdownAll() {
-        for entry in services.reversed() { entry.service.shutdown() }
+        for entry in services.reversed() where !(entry.service is any ReadinessReporting) { entry.service.shutdown() }
+    }
+
+    /// Stops each ``ReadinessReporting`` service whose later services have all stopped: they may
+    /// rely on it until their last moment (a ZAP handler guards sockets until they close).
+    private func stopDependencies(of threads: [ServiceThread]) {
+        for index in threads.indices where services[index].service is any ReadinessReporting {
+            if threads[(index + 1)...].allSatisfy(\.hasFinished) { threads[index].shutdown() }
+        }
     }
 }

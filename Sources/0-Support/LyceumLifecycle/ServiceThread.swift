@@ -35,6 +35,9 @@ public final class ServiceThread: Sendable {
         thread.start()
     }
 
+    /// Whether the service's `run()` has returned.
+    public var hasFinished: Bool { running.withLock { $0 == nil } }
+
     /// Asks the service to stop, without waiting for it.
     public func shutdown() {
         running.withLock { $0 }?.shutdown()

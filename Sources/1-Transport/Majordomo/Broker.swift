@@ -51,6 +51,7 @@ public final class Broker: Service {
             try router.set(.maxMessageSize, to: configuration.maxFrameSize)
             try router.set(.sendHighWaterMark, to: configuration.highWaterMark)
             try router.set(.receiveHighWaterMark, to: configuration.receiveHighWaterMark)
+            try router.secure(configuration.security)
             for endpoint in endpoints { try router.bind(endpoint) }
         } catch {
             let failure = MajordomoError(error)

@@ -1,4 +1,7 @@
-/// Timings and bounds of a ``Broker``; every default is documented in `protocol/majordomo.md`.
+import Access
+import ZeroMQ
+
+/// Timings, bounds and security of a ``Broker``; every default is documented in `protocol/majordomo.md`.
 public struct BrokerConfiguration: Sendable {
     /// Heartbeats sent to workers, and the silence after which an idle worker is purged.
     /// Default: 2500 ms × 3.
@@ -52,6 +55,15 @@ public struct BrokerConfiguration: Sendable {
     /// `maxQueuedRequestsPerService` requests waiting for a deferred reply; more get `queue_full`.
     /// Default: none.
     public var localServices: [LocalService]
+    /// How the broker's socket authenticates and encrypts its connections, applied before it
+    /// binds. Default: plaintext.
+    public var security: SocketSecurity
+    /// Who the callers are: each message's `User-Id` (set by the process's ZAP handler) is looked
+    /// up here, per message, so a key removed from the directory is refused from its next message
+    /// on. `nil` turns the broker's rules off: every caller is `Caller.unverified`, as on a trusted
+    /// network. With a directory, the broker enforces the roles (protocol/majordomo.md, "Callers
+    /// and workers") and tells workers who called. Default: `nil`.
+    public var keyDirectory: (any KeyDirectory)?
 
     /// Creates a configuration; each argument defaults to the value documented on its property.
     public init(
@@ -70,7 +82,9 @@ public struct BrokerConfiguration: Sendable {
         maxInputBytesPerConnection: UInt64 = 32 << 20,
         maxOutputBytesPerConnection: UInt64 = 16 << 20,
         managementServices: [String: ManagementAnswer] = [:],
-        localServices: [LocalService] = []
+        localServices: [LocalService] = [],
+        security: SocketSecurity = .plaintext,
+        keyDirectory: (any KeyDirectory)? = nil
     ) {
         self.heartbeat = heartbeat
         self.maxRequestDuration = maxRequestDuration
@@ -88,5 +102,7 @@ public struct BrokerConfiguration: Sendable {
         self.maxOutputBytesPerConnection = maxOutputBytesPerConnection
         self.managementServices = managementServices
         self.localServices = localServices
+        self.security = security
+        self.keyDirectory = keyDirectory
     }
 }

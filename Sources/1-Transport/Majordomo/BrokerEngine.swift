@@ -1,3 +1,4 @@
+import Access
 import LyceumLifecycle
 import LyceumLogging
 import ZeroMQ
@@ -29,6 +30,8 @@ final class WorkerRecord {
 struct QueuedRequest {
     let client: [UInt8]
     let envelope: [[UInt8]]
+    /// The caller's identity to append to the worker's client address; empty without a key directory.
+    let identity: [UInt8]
     /// The frames as received, forwarded to the worker without a copy.
     let body: [Message]
     let enqueued: ContinuousClock.Instant
@@ -58,6 +61,8 @@ final class BrokerEngine {
     private let router: Socket
     private let configuration: BrokerConfiguration
     private let localServices: [[UInt8]: LocalService]
+    /// `configuration.keyDirectory`, read once: it is asked on every message.
+    private let keyDirectory: (any KeyDirectory)?
     private let outbox: ReplyOutbox
     /// Local requests answered later, by the number their ``DeferredReply`` carries.
     private var localInHand: [UInt64: LocalRequest] = [:]
@@ -98,6 +103,7 @@ final class BrokerEngine {
         localServices = Dictionary(uniqueKeysWithValues: configuration.localServices.map { (Array($0.name.utf8), $0) })
         self.publishedSnapshot = snapshot
         self.configuration = configuration
+        keyDirectory = configuration.keyDirectory
         heartbeatExpiry = configuration.heartbeat.expiry
         self.logger = logger
         now = clock.now
@@ -183,16 +189,39 @@ final class BrokerEngine {
                 logger.log(.warning, "invalid worker command; disconnecting", ["peer": PeerText.excerpt(sender), "reason": error.description])
                 return try disconnect(sender)
             }
+            let caller = callerOfReceived()
+            guard caller?.may(.registerWorker) == true else {
+                // A registered worker whose key was revoked still returns the request in hand.
+                if kind == .reply, let worker = workers[sender] { _ = try handleReply(from: worker) }
+                let key = if case .authenticated(let principal)? = caller { PeerText.excerpt(principal.name) } else { "unknown" }
+                logger.log(.warning, "worker command from a key without the worker role; disconnecting", [
+                    "peer": PeerText.excerpt(sender), "key": key, "command": "\(kind)",
+                ])
+                return try disconnect(sender)
+            }
             try handleWorker(sender, kind)
         } else if let delimiter = (1..<count).first(where: { receiveBuffer.frameIsEmpty($0) }), delimiter + 1 < count,
                   receiveBuffer.frame(delimiter + 1, equals: MDP.clientHeader) {
             // Routing frames before the empty one (a proxy's, or an AsyncClient's request tag)
             // are an envelope: kept with the request and returned with its reply.
             do { try ClientMessage.validate(receiveBuffer, from: delimiter) } catch { return drop(from: sender, error.description) }
-            try handleClient(sender, envelope: (1..<delimiter).map { receiveBuffer.bytes($0) }, delimiter: delimiter)
+            try handleClient(sender, envelope: (1..<delimiter).map { receiveBuffer.bytes($0) }, delimiter: delimiter, caller: callerOfReceived())
         } else {
             drop(from: sender, "no MDPC01 or MDPW01 header after an empty frame")
         }
+    }
+
+    /// The sender of the message in the receive buffer: `Caller.unverified` without a key
+    /// directory, else the principal of the key its connection authenticated with (the ZAP
+    /// handler's `User-Id`), asked for anew on each message so that a revoked key is refused from
+    /// its next message on; `nil` when the directory does not (or no longer) know the key.
+    private func callerOfReceived() -> Caller? {
+        guard let keyDirectory else { return .unverified }
+        // Frame 0 is the routing id the ROUTER made, which carries no connection properties.
+        guard let userID = receiveBuffer.property("User-Id", ofFrame: 1), let principal = keyDirectory.principal(forKey: userID) else {
+            return nil
+        }
+        return .authenticated(principal)
     }
 
     /// Tells the connection guard the wire size of the message in the receive buffer, routing
@@ -210,17 +239,29 @@ final class BrokerEngine {
         logger.log(.warning, "dropped malformed message", ["peer": PeerText.excerpt(sender), "reason": reason])
     }
 
-    /// Handles a valid client request in the receive buffer, whose empty frame is at `delimiter`.
-    private func handleClient(_ client: [UInt8], envelope: [[UInt8]], delimiter: Int) throws(ZMQError) {
+    /// Handles a valid client request in the receive buffer, whose empty frame is at `delimiter`,
+    /// from `caller` (`nil`: a key the directory does not know).
+    private func handleClient(_ client: [UInt8], envelope: [[UInt8]], delimiter: Int, caller: Caller?) throws(ZMQError) {
         let name = receiveBuffer.bytes(delimiter + ClientMessage.serviceIndex)
         let bodyStart = delimiter + ClientMessage.bodyIndex
+        guard let caller else {
+            return try reject(client, envelope: envelope, service: name, BrokerRejection(
+                code: .unauthenticated, text: "the key this connection authenticated with is no longer authorised"))
+        }
+        let isManagement = MDP.isManagementService(name)
+        guard caller.may(isManagement ? .manage : .callServices) else {
+            return try reject(client, envelope: envelope, service: name, BrokerRejection(
+                code: .forbidden, text: "the key's role may not call \(isManagement ? "management" : "these") services"))
+        }
         if name.starts(with: MDP.managementPrefix) {
             let message = ClientMessage(service: name, body: receiveBuffer.bytes(from: bodyStart))
             return try reply(to: client, envelope: envelope, service: name, body: [managementAnswer(message)])
         }
         if let local = localServices[name] {
-            return try handleLocally(local, client: client, envelope: envelope, ClientMessage(service: name, body: receiveBuffer.bytes(from: bodyStart)))
+            return try handleLocally(local, client: client, envelope: envelope, caller: caller,
+                                     ClientMessage(service: name, body: receiveBuffer.bytes(from: bodyStart)))
         }
+        let identity: [UInt8] = if case .authenticated(let principal) = caller { CallerIdentity.encode(principal) } else { [] }
         let service = services[name] ?? ServiceRecord(name: name)
         if service.requests.count >= configuration.maxQueuedRequestsPerService {
             return try reject(client, envelope: envelope, service: name, BrokerRejection(
@@ -232,13 +273,15 @@ final class BrokerEngine {
         }
         // With nobody queued before it, a waiting worker takes the request straight from the
         // receive buffer: the common case costs no copy of the body.
-        if service.requests.isEmpty, try assign(client: client, envelope: envelope, body: receiveBuffer.messages(from: bodyStart), to: service) {
+        if service.requests.isEmpty,
+           try assign(client: client, envelope: envelope, identity: identity, body: receiveBuffer.messages(from: bodyStart), to: service) {
             return
         }
         // Registered only once a request is accepted, so that rejected ones leave nothing behind;
         // and again if the attempt above purged the service's last worker along with the service.
         services[name] = service
-        service.requests.append(QueuedRequest(client: client, envelope: envelope, body: receiveBuffer.takeMessages(from: bodyStart), enqueued: now))
+        service.requests.append(QueuedRequest(
+            client: client, envelope: envelope, identity: identity, body: receiveBuffer.takeMessages(from: bodyStart), enqueued: now))
         queuedRequests += 1
         try dispatch(service)
     }
@@ -274,13 +317,8 @@ final class BrokerEngine {
             logger.log(.info, "worker registered", ["worker": PeerText.excerpt(sender), "service": PeerText.excerpt(name)])
             try dispatch(service)
         case .reply:
-            guard let worker, let client = worker.client, receiveBuffer.frame(1 + WorkerCommand.clientIndex, equals: worker.clientAddress) else {
-                return try refuse(sender, "REPLY without a matching request")
-            }
-            worker.client = nil
+            guard let worker, try handleReply(from: worker) else { return try refuse(sender, "REPLY without a matching request") }
             worker.expiry = now + heartbeatExpiry
-            try reply(to: client, envelope: worker.envelope, service: worker.service.name, body: receiveBuffer.messages(from: 1 + WorkerCommand.bodyIndex))
-            worker.envelope = []
             worker.service.waiting.append(worker)
             try dispatch(worker.service)
         case .heartbeat:
@@ -296,21 +334,37 @@ final class BrokerEngine {
         }
     }
 
+    /// Sends the REPLY in the receive buffer to the client whose request `worker` has in hand,
+    /// and frees the worker of it.
+    /// - Returns: `false`, sending nothing, when the worker has no request in hand or the reply
+    ///   names another client address.
+    private func handleReply(from worker: WorkerRecord) throws(ZMQError) -> Bool {
+        guard let client = worker.client, receiveBuffer.frame(1 + WorkerCommand.clientIndex, equals: worker.clientAddress) else { return false }
+        worker.client = nil
+        try reply(to: client, envelope: worker.envelope, service: worker.service.name, body: receiveBuffer.messages(from: 1 + WorkerCommand.bodyIndex))
+        worker.envelope = []
+        return true
+    }
+
     /// Sends the service's oldest requests to its least recently used waiting workers.
     private func dispatch(_ service: ServiceRecord) throws(ZMQError) {
         while let request = service.requests.first,
-              try assign(client: request.client, envelope: request.envelope, body: request.body, to: service) {
+              try assign(client: request.client, envelope: request.envelope, identity: request.identity, body: request.body, to: service) {
             _ = service.requests.popFirst()
             queuedRequests -= 1
         }
     }
 
     /// Sends a request to the service's least recently used waiting worker that is reachable,
-    /// purging those that are not.
+    /// purging those that are not. The worker's client address is a fresh one followed by
+    /// `identity`, the caller's encoded ``CallerIdentity`` (empty without a key directory).
     /// - Returns: `false` when no waiting worker is left; the body is then as it was.
-    private func assign(client: [UInt8], envelope: [[UInt8]], body: some Collection<Message>, to service: ServiceRecord) throws(ZMQError) -> Bool {
+    private func assign(
+        client: [UInt8], envelope: [[UInt8]], identity: [UInt8], body: some Collection<Message>, to service: ServiceRecord
+    ) throws(ZMQError) -> Bool {
         while let worker = service.waiting.popFirst() {
-            let address = workerAddresses.next()
+            var address = workerAddresses.next()
+            address.append(contentsOf: identity)
             let sent = try send(to: worker.identity) { router throws(ZMQError) in
                 try WorkerCommand.send(.request, client: address, body: body, on: router)
             }
@@ -345,7 +399,7 @@ final class BrokerEngine {
     // MARK: Local services
 
     /// Answers a local service's request at once, or records it until its deferred reply comes.
-    private func handleLocally(_ local: LocalService, client: [UInt8], envelope: [[UInt8]], _ message: ClientMessage) throws(ZMQError) {
+    private func handleLocally(_ local: LocalService, client: [UInt8], envelope: [[UInt8]], caller: Caller, _ message: ClientMessage) throws(ZMQError) {
         let waiting = localInHandByService[message.service, default: 0]
         if waiting >= configuration.maxQueuedRequestsPerService {
             return try reject(client, envelope: envelope, service: message.service, BrokerRejection(
@@ -353,7 +407,7 @@ final class BrokerEngine {
         }
         localRequestsTaken &+= 1
         let later = DeferredReply(outbox: outbox, session: 0, request: localRequestsTaken)
-        if let body = local.handler(message.body, later) {
+        if let body = local.handler(message.body, caller, later) {
             return try reply(to: client, envelope: envelope, service: message.service, body: body)
         }
         localInHand[localRequestsTaken] = LocalRequest(client: client, envelope: envelope, service: message.service)

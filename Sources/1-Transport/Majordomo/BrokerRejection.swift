@@ -12,6 +12,12 @@ public struct BrokerRejection: Equatable, Sendable {
         case overloaded = "overloaded"
         /// No worker registered for the service within the broker's wait.
         case serviceUnknown = "service_unknown"
+        /// The caller's key may not do this: a service call without `callServices`, a
+        /// management call without `manage`.
+        case forbidden
+        /// The caller's key is not (or no longer) authorised, or a worker that trusts caller
+        /// identities got a request without one.
+        case unauthenticated
 
         /// The code a rejection names, in today's spelling or in the kebab-case one that brokers
         /// before the snake_case change sent (`queue-full`), so that a newer client still reads an
@@ -56,6 +62,8 @@ public struct BrokerRejection: Equatable, Sendable {
         case .queueFull: .queueFull
         case .overloaded: .brokerOverloaded
         case .serviceUnknown: .serviceUnknown
+        case .forbidden: .forbidden
+        case .unauthenticated: .unauthenticated
         }
         return MajordomoError(code: code, service: service, endpoint: endpoint, detail: text)
     }

@@ -9,7 +9,8 @@
 public struct LocalService: Sendable {
     /// The service name clients address.
     public let name: String
-    /// Answers a request body, as a ``WorkerPool`` handler does.
+    /// Answers a request body, as a ``WorkerPool`` handler does; the caller is the one the
+    /// broker looked up for the request (`Caller.unverified` without a key directory).
     public let handler: WorkerPool.Handler
 
     /// A local service called `name`, answered by `handler`.

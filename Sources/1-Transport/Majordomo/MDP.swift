@@ -6,6 +6,8 @@ public enum MDP {
     public static let workerHeader: [UInt8] = Array("MDPW01".utf8)
     /// Services whose names start with this are answered by the broker itself (8/MMI).
     public static let managementPrefix: [UInt8] = Array("mmi.".utf8)
+    /// Services whose names start with this are Lyceum's own management services, beside `mmi.`.
+    static let lyceumPrefix: [UInt8] = Array("lyceum.".utf8)
     /// The one 8/MMI service: is a service registered?
     public static let serviceQuery: [UInt8] = Array("mmi.service".utf8)
     /// MMI answer: at least one worker registered for the service.
@@ -14,6 +16,11 @@ public enum MDP {
     public static let notFound: [UInt8] = Array("404".utf8)
     /// MMI answer: no such management service.
     public static let notImplemented: [UInt8] = Array("501".utf8)
+
+    /// Whether a call to `name` needs the `manage` permission: `mmi.*` and `lyceum.*`.
+    static func isManagementService(_ name: [UInt8]) -> Bool {
+        name.starts(with: managementPrefix) || name.starts(with: lyceumPrefix)
+    }
 
     /// Whether a worker may register `name`, or a broker answer it locally: not empty, and
     /// outside the `mmi.` names the broker keeps for itself.

@@ -19,6 +19,11 @@ public struct MajordomoError: Error, Equatable, Sendable, CustomStringConvertibl
         public static let queueFull = Code(rawValue: "queue_full")
         /// The broker holds as many pending requests as it may; try again later.
         public static let brokerOverloaded = Code(rawValue: "broker_overloaded")
+        /// The broker refused the request: the caller's key may not call this service.
+        public static let forbidden = Code(rawValue: "forbidden")
+        /// The broker, or the worker, did not know the caller's key (not authorised, or revoked
+        /// since the connection was made).
+        public static let unauthenticated = Code(rawValue: "unauthenticated")
         /// An asynchronous client already has as many requests in flight as it may.
         public static let tooManyInFlight = Code(rawValue: "too_many_in_flight")
         /// An argument cannot be sent as it is, such as an empty service name.

@@ -31,6 +31,12 @@ struct ReceiveBuffer: FrameList {
     /// The descriptor of the connection the last message came from, when it came over one.
     var sourceDescriptor: Int32? { endIndex > 0 ? messages[0].sourceDescriptor : nil }
 
+    /// A property of the connection frame `index` arrived on, such as `"User-Id"`; a frame the
+    /// socket made itself (a ROUTER's routing id) has none.
+    func property(_ name: String, ofFrame index: Int) -> String? {
+        messages[index].property(name)
+    }
+
     func withFrameBytes<Result>(_ index: Int, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
         messages[index].withUnsafeBytes(body)
     }

@@ -1,4 +1,6 @@
-/// Timings of a ``WorkerPool``'s sessions (and a ``WorkerSession``'s); every default is documented in `protocol/majordomo.md`.
+import ZeroMQ
+
+/// Timings and security of a ``WorkerPool``'s sessions (and a ``WorkerSession``'s); every default is documented in `protocol/majordomo.md`.
 public struct WorkerConfiguration: Sendable {
     /// Heartbeats sent to the broker when idle, and the silence after which the broker is
     /// considered dead. Default: 2500 ms × 3.
@@ -16,6 +18,15 @@ public struct WorkerConfiguration: Sendable {
     /// How long a shutdown waits for the replies of requests in hand before the sessions leave
     /// without them (their clients then retry or time out). Default: 30 s.
     public var drainTimeout: Duration
+    /// How each session's socket authenticates to the broker, applied before it connects.
+    /// Default: plaintext.
+    public var security: SocketSecurity
+    /// Whether the sessions believe the caller identity the broker appends to each request's
+    /// client address (protocol/majordomo.md, "Callers and workers"), and refuse requests that
+    /// carry none with the error reply `unauthenticated`. Set it only when `security` is a
+    /// CURVE client of the broker's own server key, so that the identity can only have come from
+    /// that broker; when `false` every caller is `Caller.unverified`. Default: `false`.
+    public var trustsCallerIdentities: Bool
 
     /// Creates a configuration; each argument defaults to the value documented on its property.
     public init(
@@ -24,7 +35,9 @@ public struct WorkerConfiguration: Sendable {
         reconnectMaximumDelay: Duration = .seconds(32),
         shutdownLinger: Duration = .milliseconds(1000),
         maxFrameSize: Int64 = 4 << 20,
-        drainTimeout: Duration = .seconds(30)
+        drainTimeout: Duration = .seconds(30),
+        security: SocketSecurity = .plaintext,
+        trustsCallerIdentities: Bool = false
     ) {
         self.heartbeat = heartbeat
         self.reconnectInitialDelay = reconnectInitialDelay
@@ -32,5 +45,7 @@ public struct WorkerConfiguration: Sendable {
         self.shutdownLinger = shutdownLinger
         self.maxFrameSize = maxFrameSize
         self.drainTimeout = drainTimeout
+        self.security = security
+        self.trustsCallerIdentities = trustsCallerIdentities
     }
 }

@@ -1,3 +1,4 @@
+import Access
 import LyceumLifecycle
 import LyceumLogging
 import ZeroMQ
@@ -19,9 +20,11 @@ import ZeroMQ
 /// its reply first, waiting up to ``WorkerConfiguration/drainTimeout`` for it. `run()` is meant to
 /// be called once.
 public final class WorkerPool: Service {
-    /// Answers a request body: the reply's frames now, or `nil` after arranging for exactly one
-    /// `DeferredReply.send(_:)` later. An empty reply is sent as one empty frame.
-    public typealias Handler = @Sendable (_ body: [[UInt8]], _ later: DeferredReply) -> [[UInt8]]?
+    /// Answers a request body from `caller`: the reply's frames now, or `nil` after arranging for
+    /// exactly one `DeferredReply.send(_:)` later. An empty reply is sent as one empty frame.
+    /// `caller` is the identity the broker vouched for when the pool trusts it
+    /// (``WorkerConfiguration/trustsCallerIdentities``), else `Caller.unverified`.
+    public typealias Handler = @Sendable (_ body: [[UInt8]], _ caller: Caller, _ later: DeferredReply) -> [[UInt8]]?
 
     /// The broker's endpoint.
     public let endpoint: String

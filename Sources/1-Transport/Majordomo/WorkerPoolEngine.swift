@@ -1,3 +1,4 @@
+import Access
 import LyceumLifecycle
 import LyceumLogging
 import ZeroMQ
@@ -188,7 +189,11 @@ final class WorkerPoolEngine {
                 let body = session.receiveBuffer.bytes(from: WorkerCommand.bodyIndex)
                 requestsTaken &+= 1
                 session.inHand = (requestsTaken, client)
-                if let reply = handler(body, DeferredReply(outbox: outbox, session: session.index, request: requestsTaken)) {
+                guard let caller = caller(for: client) else {
+                    try send([Self.unidentifiedCallerRejection.frame], to: client, from: session)
+                    continue
+                }
+                if let reply = handler(body, caller, DeferredReply(outbox: outbox, session: session.index, request: requestsTaken)) {
                     try send(reply, to: client, from: session)
                 }
             case .heartbeat:
@@ -204,6 +209,22 @@ final class WorkerPoolEngine {
         }
         session.mayHoldMessages = false
     }
+
+    /// The caller of a request with the client address `client`: the identity the broker
+    /// appended to it when the pool trusts identities (`nil` when there is none it can read),
+    /// else `Caller.unverified`.
+    private func caller(for client: [UInt8]) -> Caller? {
+        guard configuration.trustsCallerIdentities else { return .unverified }
+        guard let principal = CallerIdentity.principal(inClientAddress: client) else {
+            logger.log(.warning, "refused a request without a caller identity", ["endpoint": endpoint, "service": service])
+            return nil
+        }
+        return .authenticated(principal)
+    }
+
+    /// The reply to a request whose caller a trusting pool cannot tell.
+    private static let unidentifiedCallerRejection = BrokerRejection(
+        code: .unauthenticated, text: "the request carries no caller identity this worker can read")
 
     /// Sends the REPLY of the session's request in hand; while draining, the session then leaves.
     private func send(_ body: [[UInt8]], to client: [UInt8], from session: PoolSession) throws(ZMQError) {
@@ -247,6 +268,7 @@ final class WorkerPoolEngine {
     private func connect(_ session: PoolSession, now: ContinuousClock.Instant) throws(ZMQError) {
         let socket = try context.socket(.dealer)
         try socket.set(.maxMessageSize, to: configuration.maxFrameSize)
+        try socket.secure(configuration.security)
         try socket.connect(endpoint)
         try socket.send(multipart: WorkerCommand.ready(service: Array(service.utf8)).frames, options: .dontWait)
         logger.log(.debug, "session ready", ["endpoint": endpoint, "service": service, "session": String(session.index)])

@@ -35,7 +35,7 @@ public final class WorkerSession: Service {
     ) throws(MajordomoError) {
         pool = try WorkerPool(
             endpoint: endpoint, service: service, sessions: 1, configuration: configuration, context: context
-        ) { body, _ in handler(body) }
+        ) { body, _, _ in handler(body) }
     }
 
     /// Serves until ``shutdown()``: then finishes the request in hand, replies, sends DISCONNECT

@@ -42,6 +42,14 @@ public final class Message {
         return descriptor >= 0 ? descriptor : nil
     }
 
+    /// A property of the connection the frame arrived on (`zmq_msg_gets`): `"User-Id"` (what
+    /// the ZAP handler named the authenticated peer), `"Peer-Address"`, `"Socket-Type"`, or a
+    /// property of the ZAP reply's metadata; `nil` when the connection has no such property.
+    public func property(_ name: String) -> String? {
+        guard let value = zmq_msg_gets(pointer, name) else { return nil }
+        return String(cString: value)
+    }
+
     /// A copy of the frame's bytes.
     public var bytes: [UInt8] {
         withUnsafeBytes { Array($0) }

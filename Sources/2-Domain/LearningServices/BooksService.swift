@@ -1,3 +1,4 @@
+import Access
 import Books
 import JSON
 import Journal
@@ -43,22 +44,24 @@ public final class BooksService: JournaledService {
     /// lost. Retries of an idempotent write, reads and refused requests carry no event, and
     /// complete on the calling thread unless they wait for an earlier record's durability.
     /// Ticket sequences follow the order writes were applied in, so they order the events of one
-    /// library even when threads publish them in another order.
-    public func handleWithCommit(_ frame: [UInt8], completion: @escaping @Sendable (HandledRequest<BookEvent>) -> Void) {
+    /// library even when threads publish them in another order. Every operation needs a caller
+    /// that may act for the request's learner; any other gets `forbidden` before the library
+    /// (or the request ledger) is read.
+    public func handleWithCommit(_ frame: [UInt8], caller: Caller, completion: @escaping @Sendable (HandledRequest<BookEvent>) -> Void) {
         var parsed: Request?
         do throws(ServiceError) {
             var request = try Request(frame)
             parsed = request
             switch request.op {
-            case "create": try create(&request, completion)
+            case "create": try create(&request, caller, completion)
             case "get":
                 try request.refuseRequestID()
-                completion(HandledRequest(reply: try get(&request), to: request))
-            case "update": try update(&request, completion)
-            case "delete": try delete(&request, completion)
+                completion(HandledRequest(reply: try get(&request, caller), to: request))
+            case "update": try update(&request, caller, completion)
+            case "delete": try delete(&request, caller, completion)
             case "list":
                 try request.refuseRequestID()
-                completion(HandledRequest(reply: try list(&request), to: request))
+                completion(HandledRequest(reply: try list(&request, caller), to: request))
             default:
                 throw ServiceError(.unknownOp, "books has no operation \(PeerText.excerpt(request.op)); it has create, get, update, delete, list", field: "$.op")
             }
@@ -70,7 +73,7 @@ public final class BooksService: JournaledService {
     // The write operations throw only while reading the request, before `ServiceCore.write`,
     // which always calls `completion`; so each request completes exactly once.
 
-    private func create(_ request: inout Request, _ completion: @escaping @Sendable (HandledRequest<BookEvent>) -> Void) throws(ServiceError) {
+    private func create(_ request: inout Request, _ caller: Caller, _ completion: @escaping @Sendable (HandledRequest<BookEvent>) -> Void) throws(ServiceError) {
         let (learner, draft) = try request.read { (reader) throws(JSONReadError) in
             let learner = try reader.learner()
             let title = try reader.string("title")
@@ -80,6 +83,7 @@ public final class BooksService: JournaledService {
             let review = try reader.optionalString("review") ?? ""
             return (learner, (title, author, genre, rating, review))
         }
+        try caller.authorize(actingFor: learner)
         let book = try domain { () throws(BookError) in
             try BookDraft(title: draft.0, author: draft.1, genre: try Book.genre(named: draft.2), rating: draft.3, review: draft.4)
         }
@@ -91,8 +95,9 @@ public final class BooksService: JournaledService {
         }, completion: completion)
     }
 
-    private func get(_ request: inout Request) throws(ServiceError) -> [UInt8] {
+    private func get(_ request: inout Request, _ caller: Caller) throws(ServiceError) -> [UInt8] {
         let (learner, id) = try request.read { (reader) throws(JSONReadError) in (try reader.learner(), try reader.id("id")) }
+        try caller.authorize(actingFor: learner)
         return try core.read { (state) throws(ServiceError) in
             guard let book = state.library.book(id, of: learner) else {
                 throw ServiceError(.notFound, "no book \(PeerText.excerpt(id)) in the library of \(PeerText.excerpt(learner))", field: "$.id")
@@ -101,7 +106,7 @@ public final class BooksService: JournaledService {
         }
     }
 
-    private func update(_ request: inout Request, _ completion: @escaping @Sendable (HandledRequest<BookEvent>) -> Void) throws(ServiceError) {
+    private func update(_ request: inout Request, _ caller: Caller, _ completion: @escaping @Sendable (HandledRequest<BookEvent>) -> Void) throws(ServiceError) {
         let (learner, id, expected, fields) = try request.read { (reader) throws(JSONReadError) in
             let learner = try reader.learner()
             let id = try reader.id("id")
@@ -112,6 +117,7 @@ public final class BooksService: JournaledService {
             )
             return (learner, id, expected, fields)
         }
+        try caller.authorize(actingFor: learner)
         let patch = try domain { () throws(BookError) in
             try BookPatch(
                 title: fields.0, author: fields.1, genre: try fields.2.map { (name) throws(BookError) in try Book.genre(named: name) },
@@ -127,10 +133,11 @@ public final class BooksService: JournaledService {
         }, completion: completion)
     }
 
-    private func delete(_ request: inout Request, _ completion: @escaping @Sendable (HandledRequest<BookEvent>) -> Void) throws(ServiceError) {
+    private func delete(_ request: inout Request, _ caller: Caller, _ completion: @escaping @Sendable (HandledRequest<BookEvent>) -> Void) throws(ServiceError) {
         let (learner, id, expected) = try request.read { (reader) throws(JSONReadError) in
             (try reader.learner(), try reader.id("id"), try reader.optionalInteger("expected_version", in: 1...Int.max))
         }
+        try caller.authorize(actingFor: learner)
         core.write(request, learner: learner, plan: { (state) throws(ServiceError) -> WritePlan<BookEvent> in
             let change = try domain { () throws(BookError) in
                 try state.library.deletion(of: id, of: learner, expectedVersion: expected)
@@ -141,7 +148,7 @@ public final class BooksService: JournaledService {
         }, completion: completion)
     }
 
-    private func list(_ request: inout Request) throws(ServiceError) -> [UInt8] {
+    private func list(_ request: inout Request, _ caller: Caller) throws(ServiceError) -> [UInt8] {
         let (learner, query) = try request.read { (reader) throws(JSONReadError) in
             let learner = try reader.learner()
             var query = BookQuery()
@@ -168,6 +175,7 @@ public final class BooksService: JournaledService {
             query.cursor = try reader.optionalString("cursor", length: 1...BookQuery.maxCursorLength)
             return (learner, query)
         }
+        try caller.authorize(actingFor: learner)
         return try core.read { (state) throws(ServiceError) in
             let page = try domain { () throws(BookError) in try state.library.page(of: learner, query) }
             var output: [UInt8] = Array(#"{"books":["#.utf8)

@@ -1,3 +1,4 @@
+import Access
 import Catalog
 import JSON
 import LyceumLogging
@@ -22,14 +23,15 @@ public final class CatalogService: LearningService {
     }
 
     /// Answers one request frame on the calling thread: the catalog is read-only, so
-    /// `completion` always runs before this returns. See `LearningService`.
-    public func handleWithCommit(_ frame: [UInt8], completion: @escaping @Sendable (HandledRequest<Never>) -> Void) {
+    /// `completion` always runs before this returns. Any caller may read it (the broker has
+    /// already checked that the caller may call services). See `LearningService`.
+    public func handleWithCommit(_ frame: [UInt8], caller: Caller, completion: @escaping @Sendable (HandledRequest<Never>) -> Void) {
         completion(answer(frame))
     }
 
     /// The reply frame for one request frame, at once and without a hand-over between threads;
-    /// see `LearningService`.
-    public func handle(_ frame: [UInt8]) -> [UInt8] { answer(frame).reply }
+    /// any caller may read the catalog. See `LearningService`.
+    public func handle(_ frame: [UInt8], caller: Caller = .unverified) -> [UInt8] { answer(frame).reply }
 
     private func answer(_ frame: [UInt8]) -> HandledRequest<Never> {
         var parsed: Request?

@@ -15,7 +15,9 @@ public struct HandledRequest<Event: Sendable>: Sendable {
     public let op: String?
     /// The request's `request_id`, when it had one.
     public let requestID: String?
-    /// The error code of an error reply; `nil` for a success.
+    /// The error code of an error reply, as the service decided it (a `forbidden` stays
+    /// `forbidden` here even when a contract version 1 client is sent `bad_request`); `nil` for a
+    /// success.
     public let errorCode: ServiceError.Code?
 
     /// A handled request with exactly these parts.
@@ -36,9 +38,12 @@ public struct HandledRequest<Event: Sendable>: Sendable {
         self.init(reply: reply, op: request.op, requestID: request.requestID)
     }
 
-    /// The error reply of `error` to `request` (`nil` when the frame was not a request).
+    /// The error reply of `error` to `request` (`nil` when the frame was not a request), in the
+    /// contract version the request states.
     init(_ error: ServiceError, to request: Request?) {
-        self.init(reply: Reply.failure(error), op: request?.op, requestID: request?.requestID, errorCode: error.code)
+        self.init(
+            reply: Reply.failure(error.forContractVersion(request?.version)), op: request?.op, requestID: request?.requestID,
+            errorCode: error.code)
     }
 
     /// The operation as a metric label: `op` when the service knew it, else `invalid`, so that

@@ -1,3 +1,4 @@
+import Access
 import Journal
 
 /// One Majordomo service's request handler: a frame in, a frame out, possibly later. Safe to call
@@ -10,35 +11,38 @@ public protocol LearningService: Sendable {
     /// The Majordomo service name, e.g. `books`.
     var name: String { get }
 
-    /// Calls `completion` exactly once with the reply and what the request was (`HandledRequest`).
-    /// Reads and refused requests complete on the calling thread before this returns; a write
+    /// Calls `completion` exactly once with the reply and what the request was (`HandledRequest`),
+    /// for a request from `caller`: an operation the caller may not perform is refused with
+    /// `forbidden` and changes nothing (`Caller.unverified` may do everything). Reads and refused requests complete on the calling thread before this returns; a write
     /// completes once it is durable, which may be later and on a thread the change log owns (the
     /// journal's acknowledger thread under the `always` policy), with its event and ticket.
     /// `completion` must return quickly and must not wait for another reply of the same service.
-    func handleWithCommit(_ request: [UInt8], completion: @escaping @Sendable (HandledRequest<Event>) -> Void)
+    func handleWithCommit(_ request: [UInt8], caller: Caller, completion: @escaping @Sendable (HandledRequest<Event>) -> Void)
 
-    /// The reply frame for one request frame, waiting for it as long as the write takes to become
-    /// durable: for tests and callers that spend a thread per request. Never call it from inside
-    /// a completion, which would wait for itself.
-    func handle(_ request: [UInt8]) -> [UInt8]
+    /// The reply frame for one request frame from `caller`, waiting for it as long as the write
+    /// takes to become durable: for tests and callers that spend a thread per request. Never call
+    /// it from inside a completion, which would wait for itself.
+    func handle(_ request: [UInt8], caller: Caller) -> [UInt8]
 }
 
+// The waiting helpers below default to `Caller.unverified` (security off) for tests and tools;
+// the serving path calls the requirement above, which has no default, so it always names the caller.
 extension LearningService {
-    /// Answers one request frame by calling `reply` exactly once with the reply frame, when
-    /// `handleWithCommit(_:completion:)` completes.
-    public func handle(_ request: [UInt8], reply: @escaping @Sendable ([UInt8]) -> Void) {
-        handleWithCommit(request) { reply($0.reply) }
+    /// Answers one request frame from `caller` by calling `reply` exactly once with the reply
+    /// frame, when `handleWithCommit(_:caller:completion:)` completes.
+    public func handle(_ request: [UInt8], caller: Caller = .unverified, reply: @escaping @Sendable ([UInt8]) -> Void) {
+        handleWithCommit(request, caller: caller) { reply($0.reply) }
     }
 
-    /// Waits for `handleWithCommit(_:completion:)`'s reply; see the protocol requirement.
-    public func handle(_ request: [UInt8]) -> [UInt8] {
-        waitForCallback { handle(request, reply: $0) }
+    /// Waits for `handleWithCommit(_:caller:completion:)`'s reply; see the protocol requirement.
+    public func handle(_ request: [UInt8], caller: Caller = .unverified) -> [UInt8] {
+        waitForCallback { handle(request, caller: caller, reply: $0) }
     }
 
-    /// `handleWithCommit(_:completion:)`'s result, waiting for it: for tests and callers that
-    /// spend a thread per request. Never call it from inside a completion.
-    public func handleWithCommit(_ request: [UInt8]) -> HandledRequest<Event> {
-        waitForCallback { handleWithCommit(request, completion: $0) }
+    /// `handleWithCommit(_:caller:completion:)`'s result, waiting for it: for tests and callers
+    /// that spend a thread per request. Never call it from inside a completion.
+    public func handleWithCommit(_ request: [UInt8], caller: Caller = .unverified) -> HandledRequest<Event> {
+        waitForCallback { handleWithCommit(request, caller: caller, completion: $0) }
     }
 }
 

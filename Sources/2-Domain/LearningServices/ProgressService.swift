@@ -1,3 +1,4 @@
+import Access
 import Catalog
 import JSON
 import Journal
@@ -46,8 +47,8 @@ public final class ProgressService: JournaledService {
 
     /// The reply frame, and for a write that changed something, the event to publish, waiting
     /// for both: for tests and callers that spend a thread per request.
-    public func handleWithEvent(_ frame: [UInt8]) -> (reply: [UInt8], event: ProgressEvent?) {
-        let handled = handleWithCommit(frame)
+    public func handleWithEvent(_ frame: [UInt8], caller: Caller = .unverified) -> (reply: [UInt8], event: ProgressEvent?) {
+        let handled = handleWithCommit(frame, caller: caller)
         return (handled.reply, handled.event)
     }
 
@@ -57,8 +58,10 @@ public final class ProgressService: JournaledService {
     /// event is never handed out for a write that failed or could still be lost. Reads, refused
     /// requests and writes that change nothing carry no event. Ticket sequences follow the order
     /// writes were applied in, so they order the events of one learner in one course even when
-    /// threads publish them in another order.
-    public func handleWithCommit(_ frame: [UInt8], completion: @escaping @Sendable (HandledRequest<ProgressEvent>) -> Void) {
+    /// threads publish them in another order. Writes, `get` and `list` need a caller that may act
+    /// for the request's learner, `course_stats` one whose role may perform trusted operations;
+    /// any other gets `forbidden` before the records are read.
+    public func handleWithCommit(_ frame: [UInt8], caller: Caller, completion: @escaping @Sendable (HandledRequest<ProgressEvent>) -> Void) {
         var parsed: Request?
         do throws(ServiceError) {
             var request = try Request(frame)
@@ -66,26 +69,26 @@ public final class ProgressService: JournaledService {
             let catalog = store.catalog
             switch request.op {
             case "mark_watched":
-                try write(&request, catalog, completion) { (reader) throws(JSONReadError) in .watch(lesson: try reader.id("lesson")) }
+                try write(&request, catalog, caller, completion) { (reader) throws(JSONReadError) in .watch(lesson: try reader.id("lesson")) }
             case "mark_unwatched":
-                try write(&request, catalog, completion) { (reader) throws(JSONReadError) in .unwatch(lesson: try reader.id("lesson")) }
+                try write(&request, catalog, caller, completion) { (reader) throws(JSONReadError) in .unwatch(lesson: try reader.id("lesson")) }
             case "save_position":
-                try write(&request, catalog, completion) { (reader) throws(JSONReadError) in
+                try write(&request, catalog, caller, completion) { (reader) throws(JSONReadError) in
                     .savePosition(
                         lesson: try reader.id("lesson"),
                         seconds: try reader.double("position_seconds", in: 0...ProgressAction.maxPositionSeconds))
                 }
-            case "begin_course": try write(&request, catalog, completion) { (_) throws(JSONReadError) in .begin }
+            case "begin_course": try write(&request, catalog, caller, completion) { (_) throws(JSONReadError) in .begin }
             case "open_lesson":
-                try write(&request, catalog, completion) { (reader) throws(JSONReadError) in .open(lesson: try reader.id("lesson")) }
+                try write(&request, catalog, caller, completion) { (reader) throws(JSONReadError) in .open(lesson: try reader.id("lesson")) }
             case "submit_quiz":
-                try write(&request, catalog, completion) { (reader) throws(JSONReadError) in .submitQuiz(answers: try reader.answers()) }
+                try write(&request, catalog, caller, completion) { (reader) throws(JSONReadError) in .submitQuiz(answers: try reader.answers()) }
             case "get", "list", "course_stats":
                 try request.refuseRequestID()
                 switch request.op {
-                case "get": completion(HandledRequest(reply: try get(&request, catalog), to: request))
-                case "list": completion(HandledRequest(reply: try list(&request, catalog), to: request))
-                default: completion(HandledRequest(reply: try courseStatistics(&request, catalog), to: request))
+                case "get": completion(HandledRequest(reply: try get(&request, catalog, caller), to: request))
+                case "list": completion(HandledRequest(reply: try list(&request, catalog, caller), to: request))
+                default: completion(HandledRequest(reply: try courseStatistics(&request, catalog, caller), to: request))
                 }
             default:
                 throw ServiceError(
@@ -101,12 +104,13 @@ public final class ProgressService: JournaledService {
     /// Reads the request and hands the write to `ServiceCore.write`, which calls `completion`;
     /// throws (without calling it) only while reading the request.
     private func write(
-        _ request: inout Request, _ catalog: Catalog, _ completion: @escaping @Sendable (HandledRequest<ProgressEvent>) -> Void,
+        _ request: inout Request, _ catalog: Catalog, _ caller: Caller, _ completion: @escaping @Sendable (HandledRequest<ProgressEvent>) -> Void,
         action readAction: (inout JSONObjectReader) throws(JSONReadError) -> ProgressAction
     ) throws(ServiceError) {
         let (learner, courseID, action) = try request.read { (reader) throws(JSONReadError) in
             (try reader.learner(), try reader.id("course"), try readAction(&reader))
         }
+        try caller.authorize(actingFor: learner)
         let course = try catalog.existingCourse(courseID)
         let now = environment.now()
         core.write(request, learner: learner, plan: { (state) throws(ServiceError) -> WritePlan<ProgressEvent> in
@@ -131,8 +135,9 @@ public final class ProgressService: JournaledService {
         }, completion: completion)
     }
 
-    private func get(_ request: inout Request, _ catalog: Catalog) throws(ServiceError) -> [UInt8] {
+    private func get(_ request: inout Request, _ catalog: Catalog, _ caller: Caller) throws(ServiceError) -> [UInt8] {
         let (learner, courseID) = try request.read { (reader) throws(JSONReadError) in (try reader.learner(), try reader.id("course")) }
+        try caller.authorize(actingFor: learner)
         let course = try catalog.existingCourse(courseID)
         let record = try core.read { (state) throws(ServiceError) in state.records.progress(of: learner, in: course.id) }
         let progress = record ?? CourseProgress(learner: learner, course: course.id, startedAt: 0, updatedAt: 0)
@@ -153,10 +158,11 @@ public final class ProgressService: JournaledService {
         return Reply.success(["progress": detail])
     }
 
-    private func list(_ request: inout Request, _ catalog: Catalog) throws(ServiceError) -> [UInt8] {
+    private func list(_ request: inout Request, _ catalog: Catalog, _ caller: Caller) throws(ServiceError) -> [UInt8] {
         let (learner, cursor) = try request.read { (reader) throws(JSONReadError) in
             (try reader.learner(), try reader.optionalString("cursor", length: 1...1024))
         }
+        try caller.authorize(actingFor: learner)
         let after = try cursor.map { (cursor) throws(ServiceError) in
             guard let parts = PageCursor.decode(cursor), parts.count == 2, case .integer(let updatedAt) = parts[0],
                 case .string(let course) = parts[1]
@@ -177,8 +183,9 @@ public final class ProgressService: JournaledService {
         return Reply.success(serialized: output)
     }
 
-    private func courseStatistics(_ request: inout Request, _ catalog: Catalog) throws(ServiceError) -> [UInt8] {
+    private func courseStatistics(_ request: inout Request, _ catalog: Catalog, _ caller: Caller) throws(ServiceError) -> [UInt8] {
         let courseID = try request.read { (reader) throws(JSONReadError) in try reader.id("course") }
+        try caller.authorizeTrustedOperation(request.op)
         let course = try catalog.existingCourse(courseID)
         let statistics = try core.read { (state) throws(ServiceError) in state.records.statistics(of: course.id) }
         return Reply.success([

@@ -1,3 +1,4 @@
+import Access
 import JSON
 
 /// One parsed request frame: the operation, the optional idempotency key, and a reader over
@@ -5,6 +6,8 @@ import JSON
 public struct Request {
     /// The operation name, `$.op`.
     public let op: String
+    /// The contract version the request states, `$.v`; `nil` when it states none (the newest).
+    public let version: Int?
     /// The client's idempotency key, `$.request_id`, when given.
     public let requestID: String?
     /// The remaining members; `op`, `request_id` and `v` are already consumed.
@@ -26,8 +29,10 @@ public struct Request {
         }
         do throws(JSONReadError) {
             var reader = try JSONObjectReader(value)
-            if let version = try reader.optionalInteger("v"), version != Contract.version {
-                throw JSONReadError(path: "$.v", message: "names contract version \(version); this server speaks \(Contract.version)")
+            version = try reader.optionalInteger("v")
+            if let version, !Contract.versions.contains(version) {
+                throw JSONReadError(
+                    path: "$.v", message: "names contract version \(version); this server speaks versions \(Contract.versions.lowerBound) to \(Contract.versions.upperBound)")
             }
             op = try reader.string("op", length: 1...64)
             requestID = try reader.optionalString("request_id", length: 1...128)
@@ -74,22 +79,10 @@ public struct Request {
     }
 }
 
-/// The characters allowed in learner ids and request ids, which are also journal key parts.
-enum Identifier {
-    static func isAllowed(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-            UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "+"):
-            true
-        default: false
-        }
-    }
-}
-
 extension JSONObjectReader {
     /// The required `learner` member: 1–128 of the identifier characters.
     mutating func learner() throws(JSONReadError) -> String {
-        let learner = try string("learner", length: 1...128)
+        let learner = try string("learner", length: 1...Identifier.maximumLength)
         guard learner.utf8.allSatisfy(Identifier.isAllowed) else {
             throw JSONReadError(path: path(of: "learner"), message: "may contain only letters, digits and . _ - : @ +")
         }

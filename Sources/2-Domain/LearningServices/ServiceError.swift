@@ -19,6 +19,18 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
         case unavailable
         /// A defect on the server; the message says what.
         case `internal`
+        /// The caller's key may not perform the operation: another learner's data for a
+        /// `learner` key, a trusted operation for a key without that right. Contract version 2.
+        case forbidden
+
+        /// The contract version that introduced the code; a client speaking an older one gets
+        /// `bad_request` instead (see `ServiceError.forContractVersion(_:)`).
+        var contractVersion: Int {
+            switch self {
+            case .forbidden: 2
+            case .badRequest, .notFound, .conflict, .unknownOp, .tooLarge, .unavailable, .internal: 1
+            }
+        }
     }
 
     /// The stable code clients switch on.
@@ -38,6 +50,14 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
     /// A `bad_request` for a field that has the wrong shape.
     public init(_ error: JSONReadError) {
         self.init(.badRequest, "\(error.path) \(error.message)", field: error.path)
+    }
+
+    /// The error as a client speaking contract `version` may be told it: a code newer than that
+    /// version becomes `bad_request` with the same message and field; `nil` (no `v` in the
+    /// request) means the newest version.
+    func forContractVersion(_ version: Int?) -> ServiceError {
+        guard let version, code.contractVersion > version else { return self }
+        return ServiceError(.badRequest, message, field: field)
     }
 
     /// `code: message`.

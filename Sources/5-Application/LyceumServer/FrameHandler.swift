@@ -1,3 +1,4 @@
+import Access
 import LearningServices
 import Majordomo
 import Synchronization
@@ -6,22 +7,22 @@ import Synchronization
 /// which goes to the service untouched; anything else gets the contract's `bad_request` reply.
 /// Sockets never parse JSON, and services never see frames.
 public enum FrameHandler {
-    /// A service's answer to one request frame: it calls `reply` exactly once, during the call
-    /// (reads, refusals) or later from any thread (a write once it is durable).
-    public typealias Answer = @Sendable (_ frame: [UInt8], _ reply: @escaping @Sendable ([UInt8]) -> Void) -> Void
+    /// A service's answer to one request frame from `caller`: it calls `reply` exactly once,
+    /// during the call (reads, refusals) or later from any thread (a write once it is durable).
+    public typealias Answer = @Sendable (_ frame: [UInt8], _ caller: Caller, _ reply: @escaping @Sendable ([UInt8]) -> Void) -> Void
 
     /// The handler, for a `WorkerPool` or a broker's `LocalService`, answering each request
-    /// body with `answer`: a reply given during the call is returned at once, a later one is
+    /// body with `answer`, for the caller the pool or the broker names: a reply given during the call is returned at once, a later one is
     /// sent through the request's `DeferredReply`.
     public static func handler(_ answer: @escaping Answer) -> WorkerPool.Handler {
-        { body, later in
+        { body, caller, later in
             guard body.count == 1 else {
                 let error = ServiceError(
                     .badRequest, "a request is exactly one frame of UTF-8 JSON; this one has \(body.count) frames")
                 return [error.replyFrame]
             }
             let handoff = ReplyHandoff()
-            answer(body[0]) { reply in
+            answer(body[0], caller) { reply in
                 if !handoff.offer(reply) { later.send([reply]) }
             }
             return handoff.endCall().map { [$0] }

@@ -46,9 +46,9 @@ public struct HostedService: Sendable {
     private static func answer<Service: LearningService>(
         _ service: Service, publish: (@Sendable (Service.Event, UInt64) -> Void)?, metrics: RequestMetrics
     ) -> FrameHandler.Answer {
-        { frame, reply in
+        { frame, caller, reply in
             let started = ContinuousClock.now
-            service.handleWithCommit(frame) { handled in
+            service.handleWithCommit(frame, caller: caller) { handled in
                 if let publish, let event = handled.event, let commit = handled.commit { publish(event, commit.sequence) }
                 metrics.record(handled, service: service.name, elapsed: ContinuousClock.now - started)
                 reply(handled.reply)

@@ -1,0 +1,216 @@
+"""The asyncio client: ``lyceum_client.aio.Client``.
+
+One DEALER carries every request in flight, each behind an 8-byte tag that the broker returns in
+front of its reply (protocol/majordomo.md, "Client envelopes"), so replies find their requests in
+whatever order they come. A request without a reply after ``timeout`` is sent again under a new
+tag, after a back-off, up to ``attempts`` times in all; a reply to any of its tags completes it.
+When no reply at all has come on the socket since the request was sent, the connection is taken
+for dead: the socket is closed and a new one connects to the next broker in ``endpoints`` (the
+Lazy Pirate pattern, with fail-over). Writes carry a ``request_id`` chosen once per call, so a
+retry the server already applied returns the first reply and applies nothing.
+"""
+from __future__ import annotations
+
+import asyncio
+import itertools
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Optional, Sequence, TypedDict, TypeVar, Union, Unpack
+
+import zmq
+import zmq.asyncio
+
+from ._wire import MAX_FRAME_BYTES, Curve, PathLike, decode_result, encode_body, request_frames, split_reply
+from .errors import LyceumError, Timeout
+from .operations import Async, Books, Call, Catalog, Progress, raw_call
+
+T = TypeVar("T")
+DEFAULT_ENDPOINT = "tcp://127.0.0.1:5555"
+
+
+@dataclass
+class _Request:
+    """A request in flight: its frames, the tags of its attempts, and the current attempt's reply."""
+    service: bytes
+    frame: bytes
+    tags: list[bytes] = field(default_factory=list)
+    reply: Optional[asyncio.Future[list[bytes]]] = None
+
+
+class ClientOptions(TypedDict, total=False):
+    """How a client connects and retries; the same for the sync and the asyncio client."""
+    #: Seconds to wait for a reply per attempt (default 2.5, as Lyceum's own clients).
+    timeout: float
+    #: Attempts per request, the first included (default 3).
+    attempts: int
+    #: Seconds before the first retry; doubled for each further one, with jitter (default 0.1).
+    backoff: float
+    #: The longest back-off in seconds (default 2.0).
+    max_backoff: float
+    #: Requests in flight at once; more wait for a slot (default 256).
+    max_in_flight: int
+    #: Path of the client's secret certificate (zcert) to speak CURVE; needs ``server_certificate``.
+    curve_certificate: Optional[PathLike]
+    #: Path of the broker's public certificate (zcert).
+    server_certificate: Optional[PathLike]
+
+
+class Client:
+    """An asyncio client of one or more Lyceum brokers, tried in order on failure. Use it from one
+    event loop; ``async with`` closes it. ``catalog``, ``books`` and ``progress`` hold one
+    coroutine method per operation of the contract."""
+
+    def __init__(self, endpoints: Union[str, Sequence[str]] = DEFAULT_ENDPOINT,
+                 **options: Unpack[ClientOptions]) -> None:
+        self._endpoints = [endpoints] if isinstance(endpoints, str) else list(endpoints)
+        if not self._endpoints:
+            raise ValueError("at least one broker endpoint is needed")
+        self._timeout = float(options.get("timeout", 2.5))
+        self._attempts = int(options.get("attempts", 3))
+        self._backoff = float(options.get("backoff", 0.1))
+        self._max_backoff = float(options.get("max_backoff", 2.0))
+        max_in_flight = int(options.get("max_in_flight", 256))
+        if self._timeout <= 0 or self._attempts < 1 or self._backoff < 0 or max_in_flight < 1:
+            raise ValueError("timeout must be positive, attempts and max_in_flight at least 1, backoff not negative")
+        self._curve = Curve.from_options(options.get("curve_certificate"), options.get("server_certificate"))
+        self._context = zmq.asyncio.Context()
+        self._slots = asyncio.Semaphore(max_in_flight)
+        self._tags = itertools.count(1)
+        self._waiting: dict[bytes, _Request] = {}
+        self._socket: Optional[zmq.asyncio.Socket] = None
+        self._receiver: Optional[asyncio.Task[None]] = None
+        self._generation = 0
+        self._endpoint_index = 0
+        self._last_reply_at = 0.0
+        self._closed = False
+        #: The ``catalog`` service.
+        self.catalog: Catalog[Async] = Catalog(self._request)
+        #: The ``books`` service.
+        self.books: Books[Async] = Books(self._request)
+        #: The ``progress`` service.
+        self.progress: Progress[Async] = Progress(self._request)
+
+    @property
+    def endpoint(self) -> str:
+        """The broker requests go to now."""
+        return self._endpoints[self._endpoint_index]
+
+    async def call(self, service: str, body: Mapping[str, Any]) -> Any:
+        """Sends ``body`` to ``service`` exactly as given and returns the reply's ``result`` (or
+        raises its error); for operations this client has no method for."""
+        return await self._request(raw_call(service, body))
+
+    async def close(self) -> None:
+        """Closes the connection; requests still waiting fail with ``LyceumError`` (``closed``)."""
+        self._closed = True
+        self._disconnect()
+        for request in self._waiting.values():
+            if request.reply is not None and not request.reply.done():
+                request.reply.set_exception(LyceumError("the client was closed", code="closed"))
+        self._waiting.clear()
+        self._context.term()
+
+    async def __aenter__(self) -> Client:
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.close()
+
+    async def _request(self, call: Call[T]) -> T:
+        if self._closed:
+            raise LyceumError("the client is closed", code="closed")
+        request = _Request(call.service.encode("utf-8"), encode_body(call.body))
+        async with self._slots:
+            failure: LyceumError = Timeout(f"no reply from {call.service}", service=call.service)
+            try:
+                for attempt in range(self._attempts):
+                    if attempt:
+                        await asyncio.sleep(self._delay(attempt))
+                    body = await self._attempt(request)
+                    if body is None:
+                        failure = Timeout(f"no reply from {call.service} within {self._timeout:g} s on any of "
+                                          f"{attempt + 1} attempts ({', '.join(self._endpoints)})",
+                                          service=call.service)
+                        continue
+                    try:
+                        return call.decode(decode_result(call.service, body))
+                    except LyceumError as error:
+                        if not error.retryable:
+                            raise
+                        failure = error
+                raise failure
+            finally:
+                for tag in request.tags:
+                    self._waiting.pop(tag, None)
+
+    async def _attempt(self, request: _Request) -> Optional[list[bytes]]:
+        """Sends the request under a new tag and waits for a reply to any of its tags; ``None`` on
+        a timeout, after failing over when the connection looks dead."""
+        socket, generation = self._connected()
+        tag = next(self._tags).to_bytes(8, "big")
+        request.tags.append(tag)
+        self._waiting[tag] = request
+        request.reply = asyncio.get_running_loop().create_future()
+        sent_at = time.monotonic()
+        try:
+            async with asyncio.timeout(self._timeout):
+                # Never blocks for long: at most max_in_flight requests are queued, below the
+                # socket's high-water mark.
+                await socket.send_multipart(request_frames(tag, request.service, request.frame))
+                return await request.reply
+        except (TimeoutError, zmq.ZMQError):
+            if self._last_reply_at < sent_at:
+                self._fail_over(generation)
+            return None
+
+    def _connected(self) -> tuple[zmq.asyncio.Socket, int]:
+        if self._socket is None:
+            socket = self._context.socket(zmq.DEALER)
+            socket.setsockopt(zmq.LINGER, 0)
+            socket.setsockopt(zmq.MAXMSGSIZE, MAX_FRAME_BYTES)
+            if self._curve is not None:
+                self._curve.apply(socket)
+            socket.connect(self.endpoint)
+            self._socket = socket
+            self._receiver = asyncio.get_running_loop().create_task(self._receive(socket))
+        return self._socket, self._generation
+
+    async def _receive(self, socket: zmq.asyncio.Socket) -> None:
+        while True:
+            try:
+                frames = await socket.recv_multipart()
+            except zmq.ZMQError:
+                return
+            reply = split_reply(frames)
+            if reply is None:
+                continue
+            tag, service, body = reply
+            request = self._waiting.get(tag)
+            # A reply naming another service than the request's is ignored (majordomo.md).
+            if request is None or request.service != service:
+                continue
+            self._last_reply_at = time.monotonic()
+            # A late reply to an earlier attempt's tag completes the request as well.
+            if request.reply is not None and not request.reply.done():
+                request.reply.set_result(body)
+
+    def _fail_over(self, generation: int) -> None:
+        # Several requests time out on the same dead socket; only the first moves on.
+        if generation != self._generation:
+            return
+        self._disconnect()
+        self._generation += 1
+        self._endpoint_index = (self._endpoint_index + 1) % len(self._endpoints)
+
+    def _disconnect(self) -> None:
+        if self._receiver is not None:
+            self._receiver.cancel()
+            self._receiver = None
+        if self._socket is not None:
+            self._socket.close(linger=0)
+            self._socket = None
+
+    def _delay(self, attempt: int) -> float:
+        # Jitter keeps clients that failed together from retrying together.
+        return min(self._backoff * 2.0 ** (attempt - 1), self._max_backoff) * random.uniform(0.5, 1.0)
