@@ -92,7 +92,10 @@ struct ErrorTests {
             // One books request goes to the stopped worker, one more waits in the queue (the whole
             // broker's limit too), and then the service's queue and the broker's are full.
             let held = (0..<2).map { _ in Task { try await lyceum.books.list(learner: "ada") } }
-            try await Task.sleep(for: .milliseconds(500))
+            #expect(await eventuallyAsync {
+                let status = try? LyceumProcess.run(["status", "--broker", endpoint])
+                return status?.stdout.contains(#""queued_requests":1,"#) == true
+            }, "the second request never waited in the broker's queue")
             let full = await lyceumError { () async throws(LyceumError) in try await lyceum.books.list(learner: "ada") }
             #expect(full?.code == .queueFull, "\(String(describing: full))")
             let overloaded = await lyceumError { () async throws(LyceumError) in try await lyceum.catalog.listCategories() }

@@ -10,15 +10,16 @@ public struct ClientConfiguration: Sendable {
     public var attempts: Int
     /// Largest frame accepted from the broker (`ZMQ_MAXMSGSIZE`). Default: 4 MiB.
     public var maxFrameSize: Int64
-    /// CURVE keys for an encrypted, authenticated connection to a CURVE broker; `nil` (the
-    /// default) connects in plain text.
-    public var curve: CurveClientKeys?
+    /// How the DEALER authenticates and encrypts: `.curveClient` for a CURVE broker; `.plaintext`
+    /// (the default) otherwise.
+    public var security: SocketSecurity
 
     /// Creates a configuration; each argument defaults to the value documented on its property.
-    public init(timeout: Duration = .milliseconds(2500), attempts: Int = 3, maxFrameSize: Int64 = 4 << 20, curve: CurveClientKeys? = nil) {
+    public init(timeout: Duration = .milliseconds(2500), attempts: Int = 3, maxFrameSize: Int64 = 4 << 20,
+                security: SocketSecurity = .plaintext) {
         self.timeout = timeout
         self.attempts = max(1, attempts)
         self.maxFrameSize = maxFrameSize
-        self.curve = curve
+        self.security = security
     }
 }

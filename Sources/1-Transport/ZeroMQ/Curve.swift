@@ -58,26 +58,3 @@ extension String {
         self = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
-
-/// What a CURVE client needs: its own key pair and the server's public key, which it checks the
-/// server against (a server without that secret key cannot complete the handshake).
-public struct CurveClientKeys: Sendable, Equatable {
-    /// The client's long-term key pair; the server may authorize its public key.
-    public var keyPair: CurveKeyPair
-    /// The server's public key, 32 bytes.
-    public var serverPublicKey: [UInt8]
-
-    /// Keys for a client of the server whose public key is `serverPublicKey`.
-    public init(keyPair: CurveKeyPair, serverPublicKey: [UInt8]) {
-        self.keyPair = keyPair
-        self.serverPublicKey = serverPublicKey
-    }
-
-    /// Makes `socket` a CURVE client (`ZMQ_CURVE_SERVERKEY`, `ZMQ_CURVE_PUBLICKEY`,
-    /// `ZMQ_CURVE_SECRETKEY`); call it before the socket connects.
-    public func apply(to socket: Socket) throws(ZMQError) {
-        try socket.set(.curveServerKey, to: serverPublicKey)
-        try socket.set(.curvePublicKey, to: keyPair.publicKey)
-        try socket.set(.curveSecretKey, to: keyPair.secretKey)
-    }
-}

@@ -83,7 +83,7 @@ final class ConnectionLoop {
     private func openClient() -> AsyncClient {
         let client = AsyncClient(
             endpoint: currentBroker, capacity: configuration.maxInFlight,
-            configuration: ClientConfiguration(timeout: configuration.timeout, attempts: 1, curve: configuration.curve),
+            configuration: ClientConfiguration(timeout: configuration.timeout, attempts: 1, security: configuration.curve?.security ?? .plaintext),
             context: context, wakeup: inbox.wakeup)
         self.client = client
         return client

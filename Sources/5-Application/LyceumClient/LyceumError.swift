@@ -123,6 +123,8 @@ public struct LyceumError: Error, Equatable, Sendable, CustomStringConvertible {
         case .serviceUnknown: .serviceUnknown
         case .timedOut: .timedOut
         case .brokerUnreachable: .brokerUnreachable
+        case .forbidden: .forbidden
+        case .unauthenticated: .unauthenticated
         default: .other(error.code.rawValue)
         }
         self.init(code: code, message: error.detail, service: error.service ?? "", op: op, endpoint: error.endpoint)
