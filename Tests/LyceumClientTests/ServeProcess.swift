@@ -45,7 +45,8 @@ final class ServeProcess: @unchecked Sendable {
     private func waitUntilServing() async throws {
         let probe = try client(timeout: .milliseconds(500), attempts: 1)
         defer { probe.close() }
-        let deadline = ContinuousClock.now + .seconds(20)
+        // Generous: the whole suite starts many processes at once on a small machine.
+        let deadline = ContinuousClock.now + .seconds(90)
         while ContinuousClock.now < deadline {
             do {
                 _ = try await probe.catalog.listCategories()
