@@ -57,6 +57,11 @@ soak:
 	@scripts/ensure-deps.sh bench
 	Benchmarks/suite.sh --soak 600
 
+## LyceumClient's overhead over raw MDP against a real serve (issue 18).
+.PHONY: bench-client
+bench-client:
+	Benchmarks/client-overhead.sh
+
 ## Progress events: libzmq alone in C (the floor), then events/s with 100 subscribers, p50/p99 delivery
 ## latency at 10k/s, cost per write in-process, then what publishing adds to `lyceum serve`'s progress
 ## writes end to end (issue 6).

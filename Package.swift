@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "lyceum", targets: ["lyceum"]),
         .library(name: "ZeroMQ", targets: ["ZeroMQ"]),
         .library(name: "Majordomo", targets: ["Majordomo"]),
+        .library(name: "LyceumClient", targets: ["LyceumClient"]),
     ],
     targets: [
         // libzmq from Debian's libzmq3-dev: a module map and a shim header, nothing else.
@@ -136,6 +137,19 @@ let package = Package(
             dependencies: ["LearningServices", "Books", "Catalog", "JSON", "Journal"],
             path: "Benchmarks/ServiceHandling"
         ),
+
+        // The Swift client library for other apps' backends: typed async calls, retries, fail-over,
+        // request ids, and the gap-repairing progress subscription (README "Calling Lyceum from Swift").
+        .target(name: "LyceumClient", dependencies: ["Majordomo", "ZeroMQ", "Events", "LyceumLogging"], path: "Sources/5-Application/LyceumClient"),
+        // The README's example, run by LyceumClientTests against a real serve.
+        .executableTarget(name: "SwiftClientExample", dependencies: ["LyceumClient"], path: "Examples/SwiftClientExample"),
+        .testTarget(
+            name: "LyceumClientTests",
+            dependencies: ["LyceumClient", "Majordomo", "ZeroMQ", "Events", "LyceumTestSupport", "lyceum", "SwiftClientExample"]
+        ),
+
+        // `make bench-client`: LyceumClient's overhead over raw MDP (Benchmarks/client-overhead.sh).
+        .executableTarget(name: "client-overhead", dependencies: ["LyceumClient", "Majordomo", "ZeroMQ"], path: "Benchmarks/ClientOverhead"),
 
         // `lyceum bench`: load generation over the wire protocol, never the domain modules, and the command that runs it.
         .target(name: "LoadTest", dependencies: ["Majordomo", "ZeroMQ", "JSON", "LyceumLogging", "CommandSyntax", "LyceumSupport", "Security"], path: "Sources/5-Application/LoadTest"),

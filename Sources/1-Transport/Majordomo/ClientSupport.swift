@@ -8,7 +8,7 @@ enum ClientSupport {
 
     /// A DEALER connected to the broker, with `ZMQ_IMMEDIATE` so that nothing is queued
     /// before a connection exists (which is how "unreachable" is told from "timed out"),
-    /// after waiting briefly for that connection.
+    /// after waiting briefly for that connection; secured as the configuration says.
     static func connect(_ context: Context, to endpoint: String, _ configuration: ClientConfiguration) throws(ZMQError) -> Socket {
         let socket = try context.socket(.dealer)
         try socket.set(.immediate, to: true)
