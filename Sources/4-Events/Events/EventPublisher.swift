@@ -367,6 +367,7 @@ public final class EventPublisher: Service {
         }
         body.append("course_seq", SnapshotState.json(announced.courseSequences))
         body.append("snapshot", JSONValue(advertisedSnapshot))
+        body.append("snapshot_key", JSONValue(configuration.advertisedSnapshotKey))
         body.append("time", .string(RFC3339.string(millisecondsSince1970: RFC3339.currentMillisecondsSince1970())))
         try publisher.send(EventTopic.heartbeat.utf8, options: [.more, .dontWait])
         try publisher.send(JSONValue.object(body).serialized(), options: .dontWait)

@@ -31,6 +31,13 @@ public struct EventPublisherConfiguration: Sendable {
     /// CURVE is on. Default: plaintext.
     public var snapshotSecurity: SocketSecurity = .plaintext
 
+    /// The Z85 text of the snapshot ROUTER's CURVE public key, which heartbeats advertise beside
+    /// its endpoint; `nil` when it is plaintext.
+    var advertisedSnapshotKey: String? {
+        guard case .curveServer(let keys, _) = snapshotSecurity else { return nil }
+        return try? Z85.encode(keys.publicKey)
+    }
+
     /// A configuration; every endpoint list may be empty except that a publisher with neither
     /// publish nor forwarder endpoints reaches nobody.
     public init(

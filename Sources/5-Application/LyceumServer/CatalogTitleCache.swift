@@ -20,9 +20,11 @@ final class CatalogTitleCache: Sendable {
     private let state: Mutex<State>
     private let logger = Logger(component: "dashboard")
 
-    /// A cache asking the broker at `broker`; nothing is sent before the first ``titles()``.
-    init(broker: String, context: Context) {
-        state = Mutex(State(client: Client(endpoint: broker, configuration: ClientConfiguration(timeout: .seconds(1), attempts: 1), context: context)))
+    /// A cache asking the broker at `broker`, connecting with `security`; nothing is sent
+    /// before the first ``titles()``.
+    init(broker: String, security: SocketSecurity, context: Context) {
+        let configuration = ClientConfiguration(timeout: .seconds(1), attempts: 1, security: security)
+        state = Mutex(State(client: Client(endpoint: broker, configuration: configuration, context: context)))
     }
 
     /// The titles, fetched first when they are older than ``refreshInterval``. Blocks for up

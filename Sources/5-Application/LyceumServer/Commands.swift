@@ -70,7 +70,7 @@ public enum Commands {
         let broker = try Broker(endpoints: settings.endpoints, configuration: configuration, context: context)
         let catalog = host.catalog
         return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report)
-            + dashboardServices(settings, context: context, snapshotEndpoint: DashboardBridge.snapshotEndpoint) {
+            + dashboardServices(settings, context: context, snapshotEndpoint: DashboardBridge.snapshotEndpoint, security: .plaintext) {
                 catalog.catalog.courses.map { CourseTitle(id: $0.id, title: $0.title) }
             }
             + events.map { ($0.name, $0.service as any Service) } + [("broker", broker)]
@@ -102,10 +102,12 @@ public enum Commands {
                     forwarder = [("events", events)]
                 }
                 // Snapshots live in the worker that publishes progress: the bridge asks the
-                // endpoint its heartbeats advertise. Titles come from the catalog service, through this broker.
-                let titles = CatalogTitleCache(broker: settings.endpoints[0], context: context)
+                // endpoint its heartbeats advertise, with this process's keys (the worker's
+                // authorized-keys must hold them). Titles come from the catalog service, through
+                // this broker, which knows its own key as an app.
+                let titles = CatalogTitleCache(broker: settings.endpoints[0], security: security.connectingToItself, context: context)
                 return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report)
-                    + dashboardServices(settings, context: context, snapshotEndpoint: nil) { titles.titles() }
+                    + dashboardServices(settings, context: context, snapshotEndpoint: nil, security: security.connectingToItself) { titles.titles() }
                     + forwarder + [("broker", broker)]
             }
         } catch {
@@ -130,17 +132,29 @@ public enum Commands {
         }
         defer { host.close() }
         let report = ProcessReport(role: "worker", journals: host.journals)
+        // Every learner's progress must never sit on a plaintext port of a CURVE deployment.
+        if security.isCurve && security.keyRing == nil && host.services.contains(where: { $0.snapshotTable != nil }) {
+            logger.critical("cannot start", ["error": "authorized-keys: required with curve-secret-key when the worker serves progress: "
+                                             + "its snapshot endpoint admits only the dashboard keys listed there"])
+            return 2
+        }
         do {
-            return try runGroup(logger: logger, reload: reloader(sources, host: host, security: .plaintext, revocations: Revocations())) { context in
+            let revocations = Revocations()
+            return try runGroup(logger: logger, reload: reloader(sources, host: host, security: security, revocations: revocations)) { context in
                 // Snapshots are answered on a port of the kernel's choosing: heartbeats through the
-                // forwarder advertise it, and several workers on one host cannot share one port.
-                // It stays plaintext on loopback even with CURVE: a worker has no authorised keys
-                // and so no ZAP handler, and a CURVE server without one admits everybody.
+                // forwarder advertise it (with its CURVE key), and several workers on one host
+                // cannot share one port. With CURVE it is a CURVE server behind the process's ZAP
+                // handler and authorised keys; a CURVE worker without them (books only) binds none.
+                let snapshots = security.isCurve && security.keyRing == nil ? [] : ["tcp://127.0.0.1:*"]
                 var eventConfiguration = EventPublisherConfiguration(
-                    forwarderEndpoints: [settings.forwarderEndpoint], snapshotEndpoints: ["tcp://127.0.0.1:*"],
+                    forwarderEndpoints: [settings.forwarderEndpoint], snapshotEndpoints: snapshots,
                     snapshotPageBytes: settings.snapshotPageBytes)
                 eventConfiguration.publisherSecurity = security.connecting
+                eventConfiguration.snapshotSecurity = security.bound(.snapshots)
                 let events = try eventPublisher(for: host, configuration: eventConfiguration, context: context)
+                if let publisher = events.first?.service {
+                    revocations.onRevocation { if $0.contains(.subscribeEvents) { publisher.rebindSubscribers() } }
+                }
                 var configuration = WorkerConfiguration(
                     heartbeat: Heartbeat(interval: settings.heartbeatInterval, liveness: settings.heartbeatLiveness),
                     reconnectInitialDelay: settings.reconnectInitial,
@@ -153,7 +167,7 @@ public enum Commands {
                         endpoint: settings.broker, service: name, sessions: settings.sessionsPerService, configuration: configuration,
                         context: context, handler: handler) as any Service)
                 }
-                return try metricsEndpoint(settings, report: report)
+                return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report)
                     + events.map { ($0.name, $0.service as any Service) } + pools
             }
         } catch {
@@ -187,7 +201,7 @@ public enum Commands {
             maxOutputBytesPerConnection: UInt64(settings.maxOutputBytes),
             managementServices: [ProcessReport.statusService: { snapshot, _ in report.statusJSON(broker: snapshot) }],
             security: security.bound(.broker),
-            keyDirectory: security.keyRing
+            keyDirectory: security.directory
         )
     }
 
@@ -223,16 +237,18 @@ public enum Commands {
     }
 
     /// The dashboard's HTTP endpoint and the bridge that feeds it, when `settings.dashboardPort`
-    /// is set; bound now, so that a taken port stops the start.
+    /// is set; bound now, so that a taken port stops the start. The bridge reaches advertised
+    /// snapshot endpoints with `security`.
     private static func dashboardServices(
-        _ settings: Settings, context: Context, snapshotEndpoint: String?, titles: @escaping @Sendable () -> [CourseTitle]
+        _ settings: Settings, context: Context, snapshotEndpoint: String?, security: SocketSecurity,
+        titles: @escaping @Sendable () -> [CourseTitle]
     ) throws -> [(name: String, service: any Service)] {
         guard settings.dashboardPort != 0 else { return [] }
         let feed = try DashboardFeed()
         let endpoint = try HTTPEndpoint(
             name: "dashboard", setting: SettingKey.dashboardPort.rawValue, address: settings.dashboardAddress, port: settings.dashboardPort,
             limits: DashboardResponder.limits, responder: try DashboardResponder(feed: feed, token: settings.dashboardToken))
-        let bridge = DashboardBridge(context: context, feed: feed, snapshotEndpoint: snapshotEndpoint, titles: titles)
+        let bridge = DashboardBridge(context: context, feed: feed, snapshotEndpoint: snapshotEndpoint, security: security, titles: titles)
         return [("dashboard", endpoint), ("dashboard-bridge", bridge)]
     }
 

@@ -24,12 +24,16 @@ final class DashboardBridge: Service {
     private let logger = Logger(component: "dashboard")
 
     /// A bridge subscribing at ``eventsEndpoint``; snapshots come from `snapshotEndpoint`, or,
-    /// when `nil`, from the endpoint each source's heartbeats advertise. `titles` gives the
+    /// when `nil`, from the endpoint each source's heartbeats advertise, reached with
+    /// `security`'s keys (a CURVE client of the key advertised beside it). `titles` gives the
     /// catalog's courses, read again with every batch of events so a reloaded catalog shows.
-    init(context: Context, feed: DashboardFeed, snapshotEndpoint: String?, titles: @escaping @Sendable () -> [CourseTitle]) {
+    init(context: Context, feed: DashboardFeed, snapshotEndpoint: String?, security: SocketSecurity,
+         titles: @escaping @Sendable () -> [CourseTitle]) {
         self.context = context
         self.feed = feed
-        options = ProgressSubscriber.Options(eventsEndpoint: Self.eventsEndpoint, snapshotEndpoint: snapshotEndpoint)
+        var options = ProgressSubscriber.Options(eventsEndpoint: Self.eventsEndpoint, snapshotEndpoint: snapshotEndpoint)
+        options.security = security
+        self.options = options
         self.titles = titles
     }
 

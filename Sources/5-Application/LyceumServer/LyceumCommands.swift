@@ -54,13 +54,20 @@ public enum LyceumCommands {
     /// `lyceum worker`.
     public static let worker = settingsCommand(
         "worker", summary: "only workers, connected to a broker (--broker is required)",
-        keys: commonKeys.union(workerKeys).union([.broker, .service, .reconnectInitial, .reconnectMaximum, .forwarderEndpoint]).union(clientSecurityKeys)
+        keys: commonKeys.union(workerKeys).union([.broker, .service, .reconnectInitial, .reconnectMaximum, .forwarderEndpoint])
+            .union(clientSecurityKeys).union([.authorizedKeys])
     ) { parsed, sources throws(UsageError) in
         // Required, but from any source: the parser sees only the command line.
         guard parsed.settings.origins[.broker] != nil else {
             throw UsageError("--broker is required (or broker in the --config file, or LYCEUM_BROKER)")
         }
-        return Commands.worker(parsed.settings, security: try clientSecurity(parsed.settings), reloading: sources)
+        let security: ProcessSecurity
+        do throws(CredentialsError) {
+            security = try ProcessSecurity.worker(parsed.settings)
+        } catch {
+            throw UsageError(error.description)
+        }
+        return Commands.worker(parsed.settings, security: security, reloading: sources)
     }
 
     /// `lyceum call`.

@@ -7,7 +7,8 @@ import ZeroMQ
 
 /// The CURVE side of one process, from its settings: plaintext (no `curve-secret-key`), or its
 /// keys with the broker's public key (a process that connects: `worker`, `call`, `status`)
-/// or with the authorised keys (a process that binds: `serve`, `broker`).
+/// and/or with the authorised keys (a process that binds: `serve`, `broker`, and a `worker`
+/// whose snapshot ROUTER admits dashboards).
 public struct ProcessSecurity: Sendable {
     /// The process's keys; `nil` for plaintext.
     public let credentials: CurveCredentials?
@@ -33,11 +34,30 @@ public struct ProcessSecurity: Sendable {
                                    reason: "required with authorized-keys \(directory): this process's secret certificate")
         case (let secret?, let directory?):
             let credentials = try CurveCredentials.load(secretCertificate: secret, serverCertificate: nil)
-            do {
-                return ProcessSecurity(credentials: credentials, keyRing: try KeyRing(directory: directory, logger: Logger(component: "keys")))
-            } catch {
-                throw CredentialsError(setting: .authorizedKeys, path: directory, reason: error.description)
-            }
+            return ProcessSecurity(credentials: credentials, keyRing: try keyRing(directory))
+        }
+    }
+
+    /// The security of `worker`: that of a client (``client(_:)``) and, with `authorized-keys`,
+    /// the keys its snapshot ROUTER admits (`dashboard` and `admin` keys, the broker's own for
+    /// its dashboard). `authorized-keys` needs CURVE.
+    /// - Throws: ``CredentialsError`` naming the setting and the file.
+    public static func worker(_ settings: Settings) throws(CredentialsError) -> ProcessSecurity {
+        let client = try client(settings)
+        guard let directory = settings.authorizedKeys else { return client }
+        guard let credentials = client.credentials else {
+            throw CredentialsError(setting: .secretKey, path: nil,
+                                   reason: "required with authorized-keys \(directory): this process's secret certificate")
+        }
+        return ProcessSecurity(credentials: credentials, keyRing: try keyRing(directory))
+    }
+
+    /// The authorised keys in `directory`.
+    private static func keyRing(_ directory: String) throws(CredentialsError) -> KeyRing {
+        do {
+            return try KeyRing(directory: directory, logger: Logger(component: "keys"))
+        } catch {
+            throw CredentialsError(setting: .authorizedKeys, path: directory, reason: error.description)
         }
     }
 
@@ -62,11 +82,24 @@ public struct ProcessSecurity: Sendable {
         credentials?.client ?? .plaintext
     }
 
+    /// The security of a socket the process connects to its own CURVE servers: a client of its
+    /// own public key, which ``directory`` counts as an `app` caller.
+    var connectingToItself: SocketSecurity {
+        credentials.map { .curveClient($0.keys, serverKey: $0.keys.publicKey) } ?? .plaintext
+    }
+
+    /// Who may connect and call: the authorised keys, and the process's own key as `app`
+    /// (``OwnKeyDirectory``); `nil` without CURVE servers.
+    var directory: (any KeyDirectory)? {
+        guard let credentials, let keyRing, let ownKey = try? Z85.encode(credentials.keys.publicKey) else { return nil }
+        return OwnKeyDirectory(keyRing: keyRing, ownKey: ownKey)
+    }
+
     /// The process's ZAP handler, deciding with the authorised keys, when CURVE servers need
     /// one: it must come first in the process's ``ServiceGroup``.
     func zapHandler(context: Context) throws(ZMQError) -> [(name: String, service: any Service)] {
-        guard isCurve, let keyRing else { return [] }
-        let authenticator = Authenticator(keys: keyRing)
+        guard let directory else { return [] }
+        let authenticator = Authenticator(keys: directory)
         return [("zap", try ZAPHandler(context: context, decide: authenticator.decide))]
     }
 }

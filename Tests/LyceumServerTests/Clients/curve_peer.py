@@ -3,8 +3,9 @@
 
     curve_peer.py MODE ENDPOINT SERVER_CERT CLIENT_CERT ARGS...
 
-SERVER_CERT is the server's public certificate and CLIENT_CERT this peer's secret certificate
-(zcert files, read with zmq.auth.load_certificate); "-" for both connects in plaintext.
+SERVER_CERT is the server's public certificate (or "z85:KEY", a key a heartbeat advertised) and
+CLIENT_CERT this peer's secret certificate (zcert files, read with zmq.auth.load_certificate);
+"-" for both connects in plaintext.
 Modes (each prints one line):
     call SERVICE JSON             one 7/MDP request: the reply frame, or "noreply" after 3 s
     many SERVICE JSON COUNT       COUNT requests in turn on one connection: "replies N"
@@ -13,7 +14,12 @@ Modes (each prints one line):
                                   then "messages N topics T1,T2,…" (first topic levels) after SECONDS
     snapshot                      one snapshot request for progress/: "reply N frames" or "noreply"
     publish TOPIC SECONDS         a PUB sending TOPIC messages for SECONDS: "published N"
+    heartbeat                     a SUB of hb/: "heartbeat SNAPSHOT SNAPSHOT_KEY" of the first one
+                                  that advertises a snapshot endpoint, or "noheartbeat" after 10 s
+    worker SERVICE SECONDS        a would-be worker: READY for SERVICE every 100 ms for SECONDS,
+                                  counting what the broker sends: "requests N disconnects D"
 """
+import json
 import sys
 import time
 
@@ -24,7 +30,10 @@ import zmq.auth
 def secure(socket, server_cert, client_cert):
     if server_cert == "-" and client_cert == "-":
         return
-    server_public, _ = zmq.auth.load_certificate(server_cert)
+    if server_cert.startswith("z85:"):
+        server_public = server_cert[4:].encode()
+    else:
+        server_public, _ = zmq.auth.load_certificate(server_cert)
     public, secret = zmq.auth.load_certificate(client_cert)
     socket.curve_serverkey = server_public
     socket.curve_publickey = public
@@ -33,7 +42,7 @@ def secure(socket, server_cert, client_cert):
 
 def main(mode, endpoint, server_cert, client_cert, args):
     context = zmq.Context()
-    kind = {"subscribe": zmq.SUB, "publish": zmq.PUB}.get(mode, zmq.DEALER)
+    kind = {"subscribe": zmq.SUB, "heartbeat": zmq.SUB, "publish": zmq.PUB}.get(mode, zmq.DEALER)
     socket = context.socket(kind)
     socket.linger = 0
     secure(socket, server_cert, client_cert)
@@ -87,6 +96,29 @@ def main(mode, endpoint, server_cert, client_cert, args):
             count += 1
             time.sleep(0.01)
         print("published %d" % count)
+    elif mode == "heartbeat":
+        socket.setsockopt(zmq.SUBSCRIBE, b"hb/")
+        deadline = time.monotonic() + 10
+        line = "noheartbeat"
+        while time.monotonic() < deadline:
+            if poller.poll(100):
+                body = json.loads(socket.recv_multipart()[1])
+                if body.get("snapshot"):
+                    line = "heartbeat %s %s" % (body["snapshot"], body.get("snapshot_key"))
+                    break
+        print(line)
+    elif mode == "worker":
+        deadline = time.monotonic() + float(args[1])
+        requests = disconnects = 0
+        while time.monotonic() < deadline:
+            socket.send_multipart([b"", b"MDPW01", b"\x01", args[0].encode()])
+            while poller.poll(100):
+                frames = socket.recv_multipart()
+                if len(frames) >= 3 and frames[1] == b"MDPW01" and frames[2] == b"\x02":
+                    requests += 1
+                elif len(frames) >= 3 and frames[1] == b"MDPW01" and frames[2] == b"\x05":
+                    disconnects += 1
+        print("requests %d disconnects %d" % (requests, disconnects))
     sys.stdout.flush()
     socket.close()
     context.term()
