@@ -3,7 +3,8 @@
 # machine, and the ratio between them.
 #   1. Swift ZeroMQ wrapper vs C libzmq, PUSH→PULL (Benchmarks/zmq-throughput.sh).
 #   2. Catalog and book reads, 50 in flight, vs Redis GET with 50 clients.
-#   3. Durable book creates (durability always) vs Redis SET, appendonly yes + appendfsync always.
+#   3. Durable book creates (durability always) vs Redis SET, appendonly yes + appendfsync always;
+#      3b. book reads and durable creates again with CURVE on, vs those plaintext runs.
 #   4. Open loop at 50% of the peak read rate: p99.9 from intended send times.
 #   5. RECORDS books: resident memory of `lyceum serve` vs Redis, the server's restart (replay)
 #      vs Redis loading an AOF of as many keys, and the journal layer alone (journal-bench.sh).
@@ -100,16 +101,18 @@ start_redis() {
 # Starts `lyceum serve` on free loopback ports (broker, events, snapshots) with its data in DIR,
 # so that it never competes with another Lyceum on the default ports; sets $endpoint. Returns
 # once the books service answers, and sets $ready_seconds to the time that took.
+# Further arguments go to serve (CURVE keys); the probe and `bench` use $client_keys.
 start_lyceum() {
   local dir=$1 durability=$2 started events snapshots
+  shift 2
   endpoint="tcp://127.0.0.1:$(free_port)"
   events="tcp://127.0.0.1:$(free_port)"
   snapshots="tcp://127.0.0.1:$(free_port)"
   started=$(now)
   "$lyceum" serve --endpoint "$endpoint" --events-endpoint "$events" --snapshot-endpoint "$snapshots" \
-    --data "$dir" --durability "$durability" --log-level warning >/dev/null 2>>"$work/serve.log" &
+    --data "$dir" --durability "$durability" --log-level warning "$@" >/dev/null 2>>"$work/serve.log" &
   lyceum_pid=$! server_pids=("$!")
-  until "$lyceum" call --broker "$endpoint" --timeout 1000 books '{"op":"list","learner":"suite-probe"}' >/dev/null 2>&1; do
+  until "$lyceum" call --broker "$endpoint" --timeout 1000 "${client_keys[@]}" books '{"op":"list","learner":"suite-probe"}' >/dev/null 2>&1; do
     kill -0 "$lyceum_pid" 2>/dev/null || { log "lyceum serve exited; see its log:"; cat "$work/serve.log" >&2; exit 1; }
     sleep 0.02
   done
@@ -121,7 +124,7 @@ bench() {
   local name=$1; shift
   local pid pids=()
   for pid in "${server_pids[@]}"; do pids+=(--server-pid "$pid"); done
-  "$lyceum" bench --endpoint "$endpoint" --connections 4 --warmup "$warmup" --label "$name" --json --progress 5s "${pids[@]}" "$@" \
+  "$lyceum" bench --endpoint "$endpoint" --connections 4 --warmup "$warmup" --label "$name" --json --progress 5s "${pids[@]}" "${client_keys[@]}" "$@" \
     >"$out/$name.json" 2> >(grep --line-buffered -v '^ts=' >&2) || log "$name: some requests failed (see $out/$name.json)"
 }
 
@@ -145,7 +148,7 @@ json.dump({"label": n, "requests_per_second": float(rps), "latency_us": {"p50": 
 # Requests for a Redis run of about RUN_SECONDS at the rate Lyceum just did (at least 20000).
 redis_count() { [ "$redis_requests" != 0 ] && echo "$redis_requests" || awk -v r="$1" -v s="$run_seconds" 'BEGIN { n = int(r * s); print (n < 20000 ? 20000 : n) }'; }
 
-rows=() goals=()
+rows=() goals=() client_keys=()
 row() { rows+=("| $1 | $2 | $3 | $4 |"); }
 goal() { goals+=("| $1 | $2 | $3 | $([ "$4" = 1 ] && echo met || echo "**missed**") |"); }
 at_most() { awk -v a="$1" -v b="$2" 'BEGIN { print (a <= b) ? 1 : 0 }'; }
@@ -254,6 +257,28 @@ p999=$(json "$out/book-read-open.json" latency_us/p99.9)
 row "book reads open loop at $half req/s (50% of peak): p99.9 ms, vs closed-loop p99.9" "$(ms "$p999")" "$(ms "$(json "$out/book-read.json" latency_us/p99.9)")" "$(divide "$p999" "$(json "$out/book-read.json" latency_us/p99.9)")"
 goal "open loop at 50% of peak: p99.9 ≤ 5 ms" "$(ms "$p999") ms" "≤ 5 ms" "$(at_most "$p999" 5000)"
 stop_lyceum
+
+# 3b. CURVE (issue 16): the same reads and durable creates with every connection encrypted and
+# authenticated (an `app` key), beside the plaintext runs of parts 2–3 on the same machine.
+log "3b/5 book reads and durable creates with CURVE vs plaintext"
+mkdir -p "$work/keys/clients"
+"$lyceum" keys generate server --dir "$work/keys" --role admin >/dev/null
+"$lyceum" keys generate bench --dir "$work/keys/clients" --role app >/dev/null
+client_keys=(--curve-secret-key "$work/keys/clients/bench_secret" --curve-server-key "$work/keys/server")
+start_lyceum "$work/lyceum-curve" always --curve-secret-key "$work/keys/server_secret" --authorized-keys "$work/keys/clients"
+bench curve-book-read --scenario book-read --in-flight "$concurrency" --duration "${run_seconds}s"
+bench curve-book-create --scenario book-create --in-flight "$concurrency" --duration "${run_seconds}s"
+stop_lyceum
+client_keys=()
+for kind in book-read book-create; do
+  plain_rps=$(json "$out/$kind.json" requests_per_second) curve_rps=$(json "$out/curve-$kind.json" requests_per_second)
+  plain_p50=$(json "$out/$kind.json" latency_us/p50) curve_p50=$(json "$out/curve-$kind.json" latency_us/p50)
+  row "$kind with CURVE, req/s vs plaintext" "$(printf %.0f "$curve_rps")" "$(printf %.0f "$plain_rps")" "$(divide "$curve_rps" "$plain_rps")"
+  row "$kind with CURVE, p50 µs vs plaintext" "$curve_p50" "$plain_p50" "$(divide "$curve_p50" "$plain_p50")"
+  row "$kind with CURVE, server CPU per request µs vs plaintext" "$(cpu "$out/curve-$kind.json")" "$(cpu "$out/$kind.json")" "$(divide "$(cpu "$out/curve-$kind.json")" "$(cpu "$out/$kind.json")")"
+  goal "$kind: CURVE costs ≤ 10% of throughput" "$(divide "$curve_rps" "$plain_rps")×" "≥ 0.90×" "$(at_most 0.90 "$(divide "$curve_rps" "$plain_rps")")"
+  goal "$kind: CURVE adds ≤ 10 µs of p50" "$((curve_p50 - plain_p50)) µs" "≤ 10 µs" "$(at_most "$((curve_p50 - plain_p50))" 10)"
+done
 
 log "4/5 $records books: memory, restart, journal replay"
 start_lyceum "$work/million" none
@@ -387,8 +412,8 @@ fi
 
 charts=()
 if [ "$only_nats" = 0 ]; then
-  "$lyceum" bench plot "$out/reads.svg" "$out/catalog-read.json" "$out/book-read.json" "$out/book-read-open.json" "$out/redis-get.json"
-  "$lyceum" bench plot "$out/writes.svg" "$out/book-create.json" "$out/redis-set-always.json"
+  "$lyceum" bench plot "$out/reads.svg" "$out/catalog-read.json" "$out/book-read.json" "$out/curve-book-read.json" "$out/book-read-open.json" "$out/redis-get.json"
+  "$lyceum" bench plot "$out/writes.svg" "$out/book-create.json" "$out/curve-book-create.json" "$out/redis-set-always.json"
   charts+=(reads writes)
 fi
 if [ -z "$nats_note" ]; then
