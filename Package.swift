@@ -140,12 +140,12 @@ let package = Package(
 
         // The Swift client library for other apps' backends: typed async calls, retries, fail-over,
         // request ids, and the gap-repairing progress subscription (README "Calling Lyceum from Swift").
-        .target(name: "LyceumClient", dependencies: ["Majordomo", "ZeroMQ", "Events", "LyceumLogging"], path: "Sources/5-Application/LyceumClient"),
+        .target(name: "LyceumClient", dependencies: ["Majordomo", "ZeroMQ", "Security", "Events", "JSON", "LyceumLogging"], path: "Sources/5-Application/LyceumClient"),
         // The README's example, run by LyceumClientTests against a real serve.
         .executableTarget(name: "SwiftClientExample", dependencies: ["LyceumClient"], path: "Examples/SwiftClientExample"),
         .testTarget(
             name: "LyceumClientTests",
-            dependencies: ["LyceumClient", "Majordomo", "ZeroMQ", "Events", "LyceumTestSupport", "lyceum", "SwiftClientExample"]
+            dependencies: ["LyceumClient", "Majordomo", "ZeroMQ", "Events", "JSON", "LyceumTestSupport", "lyceum", "SwiftClientExample"]
         ),
 
         // `make bench-client`: LyceumClient's overhead over raw MDP (Benchmarks/client-overhead.sh).

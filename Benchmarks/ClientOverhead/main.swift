@@ -1,7 +1,9 @@
 // Client overhead over raw MDP: the same catalog reads through a bare AsyncClient (a prebuilt
 // request frame, the reply left undecoded) and through LyceumClient (typed call, JSON encoding,
 // the hop to the client's thread and back, the reply decoded into structs), one at a time and
-// 32 in flight. Not a test: Benchmarks/client-overhead.sh starts a serve and runs it.
+// 32 in flight. Each row gives requests per second and this process's CPU time per request
+// (user + system, all threads): the steadier figure on a shared machine, since the serve's
+// work is the same for both. Not a test: Benchmarks/client-overhead.sh starts a serve and runs it.
 //
 // Usage: client-overhead <broker endpoint> [seconds per row, default 2]
 import Foundation
@@ -18,14 +20,36 @@ let broker = arguments[1]
 let seconds = arguments.count > 2 ? Double(arguments[2]) ?? 2 : 2
 let clock = ContinuousClock()
 
-/// Requests per second of `window` requests kept in flight through a bare AsyncClient for `seconds`.
-func rawRate(op body: String, window: Int) throws -> Double {
+/// Requests per second and CPU microseconds per request of one benchmark row.
+struct Row {
+    let rate: Double
+    let cpuPerRequest: Double
+}
+
+/// This process's CPU time so far, user and system, in microseconds.
+func processCPU() -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    func micros(_ time: timeval) -> Double { Double(time.tv_sec) * 1e6 + Double(time.tv_usec) }
+    return micros(usage.ru_utime) + micros(usage.ru_stime)
+}
+
+/// Runs `work`, which returns how many requests it made, and measures its rate and CPU per request.
+func measure(_ work: () async throws -> Int) async rethrows -> Row {
+    let cpu = processCPU()
+    let start = clock.now
+    let done = try await work()
+    let elapsed = (clock.now - start).seconds
+    return Row(rate: Double(done) / elapsed, cpuPerRequest: (processCPU() - cpu) / Double(max(1, done)))
+}
+
+/// Requests completed with `window` requests kept in flight through a bare AsyncClient for `seconds`.
+func rawRequests(op body: String, window: Int) throws -> Int {
     let client = AsyncClient(endpoint: broker, capacity: window, configuration: ClientConfiguration(timeout: .seconds(5), attempts: 1), context: try Context())
     defer { client.close() }
     let frame = Array(body.utf8)
     var done = 0
-    let start = clock.now
-    let end = start + .seconds(seconds)
+    let end = clock.now + .seconds(seconds)
     for _ in 0..<window { _ = try client.send("catalog", body: [frame]) }
     while clock.now < end {
         guard let completion = try client.receive() else { continue }
@@ -33,16 +57,15 @@ func rawRate(op body: String, window: Int) throws -> Double {
         done += 1
         _ = try client.send("catalog", body: [frame])
     }
-    return Double(done) / (clock.now - start).seconds
+    return done
 }
 
-/// Requests per second of `window` tasks each calling `call` in a loop for `seconds`.
-func clientRate(window: Int, _ call: @escaping @Sendable (LyceumClient) async throws -> Void) async throws -> Double {
+/// Requests completed by `window` tasks each calling `call` in a loop for `seconds`.
+func clientRequests(window: Int, _ call: @escaping @Sendable (LyceumClient) async throws -> Void) async throws -> Int {
     let lyceum = try LyceumClient(configuration: LyceumClientConfiguration(brokers: [broker], timeout: .seconds(5), attempts: 1))
     defer { lyceum.close() }
-    let start = clock.now
-    let end = start + .seconds(seconds)
-    let done = try await withThrowingTaskGroup(of: Int.self) { group in
+    let end = clock.now + .seconds(seconds)
+    return try await withThrowingTaskGroup(of: Int.self) { group in
         for _ in 0..<window {
             group.addTask {
                 var count = 0
@@ -55,7 +78,6 @@ func clientRate(window: Int, _ call: @escaping @Sendable (LyceumClient) async th
         }
         return try await group.reduce(0, +)
     }
-    return Double(done) / (clock.now - start).seconds
 }
 
 extension Duration {
@@ -66,14 +88,15 @@ let operations: [(name: String, body: String, call: @Sendable (LyceumClient) asy
     ("list_categories", #"{"op":"list_categories"}"#, { _ = try await $0.catalog.listCategories() }),
     ("get_course 1", #"{"op":"get_course","course":"1"}"#, { _ = try await $0.catalog.getCourse("1") }),
 ]
-print("| operation | in flight | raw MDP req/s | LyceumClient req/s | raw / client | µs added per request |")
-print("|---|---:|---:|---:|---:|---:|")
+print("| operation | in flight | raw MDP req/s | LyceumClient req/s | raw / client | µs added per request | raw CPU µs/req | client CPU µs/req | client / raw CPU |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 for operation in operations {
     for window in [1, 32] {
-        let raw = try rawRate(op: operation.body, window: window)
-        let client = try await clientRate(window: window, operation.call)
+        let raw = try await measure { try rawRequests(op: operation.body, window: window) }
+        let client = try await measure { try await clientRequests(window: window, operation.call) }
         // Latency added per round trip, meaningful one at a time; with many in flight the ratio says it.
-        let added = window == 1 ? String(format: "%.1f", 1e6 / client - 1e6 / raw) : "–"
-        print("| \(operation.name) | \(window) | \(Int(raw)) | \(Int(client)) | \(String(format: "%.2f", raw / client)) | \(added) |")
+        let added = window == 1 ? String(format: "%.1f", 1e6 / client.rate - 1e6 / raw.rate) : "–"
+        print("| \(operation.name) | \(window) | \(Int(raw.rate)) | \(Int(client.rate)) | \(String(format: "%.2f", raw.rate / client.rate)) | \(added) | "
+            + String(format: "%.1f | %.1f | %.2f |", raw.cpuPerRequest, client.cpuPerRequest, client.cpuPerRequest / raw.cpuPerRequest))
     }
 }

@@ -2,54 +2,122 @@ import Foundation
 import LyceumClient
 import LyceumTestSupport
 import Testing
-import Synchronization
-import ZeroMQ
 
-/// CURVE on the client's sockets, against a CURVE ROUTER that answers like Lyceum's broker
-/// (serve has no CURVE yet; the security work adds it).
-@Suite struct CurveTests {
-    @Test("with the server's public key the call goes through encrypted; with another it never connects")
-    func curveClient() async throws {
-        let serverKeys = try CurveKeyPair.generate()
-        let endpoint = try freeLoopbackEndpoint()
-        let context = try Context()
-        // Closing the ROUTER right after the reply can lose it; it stays open until the test is done.
-        let done = StopFlag()
-        let broker = ThreadResult("curve-broker") {
-            let router = try context.socket(.router)
-            try router.set(.curveServer, to: true)
-            try router.set(.curveSecretKey, to: serverKeys.secretKey)
-            try router.set(.receiveTimeout, to: 10_000)
-            try router.bind(endpoint)
-            defer { router.close() }
-            // [peer, tag, "", MDPC01, service, body]: answer with the same envelope and a result.
-            let request = try #require(try router.receiveMultipart())
-            let reply = Array(#"{"ok":true,"result":{"categories":[{"name":"Secret","course_count":1}]}}"#.utf8)
-            try router.send(multipart: Array(request.prefix(5)) + [reply])
-            while !done.value.load(ordering: .relaxed) { Thread.sleep(forTimeInterval: 0.01) }
-            return String(decoding: request[5], as: UTF8.self)
+/// CURVE end to end: the client against a real `lyceum serve` that requires it, with keys made
+/// by `lyceum keys generate` and read with ``CurveClientKeys/init(secretCertificate:serverCertificate:)``.
+@Suite(.serialized)
+struct CurveTests {
+    @Test("requests and the event sequence go through with an authorised key", .timeLimit(.minutes(3)))
+    func requestsAndEvents() async throws {
+        let keys = try KeyFiles()
+        defer { keys.remove() }
+        let admin = try keys.client("ops", role: "admin")
+        try await withDataDirectory { data in
+            let serve = try await ServeProcess(data: data, arguments: keys.serveArguments, probeKeys: admin)
+            let lyceum = try serve.client(curve: admin)
+            defer { lyceum.close() }
+            let book = try await lyceum.books.create(learner: "ada", title: "Dune", author: "Frank Herbert", genre: .fantasy, rating: 5)
+            #expect(try await lyceum.books.get(learner: "ada", id: book.id) == book)
+
+            var updates = try lyceum.progressEvents(course: "1").makeAsyncIterator()
+            // The snapshot socket answered, and a heartbeat proves the subscription is in place.
+            var synchronized = false
+            while let update = try await updates.next() {
+                if case .synchronized = update { synchronized = true }
+                if case .heartbeat = update { break }
+            }
+            #expect(synchronized, "no snapshot over CURVE")
+            _ = try await lyceum.progress.markWatched(learner: "ada", course: "1", lesson: "1")
+            var watched: String?
+            while watched == nil, let update = try await updates.next() {
+                if case .event(let event) = update { watched = "\(event.type) \(event.learner) \(event.lesson ?? "-")" }
+            }
+            #expect(watched == "lesson_watched ada 1")
         }
-        defer { done.value.store(true, ordering: .relaxed) }
-        let clientKeys = try CurveKeyPair.generate()
-        let lyceum = try LyceumClient(configuration: LyceumClientConfiguration(
-            brokers: [endpoint], timeout: .seconds(5), attempts: 1,
-            curve: CurveClientKeys(keyPair: clientKeys, serverPublicKey: serverKeys.publicKey)))
-        defer { lyceum.close() }
-        #expect(try await lyceum.catalog.listCategories().map(\.name) == ["Secret"])
-        done.value.store(true, ordering: .relaxed)
-        #expect(try broker.value(within: .seconds(10)) == #"{"op":"list_categories"}"#)
+    }
 
-        let other = try freeLoopbackEndpoint()
-        let impostor = try LyceumClient(configuration: LyceumClientConfiguration(
-            brokers: [other], timeout: .milliseconds(300), attempts: 1,
-            curve: CurveClientKeys(keyPair: clientKeys, serverPublicKey: try CurveKeyPair.generate().publicKey)))
-        defer { impostor.close() }
-        let listener = try context.socket(.router)
-        try listener.set(.curveServer, to: true)
-        try listener.set(.curveSecretKey, to: serverKeys.secretKey)
-        try listener.bind(other)
-        defer { listener.close() }
-        let refused = await lyceumError { () async throws(LyceumError) in try await impostor.catalog.listCategories() }
-        #expect(refused?.code == .brokerUnreachable, "\(String(describing: refused))")
+    @Test("a learner key gets forbidden for another learner and for course_stats; no key, or the wrong server key, gets no broker")
+    func refusals() async throws {
+        let keys = try KeyFiles()
+        defer { keys.remove() }
+        let admin = try keys.client("ops", role: "admin")
+        let learner = try keys.client("ada-phone", role: "learner", "--learners", "ada")
+        try await withDataDirectory { data in
+            let serve = try await ServeProcess(data: data, arguments: keys.serveArguments, probeKeys: admin)
+            let phone = try serve.client(curve: learner)
+            defer { phone.close() }
+            #expect(try await phone.books.create(learner: "ada", title: "Emma", author: "Jane Austen", genre: .romance, rating: 4).version == 1)
+            let otherLearner = await lyceumError { () async throws(LyceumError) in
+                try await phone.books.create(learner: "bob", title: "Emma", author: "Jane Austen", genre: .romance, rating: 4)
+            }
+            #expect(otherLearner?.code == .forbidden && otherLearner?.field == "$.learner", "\(String(describing: otherLearner))")
+            let stats = await lyceumError { () async throws(LyceumError) in try await phone.progress.courseStats(course: "1") }
+            #expect(stats?.code == .forbidden && stats?.field == "$.op", "\(String(describing: stats))")
+            let operators = try serve.client(curve: admin)
+            defer { operators.close() }
+            #expect(try await operators.books.list(learner: "bob").books.isEmpty, "the forbidden write changed nothing")
+
+            let plain = try serve.client(timeout: .milliseconds(500), attempts: 1)
+            defer { plain.close() }
+            let unkeyed = await lyceumError { () async throws(LyceumError) in try await plain.catalog.listCategories() }
+            #expect(unkeyed?.code == .brokerUnreachable, "\(String(describing: unkeyed))")
+            var impostorKeys = admin
+            impostorKeys.serverPublicKey = learner.keyPair.publicKey
+            let impostor = try serve.client(timeout: .milliseconds(500), attempts: 1, curve: impostorKeys)
+            defer { impostor.close() }
+            let misled = await lyceumError { () async throws(LyceumError) in try await impostor.catalog.listCategories() }
+            #expect(misled?.code == .brokerUnreachable, "\(String(describing: misled))")
+        }
+    }
+
+    @Test("certificate files that cannot be used are an invalid configuration naming the file")
+    func unusableCertificates() throws {
+        let keys = try KeyFiles()
+        defer { keys.remove() }
+        _ = try keys.client("ops", role: "admin")
+        let publicInsteadOfSecret = "\(keys.clients)/ops"
+        do {
+            _ = try CurveClientKeys(secretCertificate: publicInsteadOfSecret, serverCertificate: keys.server)
+            Issue.record("a public certificate was taken for a secret one")
+        } catch {
+            #expect(error.code == .invalidConfiguration && error.message.contains(publicInsteadOfSecret), "\(error)")
+        }
+        #expect(throws: LyceumError.self) { try CurveClientKeys(secretCertificate: "\(keys.clients)/ops_secret", serverCertificate: "\(keys.clients)/none") }
+    }
+}
+
+/// A server key and a directory of client keys (serve's `authorized-keys`), made by
+/// `lyceum keys generate` in a temporary directory.
+private struct KeyFiles {
+    let directory: TemporaryDirectory
+    /// The server's public certificate.
+    let server: String
+    /// The authorised clients' certificates.
+    let clients: String
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        clients = directory.path + "/clients"
+        let serverDirectory = directory.path + "/server"
+        try FileManager.default.createDirectory(atPath: clients, withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(atPath: serverDirectory, withIntermediateDirectories: false)
+        try Self.generate("serve", in: serverDirectory, role: "admin")
+        server = serverDirectory + "/serve"
+    }
+
+    /// What makes serve require CURVE with these keys.
+    var serveArguments: [String] { ["--curve-secret-key", server + "_secret", "--authorized-keys", clients] }
+
+    /// A new authorised client key with `role` (and `options`, e.g. `--learners`), as the client reads it.
+    func client(_ name: String, role: String, _ options: String...) throws -> CurveClientKeys {
+        try Self.generate(name, in: clients, role: role, options)
+        return try CurveClientKeys(secretCertificate: "\(clients)/\(name)_secret", serverCertificate: server)
+    }
+
+    func remove() { directory.remove() }
+
+    private static func generate(_ name: String, in directory: String, role: String, _ options: [String] = []) throws {
+        let run = try LyceumProcess.run(["keys", "generate", name, "--dir", directory, "--role", role] + options)
+        #expect(run.status == 0, "keys generate \(name): \(run.stderr)")
     }
 }

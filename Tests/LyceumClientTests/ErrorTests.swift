@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 @testable import LyceumClient
 import LyceumTestSupport
 import Testing
@@ -6,7 +7,10 @@ import Testing
 /// Each error a server or broker can give, as the client's typed ``LyceumError``.
 @Suite(.serialized)
 struct ErrorTests {
-    private struct AnyResult: Decodable {}
+    /// Any result at all: the tests that use it expect an error.
+    private struct AnyResult: ReplyResult {
+        init(reply: inout JSONObjectReader) {}
+    }
 
     @Test func theServicesErrorCodes() async throws {
         try await withDataDirectory { data in

@@ -10,10 +10,14 @@ final class ServeProcess: @unchecked Sendable {
     let snapshotEndpoint: String
     let data: String
     private let arguments: [String]
+    /// The keys the readiness probe uses, when `arguments` make serve require CURVE.
+    private let probeKeys: CurveClientKeys?
     private(set) var process: LyceumProcess
 
-    /// Starts serve on `endpoint` (a free one when `nil`) and waits until its services answer.
-    init(data: String, endpoint: String? = nil, arguments: [String] = []) async throws {
+    /// Starts serve on `endpoint` (a free one when `nil`) and waits until its services answer,
+    /// asked with `probeKeys` (a key that may call every service) when serve requires CURVE.
+    init(data: String, endpoint: String? = nil, arguments: [String] = [], probeKeys: CurveClientKeys? = nil) async throws {
+        self.probeKeys = probeKeys
         self.endpoint = try endpoint ?? freeLoopbackEndpoint()
         eventsEndpoint = try freeLoopbackEndpoint()
         snapshotEndpoint = try freeLoopbackEndpoint()
@@ -29,9 +33,10 @@ final class ServeProcess: @unchecked Sendable {
     /// The events endpoints, for a client's configuration.
     var events: LyceumClientConfiguration.EventEndpoints { .init(events: eventsEndpoint, snapshot: snapshotEndpoint) }
 
-    /// A client of this serve alone.
-    func client(timeout: Duration = .seconds(5), attempts: Int = 3) throws -> LyceumClient {
-        try LyceumClient(configuration: LyceumClientConfiguration(brokers: [endpoint], timeout: timeout, attempts: attempts, events: events))
+    /// A client of this serve alone, a CURVE client with `curve`.
+    func client(timeout: Duration = .seconds(5), attempts: Int = 3, curve: CurveClientKeys? = nil) throws -> LyceumClient {
+        try LyceumClient(configuration: LyceumClientConfiguration(
+            brokers: [endpoint], timeout: timeout, attempts: attempts, curve: curve, events: events))
     }
 
     /// Kills serve (SIGKILL) and starts it again on the same endpoints and data.
@@ -43,7 +48,7 @@ final class ServeProcess: @unchecked Sendable {
 
     /// Waits until every service has a worker: a read of each succeeds.
     private func waitUntilServing() async throws {
-        let probe = try client(timeout: .milliseconds(500), attempts: 1)
+        let probe = try client(timeout: .milliseconds(500), attempts: 1, curve: probeKeys)
         defer { probe.close() }
         // Generous: the whole suite starts many processes at once on a small machine.
         let deadline = ContinuousClock.now + .seconds(90)

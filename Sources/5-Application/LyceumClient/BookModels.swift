@@ -1,17 +1,11 @@
+import JSON
+
 /// A book's genre. A struct rather than an enum so that a genre a newer server adds still decodes.
-public struct Genre: RawRepresentable, Codable, Hashable, Sendable {
+public struct Genre: RawRepresentable, Hashable, Sendable {
     /// The genre as on the wire, e.g. `Fantasy`.
     public let rawValue: String
     /// Wraps a wire name.
     public init(rawValue: String) { self.rawValue = rawValue }
-
-    /// Reads the wire name.
-    public init(from decoder: any Decoder) throws { rawValue = try decoder.singleValueContainer().decode(String.self) }
-    /// Writes the wire name.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
 
     /// `Fantasy`.
     public static let fantasy = Genre(rawValue: "Fantasy")
@@ -30,7 +24,7 @@ public struct Genre: RawRepresentable, Codable, Hashable, Sendable {
 }
 
 /// A book in a learner's library, as the `books` service returns it.
-public struct Book: Decodable, Equatable, Sendable {
+public struct Book: Equatable, Sendable {
     /// A lowercase UUID assigned by the server.
     public let id: String
     /// The title.
@@ -52,7 +46,7 @@ public struct Book: Decodable, Equatable, Sendable {
 }
 
 /// One page of a learner's books.
-public struct BookPage: Decodable, Equatable, Sendable {
+public struct BookPage: Equatable, Sendable {
     /// The books of this page.
     public let books: [Book]
     /// Pass it back as `cursor` (with the same filters and order) for the next page; `nil` on the last.
@@ -79,5 +73,35 @@ public enum SortOrder: String, Sendable {
     case descending = "desc"
 }
 
-struct BookResult: Decodable { let book: Book }
-struct DeletedResult: Decodable { let deleted: String }
+extension Book: ReplyResult {
+    init(reply: inout JSONObjectReader) throws(JSONReadError) {
+        id = try reply.string("id")
+        title = try reply.string("title")
+        author = try reply.string("author")
+        genre = Genre(rawValue: try reply.string("genre"))
+        rating = try reply.integer("rating")
+        review = try reply.string("review")
+        version = try reply.integer("version")
+        createdAt = try reply.string("created_at")
+        updatedAt = try reply.string("updated_at")
+    }
+}
+
+extension BookPage: ReplyResult {
+    init(reply: inout JSONObjectReader) throws(JSONReadError) {
+        books = try reply.results("books")
+        nextCursor = try reply.optionalString("next_cursor")
+    }
+}
+
+/// The result of `create`, `get` and `update`: `{"book": …}`.
+struct BookResult: ReplyResult {
+    let book: Book
+    init(reply: inout JSONObjectReader) throws(JSONReadError) { book = try reply.result("book") }
+}
+
+/// The result of `delete`: `{"deleted": id}`.
+struct DeletedResult: ReplyResult {
+    let deleted: String
+    init(reply: inout JSONObjectReader) throws(JSONReadError) { deleted = try reply.string("deleted") }
+}

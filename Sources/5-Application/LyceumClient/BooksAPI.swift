@@ -1,3 +1,5 @@
+import JSON
+
 /// The `books` service: each learner's own library (protocol/README.md, "Service `books`").
 ///
 /// Writes take an optional `requestID`: give one that your application stores with its own
@@ -61,5 +63,5 @@ public struct BooksAPI: Sendable {
 
 extension String {
     /// The parameter of a string.
-    var parameter: Parameter? { .string(self) }
+    var parameter: JSONValue? { .string(self) }
 }

@@ -1,5 +1,7 @@
+import JSON
+
 /// A course without its lessons, as catalog lists and search hits carry it.
-public struct CourseSummary: Decodable, Equatable, Sendable {
+public struct CourseSummary: Equatable, Sendable {
     /// The course's id.
     public let id: String
     /// Its title.
@@ -21,7 +23,7 @@ public struct CourseSummary: Decodable, Equatable, Sendable {
 }
 
 /// A lesson as a course lists it.
-public struct LessonSummary: Decodable, Equatable, Sendable {
+public struct LessonSummary: Equatable, Sendable {
     /// The lesson's id.
     public let id: String
     /// Its title.
@@ -39,7 +41,7 @@ public struct LessonSummary: Decodable, Equatable, Sendable {
 /// A course with its lessons (`catalog get_course`): its summary's members (`course.title`) and
 /// the lessons.
 @dynamicMemberLookup
-public struct Course: Decodable, Equatable, Sendable {
+public struct Course: Equatable, Sendable {
     /// What lists and search hits carry of the course.
     public let summary: CourseSummary
     /// Its lessons in order.
@@ -48,19 +50,12 @@ public struct Course: Decodable, Equatable, Sendable {
     /// A member of the summary.
     public subscript<Value>(dynamicMember member: KeyPath<CourseSummary, Value>) -> Value { summary[keyPath: member] }
 
-    private enum Keys: String, CodingKey { case lessons }
-
-    /// Reads the summary's members and `lessons` from one JSON object.
-    public init(from decoder: any Decoder) throws {
-        summary = try CourseSummary(from: decoder)
-        lessons = try decoder.container(keyedBy: Keys.self).decode([LessonSummary].self, forKey: .lessons)
-    }
 }
 
 /// One lesson with its place in the course (`catalog get_lesson`): the members a course lists
 /// (`lesson.title`) and the rest.
 @dynamicMemberLookup
-public struct Lesson: Decodable, Equatable, Sendable {
+public struct Lesson: Equatable, Sendable {
     /// What the course lists of the lesson.
     public let summary: LessonSummary
     /// The lesson's text.
@@ -76,25 +71,12 @@ public struct Lesson: Decodable, Equatable, Sendable {
 
     /// A member of the summary.
     public subscript<Value>(dynamicMember member: KeyPath<LessonSummary, Value>) -> Value { summary[keyPath: member] }
-
-    private enum Keys: String, CodingKey { case explanation, course, position, previous, next }
-
-    /// Reads the summary's members and the lesson's own from one JSON object.
-    public init(from decoder: any Decoder) throws {
-        summary = try LessonSummary(from: decoder)
-        let container = try decoder.container(keyedBy: Keys.self)
-        explanation = try container.decodeIfPresent(String.self, forKey: .explanation)
-        course = try container.decode(String.self, forKey: .course)
-        position = try container.decode(Int.self, forKey: .position)
-        previous = try container.decodeIfPresent(String.self, forKey: .previous)
-        next = try container.decodeIfPresent(String.self, forKey: .next)
-    }
 }
 
 /// A course's quiz, without the correct answers (`catalog get_quiz`).
-public struct Quiz: Decodable, Equatable, Sendable {
+public struct Quiz: Equatable, Sendable {
     /// One question and its choices.
-    public struct Question: Decodable, Equatable, Sendable {
+    public struct Question: Equatable, Sendable {
         /// The question's id.
         public let id: String
         /// The question.
@@ -116,7 +98,7 @@ public struct Quiz: Decodable, Equatable, Sendable {
 }
 
 /// A category and how many courses it has.
-public struct Category: Decodable, Equatable, Sendable {
+public struct Category: Equatable, Sendable {
     /// The category's name.
     public let name: String
     /// Its courses.
@@ -124,7 +106,7 @@ public struct Category: Decodable, Equatable, Sendable {
 }
 
 /// One page of courses.
-public struct CoursePage: Decodable, Equatable, Sendable {
+public struct CoursePage: Equatable, Sendable {
     /// The courses of this page, in catalog order.
     public let courses: [CourseSummary]
     /// The cursor of the next page; `nil` on the last.
@@ -132,11 +114,11 @@ public struct CoursePage: Decodable, Equatable, Sendable {
 }
 
 /// One page of search hits, best first.
-public struct SearchPage: Decodable, Equatable, Sendable {
+public struct SearchPage: Equatable, Sendable {
     /// A course that matches every word of the query.
-    public struct Hit: Decodable, Equatable, Sendable {
+    public struct Hit: Equatable, Sendable {
         /// A lesson whose title matches.
-        public struct MatchingLesson: Decodable, Equatable, Sendable {
+        public struct MatchingLesson: Equatable, Sendable {
             /// The lesson's id.
             public let id: String
             /// Its title.
@@ -157,7 +139,125 @@ public struct SearchPage: Decodable, Equatable, Sendable {
     public let nextCursor: String?
 }
 
-struct CourseResult: Decodable { let course: Course }
-struct LessonResult: Decodable { let lesson: Lesson }
-struct QuizResultBody: Decodable { let quiz: Quiz }
-struct CategoriesResult: Decodable { let categories: [Category] }
+extension CourseSummary: ReplyResult {
+    init(reply: inout JSONObjectReader) throws(JSONReadError) {
+        id = try reply.string("id")
+        title = try reply.string("title")
+        category = try reply.optionalString("category")
+        description = try reply.optionalString("description")
+        image = try reply.optionalString("image")
+        time = try reply.optionalString("time")
+        totalSeconds = try reply.optionalInteger("total_seconds")
+        lessonCount = try reply.integer("lesson_count")
+        questionCount = try reply.integer("question_count")
+    }
+}
+
+extension LessonSummary: ReplyResult {
+    init(reply: inout JSONObjectReader) throws(JSONReadError) {
+        id = try reply.string("id")
+        title = try reply.string("title")
+        video = try reply.optionalString("video")
+        thumbnail = try reply.optionalString("thumbnail")
+        duration = try reply.optionalString("duration")
+        durationSeconds = try reply.optionalInteger("duration_seconds")
+    }
+}
+
+extension Course: ReplyResult {
+    /// The summary's members and `lessons` share one JSON object.
+    init(reply: inout JSONObjectReader) throws(JSONReadError) {
+        summary = try CourseSummary(reply: &reply)
+        lessons = try reply.results("lessons")
+    }
+}
+
+extension Lesson: ReplyResult {
+    /// The summary's members and the lesson's own share one JSON object.
+    init(reply: inout JSONObjectReader) throws(JSONReadError) {
+        summary = try LessonSummary(reply: &reply)
+        explanation = try reply.optionalString("explanation")
+        course = try reply.string("course")
+        position = try reply.integer("position")
+        previous = try reply.optionalString("previous")
+        next = try reply.optionalString("next")
+    }
+}
+
+extension Quiz.Question: ReplyResult {
+    init(reply: inout JSONObjectReader) throws(JSONReadError) {
+        id = try reply.string("id")
+        content = try reply.string("content")
+        answers = try reply.strings("answers")
+    }
+}
+
+extension Quiz: ReplyResult {
+    init(reply: inout JSONObjectReader) throws(JSONReadError) {
+        course = try reply.string("course")
+        description = try reply.optionalString("description")
+        image = try reply.optionalString("image")
+        time = try reply.optionalString("time")
+        questions = try reply.results("questions")
+    }
+}
+
+extension Category: ReplyResult {
+    init(reply: inout JSONObjectReader) throws(JSONReadError) {
+        name = try reply.string("name")
+        courseCount = try reply.integer("course_count")
+    }
+}
+
+extension CoursePage: ReplyResult {
+    init(reply: inout JSONObjectReader) throws(JSONReadError) {
+        courses = try reply.results("courses")
+        nextCursor = try reply.optionalString("next_cursor")
+    }
+}
+
+extension SearchPage.Hit.MatchingLesson: ReplyResult {
+    init(reply: inout JSONObjectReader) throws(JSONReadError) {
+        id = try reply.string("id")
+        title = try reply.string("title")
+    }
+}
+
+extension SearchPage.Hit: ReplyResult {
+    init(reply: inout JSONObjectReader) throws(JSONReadError) {
+        course = try reply.result("course")
+        score = try reply.integer("score")
+        lessons = try reply.results("lessons")
+    }
+}
+
+extension SearchPage: ReplyResult {
+    init(reply: inout JSONObjectReader) throws(JSONReadError) {
+        hits = try reply.results("hits")
+        nextCursor = try reply.optionalString("next_cursor")
+    }
+}
+
+/// The result of `get_course`: `{"course": …}`.
+struct CourseResult: ReplyResult {
+    let course: Course
+    init(reply: inout JSONObjectReader) throws(JSONReadError) { course = try reply.result("course") }
+}
+
+/// The result of `get_lesson`: `{"lesson": …}`.
+struct LessonResult: ReplyResult {
+    let lesson: Lesson
+    init(reply: inout JSONObjectReader) throws(JSONReadError) { lesson = try reply.result("lesson") }
+}
+
+/// The result of `get_quiz`: `{"quiz": …}`.
+struct QuizResultBody: ReplyResult {
+    let quiz: Quiz
+    init(reply: inout JSONObjectReader) throws(JSONReadError) { quiz = try reply.result("quiz") }
+}
+
+/// The result of `list_categories`: `{"categories": […]}`.
+struct CategoriesResult: ReplyResult {
+    let categories: [Category]
+    init(reply: inout JSONObjectReader) throws(JSONReadError) { categories = try reply.results("categories") }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import ZeroMQ
 
 /// A client of Lyceum's three services for Swift backends: an `async` method per operation with
@@ -55,8 +56,8 @@ struct Caller: Sendable {
 
     /// Sends `op` with `parameters` to `service` and decodes the reply's result. A write gets a
     /// `request_id` (the caller's, or a new one) that all its attempts share.
-    func call<Result: Decodable>(
-        _ service: String, _ op: String, _ parameters: KeyValuePairs<String, Parameter?> = [:],
+    func call<Result: ReplyResult>(
+        _ service: String, _ op: String, _ parameters: KeyValuePairs<String, JSONValue?> = [:],
         write requestID: RequestIDPolicy = .none, as: Result.Type = Result.self
     ) async throws(LyceumError) -> Result {
         var members = parameters.map { (name: $0.key, value: $0.value) }

@@ -1,3 +1,5 @@
+import JSON
+
 /// The `progress` service: learners' progress through courses (protocol/README.md, "Service
 /// `progress`"). Writes return the learner's summary in the course and take an optional
 /// `requestID`, as ``BooksAPI`` explains.
@@ -55,7 +57,7 @@ public struct ProgressAPI: Sendable {
         try await caller.call("progress", "course_stats", ["course": .string(course)])
     }
 
-    private func write(_ op: String, _ parameters: KeyValuePairs<String, Parameter?>, _ requestID: String?) async throws(LyceumError) -> ProgressSummary {
+    private func write(_ op: String, _ parameters: KeyValuePairs<String, JSONValue?>, _ requestID: String?) async throws(LyceumError) -> ProgressSummary {
         try await caller.call("progress", op, parameters, write: .write(requestID), as: ProgressResult.self).progress
     }
 }

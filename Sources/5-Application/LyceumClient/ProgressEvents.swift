@@ -11,7 +11,8 @@ extension LyceumClient {
     /// publisher's state: it loads a snapshot first, checks every event's and heartbeat's
     /// sequence number, and when some were missed (a slow reader, a lossy network) repairs the
     /// state from a fresh snapshot and yields ``ProgressUpdate/gapRepaired(source:expected:seen:sequence:)``.
-    /// It is `lyceum watch`'s subscriber (Events' ``ProgressSubscriber``) on a thread of its own.
+    /// It is `lyceum watch`'s subscriber (Events' ``ProgressSubscriber``) on a thread of its own,
+    /// with the client's ``LyceumClientConfiguration/curve`` keys on both of its sockets.
     ///
     /// The sequence pulls: the socket is read only while the consumer asks for the next element,
     /// so a consumer that falls behind makes the publisher drop events for it, which then shows
@@ -21,7 +22,10 @@ extension LyceumClient {
         guard let endpoints = configuration.events else {
             throw LyceumError(code: .invalidConfiguration, message: "the configuration names no event endpoints", service: "events", op: "subscribe")
         }
-        return ProgressEvents(options: ProgressSubscriber.Options(eventsEndpoint: endpoints.events, snapshotEndpoint: endpoints.snapshot, course: course))
+        var options = ProgressSubscriber.Options(eventsEndpoint: endpoints.events, snapshotEndpoint: endpoints.snapshot, course: course)
+        // A CURVE server's event sockets admit only keys with a role that may read events (`dashboard`, `admin`).
+        options.security = configuration.curve?.security ?? .plaintext
+        return ProgressEvents(options: options)
     }
 }
 

@@ -1,5 +1,7 @@
+import JSON
+
 /// Correct answers out of questions.
-public struct Score: Decodable, Equatable, Sendable {
+public struct Score: Equatable, Sendable {
     /// Correct answers.
     public let score: Int
     /// Questions.
@@ -7,7 +9,7 @@ public struct Score: Decodable, Equatable, Sendable {
 }
 
 /// A learner's progress in one course, as every progress write returns it.
-public struct ProgressSummary: Decodable, Equatable, Sendable {
+public struct ProgressSummary: Equatable, Sendable {
     /// The course's id.
     public let course: String
     /// Lessons watched.
@@ -27,7 +29,7 @@ public struct ProgressSummary: Decodable, Equatable, Sendable {
 }
 
 /// One submitted quiz attempt.
-public struct QuizAttempt: Decodable, Equatable, Sendable {
+public struct QuizAttempt: Equatable, Sendable {
     /// Correct answers.
     public let score: Int
     /// Questions.
@@ -41,9 +43,9 @@ public struct QuizAttempt: Decodable, Equatable, Sendable {
 }
 
 /// Everything about a learner in a course (`progress get`).
-public struct LearnerProgress: Decodable, Equatable, Sendable {
+public struct LearnerProgress: Equatable, Sendable {
     /// A saved playback position.
-    public struct Position: Decodable, Equatable, Sendable {
+    public struct Position: Equatable, Sendable {
         /// The lesson's id.
         public let lesson: String
         /// Seconds into it.
@@ -81,7 +83,7 @@ public struct LearnerProgress: Decodable, Equatable, Sendable {
 }
 
 /// A scored quiz submission (`progress submit_quiz`).
-public struct QuizSubmission: Decodable, Equatable, Sendable {
+public struct QuizSubmission: Equatable, Sendable {
     /// Correct answers.
     public let score: Int
     /// Questions.
@@ -93,7 +95,7 @@ public struct QuizSubmission: Decodable, Equatable, Sendable {
 }
 
 /// One page of a learner's courses, most recently updated first (`progress list`).
-public struct ProgressPage: Decodable, Equatable, Sendable {
+public struct ProgressPage: Equatable, Sendable {
     /// The learner's id.
     public let learner: String
     /// The progress in each course of this page.
@@ -103,7 +105,7 @@ public struct ProgressPage: Decodable, Equatable, Sendable {
 }
 
 /// How a course's learners are doing (`progress course_stats`).
-public struct CourseStats: Decodable, Equatable, Sendable {
+public struct CourseStats: Equatable, Sendable {
     /// The course's id.
     public let course: String
     /// Learners who started it.
@@ -116,5 +118,97 @@ public struct CourseStats: Decodable, Equatable, Sendable {
     public let averageScorePercent: Double?
 }
 
-struct ProgressResult: Decodable { let progress: ProgressSummary }
-struct LearnerProgressResult: Decodable { let progress: LearnerProgress }
+extension Score: ReplyResult {
+    init(reply: inout JSONObjectReader) throws(JSONReadError) {
+        score = try reply.integer("score")
+        total = try reply.integer("total")
+    }
+}
+
+extension ProgressSummary: ReplyResult {
+    init(reply: inout JSONObjectReader) throws(JSONReadError) {
+        course = try reply.string("course")
+        watchedCount = try reply.integer("watched_count")
+        lessonCount = try reply.integer("lesson_count")
+        percent = try reply.integer("percent")
+        currentLesson = try reply.optionalString("current_lesson")
+        completed = try reply.bool("completed")
+        bestScore = try reply.optionalResult("best_score")
+        updatedAt = try reply.string("updated_at")
+    }
+}
+
+extension QuizAttempt: ReplyResult {
+    init(reply: inout JSONObjectReader) throws(JSONReadError) {
+        score = try reply.integer("score")
+        total = try reply.integer("total")
+        wrong = try reply.strings("wrong")
+        answers = try reply.integers("answers")
+        submittedAt = try reply.string("submitted_at")
+    }
+}
+
+extension LearnerProgress.Position: ReplyResult {
+    init(reply: inout JSONObjectReader) throws(JSONReadError) {
+        lesson = try reply.string("lesson")
+        seconds = try reply.number("seconds")
+    }
+}
+
+extension LearnerProgress: ReplyResult {
+    init(reply: inout JSONObjectReader) throws(JSONReadError) {
+        learner = try reply.string("learner")
+        course = try reply.string("course")
+        started = try reply.bool("started")
+        watched = try reply.strings("watched")
+        watchedCount = try reply.integer("watched_count")
+        lessonCount = try reply.integer("lesson_count")
+        percent = try reply.integer("percent")
+        currentLesson = try reply.optionalString("current_lesson")
+        completed = try reply.bool("completed")
+        positions = try reply.results("positions")
+        bestAttempt = try reply.optionalResult("best_attempt")
+        latestAttempt = try reply.optionalResult("latest_attempt")
+        startedAt = try reply.optionalString("started_at")
+        updatedAt = try reply.optionalString("updated_at")
+    }
+}
+
+extension QuizSubmission: ReplyResult {
+    init(reply: inout JSONObjectReader) throws(JSONReadError) {
+        score = try reply.integer("score")
+        total = try reply.integer("total")
+        wrong = try reply.strings("wrong")
+        progress = try reply.result("progress")
+    }
+}
+
+extension ProgressPage: ReplyResult {
+    init(reply: inout JSONObjectReader) throws(JSONReadError) {
+        learner = try reply.string("learner")
+        courses = try reply.results("courses")
+        nextCursor = try reply.optionalString("next_cursor")
+    }
+}
+
+extension CourseStats: ReplyResult {
+    init(reply: inout JSONObjectReader) throws(JSONReadError) {
+        course = try reply.string("course")
+        learnersStarted = try reply.integer("learners_started")
+        learnersCompleted = try reply.integer("learners_completed")
+        quizTakers = try reply.integer("quiz_takers")
+        averageScorePercent = try reply.optionalNumber("average_score_percent")
+    }
+}
+
+/// The result of the writes but `submit_quiz`: `{"progress": summary}`.
+struct ProgressResult: ReplyResult {
+    let progress: ProgressSummary
+    init(reply: inout JSONObjectReader) throws(JSONReadError) { progress = try reply.result("progress") }
+}
+
+/// The result of `get`: `{"progress": …}`.
+struct LearnerProgressResult: ReplyResult {
+    let progress: LearnerProgress
+    init(reply: inout JSONObjectReader) throws(JSONReadError) { progress = try reply.result("progress") }
+}

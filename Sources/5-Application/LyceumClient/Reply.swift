@@ -1,40 +1,26 @@
-import Foundation
+import JSON
 
 /// Reads the contract's reply envelope (protocol/README.md, "Envelope"): `{"ok": true, "result"}`
-/// or `{"ok": false, "error": {"code", "message", "field"?}}`.
+/// or `{"ok": false, "error": {"code", "message", "field"?}}`, with the project's JSON parser.
 enum Reply {
-    private struct Envelope<Result: Decodable>: Decodable {
-        let ok: Bool
-        let result: Result?
-        let error: ServerError?
-    }
-
-    private struct ServerError: Decodable {
-        let code: String
-        let message: String
-        let field: String?
-    }
-
-    private static func decoder() -> JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
-        return decoder
-    }
+    /// The default limits (16 MiB, 64 levels) are far above any reply the contract allows; a
+    /// frame beyond them is an invalid reply.
+    private static let parser = JSONParser()
 
     /// The result of a reply, or the typed error it carries.
     /// - Throws: ``LyceumError`` with the server's code, or ``LyceumError/Code/invalidReply``
     ///   when the frame is not the envelope or the result lacks what `Result` needs.
-    static func decode<Result: Decodable>(_ frame: [UInt8], as: Result.Type, service: String, op: String) throws(LyceumError) -> Result {
-        let envelope: Envelope<Result>
+    static func decode<Result: ReplyResult>(_ frame: [UInt8], as: Result.Type, service: String, op: String) throws(LyceumError) -> Result {
+        let serverError: (code: String, message: String, field: String?)
         do {
-            envelope = try decoder().decode(Envelope<Result>.self, from: Data(frame))
+            var envelope = try JSONObjectReader(try parser.parse(frame))
+            if try envelope.bool("ok") { return try envelope.result("result") }
+            var error = try envelope.object("error")
+            serverError = (try error.string("code"), try error.string("message"), try error.optionalString("field"))
         } catch {
             throw LyceumError(code: .invalidReply, message: "\(error)", service: service, op: op)
         }
-        if envelope.ok, let result = envelope.result { return result }
-        guard let error = envelope.error else {
-            throw LyceumError(code: .invalidReply, message: "a reply with neither a result nor an error", service: service, op: op)
-        }
-        throw LyceumError(code: LyceumError.Code(wireName: error.code), message: error.message, field: error.field, service: service, op: op)
+        throw LyceumError(
+            code: LyceumError.Code(wireName: serverError.code), message: serverError.message, field: serverError.field, service: service, op: op)
     }
 }

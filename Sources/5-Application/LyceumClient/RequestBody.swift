@@ -1,60 +1,44 @@
-import Foundation
+import JSON
 
-/// A parameter's value in a request, as JSON.
-enum Parameter: Encodable, Sendable {
-    case string(String)
-    case integer(Int)
-    case number(Double)
-    case integers([Int])
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .string(let value): try container.encode(value)
-        case .integer(let value): try container.encode(value)
-        case .number(let value): try container.encode(value)
-        case .integers(let value): try container.encode(value)
-        }
-    }
-}
-
-/// A request's one JSON frame: `op` and the operation's parameters; parameters that are `nil`
-/// are left out, since the contract refuses unknown members but takes absent optional ones.
-struct RequestBody: Encodable {
+/// A request's one JSON frame: `op` and the operation's parameters, written straight into bytes
+/// with the project's JSON serializer. Parameters that are `nil` are left out, since the contract
+/// refuses unknown members but takes absent optional ones.
+struct RequestBody {
     let op: String
-    let parameters: [(name: String, value: Parameter?)]
-
-    private struct Key: CodingKey {
-        let stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Key.self)
-        try container.encode(op, forKey: Key(stringValue: "op"))
-        for (name, value) in parameters {
-            if let value { try container.encode(value, forKey: Key(stringValue: name)) }
-        }
-    }
+    let parameters: [(name: String, value: JSONValue?)]
 
     /// The frame's bytes.
     func encoded() -> [UInt8] {
-        // Strings, integers and finite numbers always encode; a non-finite position is sent
-        // as null and refused by the server as a bad request.
-        let encoder = JSONEncoder()
-        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-        return (try? Array(encoder.encode(self))) ?? Array(#"{"op":"\#(op)"}"#.utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(128)
+        bytes.append(contentsOf: #"{"op":"#.utf8)
+        JSONValue.write(op, to: &bytes)
+        for case (let name, let value?) in parameters {
+            bytes.append(UInt8(ascii: ","))
+            JSONValue.write(name, to: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            value.write(to: &bytes)
+        }
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
     }
 }
 
+extension JSONValue {
+    /// A request's number: a non-finite one, which JSON cannot spell, is sent as `null`, which
+    /// the server refuses as a bad request naming the member.
+    static func number(_ value: Double) -> JSONValue { value.isFinite ? .double(value) : .null }
+
+    /// A request's array of integers.
+    static func integers(_ values: [Int]) -> JSONValue { .array(values.map(JSONValue.integer)) }
+}
+
 extension Optional<String> {
-    /// The parameter of an optional string.
-    var parameter: Parameter? { map(Parameter.string) }
+    /// The parameter of an optional string: absent when `nil`.
+    var parameter: JSONValue? { map(JSONValue.string) }
 }
 
 extension Optional<Int> {
-    /// The parameter of an optional integer.
-    var parameter: Parameter? { map(Parameter.integer) }
+    /// The parameter of an optional integer: absent when `nil`.
+    var parameter: JSONValue? { map(JSONValue.integer) }
 }

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 import zmq
+import zmq.auth
 
 import lyceum_client
 
@@ -52,12 +53,16 @@ def eventually(condition: Callable[[], bool], timeout: float = 20.0) -> bool:
     return condition()
 
 
-def mdp_ready(endpoint: str) -> bool:
-    """Whether the broker at ``endpoint`` has ``books`` registered (8/MMI ``mmi.service``)."""
+def mdp_ready(endpoint: str, curve: Optional[Key] = None) -> bool:
+    """Whether the broker at ``endpoint`` has ``books`` registered (8/MMI ``mmi.service``),
+    asked as ``curve`` (an ``admin`` key: the broker keeps ``mmi.*`` for them) when it needs CURVE."""
     context = zmq.Context.instance()
     request = context.socket(zmq.REQ)
     request.setsockopt(zmq.LINGER, 0)
     try:
+        if curve is not None:
+            request.curve_publickey, request.curve_secretkey = zmq.auth.load_certificate(curve.secret)
+            request.curve_serverkey, _ = zmq.auth.load_certificate(curve.server)
         request.connect(endpoint)
         request.send_multipart([b"MDPC01", b"mmi.service", b"books"])
         return bool(request.poll(500)) and request.recv_multipart()[-1] == b"200"
@@ -65,10 +70,54 @@ def mdp_ready(endpoint: str) -> bool:
         request.close()
 
 
-class Serve:
-    """``lyceum serve`` with its own ports and data directory; ``restart()`` keeps the data."""
+class Key:
+    """A client's CURVE key pair made by ``lyceum keys generate``: the paths of its secret
+    certificate and of the server's public one, as ``curve_certificate=`` and
+    ``server_certificate=`` take them."""
+
+    def __init__(self, secret: str, server: str) -> None:
+        self.secret, self.server = secret, server
+
+    def options(self) -> dict[str, str]:
+        """The client options that make a client speak CURVE with this key."""
+        return {"curve_certificate": self.secret, "server_certificate": self.server}
+
+
+class Keys:
+    """A server key and a directory of client keys (serve's ``authorized-keys``), made by
+    ``lyceum keys generate`` in a temporary directory."""
 
     def __init__(self, test: unittest.TestCase) -> None:
+        directory = tempfile.TemporaryDirectory(prefix="lyceum-pyclient-keys-")
+        test.addCleanup(directory.cleanup)
+        self.clients = os.path.join(directory.name, "clients")
+        server = os.path.join(directory.name, "server")
+        os.mkdir(self.clients)
+        os.mkdir(server)
+        self._generate("serve", server, "admin")
+        self.server = os.path.join(server, "serve")
+
+    def client(self, name: str, role: str, *options: str) -> Key:
+        """A new authorised client key with ``role`` (and ``options``, e.g. ``--learners``)."""
+        self._generate(name, self.clients, role, *options)
+        return Key(os.path.join(self.clients, name + "_secret"), self.server)
+
+    def serve_arguments(self) -> list[str]:
+        """What makes ``serve`` require CURVE with these keys."""
+        return ["--curve-secret-key", self.server + "_secret", "--authorized-keys", self.clients]
+
+    @staticmethod
+    def _generate(name: str, directory: str, role: str, *options: str) -> None:
+        subprocess.run([lyceum_binary(), "keys", "generate", name, "--dir", directory, "--role", role, *options],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+class Serve:
+    """``lyceum serve`` with its own ports and data directory; ``restart()`` keeps the data.
+    ``arguments`` are added to its command line; ``probe`` is the key that asks whether it is
+    ready, when the arguments make it require CURVE."""
+
+    def __init__(self, test: unittest.TestCase, arguments: Optional[list[str]] = None, probe: Optional[Key] = None) -> None:
         directory = tempfile.TemporaryDirectory(prefix="lyceum-pyclient-")
         test.addCleanup(directory.cleanup)
         self.data = os.path.join(directory.name, "data")
@@ -77,6 +126,8 @@ class Serve:
         self.events = f"tcp://127.0.0.1:{free_port()}"
         self.snapshot = f"tcp://127.0.0.1:{free_port()}"
         self.process: Optional[subprocess.Popen[bytes]] = None
+        self._arguments = arguments or []
+        self._probe = probe
         test.addCleanup(self.stop)
         self.start()
 
@@ -86,9 +137,10 @@ class Serve:
             self.process = subprocess.Popen(
                 [lyceum_binary(), "serve", "--endpoint", self.endpoint, "--data", self.data,
                  "--events-endpoint", self.events, "--snapshot-endpoint", self.snapshot,
-                 "--log-format", "logfmt", "--log-level", "warning"],
+                 "--log-format", "logfmt", "--log-level", "warning", *self._arguments],
                 stdin=subprocess.DEVNULL, stdout=log, stderr=log)
-        if not eventually(lambda: self.process is not None and self.process.poll() is None and mdp_ready(self.endpoint)):
+        if not eventually(lambda: self.process is not None and self.process.poll() is None
+                          and mdp_ready(self.endpoint, self._probe)):
             raise RuntimeError(f"lyceum serve did not come up; its log:\n{Path(self.log).read_text()}")
 
     def stop(self) -> None:
