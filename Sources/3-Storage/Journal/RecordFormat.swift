@@ -32,12 +32,21 @@ enum RecordFormat {
 
     // MARK: Writing
 
-    /// Checks that the journal can store `change` unchanged on one line.
-    static func validate(_ change: JournalChange) throws {
+    /// Checks that the journal can store `change` unchanged on one line, its value as deeply as
+    /// `check` says.
+    static func validate(_ change: JournalChange, _ check: ValueCheck = .full) throws {
         guard !change.collection.isEmpty, !change.key.isEmpty else {
             throw JournalError(.invalidChange, "a change needs a non-empty collection and key (collection '\(change.collection)', key '\(change.key)')")
         }
         guard let value = change.value else { return }
+        if case .framing = check {
+            guard value.first == 0x7B, value.last == 0x7D, !value.contains(0x0A) else {
+                throw JournalError(.invalidChange, "the value of \(change.collection)/\(change.key) is not framed as one JSON object on one line")
+            }
+            assert((try? JSONParser(maxBytes: .max, maxDepth: maximumValueDepth).validate(value)) != nil,
+                   "a value vouched for as well-formed is not: \(change.collection)/\(change.key)")
+            return
+        }
         // The JSON module's parser decides what is well-formed (UTF-8 included), validating without
         // building the value (this runs on every append), with the limits lifted that suit
         // requests but not stored values: the record's size limit bounds them.
