@@ -60,6 +60,28 @@ import Testing
         }
     }
 
+    /// Values a service vouches for (`.framing`) are not parsed, but anything that would break
+    /// the line they are written on is still refused, with nothing written.
+    @Test(arguments: [
+        JournalChange.put("books", key: "b1", value: Array("{\"title\":\"raw\nnewline\"}".utf8)),
+        JournalChange.put("books", key: "b1", value: Array("[1,2]".utf8)),
+        JournalChange.put("books", key: "b1", value: Array("{\"a\":".utf8)),
+        JournalChange.put("books", key: "b1", value: []),
+        JournalChange.put("books", key: "", value: Array("{}".utf8)),
+    ])
+    func framingCheckRefusesWhatWouldBreakTheLine(_ change: JournalChange) throws {
+        try withTemporaryDirectory { directory in
+            var state = KeyedJournalState()
+            let journal = try Journal.open(directory: directory, options: JournalOptions(durability: .none), state: &state)
+            defer { journal.close() }
+            let sizeBefore = journal.size
+            let error = journalError { _ = try journal.append([.put("books", key: "ok", value: Array("{}".utf8)), change], checking: .framing) }
+            #expect(error?.code == .invalidChange)
+            #expect(journal.size == sizeBefore && journal.lastSequence == 0)
+            #expect(try journal.append([.put("books", key: "ok", value: Array(#"{"a":[1]}"#.utf8))], checking: .framing).sequence == 1)
+        }
+    }
+
     @Test func exampleFileReplays() throws {
         try withTemporaryDirectory { directory in
             let example = try readBytes(repositoryRoot + "/protocol/examples/journal.jsonl")
