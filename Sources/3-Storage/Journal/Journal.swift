@@ -156,7 +156,7 @@ public final class Journal: Sendable {
     public func append(_ changes: [JournalChange], checking check: ValueCheck = .full) throws -> PendingWrite {
         guard !changes.isEmpty else { throw JournalError(.invalidChange, "a record needs at least one change") }
         var body: [UInt8] = []
-        body.reserveCapacity(changes.reduce(16) { $0 + RecordFormat.encodedLength(of: $1) + 1 })
+        body.reserveCapacity(changes.reduce(16) { $0 + RecordFormat.lengthEstimate(of: $1) + 1 })
         for change in changes { try RecordFormat.validate(change, check) }
         RecordFormat.appendChanges(changes, to: &body)
         let limit = min(options.maximumRecordBytes, RecordFormat.maximumLineBytes - RecordFormat.lineOverhead)
