@@ -45,16 +45,22 @@ bench-mdp:
 	@scripts/ensure-deps.sh
 	Benchmarks/mdp-bench.sh
 
-## Lyceum beside Redis and C in one run: ratios, goals, charts in bench-results/<date>/ (issue 7).
+## Lyceum beside Redis, NATS and C in one run: ratios, server CPU per request, goals, charts in
+## bench-results/<date>/ (issues 7, 19).
 .PHONY: bench soak
 bench:
-	@scripts/ensure-deps.sh bench
+	@scripts/ensure-deps.sh bench nats
 	Benchmarks/suite.sh
 
 ## Ten minutes of the mix at 50% of its peak: resident memory sampled, no errors allowed.
 soak:
 	@scripts/ensure-deps.sh bench
 	Benchmarks/suite.sh --soak 600
+
+## LyceumClient's overhead over raw MDP against a real serve (issue 18).
+.PHONY: bench-client
+bench-client:
+	Benchmarks/client-overhead.sh
 
 ## Progress events: libzmq alone in C (the floor), then events/s with 100 subscribers, p50/p99 delivery
 ## latency at 10k/s, cost per write in-process, then what publishing adds to `lyceum serve`'s progress

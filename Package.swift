@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "lyceum", targets: ["lyceum"]),
         .library(name: "ZeroMQ", targets: ["ZeroMQ"]),
         .library(name: "Majordomo", targets: ["Majordomo"]),
+        .library(name: "LyceumClient", targets: ["LyceumClient"]),
     ],
     targets: [
         // libzmq from Debian's libzmq3-dev: a module map and a shim header, nothing else.
@@ -33,7 +34,8 @@ let package = Package(
         .target(name: "Telemetry", dependencies: ["LyceumSupport"], path: "Sources/0-Support/Telemetry"),
         // The Service protocol and the one owner of signals and orderly shutdown.
         .target(name: "LyceumLifecycle", dependencies: ["LyceumLogging"], path: "Sources/0-Support/LyceumLifecycle"),
-        // Who may connect: the authorised keys (KeyRing of zcert certificates) and the ZAP handler that checks them.
+        // Who may connect: zcert certificates as Lyceum authorises them (KeyRing), the ZAP handler
+        // and its decision (Authenticator).
         .target(name: "Security", dependencies: ["ZeroMQ", "Access", "LyceumLogging", "LyceumLifecycle", "LyceumSupport"], path: "Sources/1-Transport/Security"),
         // Real certificate files, and libczmq's zcert and pyzmq reading and writing them (Helpers/).
         .testTarget(name: "SecurityTests", dependencies: ["Security", "ZeroMQ", "Access", "LyceumLogging", "LyceumTestSupport"], exclude: ["Helpers"]),
@@ -91,10 +93,12 @@ let package = Package(
         // them (serve, broker, worker, call, status, config, journal, version).
         .target(
             name: "LyceumServer",
-            dependencies: ["LearningServices", "Catalog", "Books", "Progress", "JSON", "Journal", "Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumLogging", "Events", "Telemetry", "CommandSyntax", "LyceumSupport", "Access", "Security"], path: "Sources/5-Application/LyceumServer"
+            dependencies: ["LearningServices", "Catalog", "Books", "Progress", "JSON", "Journal", "Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumLogging", "Events", "Telemetry", "CommandSyntax", "LyceumSupport", "Access", "Security"], path: "Sources/5-Application/LyceumServer",
+            // The browser dashboard's page: plain files served as they are, no build step.
+            resources: [.copy("DashboardPage")]
         ),
         // `lyceum watch`: the subscriber's dashboard, its terminal and its signals.
-        .target(name: "ProgressWatch", dependencies: ["Events", "ZeroMQ", "LyceumLogging", "CommandSyntax"], path: "Sources/5-Application/ProgressWatch"),
+        .target(name: "ProgressWatch", dependencies: ["Events", "ZeroMQ", "Majordomo", "LyceumLogging", "CommandSyntax", "Security"], path: "Sources/5-Application/ProgressWatch"),
         // The end-to-end tests start the real `lyceum` (the dependency builds it); the Python
         // client is run by /usr/bin/python3.
         .testTarget(
@@ -134,8 +138,21 @@ let package = Package(
             path: "Benchmarks/ServiceHandling"
         ),
 
+        // The Swift client library for other apps' backends: typed async calls, retries, fail-over,
+        // request ids, and the gap-repairing progress subscription (README "Calling Lyceum from Swift").
+        .target(name: "LyceumClient", dependencies: ["Majordomo", "ZeroMQ", "Events", "LyceumLogging"], path: "Sources/5-Application/LyceumClient"),
+        // The README's example, run by LyceumClientTests against a real serve.
+        .executableTarget(name: "SwiftClientExample", dependencies: ["LyceumClient"], path: "Examples/SwiftClientExample"),
+        .testTarget(
+            name: "LyceumClientTests",
+            dependencies: ["LyceumClient", "Majordomo", "ZeroMQ", "Events", "LyceumTestSupport", "lyceum", "SwiftClientExample"]
+        ),
+
+        // `make bench-client`: LyceumClient's overhead over raw MDP (Benchmarks/client-overhead.sh).
+        .executableTarget(name: "client-overhead", dependencies: ["LyceumClient", "Majordomo", "ZeroMQ"], path: "Benchmarks/ClientOverhead"),
+
         // `lyceum bench`: load generation over the wire protocol, never the domain modules, and the command that runs it.
-        .target(name: "LoadTest", dependencies: ["Majordomo", "ZeroMQ", "JSON", "LyceumLogging", "CommandSyntax", "LyceumSupport"], path: "Sources/5-Application/LoadTest"),
+        .target(name: "LoadTest", dependencies: ["Majordomo", "ZeroMQ", "JSON", "LyceumLogging", "CommandSyntax", "LyceumSupport", "Security"], path: "Sources/5-Application/LoadTest"),
         // The process tests and the suite's quick mode run these executables; the dependency builds them.
         .testTarget(
             name: "LoadTestTests",

@@ -3,28 +3,39 @@
 # machine, and the ratio between them.
 #   1. Swift ZeroMQ wrapper vs C libzmq, PUSH→PULL (Benchmarks/zmq-throughput.sh).
 #   2. Catalog and book reads, 50 in flight, vs Redis GET with 50 clients.
-#   3. Durable book creates (durability always) vs Redis SET, appendonly yes + appendfsync always.
+#   3. Durable book creates (durability always) vs Redis SET, appendonly yes + appendfsync always;
+#      3b. book reads and durable creates again with CURVE on, vs those plaintext runs.
 #   4. Open loop at 50% of the peak read rate: p99.9 from intended send times.
 #   5. RECORDS books: resident memory of `lyceum serve` vs Redis, the server's restart (replay)
 #      vs Redis loading an AOF of as many keys, and the journal layer alone (journal-bench.sh).
-#   6. --soak only: the mix at 50% of its peak for SOAK seconds, RSS sampled, no errors allowed.
+#   6. Beside NATS (issue 19): catalog reads through `lyceum broker` to a `lyceum worker` process vs
+#      request/reply through nats-server to a responder process answering the same course JSON;
+#      book creates under `interval:60000` vs JetStream file-stream publish+ack (Benchmarks/NATSLoad).
+#      Skipped, with a note in results.md, when nats-server, go or Debian's nats.go are missing.
+#   Server CPU per request (utime+stime of the server processes from /proc/PID/stat over the
+#   measured interval ÷ measured requests) beside every Lyceum, Redis and NATS throughput row.
+#   7. --soak only: the mix at 50% of its peak for SOAK seconds, RSS sampled, no errors allowed.
 # Writes results.md, the JSON of every run and SVG charts to OUT (default bench-results/<date>).
 #
-# Usage: Benchmarks/suite.sh [--quick] [--soak SECONDS]
+# Usage: Benchmarks/suite.sh [--quick] [--soak SECONDS | --only-nats]
 #   --quick          seconds, not minutes: tiny counts, one round; the test suite runs this
 #   --soak SECONDS   only the soak (make soak: 600)
+#   --only-nats      only part 6, the NATS rows and the Lyceum rows beside them (for a busy machine)
 # Environment: BIN_DIR (lyceum, zmq-throughput and journal-bench already built; else a release
-# build), OUT, RECORDS (default 1000000), RUN_SECONDS (default 10), CONCURRENCY (default 50).
-# Needs redis-server, redis-benchmark and redis-cli (scripts/ensure-deps.sh bench).
+# build), OUT, RECORDS (default 1000000), RUN_SECONDS (default 10), CONCURRENCY (default 50),
+# NATS_SERVER (default: nats-server on PATH, else /usr/sbin/nats-server).
+# Needs redis-server, redis-benchmark and redis-cli (scripts/ensure-deps.sh bench); for part 6,
+# nats-server, go and golang-github-nats-io-go-nats-dev (scripts/ensure-deps.sh nats).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-quick=0 soak=0
+quick=0 soak=0 only_nats=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1 ;;
+    --only-nats) only_nats=1 ;;
     --soak) soak=${2:?--soak needs SECONDS}; shift ;;
-    *) echo "usage: Benchmarks/suite.sh [--quick] [--soak SECONDS]" >&2; exit 2 ;;
+    *) echo "usage: Benchmarks/suite.sh [--quick] [--soak SECONDS | --only-nats]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -43,7 +54,7 @@ if [ -z "${BIN_DIR:-}" ]; then
 fi
 lyceum=$BIN_DIR/lyceum
 work=$(mktemp -d "${TMPDIR:-/tmp}/lyceum-suite.XXXXXX")
-redis_pid="" lyceum_pid=""
+redis_pid="" lyceum_pid="" server_pids=() extra_pids=()
 # Redis is stopped through its protocol: a parent (such as a test runner) may leave SIGTERM blocked.
 stop_redis() {
   [ -n "$redis_pid" ] || return 0
@@ -52,10 +63,17 @@ stop_redis() {
   redis_pid=""
 }
 stop_lyceum() { [ -z "$lyceum_pid" ] || { kill -TERM "$lyceum_pid" 2>/dev/null || true; wait "$lyceum_pid" 2>/dev/null || true; lyceum_pid=""; }; }
-trap 'stop_lyceum; stop_redis; rm -rf "$work"' EXIT
+# Processes of part 6 (broker, worker, nats-server, responder): TERM, then wait for each.
+stop_extra() {
+  local pid
+  for pid in "${extra_pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${extra_pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  extra_pids=()
+}
+trap 'stop_lyceum; stop_redis; stop_extra; rm -rf "$work"' EXIT
 
 log() { echo "suite: $*" >&2; }
-divide() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "n/a"; else printf "%.2f", a / b }'; }
+divide() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0 || a !~ /^[0-9.]+$/) print "n/a"; else printf "%.2f", a / b }'; }
 free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 now() { date +%s.%N; }
@@ -64,6 +82,11 @@ json() { /usr/bin/python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))
 for k in sys.argv[2].split("/"): v=v[k]
 print(v)' "$1" "$2"; }
 ms() { awk -v us="$1" 'BEGIN { printf "%.3f", us / 1000 }'; }
+# utime+stime of PIDs, in clock ticks, from /proc/PID/stat (fields counted after the command name).
+cpu_ticks() { local pid total=0; for pid in "$@"; do total=$((total + $(sed 's/.*) //' "/proc/$pid/stat" | awk '{ print $12 + $13 }'))); done; echo "$total"; }
+# Server CPU per request of a run's JSON, µs, one decimal ("n/a" when it was not measured).
+cpu() { /usr/bin/python3 -c 'import json,sys; c=json.load(open(sys.argv[1])).get("server_cpu")
+print("%.1f" % c["us_per_request"] if c else "n/a")' "$1"; }
 
 # Starts redis-server on a free loopback port in DIR with extra options; sets $redis_port.
 start_redis() {
@@ -78,16 +101,18 @@ start_redis() {
 # Starts `lyceum serve` on free loopback ports (broker, events, snapshots) with its data in DIR,
 # so that it never competes with another Lyceum on the default ports; sets $endpoint. Returns
 # once the books service answers, and sets $ready_seconds to the time that took.
+# Further arguments go to serve (CURVE keys); the probe and `bench` use $client_keys.
 start_lyceum() {
   local dir=$1 durability=$2 started events snapshots
+  shift 2
   endpoint="tcp://127.0.0.1:$(free_port)"
   events="tcp://127.0.0.1:$(free_port)"
   snapshots="tcp://127.0.0.1:$(free_port)"
   started=$(now)
   "$lyceum" serve --endpoint "$endpoint" --events-endpoint "$events" --snapshot-endpoint "$snapshots" \
-    --data "$dir" --durability "$durability" --log-level warning >/dev/null 2>>"$work/serve.log" &
-  lyceum_pid=$!
-  until "$lyceum" call --broker "$endpoint" --timeout 1000 books '{"op":"list","learner":"suite-probe"}' >/dev/null 2>&1; do
+    --data "$dir" --durability "$durability" --log-level warning "$@" >/dev/null 2>>"$work/serve.log" &
+  lyceum_pid=$! server_pids=("$!")
+  until "$lyceum" call --broker "$endpoint" --timeout 1000 "${client_keys[@]}" books '{"op":"list","learner":"suite-probe"}' >/dev/null 2>&1; do
     kill -0 "$lyceum_pid" 2>/dev/null || { log "lyceum serve exited; see its log:"; cat "$work/serve.log" >&2; exit 1; }
     sleep 0.02
   done
@@ -97,29 +122,38 @@ start_lyceum() {
 # lyceum bench with the suite's defaults; NAME picks the output files, the rest are options.
 bench() {
   local name=$1; shift
-  "$lyceum" bench --endpoint "$endpoint" --connections 4 --warmup "$warmup" --label "$name" --json --progress 5s "$@" \
+  local pid pids=()
+  for pid in "${server_pids[@]}"; do pids+=(--server-pid "$pid"); done
+  "$lyceum" bench --endpoint "$endpoint" --connections 4 --warmup "$warmup" --label "$name" --json --progress 5s "${pids[@]}" "${client_keys[@]}" "$@" \
     >"$out/$name.json" 2> >(grep --line-buffered -v '^ts=' >&2) || log "$name: some requests failed (see $out/$name.json)"
 }
 
-# redis-benchmark TEST CLIENTS REQUESTS -> "rps p50_ms p95_ms p99_ms max_ms", and a curve file NAME.json.
+# redis-benchmark TEST CLIENTS REQUESTS -> its req/s; NAME.json gets the figures, the curve and
+# redis-server's CPU per request over the run.
 redis_bench() {
-  local test=$1 clients=$2 requests=$3 name=$4 line
+  local test=$1 clients=$2 requests=$3 name=$4 line before after
+  before=$(cpu_ticks "$redis_pid")
   line=$(redis-benchmark -p "$redis_port" -t "$test" -c "$clients" -n "$requests" -d 200 -r 100000 --csv | tail -1 | tr -d '"')
+  after=$(cpu_ticks "$redis_pid")
   IFS=, read -r _ rps _ _ p50 p95 p99 max <<<"$line"
-  /usr/bin/python3 -c 'import json,sys; n,p50,p95,p99,mx,rps=sys.argv[1:7]; us=lambda v: int(float(v)*1000)
+  /usr/bin/python3 -c 'import json,sys; n,p50,p95,p99,mx,rps,pid,ticks,hz,requests=sys.argv[1:11]; us=lambda v: int(float(v)*1000)
+cpu=int(ticks)*1e6/int(hz)
 json.dump({"label": n, "requests_per_second": float(rps), "latency_us": {"p50": us(p50), "p99": us(p99), "max": us(mx)},
-  "curve": {"label": n, "points": [[50, us(p50)], [95, us(p95)], [99, us(p99)], [100, us(mx)]]}}, open(sys.argv[7], "w"))' \
-    "$name" "$p50" "$p95" "$p99" "$max" "$rps" "$out/$name.json"
+  "curve": {"label": n, "points": [[50, us(p50)], [95, us(p95)], [99, us(p99)], [100, us(mx)]]},
+  "server_cpu": {"us_per_request": cpu / int(requests), "processes_us": {pid: cpu}}}, open(sys.argv[11], "w"))' \
+    "$name" "$p50" "$p95" "$p99" "$max" "$rps" "$redis_pid" "$((after - before))" "$(getconf CLK_TCK)" "$requests" "$out/$name.json"
   echo "$rps"
 }
 
 # Requests for a Redis run of about RUN_SECONDS at the rate Lyceum just did (at least 20000).
 redis_count() { [ "$redis_requests" != 0 ] && echo "$redis_requests" || awk -v r="$1" -v s="$run_seconds" 'BEGIN { n = int(r * s); print (n < 20000 ? 20000 : n) }'; }
 
-rows=() goals=()
+rows=() goals=() client_keys=()
 row() { rows+=("| $1 | $2 | $3 | $4 |"); }
 goal() { goals+=("| $1 | $2 | $3 | $([ "$4" = 1 ] && echo met || echo "**missed**") |"); }
 at_most() { awk -v a="$1" -v b="$2" 'BEGIN { print (a <= b) ? 1 : 0 }'; }
+# A row of server CPU per request: WHAT, the Lyceum run's name, the reference's µs, what it is.
+cpu_row() { local lyceum_cpu; lyceum_cpu=$(cpu "$out/$2.json"); row "server CPU per $1, µs (lyceum serve) vs $4" "$lyceum_cpu" "$3" "$(divide "$lyceum_cpu" "$3")"; }
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 log "results in $out; load average $load_before"
@@ -169,15 +203,17 @@ if [ "$soak" != 0 ]; then
   exit 0
 fi
 
+# Parts 1–5 (not indented, so that this block's lines stay as they were).
+if [ "$only_nats" = 0 ]; then
 # 1. ZeroMQ: the Swift wrapper vs C.
-log "1/4 ZeroMQ PUSH→PULL, Swift vs C"
+log "1/5 ZeroMQ PUSH→PULL, Swift vs C"
 zmq=$(ZMQ_THROUGHPUT_BIN=$BIN_DIR/zmq-throughput Benchmarks/zmq-throughput.sh "$zmq_messages" 32 "$zmq_rounds" 2>/dev/null)
 zmq_c=$(awk -F'|' '/C libzmq/ { gsub(/ /, "", $3); print $3 }' <<<"$zmq")
 zmq_swift=$(awk -F'|' '/reused Message/ { gsub(/ /, "", $3); print $3 }' <<<"$zmq")
 row "ZeroMQ PUSH→PULL 32 B, msg/s (Swift wrapper vs C, median of $zmq_rounds)" "$zmq_swift" "$zmq_c" "$(divide "$zmq_swift" "$zmq_c")"
 
 # 2–3. One server with durability always for reads, the open loop and durable creates.
-log "2/4 reads at $concurrency in flight vs Redis GET"
+log "2/5 reads at $concurrency in flight vs Redis GET"
 start_lyceum "$work/lyceum" always
 bench catalog-read --scenario catalog-read --in-flight "$concurrency" --duration "${run_seconds}s"
 bench book-read --scenario book-read --in-flight "$concurrency" --duration "${run_seconds}s"
@@ -185,7 +221,7 @@ bench book-read --scenario book-read --in-flight "$concurrency" --duration "${ru
 # (and starts a compaction) under it.
 book_rps=$(json "$out/book-read.json" requests_per_second)
 half=$(awk -v r="$book_rps" 'BEGIN { printf "%d", r / 2 }')
-log "2/4 open loop at 50% of the peak read rate ($half req/s)"
+log "2/5 open loop at 50% of the peak read rate ($half req/s)"
 bench book-read-open --scenario book-read --rate "$half" --duration "${run_seconds}s"
 bench verified-mix --scenario mix --in-flight "$concurrency" --duration "${run_seconds}s" --verify
 start_redis "$work/redis-plain"
@@ -195,6 +231,9 @@ redis_get=$(redis_bench get "$concurrency" "$(redis_count "$book_rps")" redis-ge
 stop_redis
 row "catalog reads (get_course), req/s vs Redis GET, $concurrency in flight" "$(printf %.0f "$catalog_rps")" "$(printf %.0f "$redis_get")" "$(divide "$catalog_rps" "$redis_get")"
 row "book reads (get), req/s vs Redis GET, $concurrency in flight" "$(printf %.0f "$book_rps")" "$(printf %.0f "$redis_get")" "$(divide "$book_rps" "$redis_get")"
+redis_get_cpu=$(cpu "$out/redis-get.json")
+cpu_row "catalog read" catalog-read "$redis_get_cpu" "redis-server per GET"
+cpu_row "book read" book-read "$redis_get_cpu" "redis-server per GET"
 for name in catalog-read book-read; do
   p99=$(json "$out/$name.json" latency_us/p99)
   row "$name p99 latency, ms vs Redis GET p99" "$(ms "$p99")" "$(ms "$(json "$out/redis-get.json" latency_us/p99)")" "$(divide "$p99" "$(json "$out/redis-get.json" latency_us/p99)")"
@@ -204,13 +243,14 @@ goal "catalog reads ≥ 1.0× Redis GET ($concurrency in flight)" "$(divide "$ca
 goal "book reads p99 ≤ 2 ms ($concurrency in flight)" "$(ms "$(json "$out/book-read.json" latency_us/p99)") ms" "≤ 2 ms" "$(at_most "$(json "$out/book-read.json" latency_us/p99)" 2000)"
 goal "verified mix: every reply correct" "$(json "$out/verified-mix.json" error_count) errors in $(json "$out/verified-mix.json" requests)" "0" "$([ "$(json "$out/verified-mix.json" error_count)" = 0 ] && echo 1 || echo 0)"
 
-log "3/4 durable creates vs Redis SET appendfsync always"
+log "3/5 durable creates vs Redis SET appendfsync always"
 bench book-create --scenario book-create --in-flight "$concurrency" --duration "${run_seconds}s"
 create_rps=$(json "$out/book-create.json" requests_per_second)
 start_redis "$work/redis-always" --appendonly yes --appendfsync always
 redis_set=$(redis_bench set "$concurrency" "$(redis_count "$create_rps")" redis-set-always)
 stop_redis
 row "durable book creates (always), req/s vs Redis SET appendfsync always" "$(printf %.0f "$create_rps")" "$(printf %.0f "$redis_set")" "$(divide "$create_rps" "$redis_set")"
+cpu_row "durable create" book-create "$(cpu "$out/redis-set-always.json")" "redis-server per SET always"
 row "durable creates p99, ms vs Redis SET always p99" "$(ms "$(json "$out/book-create.json" latency_us/p99)")" "$(ms "$(json "$out/redis-set-always.json" latency_us/p99)")" "$(divide "$(json "$out/book-create.json" latency_us/p99)" "$(json "$out/redis-set-always.json" latency_us/p99)")"
 goal "durable creates ≥ 1.0× Redis SET always" "$(divide "$create_rps" "$redis_set")×" "≥ 1.0×" "$(at_most 1 "$(divide "$create_rps" "$redis_set")")"
 p999=$(json "$out/book-read-open.json" latency_us/p99.9)
@@ -218,7 +258,29 @@ row "book reads open loop at $half req/s (50% of peak): p99.9 ms, vs closed-loop
 goal "open loop at 50% of peak: p99.9 ≤ 5 ms" "$(ms "$p999") ms" "≤ 5 ms" "$(at_most "$p999" 5000)"
 stop_lyceum
 
-log "4/4 $records books: memory, restart, journal replay"
+# 3b. CURVE (issue 16): the same reads and durable creates with every connection encrypted and
+# authenticated (an `app` key), beside the plaintext runs of parts 2–3 on the same machine.
+log "3b/5 book reads and durable creates with CURVE vs plaintext"
+mkdir -p "$work/keys/clients"
+"$lyceum" keys generate server --dir "$work/keys" --role admin >/dev/null
+"$lyceum" keys generate bench --dir "$work/keys/clients" --role app >/dev/null
+client_keys=(--curve-secret-key "$work/keys/clients/bench_secret" --curve-server-key "$work/keys/server")
+start_lyceum "$work/lyceum-curve" always --curve-secret-key "$work/keys/server_secret" --authorized-keys "$work/keys/clients"
+bench curve-book-read --scenario book-read --in-flight "$concurrency" --duration "${run_seconds}s"
+bench curve-book-create --scenario book-create --in-flight "$concurrency" --duration "${run_seconds}s"
+stop_lyceum
+client_keys=()
+for kind in book-read book-create; do
+  plain_rps=$(json "$out/$kind.json" requests_per_second) curve_rps=$(json "$out/curve-$kind.json" requests_per_second)
+  plain_p50=$(json "$out/$kind.json" latency_us/p50) curve_p50=$(json "$out/curve-$kind.json" latency_us/p50)
+  row "$kind with CURVE, req/s vs plaintext" "$(printf %.0f "$curve_rps")" "$(printf %.0f "$plain_rps")" "$(divide "$curve_rps" "$plain_rps")"
+  row "$kind with CURVE, p50 µs vs plaintext" "$curve_p50" "$plain_p50" "$(divide "$curve_p50" "$plain_p50")"
+  row "$kind with CURVE, server CPU per request µs vs plaintext" "$(cpu "$out/curve-$kind.json")" "$(cpu "$out/$kind.json")" "$(divide "$(cpu "$out/curve-$kind.json")" "$(cpu "$out/$kind.json")")"
+  goal "$kind: CURVE costs ≤ 10% of throughput" "$(divide "$curve_rps" "$plain_rps")×" "≥ 0.90×" "$(at_most 0.90 "$(divide "$curve_rps" "$plain_rps")")"
+  goal "$kind: CURVE adds ≤ 10 µs of p50" "$((curve_p50 - plain_p50)) µs" "≤ 10 µs" "$(at_most "$((curve_p50 - plain_p50))" 10)"
+done
+
+log "4/5 $records books: memory, restart, journal replay"
 start_lyceum "$work/million" none
 rss_empty=$(rss_kib "$lyceum_pid")
 "$lyceum" bench --endpoint "$endpoint" --connections 4 --scenario book-create --in-flight "$concurrency" --warmup 0s \
@@ -239,8 +301,125 @@ row "$records records: journal layer replay alone (journal-bench), s vs Redis AO
 row "$records books: resident memory after restart, MiB vs Redis RSS ($records keys, 200 B values)" "$lyceum_mib" "$redis_rss" "$(divide "$lyceum_mib" "$redis_rss")"
 row "$records books: resident memory while loading, MiB (empty server: $(awk -v k="$rss_empty" 'BEGIN { printf "%.1f", k / 1024 }'))" "$(awk -v k="$rss_full" 'BEGIN { printf "%.1f", k / 1024 }')" "$redis_rss" "$(divide "$(awk -v k="$rss_full" 'BEGIN { print k / 1024 }')" "$redis_rss")"
 
-"$lyceum" bench plot "$out/reads.svg" "$out/catalog-read.json" "$out/book-read.json" "$out/book-read-open.json" "$out/redis-get.json"
-"$lyceum" bench plot "$out/writes.svg" "$out/book-create.json" "$out/redis-set-always.json"
+fi
+
+# 6. Beside NATS: the same catalog reads through a broker to a worker process, and acked writes.
+nats_note=""
+nats_missing=()
+# Debian installs it in /usr/sbin, which a non-root PATH may lack.
+nats_server=${NATS_SERVER:-$(command -v nats-server || echo /usr/sbin/nats-server)}
+[ -x "$nats_server" ] || nats_missing+=(nats-server)
+command -v go >/dev/null || nats_missing+=(go)
+[ -d /usr/share/gocode/src/github.com/nats-io/nats.go ] || nats_missing+=(golang-github-nats-io-go-nats-dev)
+if [ ${#nats_missing[@]} -gt 0 ]; then
+  nats_note="**NATS rows skipped: ${nats_missing[*]} not installed (\`scripts/ensure-deps.sh nats\`, which \`make bench\` runs).**"
+  log "5/5 ${nats_note//\*/}"
+  [ "$only_nats" = 0 ] || exit 1
+else
+  log "5/5 beside NATS: building Benchmarks/NATSLoad against Debian's nats.go (no network)"
+  # GOPATH mode over Debian's packaged sources; a cache under the run's directory when the
+  # environment names none (go refuses to run without one).
+  [ -n "${GOCACHE:-}${XDG_CACHE_HOME:-}${HOME:-}" ] || export GOCACHE="$work/go-cache"
+  GO111MODULE=off GOPATH=/usr/share/gocode GOPROXY=off GOFLAGS= go build -o "$work/natsload" ./Benchmarks/NATSLoad
+  natsload=$work/natsload
+
+  log "5/5 catalog reads through lyceum broker + lyceum worker --service catalog (separate processes)"
+  endpoint="tcp://127.0.0.1:$(free_port)"
+  "$lyceum" broker --endpoint "$endpoint" --events-endpoint none --log-level warning 2>>"$work/broker.log" &
+  broker_pid=$!
+  extra_pids+=("$broker_pid")
+  "$lyceum" worker --broker "$endpoint" --service catalog --data "$work/worker" \
+    --forwarder-endpoint "tcp://127.0.0.1:$(free_port)" --log-level warning 2>>"$work/worker.log" &
+  worker_pid=$!
+  extra_pids+=("$worker_pid")
+  until "$lyceum" call --broker "$endpoint" --timeout 1000 catalog '{"op":"list_courses"}' >/dev/null 2>&1; do
+    kill -0 "$broker_pid" 2>/dev/null && kill -0 "$worker_pid" 2>/dev/null || { log "broker or worker exited:"; cat "$work/broker.log" "$work/worker.log" >&2; exit 1; }
+    sleep 0.05
+  done
+  # The responder answers what this worker answers: every course's get_course reply, byte for byte.
+  /usr/bin/python3 - "$lyceum" "$endpoint" >"$work/courses.tsv" <<'PY'
+import json, subprocess, sys
+lyceum, broker = sys.argv[1:3]
+def call(body):
+    return subprocess.run([lyceum, "call", "--broker", broker, "catalog", json.dumps(body)],
+                          check=True, capture_output=True, text=True).stdout.strip()
+cursor = None
+while True:
+    page = json.loads(call({"op": "list_courses", **({"cursor": cursor} if cursor else {})}))["result"]
+    for course in page["courses"]:
+        print(course["id"] + "\t" + call({"op": "get_course", "course": course["id"]}))
+    cursor = page.get("next_cursor")
+    if not cursor:
+        break
+PY
+  server_pids=("$broker_pid" "$worker_pid")
+  bench worker-catalog-read --scenario catalog-read --in-flight "$concurrency" --duration "${run_seconds}s"
+  stop_extra
+
+  nats_port=$(free_port)
+  "$nats_server" -a 127.0.0.1 -p "$nats_port" -js -sd "$work/nats" >"$work/nats.log" 2>&1 &
+  nats_pid=$!
+  extra_pids+=("$nats_pid")
+  nats_url="nats://127.0.0.1:$nats_port"
+  until grep -q "Server is ready" "$work/nats.log" 2>/dev/null; do
+    kill -0 "$nats_pid" 2>/dev/null || { log "nats-server exited:"; cat "$work/nats.log" >&2; exit 1; }
+    sleep 0.05
+  done
+  "$natsload" respond -url "$nats_url" -subject lyceum.catalog -replies "$work/courses.tsv" 2>"$work/responder.log" &
+  responder_pid=$!
+  extra_pids+=("$responder_pid")
+  until grep -q "responding on" "$work/responder.log" 2>/dev/null; do
+    kill -0 "$responder_pid" 2>/dev/null || { log "the NATS responder exited:"; cat "$work/responder.log" "$work/nats.log" >&2; exit 1; }
+    sleep 0.05
+  done
+  natsrun() {
+    local name=$1; shift
+    "$natsload" "$@" -url "$nats_url" -in-flight "$concurrency" -connections 4 -warmup "$warmup" -duration "${run_seconds}s" \
+      -label "$name" >"$out/$name.json" || log "$name: some requests failed (see $out/$name.json)"
+  }
+  log "5/5 NATS request/reply to a responder process"
+  natsrun nats-request request -subject lyceum.catalog -replies "$work/courses.tsv" -server-pid "$nats_pid" -server-pid "$responder_pid"
+  log "5/5 JetStream file-stream publish+ack, 200 B"
+  natsrun nats-jetstream jetstream -subject lyceum.bench -size 200 -server-pid "$nats_pid"
+  stop_extra
+
+  log "5/5 book creates under --durability interval:60000"
+  start_lyceum "$work/interval" interval:60000
+  bench book-create-interval --scenario book-create --in-flight "$concurrency" --duration "${run_seconds}s"
+  stop_lyceum
+
+  worker_rps=$(json "$out/worker-catalog-read.json" requests_per_second)
+  nats_rps=$(json "$out/nats-request.json" requests_per_second)
+  row "catalog reads through broker + worker process, req/s vs NATS request/reply via nats-server to a responder process" \
+    "$(printf %.0f "$worker_rps")" "$(printf %.0f "$nats_rps")" "$(divide "$worker_rps" "$nats_rps")"
+  for p in p50 p99; do
+    row "broker + worker catalog-read $p, ms vs NATS request/reply $p" "$(ms "$(json "$out/worker-catalog-read.json" latency_us/$p)")" \
+      "$(ms "$(json "$out/nats-request.json" latency_us/$p)")" "$(divide "$(json "$out/worker-catalog-read.json" latency_us/$p)" "$(json "$out/nats-request.json" latency_us/$p)")"
+  done
+  worker_cpu=$(cpu "$out/worker-catalog-read.json") nats_cpu=$(cpu "$out/nats-request.json")
+  row "server CPU per catalog read, µs (lyceum broker + worker) vs per request (nats-server + responder)" "$worker_cpu" "$nats_cpu" "$(divide "$worker_cpu" "$nats_cpu")"
+  interval_rps=$(json "$out/book-create-interval.json" requests_per_second)
+  js_rps=$(json "$out/nats-jetstream.json" requests_per_second)
+  row "book creates (interval:60000), req/s vs JetStream file-stream publish+ack, 200 B" "$(printf %.0f "$interval_rps")" "$(printf %.0f "$js_rps")" "$(divide "$interval_rps" "$js_rps")"
+  row "book creates (interval:60000) p50, ms vs JetStream publish+ack p50" "$(ms "$(json "$out/book-create-interval.json" latency_us/p50)")" \
+    "$(ms "$(json "$out/nats-jetstream.json" latency_us/p50)")" "$(divide "$(json "$out/book-create-interval.json" latency_us/p50)" "$(json "$out/nats-jetstream.json" latency_us/p50)")"
+  interval_cpu=$(cpu "$out/book-create-interval.json") js_cpu=$(cpu "$out/nats-jetstream.json")
+  row "server CPU per create (interval), µs (lyceum serve) vs per JetStream publish (nats-server)" "$interval_cpu" "$js_cpu" "$(divide "$interval_cpu" "$js_cpu")"
+  goal "request/reply through worker processes ≥ 1.0× NATS" "$(divide "$worker_rps" "$nats_rps")×" "≥ 1.0×" "$(at_most 1 "$(divide "$worker_rps" "$nats_rps")")"
+  goal "server CPU per request/reply ≤ NATS's" "$(divide "$worker_cpu" "$nats_cpu")×" "≤ 1.0×" "$(at_most "$(divide "$worker_cpu" "$nats_cpu")" 1)"
+  goal "writes under interval ≥ 1.0× JetStream publish+ack" "$(divide "$interval_rps" "$js_rps")×" "≥ 1.0×" "$(at_most 1 "$(divide "$interval_rps" "$js_rps")")"
+fi
+
+charts=()
+if [ "$only_nats" = 0 ]; then
+  "$lyceum" bench plot "$out/reads.svg" "$out/catalog-read.json" "$out/book-read.json" "$out/curve-book-read.json" "$out/book-read-open.json" "$out/redis-get.json"
+  "$lyceum" bench plot "$out/writes.svg" "$out/book-create.json" "$out/curve-book-create.json" "$out/redis-set-always.json"
+  charts+=(reads writes)
+fi
+if [ -z "$nats_note" ]; then
+  "$lyceum" bench plot "$out/nats.svg" "$out/worker-catalog-read.json" "$out/nats-request.json" "$out/book-create-interval.json" "$out/nats-jetstream.json"
+  charts+=(nats)
+fi
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
 {
@@ -250,9 +429,15 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
   echo "$(uname -sr), $(redis-server --version | cut -d' ' -f1-3), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)."
   echo "Load average $load_before at the start, $load_after at the end: clients, server and Redis share the machine."
   echo "$([ "$quick" = 1 ] && echo "**Quick mode: tiny counts, figures are not meaningful.**")"
+  [ -z "$nats_note" ] || echo "$nats_note"
+  [ "$only_nats" = 0 ] || echo "**Only part 6 (\`--only-nats\`): the NATS rows and the Lyceum rows beside them.**"
   echo
   echo "Lyceum runs as one \`lyceum serve\` process (the broker answers catalog, books and progress itself; journals under \`always\`), driven by"
   echo "\`lyceum bench\` with 4 connections, ${run_seconds} s per run after a $warmup warm-up; Redis by \`redis-benchmark\` (200-byte values)."
+  echo "Beside NATS ($("$nats_server" --version 2>/dev/null || echo "not installed")): \`lyceum broker\` and \`lyceum worker --service catalog\` as separate processes vs"
+  echo "nats-server and a responder process (\`Benchmarks/NATSLoad\`, Go, Debian's nats.go, 4 connections, same in flight and times)."
+  echo "Server CPU per request: utime+stime of the server processes (\`/proc/PID/stat\`) over the measured interval ÷ measured"
+  echo "requests (for Redis, over the whole \`redis-benchmark\` run), so the server's cost shows apart from the load generator's."
   echo
   echo "| Measurement | Lyceum | Reference | Ratio |"
   echo "|---|---:|---:|---:|"
@@ -262,8 +447,6 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
   echo "|---|---|---|---|"
   printf '%s\n' "${goals[@]}"
   echo
-  echo "![reads](reads.svg)"
-  echo
-  echo "![writes](writes.svg)"
+  for chart in "${charts[@]}"; do echo "![$chart]($chart.svg)"; echo; done
 } >"$out/results.md"
 cat "$out/results.md"

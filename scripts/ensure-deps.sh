@@ -7,8 +7,11 @@
 #                               peers and the metrics parser in the tests), venv, setuptools and
 #                               wheel (pip-installing clients/python offline), systemd-analyze,
 #                               tmux (the real terminal `lyceum watch` is tested in), libczmq4
-#                               (zcert, for the certificate interop tests)
+#                               (zcert, for the certificate interop tests), chromium (the
+#                               browser the dashboard is tested in, headless)
 #   ensure-deps.sh bench      + redis-server, redis-benchmark (reference figures)
+#   ensure-deps.sh nats       + nats-server, go and Debian's nats.go sources (`make bench`'s NATS
+#                               rows, built offline; the test suite skips them without these)
 set -euo pipefail
 
 missing=()
@@ -22,10 +25,15 @@ for group in "$@"; do
       /usr/bin/python3 -c 'import ensurepip, setuptools, wheel' 2>/dev/null || missing+=(python3-venv python3-setuptools python3-wheel)
       command -v systemd-analyze >/dev/null || missing+=(systemd)
       [ -x /usr/bin/tmux ] || missing+=(tmux)
-      /sbin/ldconfig -p | grep -q 'libczmq\.so\.4 ' || missing+=(libczmq4) ;;
+      /sbin/ldconfig -p | grep -q 'libczmq\.so\.4 ' || missing+=(libczmq4)
+      command -v chromium >/dev/null || missing+=(chromium) ;;
     bench)
       command -v redis-server >/dev/null || missing+=(redis-server)
       command -v redis-benchmark >/dev/null || missing+=(redis-tools) ;;
+    nats)
+      [ -x /usr/sbin/nats-server ] || missing+=(nats-server)
+      command -v go >/dev/null || missing+=(golang-go)
+      [ -d /usr/share/gocode/src/github.com/nats-io/nats.go ] || missing+=(golang-github-nats-io-go-nats-dev) ;;
     *) echo "ensure-deps: unknown group '$group'" >&2; exit 2 ;;
   esac
 done

@@ -1,4 +1,5 @@
 import Books
+import JSON
 import Foundation
 import Journal
 import Testing
@@ -123,5 +124,64 @@ import Testing
             + #""review":"line\nbreak","version":3,"created_at":1,"updated_at":2}"#
         #expect(try Book(journalValue: Array(reordered.utf8)) == book)
         #expect(throws: ValueDecodingError.malformed(#"the member "learner" is missing"#)) { try Book(journalValue: Array(#"{"id":"b1"}"#.utf8)) }
+    }
+
+    @Test func aStoredBookKeepsEveryFieldAsTheJournalHadIt() throws {
+        // Values the API never writes but a journal may hold: an uppercase id, numbers outside
+        // what validation allows. The compact store gives each back exactly, and so does its snapshot.
+        let odd = Book(
+            id: "3C73A0E2-5B1D-4F6A-9C8E-7D2B1A0F9E8D", learner: "ada", title: "Ἰλιάς", author: "Ὅμηρος", genre: .poetry,
+            rating: 9, review: String(repeating: "ü", count: 300), version: Int.max, createdAt: -1, updatedAt: Int64.max)
+        var library = BookLibrary()
+        try library.apply(.put(BookLibrary.collection, key: "ada/" + odd.id, value: odd.journalValue()))
+        #expect(library.book(odd.id.lowercased(), of: "ada") == odd)
+        #expect(library.snapshot() == [.put(BookLibrary.collection, key: "ada/" + odd.id, value: odd.journalValue())])
+        let listed = try library.page(of: "ada", BookQuery(sort: .title))
+        #expect(listed.books == [odd])
+    }
+
+    @Test func titleAndAuthorOrderIsTheFoldedOrderWhetherOrNotTheKeyIsStored() throws {
+        // ASCII keys are derived when a list sorts; other keys are stored with the book. Both
+        // must order as `TextSortKey` of the text would, including an ASCII head of 512 bytes
+        // followed by other text (longer than the API's titles, but a journal may hold one),
+        // and a lone combining mark, which folding keeps (so it sorts after every letter).
+        let long = String(repeating: "b", count: 512)
+        let titles: [String] = [long + "é", "Ábel", "abez", "ABEL", "\u{301}"]
+        let authors: [String] = ["Émile Zola", "zola", "\u{301}", "ÉMILE", "Adam"]
+        var library = BookLibrary()
+        for index in titles.indices {
+            let rating: Int = index + 1
+            let book = Book(
+                id: uuid(index), learner: "ada", title: titles[index], author: authors[index], genre: .kids, rating: rating,
+                review: "", version: 1, createdAt: 1, updatedAt: 1)
+            try library.apply(.put(BookLibrary.collection, key: "ada/" + book.id, value: book.journalValue()))
+        }
+        let byTitle = try library.page(of: "ada", BookQuery(sort: .title, limit: 10)).books.map(\.rating)
+        #expect(byTitle == [2, 4, 3, 1, 5])
+        let byAuthor = try library.page(of: "ada", BookQuery(sort: .author, limit: 10)).books.map(\.rating)
+        #expect(byAuthor == [5, 4, 1, 2, 3])
+    }
+
+    @Test func aJournalPayloadIsItsMembersAsOneCompactObjectInTheirOrder() throws {
+        // Written member by member, it must stay byte for byte what the `JSONValue` of the same
+        // members serializes to, escapes included, or journals would change shape.
+        let book = Book(
+            id: uuid(4), learner: "a\"da", title: "Ἰλιάς \"Α\"\\", author: "Ὅμηρος\t", genre: .poetry, rating: 5,
+            review: "line\nbreak", version: 3, createdAt: -1, updatedAt: Int64.max)
+        let format: Int = Book.valueFormat
+        let latest = Int(Int64.max)
+        var members: [(String, JSONValue)] = [("value_format", .integer(format)), ("id", .string(book.id))]
+        members.append(("learner", .string(book.learner)))
+        members.append(("title", .string(book.title)))
+        members.append(("author", .string(book.author)))
+        members.append(("genre", .string("Poetry")))
+        members.append(("rating", .integer(5)))
+        members.append(("review", .string(book.review)))
+        members.append(("version", .integer(3)))
+        members.append(("created_at", .integer(-1)))
+        members.append(("updated_at", .integer(latest)))
+        let object = JSONValue.object(JSONObject(members.map { JSONObject.Member(key: $0.0, value: $0.1) }))
+        #expect(book.journalValue() == object.serialized())
+        #expect(try Book(journalValue: book.journalValue()) == book)
     }
 }

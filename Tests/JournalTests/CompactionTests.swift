@@ -115,3 +115,47 @@ final class GuardedState: Sendable {
         }
     }
 }
+
+/// A state that makes its snapshot's changes only as they are walked, and records whether
+/// anything asked for them all at once.
+private final class GeneratedState: JournalState {
+    let count: Int
+    var askedForTheWholeSnapshot = false
+
+    init(count: Int) { self.count = count }
+
+    func apply(_ change: JournalChange) {}
+
+    func snapshot() -> [JournalChange] {
+        askedForTheWholeSnapshot = true
+        return (0..<count).map(Self.change)
+    }
+
+    func forEachSnapshotChange(_ body: (JournalChange) throws -> Void) rethrows {
+        for number in 0..<count { try body(Self.change(number)) }
+    }
+
+    static func change(_ number: Int) -> JournalChange {
+        .put("books", key: "b\(number)", value: bookValue(number, title: String(repeating: "t", count: 1000)))
+    }
+}
+
+@Suite struct StreamedSnapshotTests {
+    @Test func compactionWalksTheSnapshotInsteadOfHoldingItAndWritesEveryChange() throws {
+        try withTemporaryDirectory { directory in
+            var empty = KeyedJournalState()
+            let journal = try Journal.open(directory: directory, options: JournalOptions(durability: .none), state: &empty)
+            // About 3 MiB of changes: several parts, each made while the previous one is written.
+            let state = GeneratedState(count: 3000)
+            let report = try journal.compact { (state, journal.lastSequence) }
+            journal.close()
+            #expect(!state.askedForTheWholeSnapshot)
+            #expect(report.snapshotChanges == 3000)
+            let header = String(decoding: try readBytes(journalPath(directory)).prefix(80), as: UTF8.self)
+            #expect(header.contains(#""parts":3,"#) || header.contains(#""parts":4,"#))
+            let (reopened, _) = try reopen(directory)
+            #expect(reopened.liveCounts == ["books": 3000])
+            #expect(reopened.value(in: "books", key: "b2999") == GeneratedState.change(2999).value)
+        }
+    }
+}

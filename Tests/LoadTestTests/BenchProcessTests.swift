@@ -98,7 +98,8 @@ final class ThreadCollector: @unchecked Sendable {
     @Test(arguments: [(["--rate", "-5"], "--rate: invalid_option"), (["--in-flight"], "--in-flight: needs a value"),
                       (["--scenario", "nothing"], "--scenario: invalid_option"), (["--duration", "ten"], "--duration: expected a duration"),
                       (["--frobnicate"], "unknown flag --frobnicate"), (["--connections", "8", "--in-flight", "4"], "--in-flight: invalid_option"),
-                      (["--duration", "1s", "--requests", "5"], "--requests: excludes --duration")])
+                      (["--duration", "1s", "--requests", "5"], "--requests: excludes --duration"),
+                      (["--server-pid", "0"], "--server-pid"), (["--server-pid", "2147483647"], "--server-pid: file path=/proc/2147483647/stat")])
     func badOptionsAreRefusedWithStatusTwoNamingTheOption(_ options: [String], named: String) throws {
         let outcome = try BuiltProgram.run("lyceum", ["bench", "--endpoint", "tcp://127.0.0.1:1"] + options)
         #expect(outcome.status == 2)

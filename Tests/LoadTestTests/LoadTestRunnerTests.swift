@@ -63,6 +63,39 @@ import Testing
         #expect(stalled.value(atPercentile: 90) >= 50_000, "p90 \(stalled.value(atPercentile: 90)) µs")
     }
 
+    @Test func serverCPUIsReportedPerProcessAndPerRequest() throws {
+        // The fake broker runs in this process, so this process is the "server" measured.
+        let fake = try FakeLyceum()
+        defer { fake.stop() }
+        var measured = try configuration(fake, load: .closed(inFlight: 4), stop: .requests(300))
+        measured.serverProcesses = [getpid()]
+        let result = try run(fake, measured)
+        #expect(result.serverCPU.map(\.pid) == [getpid()])
+        #expect(result.serverCPU.allSatisfy { $0.time >= .zero })
+        let json = try JSONParser().parse(result.json(label: "cpu").serialized())
+        guard case .double(let perRequest)? = json["server_cpu"]?["us_per_request"],
+              case .double(let total)? = json["server_cpu"]?["processes_us"]?[String(getpid())] else {
+            Issue.record("server_cpu.us_per_request and processes_us.PID missing: \(json)")
+            return
+        }
+        #expect(abs(perRequest * 300 - total) < 1)
+        #expect(result.text(label: "cpu").contains("server CPU"))
+
+        let unmeasured = try run(fake, configuration(fake, load: .closed(inFlight: 4), stop: .requests(50)))
+        #expect(unmeasured.serverCPU.isEmpty)
+        #expect(try JSONParser().parse(unmeasured.json(label: "none").serialized())["server_cpu"] == .null)
+    }
+
+    @Test func processCPUReadsUserAndSystemTimeAfterAnyCommandName() throws {
+        // A command name may hold spaces and parentheses; fields are counted from its last ')'.
+        let line = "4242 (a) b (c) S 1 4242 4242 0 -1 4194560 500 0 0 0 250 130 0 0 20 0 3 0 100 1000 200\n"
+        #expect(ProcessCPU.parse(stat: line, ticksPerSecond: 100) == .milliseconds(3800))
+        #expect(ProcessCPU.parse(stat: "4242 (short) S 1 2", ticksPerSecond: 100) == nil)
+        #expect(ProcessCPU.parse(stat: "no parenthesis", ticksPerSecond: 100) == nil)
+        #expect(try ProcessCPU.read(pid: getpid()).time > .zero, "this process has run")
+        #expect(throws: LoadTestError.self) { try ProcessCPU.read(pid: Int32.max) }
+    }
+
     @Test func jsonResultsParseAndKeepTheCurve() throws {
         let fake = try FakeLyceum()
         defer { fake.stop() }

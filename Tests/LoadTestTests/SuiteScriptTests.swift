@@ -9,9 +9,13 @@ import Testing
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let redisInstalled = FileManager.default.isExecutableFile(atPath: "/usr/bin/redis-server")
         && FileManager.default.isExecutableFile(atPath: "/usr/bin/redis-benchmark")
+    /// What the NATS rows need (`scripts/ensure-deps.sh nats`, which `make test` does not ask for).
+    static let natsInstalled = FileManager.default.isExecutableFile(atPath: "/usr/sbin/nats-server")
+        && FileManager.default.isExecutableFile(atPath: "/usr/bin/go")
+        && FileManager.default.fileExists(atPath: "/usr/share/gocode/src/github.com/nats-io/nats.go")
 
     @Test(.enabled(if: redisInstalled, "needs redis-server and redis-benchmark: scripts/ensure-deps.sh bench"),
-          .timeLimit(.minutes(3)))
+          .timeLimit(.minutes(5)))
     func quickModeMeasuresEverything() throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("lyceum-suite-\(UUID().uuidString)")
         defer { removeTemporary(out) }
@@ -21,22 +25,48 @@ import Testing
         #expect(outcome.status == 0, "\(outcome.standardError.suffix(3000))")
         let results = try String(contentsOf: out.appendingPathComponent("results.md"), encoding: .utf8)
         for measurement in ["ZeroMQ PUSH→PULL", "catalog reads", "book reads", "durable book creates", "open loop",
-                            "server restart", "journal layer replay", "resident memory"] {
+                            "server restart", "journal layer replay", "resident memory",
+                            "server CPU per catalog read", "server CPU per book read", "server CPU per durable create"] {
             #expect(results.contains(measurement), "results.md lacks \(measurement)")
+        }
+        // Beside NATS when it is installed; otherwise a visible note says the rows were skipped.
+        if Self.natsInstalled {
+            for measurement in ["NATS request/reply via nats-server", "JetStream file-stream publish+ack",
+                                "(lyceum broker + worker) vs per request (nats-server + responder)", "per JetStream publish"] {
+                #expect(results.contains(measurement), "results.md lacks \(measurement)")
+            }
+        } else {
+            #expect(results.contains("NATS rows skipped"), "results.md says nothing of the NATS rows")
         }
         // Every ratio is a number: no measurement came back empty.
         let lines = results.split(separator: "\n", omittingEmptySubsequences: false)
         let measurements = lines.drop { !$0.hasPrefix("| Measurement") }.dropFirst(2).prefix { $0.hasPrefix("| ") }
-        #expect(measurements.count >= 10)
+        #expect(measurements.count >= (Self.natsInstalled ? 21 : 14))
         for row in measurements {
             let ratio = row.split(separator: "|")[3].trimmingCharacters(in: .whitespaces)
             #expect(Double(ratio) != nil, "no ratio in: \(row)")
         }
-        for run in ["catalog-read", "book-read", "book-create", "book-read-open", "verified-mix", "redis-get"] {
+        let natsRuns = Self.natsInstalled ? ["worker-catalog-read", "nats-request", "nats-jetstream", "book-create-interval"] : []
+        for run in ["catalog-read", "book-read", "book-create", "book-read-open", "verified-mix", "redis-get"] + natsRuns {
             let data = try Data(contentsOf: out.appendingPathComponent("\(run).json"))
             #expect(throws: Never.self) { try JSONParser().parse(Array(data)) }
         }
         #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("reads.svg").path))
+    }
+
+    /// Without nats-server the NATS rows are skipped with a note saying what to install, not
+    /// failed; `--only-nats`, which has nothing else to run, exits 1 before starting anything.
+    @Test(.timeLimit(.minutes(1)))
+    func natsRowsAreSkippedVisiblyWithoutNATS() throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("lyceum-nats-\(UUID().uuidString)")
+        defer { if FileManager.default.fileExists(atPath: out.path) { removeTemporary(out) } }
+        let outcome = try BuiltProgram.run(Self.repository.appendingPathComponent("Benchmarks/suite.sh").path, ["--quick", "--only-nats"],
+                                           environment: ["BIN_DIR": BuiltProgram.productsDirectory.path, "OUT": out.path,
+                                                         "NATS_SERVER": "/nonexistent/nats-server"],
+                                           currentDirectory: Self.repository)
+        #expect(outcome.status == 1)
+        #expect(outcome.standardError.contains("NATS rows skipped: nats-server"), "\(outcome.standardError.suffix(2000))")
+        #expect(outcome.standardError.contains("scripts/ensure-deps.sh nats"))
     }
 
     @Test(.enabled(if: redisInstalled, "needs redis-server and redis-benchmark: scripts/ensure-deps.sh bench"),

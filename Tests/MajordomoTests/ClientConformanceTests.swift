@@ -9,6 +9,30 @@ import ZeroMQ
     static let empty: [UInt8] = []
     static let header = bytes("MDPC01")
 
+    @Test("a signaled wakeup ends an AsyncClient's wait at once, with its request still in flight")
+    func asyncClientWakeup() throws {
+        let context = try Context()
+        // A broker that takes the request and never answers.
+        let router = try context.socket(.router)
+        try router.bind("tcp://127.0.0.1:*")
+        let wakeup = try WakeupPipe()
+        let client = AsyncClient(endpoint: try router.lastEndpoint, configuration: ClientConfiguration(timeout: .seconds(30), attempts: 1),
+                                 context: context, wakeup: wakeup)
+        defer { client.close() }
+        _ = try client.send("echo", body: [bytes("a")])
+        let signaler = Thread {
+            pause(milliseconds: 200)
+            wakeup.signal()
+        }
+        signaler.start()
+        let start = ContinuousClock.now
+        let completion = try client.receive()
+        let waited = ContinuousClock.now - start
+        #expect(completion == nil)
+        #expect(waited < .seconds(20), "receive waited \(waited) for its 30 s timeout instead of the wakeup")
+        #expect(client.inFlight == 1)
+    }
+
     @Test func synchronousRequestFramesAndAReplyForAnotherServiceIsIgnored() throws {
         let context = try Context()
         let endpoint = Locked<String?>(nil)

@@ -7,7 +7,8 @@ import ZeroMQ
 /// frame; the broker returns that envelope with the reply, as Lyceum's broker does (and as
 /// any broker must for clients behind ROUTER/DEALER proxies). A request without a reply in
 /// ``ClientConfiguration/timeout`` is sent again under a new tag, so a late reply to an
-/// earlier attempt is recognised and dropped. Not thread-safe: use it from one thread.
+/// earlier attempt is recognised and dropped. Not thread-safe: use it from one thread; other
+/// threads reach it through ``wakeup``, which ends a ``receive(timeout:)`` at once.
 public final class AsyncClient {
     /// Identifies a request sent by ``send(_:body:)``.
     public struct RequestID: Hashable, Sendable {
@@ -41,9 +42,14 @@ public final class AsyncClient {
     public let configuration: ClientConfiguration
     /// Requests that may be in flight at once.
     public let capacity: Int
+    /// A pipe that other threads signal to end a ``receive(timeout:)`` early (with `nil`), so
+    /// that the owning thread can send what they queued; `nil` when only timeouts end it.
+    public let wakeup: WakeupPipe?
     private let context: Context
     private var socket: Socket?
     private var poller = Poller()
+    /// Where ``wakeup`` sits in ``poller``.
+    private var wakeupIndex: Int?
     /// Requests in flight by the tag of their current attempt.
     private var pending: [UInt64: Pending] = [:]
     /// Tags whose attempt waits for a connection, oldest first.
@@ -56,11 +62,14 @@ public final class AsyncClient {
     private let clock = ContinuousClock()
 
     /// Creates a client for the broker at `endpoint`; the socket is opened by the first request.
-    public init(endpoint: String, capacity: Int = 64, configuration: ClientConfiguration = ClientConfiguration(), context: Context) {
+    /// A `wakeup` pipe, when given, is watched beside the socket (see ``wakeup``).
+    public init(endpoint: String, capacity: Int = 64, configuration: ClientConfiguration = ClientConfiguration(), context: Context,
+                wakeup: WakeupPipe? = nil) {
         self.endpoint = endpoint
         self.configuration = configuration
         self.capacity = max(1, capacity)
         self.context = context
+        self.wakeup = wakeup
         nextSweep = clock.now
     }
 
@@ -94,7 +103,8 @@ public final class AsyncClient {
 
     /// Waits for the next finished request.
     /// - Parameter timeout: the longest wait; `nil` waits as long as requests are in flight.
-    /// - Returns: the completion, or `nil` when none came within `timeout` or nothing is in flight.
+    /// - Returns: the completion, or `nil` when none came within `timeout`, nothing is in
+    ///   flight, or ``wakeup`` was signaled (the pipe is then emptied).
     public func receive(timeout: Duration? = nil) throws(MajordomoError) -> Completion? {
         let giveUp = timeout.map { clock.now + $0 }
         do {
@@ -115,6 +125,10 @@ public final class AsyncClient {
                 // A request waiting for its connection is retried every millisecond.
                 if !unsent.isEmpty { wakeAt = min(wakeAt, now + .milliseconds(1)) }
                 try poller.poll(timeout: max(.zero, wakeAt - now))
+                if let wakeupIndex, poller.events(at: wakeupIndex).contains(.readable) {
+                    wakeup?.reset()
+                    return nil
+                }
             }
         } catch {
             throw MajordomoError(error)
@@ -126,6 +140,7 @@ public final class AsyncClient {
         socket?.close()
         socket = nil
         poller = Poller()
+        wakeupIndex = nil
         pending = [:]
         unsent = FIFO()
         completions = FIFO()
@@ -136,6 +151,7 @@ public final class AsyncClient {
         let socket = try ClientSupport.connect(context, to: endpoint, configuration)
         var poller = Poller()
         try poller.add(socket)
+        wakeupIndex = wakeup.map { poller.add(fileDescriptor: $0.fileDescriptor) }
         self.socket = socket
         self.poller = poller
     }

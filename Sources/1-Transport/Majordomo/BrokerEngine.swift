@@ -232,7 +232,7 @@ final class BrokerEngine {
         guard let descriptor = receiveBuffer.sourceDescriptor else { return }
         let routingIDSize = receiveBuffer.withFrameBytes(0) { $0.count }
         try connectionGuard.took(from: receiveBuffer.bytes(0), descriptor: descriptor,
-                             wireBytes: received &- wireBytesTaken &- ZMTPFrame.wireSize(of: routingIDSize))
+                             wireBytes: received &- wireBytesTaken &- router.wireSize(ofFrame: routingIDSize))
     }
 
     private func drop(from sender: [UInt8], _ reason: String) {

@@ -8,11 +8,12 @@ enum ClientSupport {
 
     /// A DEALER connected to the broker, with `ZMQ_IMMEDIATE` so that nothing is queued
     /// before a connection exists (which is how "unreachable" is told from "timed out"),
-    /// after waiting briefly for that connection.
+    /// after waiting briefly for that connection; secured as the configuration says.
     static func connect(_ context: Context, to endpoint: String, _ configuration: ClientConfiguration) throws(ZMQError) -> Socket {
         let socket = try context.socket(.dealer)
         try socket.set(.immediate, to: true)
         try socket.set(.maxMessageSize, to: configuration.maxFrameSize)
+        try socket.secure(configuration.security)
         try socket.connect(endpoint)
         var connection = Poller()
         try connection.add(socket, events: .writable)

@@ -1,4 +1,5 @@
 import CZMQ
+import Glibc
 
 /// A ZeroMQ socket.
 ///
@@ -18,14 +19,17 @@ public final class Socket {
     private(set) var handle: UnsafeMutableRawPointer?
     /// Endpoints bound or connected and not yet unbound or disconnected, for error reports.
     public private(set) var endpoints: [String] = []
-    /// Bytes of every frame sent so far, each counted as its ZMTP 3 frame on the wire with the
-    /// NULL mechanism (``ZMTPFrame/wireSize(of:)``), routing-id frames included: with the kernel's
-    /// count of bytes acknowledged, what libzmq still holds for a peer.
+    /// Bytes of every frame sent so far, each counted as its ZMTP 3 frame on the wire
+    /// (``wireSize(ofFrame:)``: with CURVE, as its MESSAGE command), routing-id frames
+    /// included: with the kernel's count of bytes acknowledged, what libzmq still holds for a peer.
     // Both counters change on every frame; a socket is used from one thread at a time, so the
     // runtime's exclusivity check on each change (about 1% of a broker's CPU) guards nothing.
     @exclusivity(unchecked) public private(set) var wireBytesSent: UInt64 = 0
     /// Bytes of every frame received so far, counted as ``wireBytesSent`` counts them.
     @exclusivity(unchecked) public private(set) var wireBytesReceived: UInt64 = 0
+    /// Bytes the security mechanism adds to each frame's body: 0 for NULL, set by
+    /// ``secure(_:)`` for CURVE.
+    var mechanismOverhead = 0
 
     init(context: Context, type: SocketType) throws(ZMQError) {
         let handle = try check(zmq_socket(context.handle, type.rawValue), "zmq_socket \(type)")
@@ -36,6 +40,12 @@ public final class Socket {
     }
 
     deinit { close() }
+
+    /// The bytes a frame of `count` bytes takes on this socket's connections: its ZMTP 3
+    /// frame, or with CURVE its MESSAGE command's frame.
+    public func wireSize(ofFrame count: Int) -> UInt64 {
+        ZMTPFrame.wireSize(of: count + mechanismOverhead)
+    }
 
     /// Whether ``close()`` has been called.
     public var isClosed: Bool { handle == nil }
@@ -80,6 +90,26 @@ public final class Socket {
         endpoints.removeAll { $0 == endpoint }
     }
 
+    /// Unbinds each of `endpoints` (bound endpoints as ``endpoints`` lists them, wildcards
+    /// resolved) and binds it again, which ends every connection accepted on it: each peer
+    /// reconnects and handshakes anew. The old listener closes in libzmq's I/O thread, so a bind
+    /// that finds the address still in use is retried for up to `patience`.
+    /// - Throws: `ZMQError` when an endpoint cannot be unbound, or bound again in time.
+    public func rebind(_ endpoints: [String], patience: Duration = .seconds(2)) throws(ZMQError) {
+        for endpoint in endpoints {
+            try unbind(endpoint)
+            let deadline = ContinuousClock.now + patience
+            while true {
+                do {
+                    try bind(endpoint)
+                    break
+                } catch where error.code == .addressInUse && ContinuousClock.now < deadline {
+                    usleep(10_000)
+                }
+            }
+        }
+    }
+
     /// Drops a connection made with ``connect(_:)`` (`zmq_disconnect`).
     public func disconnect(_ endpoint: String) throws(ZMQError) {
         try check(zmq_disconnect(try open("disconnect"), endpoint), "disconnect", endpoint: endpoint)
@@ -106,7 +136,7 @@ public final class Socket {
     public func send(_ frame: UnsafeRawBufferPointer, options: SendOptions = []) throws(ZMQError) -> Bool {
         let handle = try open("send")
         let result = retryingOnInterrupt { zmq_send(handle, frame.baseAddress, frame.count, options.rawValue) }
-        if result >= 0 { wireBytesSent &+= ZMTPFrame.wireSize(of: Int(result)) }
+        if result >= 0 { wireBytesSent &+= wireSize(ofFrame: Int(result)) }
         return try wouldBlockIsFalse(result, "send")
     }
 
@@ -154,7 +184,7 @@ public final class Socket {
     public func send(_ message: Message, options: SendOptions = []) throws(ZMQError) -> Bool {
         let handle = try open("send")
         let result = retryingOnInterrupt { zmq_msg_send(message.pointer, handle, options.rawValue) }
-        if result >= 0 { wireBytesSent &+= ZMTPFrame.wireSize(of: Int(result)) }
+        if result >= 0 { wireBytesSent &+= wireSize(ofFrame: Int(result)) }
         return try wouldBlockIsFalse(result, "send")
     }
 
@@ -168,7 +198,7 @@ public final class Socket {
     public func receive(into message: Message, options: ReceiveOptions = []) throws(ZMQError) -> Bool {
         let handle = try open("receive")
         let result = retryingOnInterrupt { zmq_msg_recv(message.pointer, handle, options.rawValue) }
-        if result >= 0 { wireBytesReceived &+= ZMTPFrame.wireSize(of: Int(result)) }
+        if result >= 0 { wireBytesReceived &+= wireSize(ofFrame: Int(result)) }
         return try wouldBlockIsFalse(result, "receive")
     }
 

@@ -25,8 +25,10 @@ public enum SocketSecurity: Sendable, Equatable {
 
 extension Socket {
     /// Applies `security` (`ZMQ_CURVE_SERVER`, `ZMQ_CURVE_PUBLICKEY`, `ZMQ_CURVE_SECRETKEY`,
-    /// `ZMQ_CURVE_SERVERKEY`, `ZMQ_ZAP_DOMAIN`); call it before `bind` or `connect`.
+    /// `ZMQ_CURVE_SERVERKEY`, `ZMQ_ZAP_DOMAIN`); call it before `bind` or `connect`. With CURVE,
+    /// ``wireBytesSent`` and ``wireBytesReceived`` count each frame as its MESSAGE command.
     public func secure(_ security: SocketSecurity) throws(ZMQError) {
+        if security.isCurve { mechanismOverhead = ZMTPFrame.curveOverhead }
         switch security {
         case .plaintext:
             return

@@ -5,12 +5,15 @@ struct BookID: Hashable, Sendable {
     let low: UInt64
 
     /// Parses `8-4-4-4-12` hexadecimal digits in either case; `nil` for anything else.
-    init?(_ text: String) {
+    init?(_ text: String) { self.init(utf8: text.utf8) }
+
+    /// Parses the UTF-8 of `8-4-4-4-12` hexadecimal digits in either case; `nil` for anything else.
+    init?(utf8: some Sequence<UInt8>) {
         var high: UInt64 = 0
         var low: UInt64 = 0
         var digits = 0
         var index = 0
-        for byte in text.utf8 {
+        for byte in utf8 {
             defer { index += 1 }
             if index == 8 || index == 13 || index == 18 || index == 23 {
                 guard byte == UInt8(ascii: "-") else { return nil }
@@ -29,5 +32,23 @@ struct BookID: Hashable, Sendable {
         guard index == 36, digits == 32 else { return nil }
         self.high = high
         self.low = low
+    }
+
+    /// The canonical spelling: `8-4-4-4-12` lowercase hexadecimal digits.
+    var text: String {
+        String(unsafeUninitializedCapacity: 36) { buffer in
+            let digits: StaticString = "0123456789abcdef"
+            var index = 0
+            for nibble in 0..<32 {
+                if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 {
+                    buffer[index] = UInt8(ascii: "-")
+                    index += 1
+                }
+                let word = nibble < 16 ? high : low
+                buffer[index] = digits.utf8Start[Int(word >> UInt64(60 - 4 * (nibble % 16)) & 0xF)]
+                index += 1
+            }
+            return index
+        }
     }
 }

@@ -8,6 +8,19 @@ extension Book {
     public func writeJSON(to output: inout [UInt8]) {
         output.append(contentsOf: #"{"id":"#.utf8)
         JSONValue.write(id, to: &output)
+        writeSharedMembers(to: &output)
+        output.append(contentsOf: #","created_at":""#.utf8)
+        RFC3339.write(millisecondsSince1970: createdAt, to: &output)
+        output.append(contentsOf: #"","updated_at":""#.utf8)
+        RFC3339.write(millisecondsSince1970: updatedAt, to: &output)
+        output.append(contentsOf: #""}"#.utf8)
+    }
+}
+
+extension Book {
+    /// Appends `,"title":…` through `,"version":…`: the members that the contract's form and the
+    /// journal payload share, in the order both write them.
+    func writeSharedMembers(to output: inout [UInt8]) {
         output.append(contentsOf: #","title":"#.utf8)
         JSONValue.write(title, to: &output)
         output.append(contentsOf: #","author":"#.utf8)
@@ -20,10 +33,5 @@ extension Book {
         JSONValue.write(review, to: &output)
         output.append(contentsOf: #","version":"#.utf8)
         JSONValue.write(version, to: &output)
-        output.append(contentsOf: #","created_at":""#.utf8)
-        RFC3339.write(millisecondsSince1970: createdAt, to: &output)
-        output.append(contentsOf: #"","updated_at":""#.utf8)
-        RFC3339.write(millisecondsSince1970: updatedAt, to: &output)
-        output.append(contentsOf: #""}"#.utf8)
     }
 }

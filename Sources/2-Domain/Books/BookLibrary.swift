@@ -7,7 +7,7 @@ public struct BookLibrary: JournalState, Sendable {
     /// The journal collection books live in; keys are `learner/id`.
     public static let collection = "books"
 
-    private var shelves: [String: [BookID: ShelvedBook]] = [:]
+    private var shelves: [String: [BookID: StoredBook]] = [:]
     /// Number of books across all learners.
     public private(set) var count = 0
 
@@ -17,7 +17,7 @@ public struct BookLibrary: JournalState, Sendable {
     /// The book `id` of `learner`, if any.
     public func book(_ id: String, of learner: String) -> Book? {
         guard let key = BookID(id) else { return nil }
-        return shelves[learner]?[key]?.book
+        return shelves[learner]?[key]?.book(id: key, learner: learner)
     }
 
     /// The change that adds a new book built from `draft`; `id` is a fresh UUID.
@@ -51,22 +51,22 @@ public struct BookLibrary: JournalState, Sendable {
             try BookPosition(cursor: cursor, sort: query.sort, descending: query.descending)
         }
         let author = query.author?.lowercased()
-        var selected: [(position: BookPosition, book: Book)] = []
-        for shelved in (shelves[learner] ?? [:]).values {
-            let book = shelved.book
-            if let genre = query.genre, book.genre != genre { continue }
-            if let minRating = query.minRating, book.rating < minRating { continue }
-            if let author, book.author.lowercased() != author { continue }
-            let position = BookPosition(shelved, sort: query.sort)
+        // Only the page's books are unpacked; the rest are judged by their stored fields.
+        var selected: [(position: BookPosition, id: BookID, stored: StoredBook)] = []
+        for (id, stored) in shelves[learner] ?? [:] {
+            if let genre = query.genre, stored.genre != genre { continue }
+            if let minRating = query.minRating, stored.rating < minRating { continue }
+            if let author, stored.author.lowercased() != author { continue }
+            let position = BookPosition(stored, id: stored.idText(id), sort: query.sort)
             if let after, query.descending ? !(position < after) : !(after < position) { continue }
-            selected.append((position, book))
+            selected.append((position, id, stored))
         }
         selected.sort { query.descending ? $1.position < $0.position : $0.position < $1.position }
         let limit = max(1, min(query.limit, BookQuery.maxLimit))
         let page = selected.prefix(limit)
         return BookPage(
-            books: page.map(\.book), positions: page.map(\.position), hasMore: selected.count > limit, sort: query.sort,
-            descending: query.descending)
+            books: page.map { $0.stored.book(id: $0.id, learner: learner) }, positions: page.map(\.position),
+            hasMore: selected.count > limit, sort: query.sort, descending: query.descending)
     }
 
     /// Applies a `books` change; changes of other collections are ignored.
@@ -86,17 +86,34 @@ public struct BookLibrary: JournalState, Sendable {
             return
         }
         // A put's payload names its learner and id (the key is derived from them on write), so
-        // replay does not split every key into new strings.
+        // replay does not split every key into new strings. Payloads this build wrote go
+        // straight into their stored form; others are decoded generally, which names any fault.
+        if let (learner, id, stored) = StoredBook.decoded(journalValue: value) {
+            if shelves[learner, default: [:]].updateValue(stored, forKey: id) == nil { count += 1 }
+            return
+        }
         let book: Book
         do throws(ValueDecodingError) { book = try Book(journalValue: value) } catch { throw UndecodableValue(change, error) }
         guard let id = BookID(book.id) else { throw UndecodableValue(change, .malformed("the id \"\(book.id)\" is not a book id")) }
-        if shelves[book.learner, default: [:]].updateValue(ShelvedBook(book), forKey: id) == nil { count += 1 }
+        if shelves[book.learner, default: [:]].updateValue(StoredBook(book, id: id), forKey: id) == nil { count += 1 }
     }
 
     /// One put per book.
     public func snapshot() -> [JournalChange] {
-        shelves.values.flatMap { shelf in
-            shelf.values.map { .put(Self.collection, key: Self.key($0.book.learner, $0.book.id), value: $0.book.journalValue()) }
+        var changes: [JournalChange] = []
+        changes.reserveCapacity(count)
+        forEachSnapshotChange { changes.append($0) }
+        return changes
+    }
+
+    /// One put per book, each made when `body` takes it, so that a compaction never holds the
+    /// payloads of the whole library at once.
+    public func forEachSnapshotChange(_ body: (JournalChange) throws -> Void) rethrows {
+        for (learner, shelf) in shelves {
+            for (id, stored) in shelf {
+                let book = stored.book(id: id, learner: learner)
+                try body(.put(Self.collection, key: Self.key(learner, book.id), value: book.journalValue()))
+            }
         }
     }
 
@@ -111,17 +128,4 @@ public struct BookLibrary: JournalState, Sendable {
     }
 
     private static func key(_ learner: String, _ id: String) -> String { learner + "/" + id }
-}
-
-/// A stored book with its title and author sort keys, computed once when it is stored.
-struct ShelvedBook: Sendable {
-    let book: Book
-    let titleKey: TextSortKey
-    let authorKey: TextSortKey
-
-    init(_ book: Book) {
-        self.book = book
-        titleKey = TextSortKey(book.title)
-        authorKey = TextSortKey(book.author)
-    }
 }

@@ -83,14 +83,14 @@ struct BookPosition: Comparable, Sendable {
     let value: Value
     let id: String
 
-    init(_ shelved: ShelvedBook, sort: BookSortKey) {
+    init(_ stored: StoredBook, id: String, sort: BookSortKey) {
         switch sort {
-        case .title: value = .text(shelved.titleKey)
-        case .author: value = .text(shelved.authorKey)
-        case .rating: value = .number(shelved.book.rating)
-        case .created: value = .number(Int(shelved.book.createdAt))
+        case .title: value = .text(stored.titleKey)
+        case .author: value = .text(stored.authorKey)
+        case .rating: value = .number(stored.rating)
+        case .created: value = .number(Int(stored.createdAt))
         }
-        id = shelved.book.id
+        self.id = id
     }
 
     init(value: Value, id: String) {

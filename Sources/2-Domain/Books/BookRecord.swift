@@ -7,38 +7,33 @@ extension Book {
     /// also what books stored before values were versioned are.
     public static let valueFormat = 1
 
-    /// This book as a journal payload, stamped with `valueFormat`.
+    /// This book as a journal payload, stamped with `valueFormat`. Written member by member,
+    /// with no `JSONValue` tree: every create, update and compacted book makes one.
     public func journalValue() -> [UInt8] {
-        let value: JSONValue = [
-            "value_format": .integer(Self.valueFormat),
-            "id": .string(id), "learner": .string(learner), "title": .string(title), "author": .string(author),
-            "genre": .string(genre.rawValue), "rating": .integer(rating), "review": .string(review),
-            "version": .integer(version), "created_at": .integer(Int(createdAt)), "updated_at": .integer(Int(updatedAt)),
-        ]
-        return value.serialized()
+        var output: [UInt8] = []
+        output.reserveCapacity(192 + title.utf8.count + author.utf8.count + review.utf8.count)
+        output.append(contentsOf: #"{"value_format":"#.utf8)
+        JSONValue.write(Self.valueFormat, to: &output)
+        output.append(contentsOf: #","id":"#.utf8)
+        JSONValue.write(id, to: &output)
+        output.append(contentsOf: #","learner":"#.utf8)
+        JSONValue.write(learner, to: &output)
+        writeSharedMembers(to: &output)
+        output.append(contentsOf: #","created_at":"#.utf8)
+        JSONValue.write(Int(createdAt), to: &output)
+        output.append(contentsOf: #","updated_at":"#.utf8)
+        JSONValue.write(Int(updatedAt), to: &output)
+        output.append(UInt8(ascii: "}"))
+        return output
     }
 
     /// Decodes a journal payload of any value format up to `valueFormat`, stamped or not.
     /// - Throws: `ValueDecodingError` saying which member is wrong, or that the value is of a
     ///   newer format.
     public init(journalValue bytes: [UInt8]) throws(ValueDecodingError) {
-        // Replay decodes every book: read the members in the order `journalValue()` writes them,
-        // and only parse generally when a payload was written some other way.
-        let fast = JSONRecordReader.read(bytes) { (reader) -> Book? in
-            guard !reader.member("value_format") || reader.integer() == Self.valueFormat,
-                reader.member("id"), let id = reader.string(), reader.member("learner"), let learner = reader.string(),
-                reader.member("title"), let title = reader.string(), reader.member("author"), let author = reader.string(),
-                reader.member("genre"), let genreName = reader.string(), let genre = Genre(rawValue: genreName),
-                reader.member("rating"), let rating = reader.integer(), reader.member("review"), let review = reader.string(),
-                reader.member("version"), let version = reader.integer(), reader.member("created_at"), let created = reader.integer(),
-                reader.member("updated_at"), let updated = reader.integer()
-            else { return nil }
-            return Book(
-                id: id, learner: learner, title: title, author: author, genre: genre, rating: rating, review: review,
-                version: version, createdAt: Int64(created), updatedAt: Int64(updated))
-        }
-        if let fast {
-            self = fast
+        // Payloads in `journalValue()`'s member order take the fast path replay takes.
+        if let (learner, id, stored) = StoredBook.decoded(journalValue: bytes) {
+            self = stored.book(id: id, learner: learner)
             return
         }
         // Version 1 is the only format so far; a later one migrates older values here.

@@ -1,9 +1,9 @@
 import Foundation
 
 /// What title and author sorting compares: the text with case and diacritics folded, in NFC,
-/// as at most `maxBytes` UTF-8 bytes. Computed once when a book is stored, so that a list sorts
-/// with cheap byte comparisons of bounded keys instead of folding every book and comparing
-/// Unicode strings on every request. Byte order of NFC UTF-8 is the order Swift's `String`
+/// as at most `maxBytes` UTF-8 bytes. Computed once when a book is stored (or, for ASCII,
+/// derived by lowercasing its bytes), so that a list sorts with cheap byte comparisons of
+/// bounded keys instead of folding every book and comparing Unicode strings on every request. Byte order of NFC UTF-8 is the order Swift's `String`
 /// comparison gives the same folded text, so lists keep the order they had; texts that agree
 /// on their first `maxBytes` bytes tie and are ordered by id.
 struct TextSortKey: Comparable, Sendable {
@@ -16,19 +16,8 @@ struct TextSortKey: Comparable, Sendable {
 
     /// The key of `text` ("Émile" and "emile" get the same key).
     init(_ text: String) {
-        // ASCII, the common case, needs no Foundation: lowercase the bytes in one pass over the
-        // contiguous UTF-8 (replay computes a key for every book). An ASCII head of `maxBytes`
-        // is the whole key whatever follows it.
         var contiguous = text
-        let ascii = contiguous.withUTF8 { utf8 -> [UInt8]? in
-            let head = UnsafeBufferPointer(rebasing: utf8.prefix(Self.maxBytes))
-            guard head.allSatisfy({ $0 < 0x80 }) else { return nil }
-            return [UInt8](unsafeUninitializedCapacity: head.count) { buffer, initialized in
-                for (index, byte) in head.enumerated() { buffer[index] = byte &- 0x41 < 26 ? byte | 0x20 : byte }
-                initialized = head.count
-            }
-        }
-        if let ascii {
+        if let ascii = contiguous.withUTF8({ Self.asciiKey(UnsafeBufferPointer(rebasing: $0.prefix(Self.maxBytes))) }) {
             bytes = ascii
             return
         }
@@ -42,6 +31,29 @@ struct TextSortKey: Comparable, Sendable {
             key.append(contentsOf: encoded)
         }
         bytes = key
+    }
+
+    /// The key of a text whose UTF-8 is `utf8`, when `derives(from:)` says it need not be kept.
+    init?(derivedFrom utf8: ArraySlice<UInt8>) {
+        guard Self.derives(from: utf8) else { return nil }
+        bytes = utf8.withUnsafeBufferPointer { Self.asciiKey(UnsafeBufferPointer(rebasing: $0.prefix(Self.maxBytes)))! }
+    }
+
+    /// Whether the key of a text whose UTF-8 is `utf8` can be rebuilt from the text alone and
+    /// cheaply: a text whose first `maxBytes` bytes are ASCII has them lowercased as its key,
+    /// whatever follows them. A store of many texts keeps only the other keys.
+    static func derives(from utf8: ArraySlice<UInt8>) -> Bool {
+        utf8.prefix(maxBytes).allSatisfy { $0 < 0x80 }
+    }
+
+    // ASCII, the common case, needs no Foundation: lowercase the bytes in one pass (a list by
+    // title or author derives a key for every ASCII book).
+    private static func asciiKey(_ head: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        guard head.allSatisfy({ $0 < 0x80 }) else { return nil }
+        return [UInt8](unsafeUninitializedCapacity: head.count) { buffer, initialized in
+            for (index, byte) in head.enumerated() { buffer[index] = byte &- 0x41 < 26 ? byte | 0x20 : byte }
+            initialized = head.count
+        }
     }
 
     static func < (lhs: TextSortKey, rhs: TextSortKey) -> Bool { lhs.bytes.lexicographicallyPrecedes(rhs.bytes) }

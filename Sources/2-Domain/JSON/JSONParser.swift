@@ -198,15 +198,24 @@ struct Scanner {
 
     /// Reads a string starting at its opening quote.
     mutating func string() throws(JSONParseError) -> String {
+        try stringContent { (content, start) throws(JSONParseError) in try Self.decodeUTF8(content, at: start) }
+    }
+
+    /// Reads the string literal at `position` and hands `body` its unescaped content, not yet
+    /// checked to be UTF-8 (a slice of the input when it has no escapes, else `scratch`), with
+    /// the offset where that content starts.
+    mutating func stringContent<T>(
+        _ body: (UnsafeBufferPointer<UInt8>, Int) throws(JSONParseError) -> T
+    ) throws(JSONParseError) -> T {
         position += 1
         let start = position
         // Fast path: no escapes, so the content is a slice of the input.
         while position < bytes.count {
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
-                let text = try decodeUTF8(UnsafeBufferPointer(rebasing: bytes[start..<position]), at: start)
+                let result = try body(UnsafeBufferPointer(rebasing: bytes[start..<position]), start)
                 position += 1
-                return text
+                return result
             }
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw JSONParseError(.controlCharacterInString, at: position) }
@@ -220,10 +229,8 @@ struct Scanner {
             switch byte {
             case UInt8(ascii: "\""):
                 position += 1
-                let text = try scratch.withUnsafeBufferPointer { (raw) throws(JSONParseError) in
-                    try decodeUTF8(raw, at: start)
-                }
-                return text
+                let content = scratch
+                return try content.withUnsafeBufferPointer { (raw) throws(JSONParseError) in try body(raw, start) }
             case UInt8(ascii: "\\"):
                 try escape()
             case 0..<0x20:
@@ -236,17 +243,17 @@ struct Scanner {
         throw JSONParseError(.unexpectedEnd, at: position)
     }
 
-    func decodeUTF8(_ slice: UnsafeBufferPointer<UInt8>, at offset: Int) throws(JSONParseError) -> String {
-        var ascii = true
-        for byte in slice where byte >= 0x80 {
-            ascii = false
-            break
-        }
-        if ascii { return String(decoding: slice, as: UTF8.self) }
+    static func decodeUTF8(_ slice: UnsafeBufferPointer<UInt8>, at offset: Int) throws(JSONParseError) -> String {
+        if Self.isASCII(slice) { return String(decoding: slice, as: UTF8.self) }
         guard let text = String(validating: slice, as: UTF8.self) else {
             throw JSONParseError(.invalidUTF8, at: offset)
         }
         return text
+    }
+
+    static func isASCII(_ slice: UnsafeBufferPointer<UInt8>) -> Bool {
+        for byte in slice where byte >= 0x80 { return false }
+        return true
     }
 
     /// Decodes one escape sequence starting at its backslash into `scratch`.

@@ -39,6 +39,24 @@ public struct JSONRecordReader {
         }
     }
 
+    /// Appends the current member's value, when it is a string, to `output` unescaped, as
+    /// validated UTF-8; returns the number of bytes appended, or `nil` (appending nothing) when
+    /// the value is not a string. Saves the `String` a caller that only keeps bytes would discard.
+    public mutating func string(appendingTo output: inout [UInt8]) -> Int? {
+        guard scanner.position < scanner.bytes.count, scanner.bytes[scanner.position] == UInt8(ascii: "\"") else { return nil }
+        do throws(JSONParseError) {
+            return try scanner.stringContent { (content, start) throws(JSONParseError) in
+                guard Scanner.isASCII(content) || String(validating: content, as: UTF8.self) != nil else {
+                    throw JSONParseError(.invalidUTF8, at: start)
+                }
+                output.append(contentsOf: content)
+                return content.count
+            }
+        } catch {
+            return nil
+        }
+    }
+
     /// The current member's value as an integer, or `nil` when it is not one.
     public mutating func integer() -> Int? {
         guard scanner.position < scanner.bytes.count,

@@ -24,4 +24,10 @@ public struct BooksState: LedgeredState {
 
     /// Changes that rebuild the books and the ledger.
     public func snapshot() -> [JournalChange] { library.snapshot() + ledger.snapshot() }
+
+    /// The changes of `snapshot()`, the books' made one at a time (compaction walks these).
+    public func forEachSnapshotChange(_ body: (JournalChange) throws -> Void) rethrows {
+        try library.forEachSnapshotChange(body)
+        for change in ledger.snapshot() { try body(change) }
+    }
 }

@@ -95,7 +95,6 @@ extension Journal {
         guard captured.sequence >= startSequence, captured.sequence <= current else {
             throw JournalError(.compactionRejected, "the captured state reflects sequence \(captured.sequence), outside \(startSequence)...\(current): capture it under the lock that orders appends", path: oldFile.path, sequence: captured.sequence)
         }
-        let changes = captured.state.snapshot()
         let hook = options.compactionStepHook
 
         let fd = try SystemCall.open(paths.temporary, O_RDWR | O_CREAT | O_TRUNC)
@@ -109,7 +108,7 @@ extension Journal {
             }
         }
         let output = BufferedFileWriter(fd: fd, path: paths.temporary)
-        let snapshotBytes = try writeSnapshot(changes, sequence: captured.sequence, to: output, progress: progress)
+        let (snapshotBytes, snapshotChanges) = try writeSnapshot(of: captured.state, sequence: captured.sequence, to: output, progress: progress)
 
         // Carry over what was committed meanwhile, without blocking writers, until little is left.
         var copied = startOffset
@@ -147,48 +146,68 @@ extension Journal {
         progress?(JournalProgress(phase: .compaction, bytesDone: bytesAfter, bytesTotal: bytesAfter))
         Logger.journal.info("compacted the journal", [
             "path": paths.journal, "bytes_before": String(bytesBefore), "bytes_after": String(bytesAfter),
-            "snapshot_seq": String(captured.sequence), "live_changes": String(changes.count),
+            "snapshot_seq": String(captured.sequence), "live_changes": String(snapshotChanges),
         ])
         return CompactionReport(
             bytesBefore: bytesBefore, bytesAfter: bytesAfter, snapshotSequence: captured.sequence,
-            snapshotChanges: changes.count, recordsCarriedOver: nextSequence - captured.sequence - 1)
+            snapshotChanges: snapshotChanges, recordsCarriedOver: nextSequence - captured.sequence - 1)
     }
 
-    /// Writes the header and the snapshot parts; returns their size.
+    /// Writes the header and the snapshot parts; returns their size and how many changes they hold.
+    ///
+    /// The header counts the parts, so a first walk over the state's snapshot splits it and a
+    /// second writes it: only one part is ever held in memory, where a snapshot of a million
+    /// books held as one array took about as much memory again as the books.
     private func writeSnapshot(
-        _ changes: [JournalChange], sequence: UInt64, to output: BufferedFileWriter,
+        of state: any JournalState, sequence: UInt64, to output: BufferedFileWriter,
         progress: ((JournalProgress) -> Void)?
-    ) throws -> UInt64 {
+    ) throws -> (bytes: UInt64, changes: Int) {
         // Parts of about 1 MiB keep every line far below the record size limit.
         let partBytes = 1 << 20
-        var parts: [Range<Int>] = []
-        var partStart = 0
+        var partCounts: [Int] = []
+        var inPart = 0
         var size = 0
         var total = 0
-        for (index, change) in changes.enumerated() {
+        try state.forEachSnapshotChange { change in
             // A state that hands back a malformed value must not get it into a snapshot, where it
             // would make the journal unreadable; the compaction fails instead.
             try RecordFormat.validate(change)
             let length = RecordFormat.encodedLength(of: change) + 1
-            if size + length > partBytes, index > partStart {
-                parts.append(partStart..<index)
-                partStart = index
+            if size + length > partBytes, inPart > 0 {
+                partCounts.append(inPart)
+                inPart = 0
                 size = 0
             }
+            inPart += 1
             size += length
             total += length
         }
-        if partStart < changes.count { parts.append(partStart..<changes.count) }
+        if inPart > 0 { partCounts.append(inPart) }
+        let changeCount = partCounts.reduce(0, +)
 
-        try output.write(RecordFormat.line(.header(version: RecordFormat.version, base: sequence, parts: UInt64(parts.count)), body: []))
+        try output.write(RecordFormat.line(.header(version: RecordFormat.version, base: sequence, parts: UInt64(partCounts.count)), body: []))
         var body: [UInt8] = []
-        for (number, part) in parts.enumerated() {
+        var part: [JournalChange] = []
+        var written = 0
+        func writePart() throws {
             body.removeAll(keepingCapacity: true)
-            RecordFormat.appendChanges(Array(changes[part]), to: &body)
-            try output.write(RecordFormat.line(.snapshot(part: UInt64(number)), body: body))
+            RecordFormat.appendChanges(part, to: &body)
+            try output.write(RecordFormat.line(.snapshot(part: UInt64(written)), body: body))
+            part.removeAll(keepingCapacity: true)
+            written += 1
             progress?(JournalProgress(phase: .compaction, bytesDone: output.count, bytesTotal: UInt64(total)))
         }
-        return output.count
+        var seen = 0
+        try state.forEachSnapshotChange { change in
+            seen += 1
+            guard written < partCounts.count, seen <= changeCount else { return }
+            part.append(change)
+            if part.count == partCounts[written] { try writePart() }
+        }
+        guard seen == changeCount, written == partCounts.count else {
+            throw JournalError(.compactionRejected, "the state's snapshot changed between two walks (\(changeCount) changes, then \(seen))", path: output.path)
+        }
+        return (output.count, changeCount)
     }
 
     /// Copies the records in `range` of `file` whose sequence numbers follow `sequence`; returns

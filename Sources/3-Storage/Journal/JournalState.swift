@@ -30,6 +30,11 @@ public protocol JournalState {
     mutating func apply(_ change: JournalChange) throws(UndecodableValue)
     /// Changes that rebuild the current state from nothing; compaction writes these.
     func snapshot() -> [JournalChange]
+    /// Calls `body` with each change of `snapshot()`, in the same order each time it is called
+    /// on the same value. Compaction walks the snapshot this way, twice, so that it never holds
+    /// every change at once: a state of many entities makes each change only when `body` wants
+    /// it. The default walks `snapshot()`.
+    func forEachSnapshotChange(_ body: (JournalChange) throws -> Void) rethrows
     /// Called during replay with an estimate of how many changes the whole journal holds, once
     /// enough of it has been read to judge; a state can reserve room for what those changes will
     /// leave live, instead of growing its tables step by step. The default does nothing.
@@ -37,6 +42,11 @@ public protocol JournalState {
 }
 
 extension JournalState {
+    /// Walks `snapshot()`.
+    public func forEachSnapshotChange(_ body: (JournalChange) throws -> Void) rethrows {
+        for change in snapshot() { try body(change) }
+    }
+
     /// Does nothing: reserving is an optimisation a state may skip.
     public mutating func reserveCapacity(forChanges estimate: Int) {}
 }

@@ -15,20 +15,31 @@ public final class EventForwarder: Service {
     public let subscriberEndpoints: [String]
     /// Messages queued per subscriber before the XPUB side drops that subscriber's messages.
     public let sendHighWaterMark: Int32
+    /// The XSUB side's security: a CURVE server (ZAP domain `lyceum.forwarder`) when CURVE is on.
+    public let publisherSecurity: SocketSecurity
+    /// The XPUB side's security: a CURVE server (ZAP domain `lyceum.events`) when CURVE is on.
+    public let subscriberSecurity: SocketSecurity
     private let context: Context
     private let wakeup: WakeupPipe
     private let stopping = Atomic<Bool>(false)
+    private let subscriberRebindRequested = Atomic<Bool>(false)
+    private let publisherRebindRequested = Atomic<Bool>(false)
     private let binding = AwaitedResult<(publishers: [String], subscribers: [String]), EventsError>()
     private let forwarded = Atomic<UInt64>(0)
 
     /// A forwarder that will bind these endpoints when it runs.
-    public init(publisherEndpoints: [String], subscriberEndpoints: [String], sendHighWaterMark: Int32 = 10_000, context: Context) throws(EventsError) {
+    public init(
+        publisherEndpoints: [String], subscriberEndpoints: [String], sendHighWaterMark: Int32 = 10_000,
+        publisherSecurity: SocketSecurity = .plaintext, subscriberSecurity: SocketSecurity = .plaintext, context: Context
+    ) throws(EventsError) {
         guard !publisherEndpoints.isEmpty, !subscriberEndpoints.isEmpty else {
             throw EventsError(.invalidArgument, "a forwarder needs a publisher endpoint and a subscriber endpoint")
         }
         self.publisherEndpoints = publisherEndpoints
         self.subscriberEndpoints = subscriberEndpoints
         self.sendHighWaterMark = sendHighWaterMark
+        self.publisherSecurity = publisherSecurity
+        self.subscriberSecurity = subscriberSecurity
         self.context = context
         do { wakeup = try WakeupPipe() } catch { throw EventsError(error) }
     }
@@ -45,12 +56,14 @@ public final class EventForwarder: Service {
         do {
             upstream = try context.socket(.extendedSubscriber)
             try upstream.set(.maxMessageSize, to: EventTopic.maxFrameBytes)
+            try upstream.secure(publisherSecurity)
             for endpoint in publisherEndpoints { try upstream.bind(endpoint) }
             downstream = try context.socket(.extendedPublisher)
             try downstream.set(.sendHighWaterMark, to: sendHighWaterMark)
             // Bounds each prefix before libzmq stores it, here and in every publisher upstream,
             // since only what this socket accepts is passed up through the XSUB.
             try downstream.set(.maxMessageSize, to: EventTopic.maxSubscriptionMessageBytes)
+            try downstream.secure(subscriberSecurity)
             for endpoint in subscriberEndpoints { try downstream.bind(endpoint) }
         } catch {
             let failure = EventsError(error)
@@ -69,6 +82,16 @@ public final class EventForwarder: Service {
             while !stopping.load(ordering: .acquiring) {
                 try poller.poll(timeout: nil)
                 if poller.events(at: wakeIndex).contains(.readable) { wakeup.reset() }
+                if subscriberRebindRequested.exchange(false, ordering: .acquiringAndReleasing) {
+                    let bound = downstream.endpoints
+                    try downstream.rebind(bound)
+                    logger.info("subscriber endpoints bound again: every subscriber handshakes anew", ["subscribers": bound.joined(separator: ",")])
+                }
+                if publisherRebindRequested.exchange(false, ordering: .acquiringAndReleasing) {
+                    let bound = upstream.endpoints
+                    try upstream.rebind(bound)
+                    logger.info("publisher endpoints bound again: every publisher handshakes anew", ["publishers": bound.joined(separator: ",")])
+                }
                 if poller.events(at: upstreamIndex).contains(.readable) {
                     let count = try relay(from: upstream, to: downstream, through: message)
                     forwarded.add(count, ordering: .relaxed)
@@ -82,6 +105,22 @@ public final class EventForwarder: Service {
             throw EventsError(error)
         }
         logger.info("forwarder stopped", ["forwarded": "\(forwardedMessages)"])
+    }
+
+    /// Ends every subscriber's connection by binding the XPUB side's endpoints again, on the
+    /// forwarder's thread, soon: each reconnects and passes the ZAP handler again (see
+    /// ``EventPublisher/rebindSubscribers()``).
+    public func rebindSubscribers() {
+        subscriberRebindRequested.store(true, ordering: .releasing)
+        wakeup.signal()
+    }
+
+    /// Ends every publisher's connection the same way, on the XSUB side, after a reload that
+    /// revoked a key's `publishEvents`; publishers still authorised reconnect by themselves, and
+    /// the XSUB sends them the subscriptions again.
+    public func rebindPublishers() {
+        publisherRebindRequested.store(true, ordering: .releasing)
+        wakeup.signal()
     }
 
     /// Stops forwarding; `run()` returns.

@@ -115,6 +115,7 @@ public final class EventPublisher: Service {
     private let initialTable: ProgressTable
     private let wakeup: WakeupPipe
     private let stopping = Atomic<Bool>(false)
+    private let rebindRequested = Atomic<Bool>(false)
     private let binding = AwaitedResult<BoundEndpoints, EventsError>()
     private let logger = Logger(component: "events")
 
@@ -208,6 +209,7 @@ public final class EventPublisher: Service {
             publisher = try context.socket(.extendedPublisher)
             try publisher.set(.sendHighWaterMark, to: configuration.sendHighWaterMark)
             try publisher.set(.maxMessageSize, to: EventTopic.maxSubscriptionMessageBytes)
+            try publisher.secure(configuration.publisherSecurity)
             for endpoint in configuration.publishEndpoints { try publisher.bind(endpoint) }
             for endpoint in configuration.forwarderEndpoints { try publisher.connect(endpoint) }
             snapshots = try context.socket(.router)
@@ -217,6 +219,7 @@ public final class EventPublisher: Service {
             // A reply to a peer whose replies wait unread, or that is gone, fails at once instead
             // of being dropped silently: so the page is never built (answerSnapshots).
             try snapshots.set(.routerMandatory, to: true)
+            try snapshots.secure(configuration.snapshotSecurity)
             for endpoint in configuration.snapshotEndpoints { try snapshots.bind(endpoint) }
         } catch {
             let failure = EventsError(error)
@@ -233,12 +236,22 @@ public final class EventPublisher: Service {
         ])
         let advertised = configuration.advertisedSnapshotEndpoint ?? bound.snapshot.first
         do {
-            try serve(publisher: publisher, snapshots: snapshots, advertisedSnapshot: advertised)
+            try serve(publisher: publisher, snapshots: snapshots, bound: bound, advertisedSnapshot: advertised)
         } catch {
             logger.error("event publisher stopped on a socket error", ["error": error.description])
             throw EventsError(error)
         }
         logger.info("event publisher stopped", ["source": source.description, "published": "\(counters.published)"])
+    }
+
+    /// Ends every subscriber's and snapshot client's connection by binding the publish and
+    /// snapshot endpoints again, on the publisher thread, soon: each peer reconnects and passes
+    /// the ZAP handler again. Called after a key reload that revoked a key's `subscribeEvents`,
+    /// since ZAP runs only at handshakes. Peers still authorised resubscribe by themselves and
+    /// repair any gap from a snapshot.
+    public func rebindSubscribers() {
+        rebindRequested.store(true, ordering: .releasing)
+        wakeup.signal()
     }
 
     /// Stops the publisher: `run()` sends what is queued and returns.
@@ -257,7 +270,7 @@ public final class EventPublisher: Service {
         return try bound.get()
     }
 
-    private func serve(publisher: Socket, snapshots: Socket, advertisedSnapshot: String?) throws(ZMQError) {
+    private func serve(publisher: Socket, snapshots: Socket, bound: BoundEndpoints, advertisedSnapshot: String?) throws(ZMQError) {
         // One system `poll` on the snapshot socket's ZMQ_FD and the wake-up pipe, and only once
         // the queue is empty: while events keep coming the loop takes them without waiting. The
         // snapshot socket is read until empty on every pass, so it never holds a request its
@@ -270,6 +283,12 @@ public final class EventPublisher: Service {
         var state = SnapshotState(table: initialTable)
         while true {
             let isStopping = stopping.load(ordering: .acquiring)
+            if rebindRequested.exchange(false, ordering: .acquiringAndReleasing) {
+                try publisher.rebind(bound.publish)
+                try snapshots.rebind(bound.snapshot)
+                logger.info("event endpoints bound again: every subscriber handshakes anew", ["publish": bound.publish.joined(separator: ","),
+                                                                                            "snapshot": bound.snapshot.joined(separator: ",")])
+            }
             let now = ContinuousClock.now
             let taken = takeQueued(into: &batch, announcing: now >= nextHeartbeat)
             let queueWasEmpty = batch.isEmpty
@@ -348,6 +367,7 @@ public final class EventPublisher: Service {
         }
         body.append("course_seq", SnapshotState.json(announced.courseSequences))
         body.append("snapshot", JSONValue(advertisedSnapshot))
+        body.append("snapshot_key", JSONValue(configuration.advertisedSnapshotKey))
         body.append("time", .string(RFC3339.string(millisecondsSince1970: RFC3339.currentMillisecondsSince1970())))
         try publisher.send(EventTopic.heartbeat.utf8, options: [.more, .dontWait])
         try publisher.send(JSONValue.object(body).serialized(), options: .dontWait)

@@ -1,3 +1,5 @@
+import ZeroMQ
+
 /// Where an ``EventPublisher`` publishes and serves snapshots, and its bounds.
 public struct EventPublisherConfiguration: Sendable {
     /// Endpoints the PUB socket binds, for subscribers to connect to, e.g. `tcp://127.0.0.1:5556`.
@@ -21,6 +23,20 @@ public struct EventPublisherConfiguration: Sendable {
     /// The most bytes of one snapshot reply body (a page holds at least one entry, however
     /// large); within ``SnapshotProtocol/pageBytesRange``.
     public var snapshotPageBytes: Int
+    /// The XPUB socket's security: a CURVE server (ZAP domain `lyceum.events`) where it binds
+    /// for subscribers, a CURVE client of the forwarder's server key where it connects to a
+    /// forwarder. Default: plaintext.
+    public var publisherSecurity: SocketSecurity = .plaintext
+    /// The snapshot ROUTER's security: a CURVE server (ZAP domain `lyceum.snapshots`) when
+    /// CURVE is on. Default: plaintext.
+    public var snapshotSecurity: SocketSecurity = .plaintext
+
+    /// The Z85 text of the snapshot ROUTER's CURVE public key, which heartbeats advertise beside
+    /// its endpoint; `nil` when it is plaintext.
+    var advertisedSnapshotKey: String? {
+        guard case .curveServer(let keys, _) = snapshotSecurity else { return nil }
+        return try? Z85.encode(keys.publicKey)
+    }
 
     /// A configuration; every endpoint list may be empty except that a publisher with neither
     /// publish nor forwarder endpoints reaches nobody.

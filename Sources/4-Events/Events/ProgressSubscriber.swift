@@ -21,6 +21,11 @@ public final class ProgressSubscriber {
         public var snapshotTimeout: Duration
         /// Messages queued for this subscriber by libzmq before the publisher drops them.
         public var receiveHighWaterMark: Int32
+        /// How the SUB and snapshot DEALER sockets authenticate: a CURVE client of the server
+        /// key of `serve` (or the broker's forwarder) when CURVE is on. A snapshot endpoint
+        /// learnt from heartbeats that advertise a key is reached with the same keys as a
+        /// client of that key instead (a worker's own snapshot ROUTER). Default: plaintext.
+        public var security: SocketSecurity = .plaintext
 
         /// Options for these endpoints and filter.
         public init(
@@ -74,6 +79,8 @@ public final class ProgressSubscriber {
         /// The same within the watched course, when there is one.
         var courseSequence: UInt64 = 0
         var snapshotEndpoint: String?
+        /// The CURVE key its heartbeats advertise beside ``snapshotEndpoint``, when that came from them.
+        var snapshotKey: [UInt8]?
         var synchronized = false
         var needsRepair = false
     }
@@ -99,6 +106,7 @@ public final class ProgressSubscriber {
             try subscriber.set(.maxMessageSize, to: EventTopic.maxFrameBytes)
             try subscriber.set(.subscribe, to: Array(prefix.utf8))
             try subscriber.set(.subscribe, to: Array(EventTopic.heartbeat.utf8))
+            try subscriber.secure(options.security)
             try subscriber.connect(options.eventsEndpoint)
         } catch {
             throw EventsError(error)
@@ -109,7 +117,7 @@ public final class ProgressSubscriber {
     /// first, so every event after the snapshot is queued and ``poll(timeout:)`` applies it.
     public func synchronize() throws(EventsError) -> [Update] {
         guard let endpoint = options.snapshotEndpoint else { return [] }
-        let snapshot = try requestSnapshot(from: endpoint)
+        let snapshot = try requestSnapshot(from: endpoint, security: options.security)
         sources[snapshot.source, default: SourceState()].snapshotEndpoint = endpoint
         apply(snapshot)
         return [.synchronized(source: snapshot.source, sequence: snapshot.sequence, entries: snapshot.entries.count)]
@@ -178,7 +186,10 @@ public final class ProgressSubscriber {
     private func handle(_ heartbeat: ReceivedHeartbeat, into updates: inout [Update]) {
         let last = lastSequence(of: heartbeat.source)
         var state = sources[heartbeat.source] ?? SourceState()
-        if state.snapshotEndpoint == nil { state.snapshotEndpoint = heartbeat.snapshotEndpoint }
+        if state.snapshotEndpoint == nil {
+            state.snapshotEndpoint = heartbeat.snapshotEndpoint
+            state.snapshotKey = heartbeat.snapshotKey
+        }
         sources[heartbeat.source] = state
         let announced = options.course.map { heartbeat.courseSequences[$0] ?? 0 } ?? heartbeat.progressSequence
         if !state.synchronized && state.snapshotEndpoint != nil {
@@ -205,7 +216,8 @@ public final class ProgressSubscriber {
             return
         }
         do throws(EventsError) {
-            let snapshot = try requestSnapshot(from: endpoint)
+            let security = sources[source]?.snapshotKey.map(options.security.client(ofServer:)) ?? options.security
+            let snapshot = try requestSnapshot(from: endpoint, security: security)
             guard snapshot.source == source else {
                 sources[source]?.needsRepair = true
                 updates.append(.gapUnrepaired(source: source, reason: "\(endpoint) serves source \(snapshot.source)"))
@@ -240,9 +252,9 @@ public final class ProgressSubscriber {
         entries[topic] = entry
     }
 
-    /// The whole snapshot of this subscriber's prefix at `endpoint`, every page of it; its
-    /// numbers are the first page's (protocol/events.md, "Pages").
-    private func requestSnapshot(from endpoint: String) throws(EventsError) -> ReceivedSnapshot {
+    /// The whole snapshot of this subscriber's prefix at `endpoint`, reached with `security`,
+    /// every page of it; its numbers are the first page's (protocol/events.md, "Pages").
+    private func requestSnapshot(from endpoint: String, security: SocketSecurity) throws(EventsError) -> ReceivedSnapshot {
         // One DEALER for the pages of one snapshot, closed when it ends: a reply that arrives
         // after its timeout can never be mistaken for the answer to a later request.
         let dealer: Socket
@@ -254,6 +266,7 @@ public final class ProgressSubscriber {
         defer { dealer.close() }
         do throws(ZMQError) {
             try dealer.set(.linger, to: 0)
+            try dealer.secure(security)
             try dealer.connect(endpoint)
         } catch {
             throw EventsError(error)

@@ -1,4 +1,5 @@
 import JSON
+import ZeroMQ
 
 /// A progress summary as events and snapshots carry it (protocol/events.md, `progress`).
 public struct PublishedProgress: Sendable, Equatable {
@@ -120,6 +121,9 @@ public struct ReceivedHeartbeat: Sendable, Equatable {
     public let courseSequences: [String: UInt64]
     /// Where the source answers snapshot requests, if it says.
     public let snapshotEndpoint: String?
+    /// The CURVE public key of the snapshot endpoint (32 bytes), when it is a CURVE server:
+    /// a subscriber connects to it as a CURVE client of this key (heartbeat schema 2).
+    public let snapshotKey: [UInt8]?
 
     /// Decodes a heartbeat body.
     public init(body: [UInt8]) throws(EventsError) {
@@ -131,9 +135,19 @@ public struct ReceivedHeartbeat: Sendable, Equatable {
             booksSequence = try reader.counter("books_seq")
             courseSequences = try reader.counters("course_seq")
             snapshotEndpoint = try reader.optionalString("snapshot")
+            snapshotKey = try Self.curveKey(reader.optionalString("snapshot_key", length: 40...40))
         } catch {
             throw EventsError(.malformed, "heartbeat: \(error)")
         }
+    }
+
+    /// The 32 bytes of a key's Z85 text; `nil` for none.
+    private static func curveKey(_ text: String?) throws(JSONReadError) -> [UInt8]? {
+        guard let text else { return nil }
+        guard let key = try? Z85.decode(text), key.count == 32 else {
+            throw JSONReadError(path: "$.snapshot_key", message: "not the Z85 text of a CURVE public key")
+        }
+        return key
     }
 }
 
@@ -277,7 +291,7 @@ public struct ReceivedBookEvent: Sendable {
 }
 
 /// Parses `body` as a JSON object; a parse failure is reported as a read error at `$`.
-private func decodeObject(_ body: [UInt8]) throws(JSONReadError) -> JSONObjectReader {
+func decodeObject(_ body: [UInt8]) throws(JSONReadError) -> JSONObjectReader {
     let value: JSONValue
     do throws(JSONParseError) {
         value = try JSONParser(maxBytes: 64 << 20).parse(body)

@@ -2,6 +2,7 @@ import CommandSyntax
 import Foundation
 import JSON
 import LyceumLogging
+import Security
 import ZeroMQ
 
 /// `lyceum bench`: runs a load test through a Majordomo broker, or (`bench plot`) draws saved
@@ -50,8 +51,14 @@ public enum BenchCommand {
                 Option("books", .integer(placeholder: "N", range: 0...10_000_000), help: "books created before the run for reads and updates",
                        default: String(defaults.bookCount)),
                 Option("verify", .none, help: "check every reply's content, not only that it is ok"),
+                Option(CredentialsError.Setting.secretKey.rawValue, .text(placeholder: "FILE"), help: "the clients' secret certificate (CURVE)"),
+                Option(CredentialsError.Setting.serverKey.rawValue, .text(placeholder: "FILE"), help: "the broker's public certificate"),
                 Option("timeout", .duration(placeholder: "T"), help: "a request unanswered this long counts as timed_out",
                        default: OptionValue.text(of: defaults.timeout)),
+                Option("server-pid", .integer(placeholder: "PID", range: 1...Int(Int32.max)), help: """
+                    a server process (broker, worker) whose CPU time over the measured part is
+                    reported, in all and per request, apart from this client's
+                    """, repeatable: true),
                 Option("label", .text(placeholder: "TEXT"), help: "the run's name in reports and charts"),
                 Option("json", .none, help: "print the results as JSON on stdout (the summary goes to stderr)"),
                 Option("plot", .text(placeholder: "FILE.svg"), help: "write a latency-percentile chart of this run"),
@@ -91,12 +98,20 @@ public enum BenchCommand {
             if let books = parsed.integer("books") { configuration.bookCount = books }
             if let timeout = parsed.duration("timeout") { configuration.timeout = timeout }
             configuration.verify = parsed.contains("verify")
+            configuration.serverProcesses = parsed.values("server-pid").compactMap { Int32($0) }
             let inFlight = parsed.integer("in-flight")
             configuration.load = parsed.number("rate").map { .open(rate: $0, maxInFlight: inFlight ?? openInFlight) }
                 ?? .closed(inFlight: inFlight ?? closedInFlight)
             try configuration.validate()
         } catch {
             throw usageError(error)
+        }
+        do throws(CredentialsError) {
+            configuration.security = try CurveCredentials.client(
+                secretCertificate: parsed.text(CredentialsError.Setting.secretKey.rawValue),
+                serverCertificate: parsed.text(CredentialsError.Setting.serverKey.rawValue))?.client ?? .plaintext
+        } catch {
+            throw UsageError(error.description)
         }
         return configuration
     }
@@ -116,9 +131,14 @@ public enum BenchCommand {
         logger.info("preparing", ["endpoint": configuration.endpoint, "scenario": configuration.mix.description, "seed": "\(configuration.seed)"])
         let runner: LoadTestRunner
         do throws(LoadTestError) {
+            for pid in configuration.serverProcesses { _ = try ProcessCPU.read(pid: pid) }
+        } catch {
+            throw UsageError(option: "server-pid", "\(error)")
+        }
+        do throws(LoadTestError) {
             let workload = try Workload.prepare(endpoint: configuration.endpoint, mix: configuration.mix, seed: configuration.seed,
                                                 learnerCount: configuration.learnerCount, bookCount: configuration.bookCount,
-                                                timeout: configuration.timeout, context: context)
+                                                timeout: configuration.timeout, security: configuration.security, context: context)
             logger.info("prepared", ["courses": "\(workload.courses.count)", "books": "\(workload.books.count)", "learners": "\(workload.learners.count)"])
             runner = try LoadTestRunner(configuration: configuration, workload: workload, context: context)
         } catch {

@@ -1,3 +1,5 @@
+import ZeroMQ
+
 /// Everything that defines a run; two runs with equal configurations send the same requests.
 public struct LoadTestConfiguration: Sendable {
     /// How requests are paced.
@@ -41,13 +43,19 @@ public struct LoadTestConfiguration: Sendable {
     public var verify: Bool
     /// How long a request may go unanswered before it counts as `timed_out`.
     public var timeout: Duration
+    /// How every client connection authenticates to the broker: a CURVE client when the run
+    /// is given keys. Default: plaintext.
+    public var security: SocketSecurity = .plaintext
+    /// Server processes whose CPU time over the measured part is reported, per process and per
+    /// measured request (``LoadTestResult/serverCPU``); none by default.
+    public var serverProcesses: [Int32]
 
     /// A configuration; every argument has the default the command line documents.
     public init(
         endpoint: String = "tcp://127.0.0.1:5555", mix: ScenarioMix = .realistic, connections: Int = 4,
         load: Load = .closed(inFlight: 50), stop: Stop = .after(.seconds(10)), warmUp: Duration = .seconds(2),
         seed: UInt64 = 1, learnerCount: Int = 100, bookCount: Int = 1000, verify: Bool = false,
-        timeout: Duration = .seconds(5)
+        timeout: Duration = .seconds(5), serverProcesses: [Int32] = []
     ) {
         self.endpoint = endpoint
         self.mix = mix
@@ -60,6 +68,7 @@ public struct LoadTestConfiguration: Sendable {
         self.bookCount = bookCount
         self.verify = verify
         self.timeout = timeout
+        self.serverProcesses = serverProcesses
     }
 
     /// Refuses values that cannot make a meaningful run.
@@ -87,6 +96,7 @@ public struct LoadTestConfiguration: Sendable {
         guard (1...1_000_000).contains(learnerCount) else { throw refuse("--learners", "must be from 1 to 1000000") }
         guard (1...10_000_000).contains(bookCount) else { throw refuse("--books", "must be from 1 to 10000000") }
         guard timeout >= .milliseconds(10) else { throw refuse("--timeout", "must be at least 10 ms") }
+        guard serverProcesses.allSatisfy({ $0 > 0 }) else { throw refuse("--server-pid", "must be a process id, more than 0") }
     }
 
     /// The share of `total` that connection `index` of `connections` takes.

@@ -9,6 +9,15 @@ public struct LoadTestResult: Sendable {
     public let statistics: RunStatistics
     /// From the end of the warm-up to the last measured reply.
     public let measuredDuration: Duration
+    /// The CPU time each of ``LoadTestConfiguration/serverProcesses`` used from the end of the
+    /// warm-up to the end of the run; empty when none was named or one could not be read.
+    public let serverCPU: [ProcessCPU]
+
+    /// The server processes' CPU time per measured reply, in microseconds; nil when not measured.
+    public var serverCPUPerRequest: Double? {
+        guard !serverCPU.isEmpty, statistics.completed > 0 else { return nil }
+        return Double(serverCPU.reduce(0) { $0 + $1.time.microseconds }) / Double(statistics.completed)
+    }
 
     /// The percentiles every report lists.
     public static let reportedPercentiles: [(name: String, percentile: Double)] = [
@@ -48,12 +57,18 @@ public struct LoadTestResult: Sendable {
         } else {
             lines.append("  errors     " + statistics.errors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         }
+        if let perRequest = serverCPUPerRequest {
+            let processes = serverCPU.map { "pid \($0.pid) \(Self.number(Double($0.time.microseconds) / 1000)) ms" }
+            lines.append("  server CPU \(Self.number(perRequest, decimals: 1)) µs/request (\(processes.joined(separator: ", ")))")
+        } else if !configuration.serverProcesses.isEmpty {
+            lines.append("  server CPU not measured: a server process could not be read at both ends of the run")
+        }
         for reason in statistics.wrongReplies { lines.append("  wrong reply: \(reason)") }
         return lines.joined(separator: "\n")
     }
 
-    /// The machine-readable form: configuration, throughput, errors, percentiles and the
-    /// percentile curve that `lyceum bench plot` draws.
+    /// The machine-readable form: configuration, throughput, errors, percentiles, the
+    /// percentile curve that `lyceum bench plot` draws and the server processes' CPU time.
     public func json(label: String) -> JSONValue {
         var load: JSONValue
         switch configuration.load {
@@ -84,7 +99,16 @@ public struct LoadTestResult: Sendable {
             "latency_us": .object(latencies),
             "send_lag_p99_us": .integer(Int(statistics.sendLag.value(atPercentile: 99))),
             "curve": curve.json,
+            "server_cpu": serverCPUJSON,
         ]
+    }
+
+    /// `{"us_per_request": …, "processes_us": {"PID": …}}`, or null when not measured.
+    private var serverCPUJSON: JSONValue {
+        guard let perRequest = serverCPUPerRequest else { return .null }
+        var processes = JSONObject()
+        for process in serverCPU { processes.append(String(process.pid), .double(Double(process.time.microseconds))) }
+        return ["us_per_request": .double(perRequest), "processes_us": .object(processes)]
     }
 
     static func milliseconds(_ microseconds: UInt64) -> String { number(Double(microseconds) / 1000, decimals: 3) }

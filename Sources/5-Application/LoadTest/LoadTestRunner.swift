@@ -59,6 +59,7 @@ public final class LoadTestRunner: Sendable {
             thread.name = "bench-\(index)"
             thread.start()
         }
+        let serverCPU = ServerCPUSampler(processes: configuration.serverProcesses, from: start + configuration.warmUp)
         var running = connections.count
         var previousReplies = 0
         var previousTime = clock.now
@@ -79,7 +80,8 @@ public final class LoadTestRunner: Sendable {
         let merged = mergedStatistics()
         let measuredFrom = start + configuration.warmUp
         let window = (merged.lastMeasuredReply ?? measuredFrom) - measuredFrom
-        return LoadTestResult(configuration: configuration, statistics: merged, measuredDuration: window)
+        return LoadTestResult(configuration: configuration, statistics: merged, measuredDuration: window,
+                              serverCPU: serverCPU.finish())
     }
 
     /// Ends the run early, from any thread: no request is sent after this, replies to those
@@ -126,8 +128,9 @@ public final class LoadTestRunner: Sendable {
         case .requests(let total): quota = LoadTestConfiguration.share(of: total, connection: index, of: count)
         }
         var planner = RequestPlanner(workload: workload, mix: configuration.mix, verify: configuration.verify, connection: index)
-        let client = AsyncClient(endpoint: configuration.endpoint, capacity: capacity,
-                                 configuration: ClientConfiguration(timeout: configuration.timeout, attempts: 1), context: context)
+        var clientConfiguration = ClientConfiguration(timeout: configuration.timeout, attempts: 1)
+        clientConfiguration.security = configuration.security
+        let client = AsyncClient(endpoint: configuration.endpoint, capacity: capacity, configuration: clientConfiguration, context: context)
         defer { client.close() }
         var pending: [AsyncClient.RequestID: InFlight] = [:]
         var measuredSent = 0
@@ -210,6 +213,39 @@ public final class LoadTestRunner: Sendable {
             publish()
         }
         publish(force: true)
+    }
+}
+
+/// Reads the server processes' CPU time when the warm-up ends, on a thread of its own so that
+/// the reading is not late by a progress interval, and again when the run ends.
+private final class ServerCPUSampler: Sendable {
+    private let processes: [Int32]
+    private let atStart = Mutex<[ProcessCPU]?>(nil)
+    private let sampled = DispatchSemaphore(value: 0)
+
+    init(processes: [Int32], from measuredFrom: ContinuousClock.Instant) {
+        self.processes = processes
+        guard !processes.isEmpty else { return }
+        let thread = Thread { [self] in
+            let clock = ContinuousClock()
+            while clock.now < measuredFrom {
+                Thread.sleep(forTimeInterval: min(0.1, (measuredFrom - clock.now).seconds))
+            }
+            atStart.withLock { $0 = try? processes.map { pid throws(LoadTestError) in try ProcessCPU.read(pid: pid) } }
+            sampled.signal()
+        }
+        thread.name = "bench-server-cpu"
+        thread.start()
+    }
+
+    /// Each process's CPU time from the end of the warm-up until now; empty when no process
+    /// was named, one could not be read both times (it exited), or the run was stopped before
+    /// its warm-up ended (nothing was measured).
+    func finish() -> [ProcessCPU] {
+        guard !processes.isEmpty, sampled.wait(timeout: .now() + 1) == .success else { return [] }
+        guard let before = atStart.withLock({ $0 }),
+              let after = try? processes.map({ pid throws(LoadTestError) in try ProcessCPU.read(pid: pid) }) else { return [] }
+        return zip(after, before).map { $0.used(since: $1) }
     }
 }
 

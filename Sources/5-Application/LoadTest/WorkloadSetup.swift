@@ -10,9 +10,11 @@ extension Workload {
     /// - Throws: ``LoadTestError/Code/setupFailed`` naming the request that failed.
     public static func prepare(
         endpoint: String, mix: ScenarioMix, seed: UInt64, learnerCount: Int, bookCount: Int,
-        timeout: Duration, context: Context
+        timeout: Duration, security: SocketSecurity = .plaintext, context: Context
     ) throws(LoadTestError) -> Workload {
-        let client = AsyncClient(endpoint: endpoint, capacity: 64, configuration: ClientConfiguration(timeout: timeout, attempts: 1), context: context)
+        var configuration = ClientConfiguration(timeout: timeout, attempts: 1)
+        configuration.security = security
+        let client = AsyncClient(endpoint: endpoint, capacity: 64, configuration: configuration, context: context)
         defer { client.close() }
         let logger = Logger(component: "bench")
         let learners = learners(count: learnerCount, seed: seed)

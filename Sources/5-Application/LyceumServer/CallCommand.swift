@@ -18,10 +18,10 @@ public enum CallCommand {
 
     /// Sends `body` to `service` through the broker at `settings.broker`, once, and prints the
     /// reply; problems go to stderr as one sentence each.
-    public static func run(service: String, body: String, settings: Settings) -> Int32 {
+    public static func run(service: String, body: String, settings: Settings, security: ProcessSecurity = .plaintext) -> Int32 {
         let reply: [[UInt8]]
         do {
-            reply = try callOnce(service, body: [Array(body.utf8)], settings: settings)
+            reply = try callOnce(service, body: [Array(body.utf8)], settings: settings, security: security)
         } catch let error as MajordomoError {
             printError("lyceum call: no reply from \(service) at \(settings.broker) within \(settings.timeout): \(error)")
             return Status.noReply
@@ -38,11 +38,12 @@ public enum CallCommand {
     }
 
     /// One request to `service` through the broker at `settings.broker`: a single attempt that
-    /// waits `settings.timeout`, as `call` and `status` make it.
-    static func callOnce(_ service: String, body: [[UInt8]], settings: Settings) throws -> [[UInt8]] {
+    /// waits `settings.timeout`, as `call` and `status` make it, with CURVE when `security` has keys.
+    static func callOnce(_ service: String, body: [[UInt8]], settings: Settings, security: ProcessSecurity) throws -> [[UInt8]] {
         let context = try Context()
-        let client = Client(
-            endpoint: settings.broker, configuration: ClientConfiguration(timeout: settings.timeout, attempts: 1), context: context)
+        var configuration = ClientConfiguration(timeout: settings.timeout, attempts: 1)
+        configuration.security = security.connecting
+        let client = Client(endpoint: settings.broker, configuration: configuration, context: context)
         defer { client.close() }
         return try client.call(service, body: body)
     }

@@ -20,8 +20,9 @@ public struct CommandArguments: Sendable {
     init(_ parsed: ParsedArguments, over settings: Settings) throws(SettingsError) {
         var settings = settings
         for (name, value) in parsed.occurrences {
-            guard let key = SettingKey(rawValue: name), let value else { continue }
-            try settings.set(key, to: value, from: .commandLine)
+            guard let key = SettingKey(rawValue: name) else { continue }
+            // A value-less occurrence is a switch (`--insecure`): it turns the setting on.
+            try settings.set(key, to: value ?? "true", from: .commandLine)
         }
         self.settings = settings
         self.positionals = parsed.positionals

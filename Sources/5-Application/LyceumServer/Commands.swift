@@ -4,6 +4,7 @@ import LearningServices
 import LyceumLifecycle
 import LyceumLogging
 import Majordomo
+import Security
 import ZeroMQ
 
 /// The long-running subcommands: `serve`, `broker` and `worker`. Each returns the process's exit
@@ -13,11 +14,13 @@ import ZeroMQ
 /// forwarder that `broker` hosts at `settings.forwarderEndpoint` and republishes on
 /// `settings.eventsEndpoint` (neither when that is `none`). Each answers `mmi.status` when it
 /// runs a broker, serves `GET /metrics` when `settings.metricsPort` is set, and on SIGHUP reads
-/// its configuration sources again for the log level and reloads the catalog.
+/// its configuration sources again for the log level and reloads the catalog and the
+/// authorised keys. With CURVE (`security`) every socket it binds is a CURVE server checked by
+/// the process's ZAP handler, which runs first, and every socket it connects a CURVE client.
 public enum Commands {
     /// `lyceum serve`: a broker that answers every service itself (as `LocalService`s: no worker
     /// hop inside one process), with writes replying once durable without holding its thread.
-    public static func serve(_ settings: Settings, reloading sources: ConfigurationSources? = nil) -> Int32 {
+    public static func serve(_ settings: Settings, security: ProcessSecurity = .plaintext, reloading sources: ConfigurationSources? = nil) -> Int32 {
         configureLogging(settings)
         let logger = Logger(component: "serve")
         _ = ProcessMetrics.backend
@@ -30,8 +33,9 @@ public enum Commands {
         }
         defer { host.close() }
         do {
-            return try runGroup(logger: logger, reload: reloader(sources, host: host)) { context in
-                try serveServices(host, settings: settings, context: context)
+            let revocations = Revocations()
+            return try runGroup(logger: logger, reload: reloader(sources, host: host, security: security, revocations: revocations)) { context in
+                try serveServices(host, settings: settings, security: security, revocations: revocations, context: context)
             }
         } catch {
             logger.critical("cannot start", ["error": "\(error)"])
@@ -39,39 +43,72 @@ public enum Commands {
         }
     }
 
-    /// What `serve` runs for `host`, in the order a `ServiceGroup` takes them: the metrics
-    /// endpoint (with `settings.metricsPort`), the event publisher (when events are published
-    /// and a service of `host` has events), then a broker answering every service of `host`
-    /// itself. The publisher is listed before the broker, so it stops after the broker has sent
-    /// its last replies, and publishes their events.
-    public static func serveServices(_ host: ServiceHost, settings: Settings, context: Context) throws -> [(name: String, service: any Service)] {
+    /// What `serve` runs for `host`, in the order a `ServiceGroup` takes them: the ZAP handler
+    /// (with CURVE), the metrics endpoint (with `settings.metricsPort`), the event publisher
+    /// (when events are published and a service of `host` has events), then a broker answering
+    /// every service of `host` itself. The publisher is listed before the broker, so it stops
+    /// after the broker has sent its last replies, and publishes their events; the ZAP handler
+    /// first, so that no CURVE server socket is ever bound without it.
+    public static func serveServices(
+        _ host: ServiceHost, settings: Settings, security: ProcessSecurity = .plaintext, revocations: Revocations = Revocations(), context: Context
+    ) throws -> [(name: String, service: any Service)] {
         let report = ProcessReport(role: "serve", journals: host.journals)
-        let events = settings.publishesEvents ? try eventPublisher(
-            for: host,
-            configuration: .init(
-                publishEndpoints: [settings.eventsEndpoint], snapshotEndpoints: [settings.snapshotEndpoint],
-                snapshotPageBytes: settings.snapshotPageBytes),
-            context: context) : []
-        var configuration = brokerConfiguration(settings, report: report)
+        // The dashboard's bridge subscribes and asks for snapshots in-process, beside the network endpoints.
+        let dashboard = settings.dashboardPort != 0
+        var eventConfiguration = EventPublisherConfiguration(
+            publishEndpoints: [settings.eventsEndpoint] + (dashboard ? [DashboardBridge.eventsEndpoint] : []),
+            snapshotEndpoints: [settings.snapshotEndpoint] + (dashboard ? [DashboardBridge.snapshotEndpoint] : []),
+            snapshotPageBytes: settings.snapshotPageBytes)
+        eventConfiguration.publisherSecurity = security.bound(.events)
+        eventConfiguration.snapshotSecurity = security.bound(.snapshots)
+        let events = settings.publishesEvents ? try eventPublisher(for: host, configuration: eventConfiguration, context: context) : []
+        if let publisher = events.first?.service {
+            revocations.onRevocation { if $0.contains(.subscribeEvents) { publisher.rebindSubscribers() } }
+        }
+        var configuration = brokerConfiguration(settings, report: report, security: security)
         configuration.localServices = handlers(for: host, publisher: events.first?.service).map(LocalService.init)
         let broker = try Broker(endpoints: settings.endpoints, configuration: configuration, context: context)
-        return try metricsEndpoint(settings, report: report) + events.map { ($0.name, $0.service as any Service) } + [("broker", broker)]
+        let catalog = host.catalog
+        return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report)
+            + dashboardServices(settings, context: context, snapshotEndpoint: DashboardBridge.snapshotEndpoint, security: .plaintext) {
+                catalog.catalog.courses.map { CourseTitle(id: $0.id, title: $0.title) }
+            }
+            + events.map { ($0.name, $0.service as any Service) } + [("broker", broker)]
     }
 
     /// `lyceum broker`: the broker, bound to `settings.endpoints`, and the event forwarder that
     /// workers publish into at `settings.forwarderEndpoint` and dashboards subscribe to at
     /// `settings.eventsEndpoint`.
-    public static func broker(_ settings: Settings, reloading sources: ConfigurationSources? = nil) -> Int32 {
+    public static func broker(_ settings: Settings, security: ProcessSecurity = .plaintext, reloading sources: ConfigurationSources? = nil) -> Int32 {
         configureLogging(settings)
         let logger = Logger(component: "broker")
         _ = ProcessMetrics.backend
         let report = ProcessReport(role: "broker", journals: [:])
         do {
-            return try runGroup(logger: logger, reload: reloader(sources, host: nil)) { context in
-                let broker = try Broker(endpoints: settings.endpoints, configuration: brokerConfiguration(settings, report: report), context: context)
-                let forwarder = settings.publishesEvents ? [("events", try EventForwarder(
-                    publisherEndpoints: [settings.forwarderEndpoint], subscriberEndpoints: [settings.eventsEndpoint], context: context) as any Service)] : []
-                return try metricsEndpoint(settings, report: report) + forwarder + [("broker", broker)]
+            let revocations = Revocations()
+            return try runGroup(logger: logger, reload: reloader(sources, host: nil, security: security, revocations: revocations)) { context in
+                let broker = try Broker(endpoints: settings.endpoints, configuration: brokerConfiguration(settings, report: report, security: security), context: context)
+                let dashboard = settings.dashboardPort != 0
+                var forwarder: [(name: String, service: any Service)] = []
+                if settings.publishesEvents {
+                    let events = try EventForwarder(
+                        publisherEndpoints: [settings.forwarderEndpoint],
+                        subscriberEndpoints: [settings.eventsEndpoint] + (dashboard ? [DashboardBridge.eventsEndpoint] : []),
+                        publisherSecurity: security.bound(.forwarder), subscriberSecurity: security.bound(.events), context: context)
+                    revocations.onRevocation { revoked in
+                        if revoked.contains(.subscribeEvents) { events.rebindSubscribers() }
+                        if revoked.contains(.publishEvents) { events.rebindPublishers() }
+                    }
+                    forwarder = [("events", events)]
+                }
+                // Snapshots live in the worker that publishes progress: the bridge asks the
+                // endpoint its heartbeats advertise, with this process's keys (the worker's
+                // authorized-keys must hold them). Titles come from the catalog service, through
+                // this broker, which knows its own key as an app.
+                let titles = CatalogTitleCache(broker: settings.endpoints[0], security: security.connectingToItself, context: context)
+                return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report)
+                    + dashboardServices(settings, context: context, snapshotEndpoint: nil, security: security.connectingToItself) { titles.titles() }
+                    + forwarder + [("broker", broker)]
             }
         } catch {
             logger.critical("cannot start", ["error": "\(error)"])
@@ -82,7 +119,7 @@ public enum Commands {
     /// `lyceum worker`: a `WorkerPool` of `settings.sessionsPerService` sessions for each of
     /// `settings.services`, connected to the broker at `settings.broker`; a worker serving
     /// progress or books publishes its events into the forwarder at `settings.forwarderEndpoint`.
-    public static func worker(_ settings: Settings, reloading sources: ConfigurationSources? = nil) -> Int32 {
+    public static func worker(_ settings: Settings, security: ProcessSecurity = .plaintext, reloading sources: ConfigurationSources? = nil) -> Int32 {
         configureLogging(settings)
         let logger = Logger(component: "worker")
         _ = ProcessMetrics.backend
@@ -95,26 +132,42 @@ public enum Commands {
         }
         defer { host.close() }
         let report = ProcessReport(role: "worker", journals: host.journals)
+        // Every learner's progress must never sit on a plaintext port of a CURVE deployment.
+        if security.isCurve && security.keyRing == nil && host.services.contains(where: { $0.snapshotTable != nil }) {
+            logger.critical("cannot start", ["error": "authorized-keys: required with curve-secret-key when the worker serves progress: "
+                                             + "its snapshot endpoint admits only the dashboard keys listed there"])
+            return 2
+        }
         do {
-            return try runGroup(logger: logger, reload: reloader(sources, host: host)) { context in
+            let revocations = Revocations()
+            return try runGroup(logger: logger, reload: reloader(sources, host: host, security: security, revocations: revocations)) { context in
                 // Snapshots are answered on a port of the kernel's choosing: heartbeats through the
-                // forwarder advertise it, and several workers on one host cannot share one port.
-                let events = try eventPublisher(
-                    for: host,
-                    configuration: .init(
-                        forwarderEndpoints: [settings.forwarderEndpoint], snapshotEndpoints: ["tcp://127.0.0.1:*"],
-                        snapshotPageBytes: settings.snapshotPageBytes),
-                    context: context)
-                let configuration = WorkerConfiguration(
+                // forwarder advertise it (with its CURVE key), and several workers on one host
+                // cannot share one port. With CURVE it is a CURVE server behind the process's ZAP
+                // handler and authorised keys; a CURVE worker without them (books only) binds none.
+                let snapshots = security.isCurve && security.keyRing == nil ? [] : ["tcp://127.0.0.1:*"]
+                var eventConfiguration = EventPublisherConfiguration(
+                    forwarderEndpoints: [settings.forwarderEndpoint], snapshotEndpoints: snapshots,
+                    snapshotPageBytes: settings.snapshotPageBytes)
+                eventConfiguration.publisherSecurity = security.connecting
+                eventConfiguration.snapshotSecurity = security.bound(.snapshots)
+                let events = try eventPublisher(for: host, configuration: eventConfiguration, context: context)
+                if let publisher = events.first?.service {
+                    revocations.onRevocation { if $0.contains(.subscribeEvents) { publisher.rebindSubscribers() } }
+                }
+                var configuration = WorkerConfiguration(
                     heartbeat: Heartbeat(interval: settings.heartbeatInterval, liveness: settings.heartbeatLiveness),
                     reconnectInitialDelay: settings.reconnectInitial,
                     reconnectMaximumDelay: settings.reconnectMaximum)
+                configuration.security = security.connecting
+                // Over CURVE the broker's server key vouches for the identity frame (protocol/majordomo.md).
+                configuration.trustsCallerIdentities = security.isCurve
                 let pools = try handlers(for: host, publisher: events.first?.service).map { name, handler in
                     (name, try WorkerPool(
                         endpoint: settings.broker, service: name, sessions: settings.sessionsPerService, configuration: configuration,
                         context: context, handler: handler) as any Service)
                 }
-                return try metricsEndpoint(settings, report: report)
+                return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report)
                     + events.map { ($0.name, $0.service as any Service) } + pools
             }
         } catch {
@@ -129,9 +182,11 @@ public enum Commands {
         Logger.configure(linesPerSecond: settings.logRateLimit)
     }
 
-    /// The broker's timings, bounds and `mmi.status` answer, from `settings`; raises the
-    /// process's descriptor limit and fits `max-connections` under it.
-    static func brokerConfiguration(_ settings: Settings, report: ProcessReport) -> BrokerConfiguration {
+    /// The broker's timings, bounds, `mmi.status` answer and security, from `settings` and
+    /// `security` (a CURVE server whose callers are looked up in the authorised keys, or
+    /// plaintext with every caller unverified); raises the process's descriptor limit and fits
+    /// `max-connections` under it.
+    static func brokerConfiguration(_ settings: Settings, report: ProcessReport, security: ProcessSecurity) -> BrokerConfiguration {
         let logger = Logger(component: "broker")
         let descriptors = DescriptorLimit.raise(logger: logger)
         return BrokerConfiguration(
@@ -144,7 +199,9 @@ public enum Commands {
             maxConnections: DescriptorLimit.connectionCap(settings.maxConnections, limit: descriptors, logger: logger),
             maxInputBytesPerConnection: UInt64(settings.maxInputBytes),
             maxOutputBytesPerConnection: UInt64(settings.maxOutputBytes),
-            managementServices: [ProcessReport.statusService: { snapshot, _ in report.statusJSON(broker: snapshot) }]
+            managementServices: [ProcessReport.statusService: { snapshot, _ in report.statusJSON(broker: snapshot) }],
+            security: security.bound(.broker),
+            keyDirectory: security.directory
         )
     }
 
@@ -168,21 +225,53 @@ public enum Commands {
         }
     }
 
-    /// The `GET /metrics` responder when `settings.metricsPort` is set; bound now, so that a
-    /// taken port stops the start.
-    private static func metricsEndpoint(_ settings: Settings, report: ProcessReport) throws(MetricsEndpointError) -> [(name: String, service: any Service)] {
+    /// The `GET /metrics` responder on loopback when `settings.metricsPort` is set; bound now,
+    /// so that a taken port stops the start.
+    private static func metricsEndpoint(_ settings: Settings, report: ProcessReport) throws(HTTPEndpointError) -> [(name: String, service: any Service)] {
         guard settings.metricsPort != 0 else { return [] }
-        let limits = MetricsEndpoint.Limits(maxConnections: settings.metricsConnections, requestTimeout: settings.metricsTimeout)
-        let endpoint = try MetricsEndpoint(port: settings.metricsPort, limits: limits) { report.prometheusText() }
+        let limits = HTTPLoop.Limits(maxConnections: settings.metricsConnections, requestTimeout: settings.metricsTimeout)
+        let endpoint = try HTTPEndpoint(
+            name: "metrics", setting: SettingKey.metricsPort.rawValue, address: "127.0.0.1", port: settings.metricsPort, limits: limits,
+            responder: MetricsResponder { report.prometheusText() })
         return [("metrics", endpoint)]
     }
 
+    /// The dashboard's HTTP endpoint and the bridge that feeds it, when `settings.dashboardPort`
+    /// is set; bound now, so that a taken port stops the start. The bridge reaches advertised
+    /// snapshot endpoints with `security`.
+    private static func dashboardServices(
+        _ settings: Settings, context: Context, snapshotEndpoint: String?, security: SocketSecurity,
+        titles: @escaping @Sendable () -> [CourseTitle]
+    ) throws -> [(name: String, service: any Service)] {
+        guard settings.dashboardPort != 0 else { return [] }
+        let feed = try DashboardFeed()
+        let endpoint = try HTTPEndpoint(
+            name: "dashboard", setting: SettingKey.dashboardPort.rawValue, address: settings.dashboardAddress, port: settings.dashboardPort,
+            limits: DashboardResponder.limits, responder: try DashboardResponder(feed: feed, token: settings.dashboardToken))
+        let bridge = DashboardBridge(context: context, feed: feed, snapshotEndpoint: snapshotEndpoint, security: security, titles: titles)
+        return [("dashboard", endpoint), ("dashboard-bridge", bridge)]
+    }
+
     /// What SIGHUP does: read the configuration sources again and apply the log level and
-    /// format, then reload the catalog. A source that has become invalid is logged and the
-    /// running configuration kept.
-    private static func reloader(_ sources: ConfigurationSources?, host: ServiceHost?) -> @Sendable () -> Void {
+    /// format, then reload the catalog and the authorised keys. A source that has become
+    /// invalid, or a key directory that cannot be read, is logged and the running configuration
+    /// (and the old keys) kept. When the reload removed or changed keys, the event sockets whose
+    /// peers authenticated with their permissions are told (`revocations`).
+    private static func reloader(
+        _ sources: ConfigurationSources?, host: ServiceHost?, security: ProcessSecurity, revocations: Revocations
+    ) -> @Sendable () -> Void {
         let logger = Logger(component: "reload")
         return {
+            if let keyRing = security.keyRing {
+                do throws(KeyRingError) {
+                    let change = try keyRing.reload()
+                    logger.info("keys reloaded", ["keys": String(keyRing.count), "added": change.added.joined(separator: ","),
+                                                  "removed": change.removed.joined(separator: ","), "changed": change.changed.joined(separator: ",")])
+                    revocations.revoked(change.revokedPermissions)
+                } catch {
+                    logger.error("key reload failed; the running keys stay", ["error": error.description])
+                }
+            }
             if let sources {
                 do throws(SettingsError) {
                     let fresh = try sources.resolve().settings

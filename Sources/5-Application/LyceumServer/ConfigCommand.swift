@@ -13,7 +13,11 @@ public enum ConfigCommand {
             let name = key.rawValue + String(repeating: " ", count: width - key.rawValue.count)
             let values = settings.values(of: key)
             if values.isEmpty {
-                lines.append("# \(name) (none: the sample catalog)   # \(origin)")
+                lines.append("# \(name) (none: \(key == .catalog ? "the sample catalog" : "no CURVE"))   # \(origin)")
+            } else if key == .dashboardToken {
+                // A secret is not echoed to a terminal or a log: only that it is set, and where.
+                lines.append("# \(name) (set, not shown)   # \(origin)")
+                continue
             }
             for value in values { lines.append("\(name) = \(value)   # \(origin)") }
         }

@@ -1,5 +1,6 @@
 import CommandSyntax
 import Foundation
+import Security
 
 /// The declarations of the subcommands this module runs (`serve`, `broker`, `worker`, `call`,
 /// `status`, `config`, `journal`, `version`) and of the `lyceum` program that holds them with
@@ -23,45 +24,67 @@ public enum LyceumCommands {
     static let brokerKeys: Set<SettingKey> = [
         .endpoint, .queueLimit, .queueLimitTotal, .highWaterMark, .receiveHighWaterMark, .eventsEndpoint, .maxBatch, .maxConnections, .maxInputBytes, .maxOutputBytes,
     ]
+    /// Settings of a process that serves the browser dashboard.
+    static let dashboardKeys: Set<SettingKey> = [.dashboardPort, .dashboardAddress, .dashboardToken]
     /// Settings of a process that runs workers.
     static let workerKeys: Set<SettingKey> = [.data, .catalog, .sessions, .durability, .maxReplyBytes, .snapshotPageBytes]
+    /// Security settings of a process that binds for others (`serve`, `broker`).
+    static let serverSecurityKeys: Set<SettingKey> = [.curveSecretKey, .authorizedKeys, .insecure]
+    /// Security settings of a process that connects to a broker (`worker`, `call`, `status`).
+    static let clientSecurityKeys: Set<SettingKey> = [.curveSecretKey, .curveServerKey]
 
     /// `lyceum serve`.
     public static let serve = settingsCommand(
         "serve", summary: "catalog, progress and books in one process, answered by its broker itself",
-        keys: commonKeys.union(brokerKeys).union(workerKeys).subtracting([.sessions]).union([.snapshotEndpoint])
-    ) { parsed, sources in Commands.serve(parsed.settings, reloading: sources) }
+        keys: commonKeys.union(brokerKeys).union(workerKeys).subtracting([.sessions]).union([.snapshotEndpoint]).union(serverSecurityKeys).union(dashboardKeys)
+    ) { parsed, sources throws(UsageError) in
+        let security = try serverSecurity(parsed.settings, eventEndpoints: [.eventsEndpoint, .snapshotEndpoint])
+        return Commands.serve(parsed.settings, security: security, reloading: sources)
+    }
 
     /// `lyceum broker`.
     public static let broker = settingsCommand(
         "broker", summary: "only the broker, and the event forwarder workers publish into",
-        keys: commonKeys.union(brokerKeys).union([.forwarderEndpoint])
-    ) { parsed, sources in Commands.broker(parsed.settings, reloading: sources) }
+        keys: commonKeys.union(brokerKeys).union([.forwarderEndpoint]).union(serverSecurityKeys).union(dashboardKeys)
+    ) { parsed, sources throws(UsageError) in
+        let security = try serverSecurity(parsed.settings, eventEndpoints: [.eventsEndpoint, .forwarderEndpoint])
+        return Commands.broker(parsed.settings, security: security, reloading: sources)
+    }
 
     /// `lyceum worker`.
     public static let worker = settingsCommand(
         "worker", summary: "only workers, connected to a broker (--broker is required)",
         keys: commonKeys.union(workerKeys).union([.broker, .service, .reconnectInitial, .reconnectMaximum, .forwarderEndpoint])
+            .union(clientSecurityKeys).union([.authorizedKeys])
     ) { parsed, sources throws(UsageError) in
         // Required, but from any source: the parser sees only the command line.
         guard parsed.settings.origins[.broker] != nil else {
             throw UsageError("--broker is required (or broker in the --config file, or LYCEUM_BROKER)")
         }
-        return Commands.worker(parsed.settings, reloading: sources)
+        let security: ProcessSecurity
+        do throws(CredentialsError) {
+            security = try ProcessSecurity.worker(parsed.settings)
+        } catch {
+            throw UsageError(error.description)
+        }
+        return Commands.worker(parsed.settings, security: security, reloading: sources)
     }
 
     /// `lyceum call`.
     public static let call = settingsCommand(
-        "call", summary: "send one request, print the reply", keys: [.broker, .timeout],
+        "call", summary: "send one request, print the reply", keys: clientSecurityKeys.union([.broker, .timeout]),
         positionals: [Positional("SERVICE", help: "the service: catalog, progress, books"), Positional("JSON", help: "the request body")],
         discussion: "exit status: 0 ok reply; 1 error reply; 2 bad command line; 3 no reply (timeout, unreachable broker)"
-    ) { parsed, _ in CallCommand.run(service: parsed.positionals[0], body: parsed.positionals[1], settings: parsed.settings) }
+    ) { parsed, _ throws(UsageError) in
+        CallCommand.run(service: parsed.positionals[0], body: parsed.positionals[1], settings: parsed.settings,
+                        security: try clientSecurity(parsed.settings))
+    }
 
     /// `lyceum status`.
     public static let status = settingsCommand(
-        "status", summary: "ask the broker's mmi.status: services, workers, queues, journals, uptime (JSON)", keys: [.broker, .timeout],
+        "status", summary: "ask the broker's mmi.status: services, workers, queues, journals, uptime (JSON)", keys: clientSecurityKeys.union([.broker, .timeout]),
         discussion: "exit status: 0 answered; 1 not a Lyceum broker; 2 bad command line; 3 no reply"
-    ) { parsed, _ in StatusCommand.run(settings: parsed.settings) }
+    ) { parsed, _ throws(UsageError) in StatusCommand.run(settings: parsed.settings, security: try clientSecurity(parsed.settings)) }
 
     /// `lyceum config`.
     public static let config = settingsCommand(
@@ -77,6 +100,35 @@ public enum LyceumCommands {
     ) { _ in
         print(VersionCommand.render())
         return 0
+    }
+
+    /// The security of `serve` or `broker`, refusing (exit 2) unusable CURVE settings and, in
+    /// protected mode, a plaintext bind of an endpoint other hosts can reach: the broker's, and
+    /// those of the settings `eventEndpoints` when events are published.
+    private static func serverSecurity(_ settings: Settings, eventEndpoints: [SettingKey]) throws(UsageError) -> ProcessSecurity {
+        let events = settings.publishesEvents ? eventEndpoints.flatMap { key in settings.values(of: key).map { (key: key, endpoint: $0) } } : []
+        let endpoints = settings.endpoints.map { (key: SettingKey.endpoint, endpoint: $0) } + events
+        let security: ProcessSecurity
+        do throws(CredentialsError) {
+            security = try ProcessSecurity.server(settings)
+        } catch {
+            throw UsageError(error.description)
+        }
+        do throws(SettingsError) {
+            try ProtectedMode.check(endpoints, settings: settings, curve: security.isCurve)
+        } catch {
+            throw UsageError(error.description)
+        }
+        return security
+    }
+
+    /// The security of a process that connects to a broker, refusing (exit 2) unusable CURVE settings.
+    private static func clientSecurity(_ settings: Settings) throws(UsageError) -> ProcessSecurity {
+        do throws(CredentialsError) {
+            return try ProcessSecurity.client(settings)
+        } catch {
+            throw UsageError(error.description)
+        }
     }
 
     /// A command whose options are the settings `keys` and `--config`; it runs with the

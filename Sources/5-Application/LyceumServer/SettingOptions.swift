@@ -5,6 +5,8 @@ extension SettingKey {
     /// as from every other source, and its default is `Settings()`'s.
     public var option: Option {
         let (placeholder, help) = helpLine
+        // A switch: given, it sets the value true (CommandArguments); false is the default.
+        if self == .insecure { return Option(rawValue, .none, help: help + "\nalso \(environmentVariable)=true") }
         return Option(
             rawValue, .text(placeholder: placeholder), help: help + "\nalso \(environmentVariable)",
             default: Settings().values(of: self).joined(separator: ", "), repeatable: isRepeatable)
@@ -49,6 +51,13 @@ extension SettingKey {
         case .maxConnections: ("N", "connections the broker holds at once (lowered to the descriptor limit - 256)")
         case .maxInputBytes: ("BYTES", "bytes a connection may have received that the broker has not taken as messages")
         case .maxOutputBytes: ("BYTES", "bytes sent to a peer that it has not read before it is cut")
+        case .dashboardPort: ("PORT", "the port serving the browser dashboard and its event stream (0: none)")
+        case .dashboardAddress: ("IPV4", "the address the dashboard binds; not loopback needs --dashboard-token")
+        case .dashboardToken: ("TOKEN", "a bearer token the dashboard requires (Authorization: Bearer, or ?token=)")
+        case .curveSecretKey: ("FILE", "this process's secret certificate (NAME_secret, 0600): CURVE on every socket")
+        case .curveServerKey: ("FILE", "the broker's public certificate, to connect to it with CURVE")
+        case .authorizedKeys: ("DIR", "the directory of authorised public certificates (reloaded on SIGHUP)")
+        case .insecure: ("", "allow binding a non-loopback endpoint without CURVE")
         }
     }
 }

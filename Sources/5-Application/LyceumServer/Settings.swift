@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Events
 import Journal
 import LearningServices
@@ -70,9 +73,9 @@ public struct Settings: Sendable {
     /// messages, say); the rest are counted in a summary line once a second. 0 writes every line.
     public var logRateLimit = Logger.defaultLinesPerSecond
     /// Connections `GET /metrics` keeps open at once; a new one beyond them closes the idlest.
-    public var metricsConnections = MetricsEndpoint.Limits().maxConnections
+    public var metricsConnections = MetricsResponder.defaultLimits.maxConnections
     /// Time a metrics connection has from being accepted to its response sent.
-    public var metricsTimeout = MetricsEndpoint.Limits().requestTimeout
+    public var metricsTimeout = MetricsResponder.defaultLimits.requestTimeout
     // Snapshot paging (issue 14, finding 3d).
     /// The most bytes of one event snapshot reply body (`serve`, `worker`); a page always holds
     /// at least one entry, and larger snapshots arrive in pages (protocol/events.md, "Pages").
@@ -81,6 +84,26 @@ public struct Settings: Sendable {
     /// Bytes of items one page of a list reply (`books list`, `progress list`, catalog
     /// `list_courses` and `search`) may hold before it stops and returns `next_cursor`.
     public var maxReplyBytes = ReplyBudget.standard.maxBytes
+
+    // The browser dashboard (issue 18).
+    /// The TCP port serving the dashboard's page and event stream (`serve`, `broker`); 0 serves none.
+    public var dashboardPort = 0
+    /// The IPv4 address the dashboard binds; any but loopback requires ``dashboardToken``.
+    public var dashboardAddress = "127.0.0.1"
+    /// The bearer token the dashboard's page and stream require; `nil` requires none.
+    public var dashboardToken: String?
+    // Security (issue 16).
+    /// The path of this process's secret certificate (zcert, `NAME_secret`); set, it turns
+    /// CURVE on for every socket the process binds or connects (`curve-secret-key`).
+    public var curveSecretKey: String?
+    /// The path of the broker's public certificate, for the processes that connect to it:
+    /// `worker`, `call`, `status` (`curve-server-key`).
+    public var curveServerKey: String?
+    /// The directory of authorised public certificates, required by `serve` and `broker` with
+    /// CURVE and reloaded on SIGHUP (`authorized-keys`).
+    public var authorizedKeys: String?
+    /// Whether `serve` and `broker` may bind a non-loopback endpoint without CURVE (`insecure`).
+    public var insecure = false
 
     /// Whether `serve` publishes events and `broker` forwards them: `events-endpoint` is not `none`.
     public var publishesEvents: Bool { eventsEndpoint != EventEndpoints.none }
@@ -192,6 +215,30 @@ public struct Settings: Sendable {
             maxInputBytes = try integer(Self.byteBudgetRange, "bytes")
         case .maxOutputBytes:
             maxOutputBytes = try integer(Self.byteBudgetRange, "bytes")
+        case .dashboardPort:
+            dashboardPort = try integer(0...65535, "a TCP port")
+        case .dashboardAddress:
+            var address = in_addr()
+            guard inet_pton(AF_INET, text, &address) == 1 else { throw invalid("an IPv4 address such as 127.0.0.1") }
+            dashboardAddress = text
+        case .dashboardToken:
+            // Visible ASCII only: it travels in a header and a query string as written.
+            guard text.utf8.count >= 16, text.utf8.allSatisfy({ (0x21...0x7E).contains($0) && $0 != UInt8(ascii: "&") && $0 != UInt8(ascii: "%") }) else {
+                throw invalid("a token of at least 16 visible ASCII characters, without '&' or '%'")
+            }
+            dashboardToken = text
+        case .curveSecretKey:
+            guard !text.isEmpty else { throw invalid("the path of a secret certificate (NAME_secret)") }
+            curveSecretKey = text
+        case .curveServerKey:
+            guard !text.isEmpty else { throw invalid("the path of the broker's public certificate") }
+            curveServerKey = text
+        case .authorizedKeys:
+            guard !text.isEmpty else { throw invalid("a directory of public certificates") }
+            authorizedKeys = text
+        case .insecure:
+            guard let flag = ["true": true, "false": false][text] else { throw invalid("true or false") }
+            insecure = flag
         }
         origins[key] = origin
     }
@@ -231,6 +278,13 @@ public struct Settings: Sendable {
         case .maxConnections: [String(maxConnections)]
         case .maxInputBytes: [String(maxInputBytes)]
         case .maxOutputBytes: [String(maxOutputBytes)]
+        case .dashboardPort: [String(dashboardPort)]
+        case .dashboardAddress: [dashboardAddress]
+        case .dashboardToken: dashboardToken.map { [$0] } ?? []
+        case .curveSecretKey: curveSecretKey.map { [$0] } ?? []
+        case .curveServerKey: curveServerKey.map { [$0] } ?? []
+        case .authorizedKeys: authorizedKeys.map { [$0] } ?? []
+        case .insecure: [String(insecure)]
         }
     }
 
@@ -249,6 +303,18 @@ public struct Settings: Sendable {
         }
         if metricsPort != 0, let clash = endpoints.first(where: { $0.hasPrefix("tcp://") && $0.hasSuffix(":\(metricsPort)") }) {
             throw conflict(.metricsPort, "port \(metricsPort) is also the broker endpoint \(clash)")
+        }
+        if dashboardPort != 0, dashboardPort == metricsPort {
+            throw conflict(.dashboardPort, "port \(dashboardPort) is also metrics-port")
+        }
+        if dashboardPort != 0, !dashboardAddress.hasPrefix("127."), dashboardToken == nil {
+            throw conflict(.dashboardAddress, """
+                \(dashboardAddress) is not loopback, and the dashboard shows learner ids: set dashboard-token \
+                (LYCEUM_DASHBOARD_TOKEN) to a secret the page and the event stream will require
+                """)
+        }
+        if dashboardPort != 0, !publishesEvents {
+            throw conflict(.dashboardPort, "the dashboard shows events, and events-endpoint is none")
         }
     }
 
@@ -329,6 +395,20 @@ public enum SettingKey: String, CaseIterable, Sendable {
     case maxInputBytes = "max-input-bytes"
     /// `Settings.maxOutputBytes`.
     case maxOutputBytes = "max-output-bytes"
+    /// `Settings.dashboardPort`.
+    case dashboardPort = "dashboard-port"
+    /// `Settings.dashboardAddress`.
+    case dashboardAddress = "dashboard-address"
+    /// `Settings.dashboardToken`.
+    case dashboardToken = "dashboard-token"
+    /// `Settings.curveSecretKey`.
+    case curveSecretKey = "curve-secret-key"
+    /// `Settings.curveServerKey`.
+    case curveServerKey = "curve-server-key"
+    /// `Settings.authorizedKeys`.
+    case authorizedKeys = "authorized-keys"
+    /// `Settings.insecure`: a switch on the command line, `true` or `false` elsewhere.
+    case insecure
 
     /// Whether the setting takes several values, one per occurrence.
     public var isRepeatable: Bool { [.endpoint, .catalog, .service].contains(self) }

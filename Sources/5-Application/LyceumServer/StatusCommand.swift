@@ -6,10 +6,10 @@ import Majordomo
 public enum StatusCommand {
     /// Exit statuses: 0 with the answer printed; 1 when the broker does not answer `mmi.status`
     /// (it is not a Lyceum broker); 3 when no reply came.
-    public static func run(settings: Settings) -> Int32 {
+    public static func run(settings: Settings, security: ProcessSecurity = .plaintext) -> Int32 {
         let reply: [[UInt8]]
         do {
-            reply = try CallCommand.callOnce(ProcessReport.statusService, body: [[]], settings: settings)
+            reply = try CallCommand.callOnce(ProcessReport.statusService, body: [[]], settings: settings, security: security)
         } catch {
             printError("lyceum status: no reply from \(settings.broker) within \(settings.timeout): \(error)")
             return CallCommand.Status.noReply

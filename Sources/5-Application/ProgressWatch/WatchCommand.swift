@@ -5,6 +5,7 @@ import CommandSyntax
 import Events
 import Foundation
 import LyceumLogging
+import Majordomo
 import ZeroMQ
 
 /// `lyceum watch`: a live dashboard of learner progress from events, with snapshot catch-up.
@@ -22,10 +23,12 @@ public enum WatchCommand {
         let logger = Logger(component: "watch")
         do {
             let context = try Context()
-            let subscriber = try ProgressSubscriber(
-                context: context,
-                options: .init(eventsEndpoint: options.eventsEndpoint, snapshotEndpoint: options.snapshotEndpoint, course: options.course))
-            return try watch(subscriber, options: options, output: output, logger: logger)
+            var subscriberOptions = ProgressSubscriber.Options(
+                eventsEndpoint: options.eventsEndpoint, snapshotEndpoint: options.snapshotEndpoint, course: options.course)
+            subscriberOptions.security = options.security
+            let subscriber = try ProgressSubscriber(context: context, options: subscriberOptions)
+            let titles = output == .dashboard ? courseTitles(options.broker, security: options.security, context: context, logger: logger) : [:]
+            return try watch(subscriber, options: options, output: output, titles: titles, logger: logger)
         } catch let error as EventsError {
             logger.error("cannot watch", ["error": error.description])
             return 1
@@ -35,8 +38,29 @@ public enum WatchCommand {
         }
     }
 
-    private static func watch(_ subscriber: ProgressSubscriber, options: WatchOptions, output: WatchOptions.Output, logger: Logger) throws(EventsError) -> Int32 {
+    /// The catalog's course titles by id, asked of the catalog service at `broker` once; empty
+    /// (the dashboard shows ids) without a broker or when it does not answer within a second.
+    private static func courseTitles(_ broker: String?, security: SocketSecurity, context: Context, logger: Logger) -> [String: String] {
+        guard let broker else { return [:] }
+        var configuration = ClientConfiguration(timeout: .seconds(1), attempts: 1)
+        // A `dashboard` key may not call services (protocol/README.md): such a watch shows ids.
+        configuration.security = security
+        let client = Client(endpoint: broker, configuration: configuration, context: context)
+        defer { client.close() }
+        do {
+            let titles = try CatalogTitles.fetch { request in try client.call("catalog", body: [request]).first ?? [] }
+            return Dictionary(titles.map { ($0.id, $0.title) }, uniquingKeysWith: { first, _ in first })
+        } catch {
+            logger.warning("no course titles from the catalog; showing ids", ["broker": broker, "error": "\(error)"])
+            return [:]
+        }
+    }
+
+    private static func watch(
+        _ subscriber: ProgressSubscriber, options: WatchOptions, output: WatchOptions.Output, titles: [String: String], logger: Logger
+    ) throws(EventsError) -> Int32 {
         var dashboard = WatchDashboard(endpoint: options.eventsEndpoint, learner: options.learner)
+        dashboard.titles = titles
         let terminal = output == .dashboard ? WatchTerminal() : nil
         defer { terminal?.restore() }
         var shown = 0

@@ -8,6 +8,8 @@ struct WatchDashboard {
     private(set) var eventCount = 0
     let endpoint: String
     let learner: String?
+    /// Course titles by id, from the catalog; a course missing here is shown by its id.
+    var titles: [String: String] = [:]
 
     init(endpoint: String, learner: String?) {
         self.endpoint = endpoint
@@ -30,18 +32,16 @@ struct WatchDashboard {
         var lines = ["Lyceum watch  \(endpoint)  \(Set(shown.map(\.learner)).count) learners  \(eventCount) events  (Ctrl-C quits)"]
         // Cut before adding the escapes, so that the terminal's width never splits one.
         lines.append(warning.map { "\u{1B}[7m ! \(String($0.prefix(max(0, columns - 4)))) \u{1B}[0m" } ?? "")
-        let nameWidth = max(12, min(30, shown.map(\.course.count).max() ?? 0))
+        let nameWidth = max(12, min(30, shown.map { title($0.course).count }.max() ?? 0))
         let barWidth = max(10, min(40, columns - nameWidth - 40))
         lines.append(pad("COURSE", nameWidth) + "  STARTED  COMPLETED " + pad("", barWidth + 2) + "  AVG QUIZ")
-        let courses = Dictionary(grouping: shown, by: \.course).sorted { $0.key < $1.key }
+        let courses = CourseFigures.byCourse(shown).values.sorted { $0.course < $1.course }
         let courseRows = max(1, rows / 2 - 3)
-        for (course, learners) in courses.prefix(courseRows) {
-            let completed = learners.filter(\.progress.completed).count
-            let scores = learners.compactMap(\.progress.bestScore).filter { $0.total > 0 }
-            let average = scores.isEmpty ? "     -" : format(scores.map { Double($0.score) / Double($0.total) * 100 }.reduce(0, +) / Double(scores.count))
-            let filled = learners.isEmpty ? 0 : completed * barWidth / learners.count
+        for figures in courses.prefix(courseRows) {
+            let average = figures.averageQuizPercent.map(format) ?? "     -"
+            let filled = figures.started == 0 ? 0 : figures.completed * barWidth / figures.started
             let bar = "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: barWidth - filled) + "]"
-            lines.append(pad(course, nameWidth) + "  " + right("\(learners.count)", 7) + "  " + right("\(completed)", 9) + " " + bar + "  " + average)
+            lines.append(pad(title(figures.course), nameWidth) + "  " + right("\(figures.started)", 7) + "  " + right("\(figures.completed)", 9) + " " + bar + "  " + average)
         }
         if courses.count > courseRows { lines.append("... \(courses.count - courseRows) more courses") }
         lines.append("")
@@ -60,6 +60,9 @@ struct WatchDashboard {
         if event.completesCourse { text += " COMPLETED" }
         return text + "  seq=\(event.sequence)"
     }
+
+    /// The course's title, or its id when the catalog did not give one.
+    private func title(_ course: String) -> String { titles[course] ?? course }
 
     private func pad(_ text: String, _ width: Int) -> String {
         text.count >= width ? String(text.prefix(width)) : text + String(repeating: " ", count: width - text.count)

@@ -1,5 +1,7 @@
 import CommandSyntax
 import Events
+import Security
+import ZeroMQ
 
 /// What `lyceum watch` was asked for, read from its command line.
 struct WatchOptions {
@@ -25,6 +27,10 @@ struct WatchOptions {
     var output: Output?
     /// Exit after this many events, when set.
     var limit: Int?
+    /// The broker whose catalog service gives the courses' titles; `nil` shows ids.
+    var broker: String? = "tcp://127.0.0.1:5555"
+    /// How both sockets authenticate: CURVE with `--curve-secret-key` and `--curve-server-key`.
+    var security = SocketSecurity.plaintext
 
     /// The options of `lyceum watch`.
     static let declarations: [Option] = [
@@ -40,6 +46,11 @@ struct WatchOptions {
         Option("json", .none, help: "one event body (JSON) per line, for scripts", exclusiveGroup: "output"),
         Option("plain", .none, help: "one readable line per event (the default when stdout is not a terminal)", exclusiveGroup: "output"),
         Option("limit", .integer(placeholder: "N", range: 1...Int.max), help: "exit after N events"),
+        Option("broker", .text(placeholder: "EP"), help: "the broker whose catalog service gives course titles",
+               default: "tcp://127.0.0.1:5555", exclusiveGroup: "titles"),
+        Option("no-titles", .none, help: "show course ids, without asking the catalog for titles", exclusiveGroup: "titles"),
+        Option(CredentialsError.Setting.secretKey.rawValue, .text(placeholder: "FILE"), help: "this dashboard's secret certificate (CURVE)"),
+        Option(CredentialsError.Setting.serverKey.rawValue, .text(placeholder: "FILE"), help: "the public certificate of serve or the broker"),
     ]
 
     /// The options `parsed` gives (parsed against ``declarations``).
@@ -56,5 +67,13 @@ struct WatchOptions {
         learner = try nonEmpty("learner")
         output = parsed.contains("json") ? .json : parsed.contains("plain") ? .lines : nil
         limit = parsed.integer("limit")
+        broker = parsed.contains("no-titles") ? nil : try nonEmpty("broker") ?? broker
+        let secretCertificate = try nonEmpty(CredentialsError.Setting.secretKey.rawValue)
+        let serverCertificate = try nonEmpty(CredentialsError.Setting.serverKey.rawValue)
+        do throws(CredentialsError) {
+            security = try CurveCredentials.client(secretCertificate: secretCertificate, serverCertificate: serverCertificate)?.client ?? .plaintext
+        } catch {
+            throw UsageError(error.description)
+        }
     }
 }

@@ -4,16 +4,41 @@ import Glibc
 import LyceumLogging
 import LyceumSupport
 
-/// The state of ``MetricsEndpoint``'s thread: its open connections, the descriptor it keeps in
-/// reserve for when the process has none left, and the pause in accepting after a failure.
-struct MetricsLoop {
+/// The one HTTP server of the process's endpoints (`/metrics`, the dashboard): the state of an
+/// endpoint's thread, which serves every connection through one `poll`, on non-blocking sockets,
+/// so that no client can hold it. Each exchange has ``Limits/requestTimeout`` (not per read),
+/// at most ``Limits/maxConnections`` are open, and a new one beyond that closes the one idle the
+/// longest. Streams (Server-Sent Events) have no timeout, but each holds at most
+/// ``Limits/maxStreamBytes`` unsent: a peer that stops reading is cut, never waited for.
+/// When the process is out of descriptors, a descriptor kept in reserve is given up to accept
+/// one connection at a time; past that the loop stops accepting for a growing pause (never a
+/// busy loop) and keeps serving the connections it has.
+struct HTTPLoop {
+    /// The bounds on an endpoint's connections.
+    struct Limits: Sendable, Equatable {
+        /// Connections open at once; a new one beyond them closes the one idle the longest.
+        var maxConnections: Int
+        /// Time from accepting a connection to having sent its response; it is closed then.
+        var requestTimeout: Duration
+        /// Bytes a stream may have queued unsent; a chunk that would pass them cuts it.
+        var maxStreamBytes = 131_072
+        /// Time without bytes after which a stream is sent the responder's keep-alive.
+        var keepAliveInterval = Duration.seconds(15)
+        /// The kernel's send buffer of each connection (`SO_SNDBUF`), fixed so that what a peer
+        /// that stops reading holds in the kernel is bounded too; `nil` leaves the kernel's
+        /// default, which grows with the connection.
+        var sendBufferBytes: Int32?
+    }
+
     private let listener: Int32
-    private let limits: MetricsEndpoint.Limits
+    private let limits: Limits
     private let logger: Logger
+    /// What the endpoint is, for logs: `metrics`, `dashboard`.
+    private let name: String
     private let clock = ContinuousClock()
-    private var connections: [MetricsConnection] = []
+    private var connections: [HTTPConnection] = []
     /// `/dev/null`, opened while descriptors are plentiful and closed to make room for one
-    /// connection when `accept` finds none (`EMFILE`), so that a scrape still gets an answer
+    /// connection when `accept` finds none (`EMFILE`), so that a request still gets an answer
     /// when connections elsewhere in the process have used them all; -1 while given up.
     private var reserve: Int32 = -1
     /// The connection accepted in the reserve's place; the reserve is taken back when it closes.
@@ -28,39 +53,70 @@ struct MetricsLoop {
     static let firstAcceptPause = Duration.milliseconds(10)
     static let longestAcceptPause = Duration.seconds(1)
 
-    init(listener: Int32, limits: MetricsEndpoint.Limits, logger: Logger) {
+    init(listener: Int32, limits: Limits, name: String, logger: Logger) {
         self.listener = listener
+        self.name = name
         self.limits = limits
         self.logger = logger
         takeReserve()
     }
 
-    /// Waits for one of the sockets (at most ``pollInterval``), then reads, writes, closes and
-    /// accepts what it can without waiting.
-    mutating func turn(render: () -> String) {
+    /// Waits for one of the sockets or the responder's stream wake-up (at most
+    /// ``pollInterval``), then reads, writes, queues chunks, closes and accepts what it can
+    /// without waiting.
+    mutating func turn(responder: some HTTPResponder) {
         var now = clock.now
         if let until = acceptPausedUntil, now >= until { acceptPausedUntil = nil }
         var descriptors = connections.map { pollfd(fd: $0.descriptor, events: $0.pollEvents, revents: 0) }
+        let wakeIndex = descriptors.count
+        if let wake = responder.streamWakeDescriptor { descriptors.append(pollfd(fd: wake, events: Int16(POLLIN), revents: 0)) }
         let accepting = acceptPausedUntil == nil
         if accepting { descriptors.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0)) }
         var wake = now + Self.pollInterval
-        for connection in connections { wake = min(wake, connection.deadline) }
+        for connection in connections { if let deadline = connection.deadline { wake = min(wake, deadline) } }
         if let until = acceptPausedUntil { wake = min(wake, until) }
         let ready = poll(&descriptors, nfds_t(descriptors.count), Self.milliseconds(until: wake, from: now))
         now = clock.now
         if ready > 0 {
             // An error or hang-up shows as a failed or empty read or write, which ends the exchange.
             for index in connections.indices where descriptors[index].revents != 0 {
-                if connections[index].phase == .reading {
-                    connections[index].receive(now: now, render: render)
-                } else {
+                let events = descriptors[index].revents
+                switch connections[index].phase {
+                case .reading: connections[index].receive(now: now, responder: responder)
+                case .streaming:
+                    if events & Int16(POLLIN | POLLHUP | POLLERR) != 0 { connections[index].discardInput(now: now) }
                     connections[index].send(now: now)
+                case .writing, .done: connections[index].send(now: now)
                 }
             }
+        }
+        if responder.streamWakeDescriptor != nil, ready > 0, descriptors[wakeIndex].revents != 0 {
+            distribute(responder.takeStreamChunks(), now: now)
+        }
+        for index in connections.indices where connections[index].phase == .streaming {
+            connections[index].keepAlive(responder.keepAlive, interval: limits.keepAliveInterval, now: now)
+            connections[index].send(now: now)
         }
         closeFinished(now: now)
         if reserve < 0, reserveHolder == nil { takeReserve() }
         if accepting, ready > 0, descriptors[descriptors.count - 1].revents != 0 { acceptWaiting(now: now) }
+    }
+
+    /// Queues each chunk on every stream that has not had it, and sends what the sockets take.
+    private mutating func distribute(_ chunks: [(position: UInt64, bytes: [UInt8])], now: ContinuousClock.Instant) {
+        guard !chunks.isEmpty else { return }
+        var cut = 0
+        for index in connections.indices where connections[index].phase == .streaming {
+            for chunk in chunks {
+                if connections[index].queue(chunk.bytes, at: chunk.position, limit: limits.maxStreamBytes, now: now) { cut += 1 }
+            }
+            connections[index].send(now: now)
+        }
+        if cut > 0 {
+            logger.warning("streams cut: their peers stopped reading", [
+                "endpoint": name, "cut": String(cut), "max_unsent_bytes": String(limits.maxStreamBytes),
+            ])
+        }
     }
 
     /// Closes every connection, unanswered, and gives back the reserve.
@@ -77,7 +133,7 @@ struct MetricsLoop {
         var index = 0
         while index < connections.count {
             let connection = connections[index]
-            if connection.phase == .done || now >= connection.deadline {
+            if connection.phase == .done || connection.deadline.map({ now >= $0 }) == true {
                 drop(at: index)
             } else {
                 index += 1
@@ -95,7 +151,7 @@ struct MetricsLoop {
     }
 
     /// Accepts every connection waiting (as many as the limit allows in one turn), closing the
-    /// idlest open ones to stay within ``MetricsEndpoint/Limits/maxConnections``.
+    /// idlest open ones to stay within ``Limits/maxConnections``.
     private mutating func acceptWaiting(now: ContinuousClock.Instant) {
         for _ in 0..<limits.maxConnections {
             var descriptor = acceptNonBlocking()
@@ -115,7 +171,7 @@ struct MetricsLoop {
             }) {
                 drop(at: idlest)
             }
-            connections.append(MetricsConnection(descriptor: descriptor, accepted: now, timeout: limits.requestTimeout))
+            connections.append(HTTPConnection(descriptor: descriptor, accepted: now, timeout: limits.requestTimeout))
         }
     }
 
@@ -143,8 +199,8 @@ struct MetricsLoop {
     private mutating func pauseAccepting(now: ContinuousClock.Instant, reason: Int32) {
         acceptPause = min(max(acceptPause * 2, Self.firstAcceptPause), Self.longestAcceptPause)
         acceptPausedUntil = now + acceptPause
-        logger.warning("cannot accept a metrics connection; pausing", [
-            "error": String(cString: strerror(reason)), "pause_ms": String(acceptPause.milliseconds),
+        logger.warning("cannot accept a connection; pausing", [
+            "endpoint": name, "error": String(cString: strerror(reason)), "pause_ms": String(acceptPause.milliseconds),
             "open_connections": String(connections.count),
         ])
     }
@@ -155,6 +211,9 @@ struct MetricsLoop {
         guard descriptor >= 0 else { return -1 }
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+        if var bytes = limits.sendBufferBytes {
+            setsockopt(descriptor, SOL_SOCKET, SO_SNDBUF, &bytes, socklen_t(MemoryLayout<Int32>.size))
+        }
         return descriptor
     }
 

@@ -1,0 +1,160 @@
+import JSON
+
+/// A book as the library keeps it: one contiguous byte buffer holding the numbers and the UTF-8
+/// of every text field, so that a library of a million books costs one heap block per book
+/// instead of a Swift `String` per field plus sort-key arrays (issue 19: about 500 B per book
+/// against Redis's 300 B per 200-byte value). The learner is the shelf's key and the id the
+/// table's key, so neither is stored again unless the id is not spelled in lowercase.
+///
+/// Layout (native byte order; the buffer is never written anywhere):
+///
+/// | offset | size | field |
+/// |---:|---:|---|
+/// | 0 | 8 | version |
+/// | 8 | 8 | created at, ms |
+/// | 16 | 8 | updated at, ms |
+/// | 24 | 8 | rating |
+/// | 32 | 4 each | byte counts of the six texts below |
+/// | 56 | 1 | genre (index in `Genre.allCases`) |
+/// | 57 | … | id as spelled (empty when lowercase), title, author, review, title key, author key |
+///
+/// A sort key is stored only when `TextSortKey.derives(from:)` says it cannot be rebuilt from its text.
+struct StoredBook: Sendable {
+    private var bytes: [UInt8]
+
+    private enum Text: Int { case id, title, author, review, titleKey, authorKey }
+    private static let headerBytes = 57
+    private static let lengthsOffset = 32
+    private static let genreOffset = 56
+
+    private init(reservingTextBytes count: Int) {
+        bytes = []
+        bytes.reserveCapacity(Self.headerBytes + count)
+        bytes.append(contentsOf: repeatElement(0, count: Self.headerBytes))
+    }
+
+    /// Packs `book`, whose id parses as `id`.
+    init(_ book: Book, id: BookID) {
+        self.init(reservingTextBytes: book.id.utf8.count + book.title.utf8.count + book.author.utf8.count + book.review.utf8.count)
+        let spelled = Self.hasUppercase(book.id.utf8) ? book.id : ""
+        for (field, text) in [(Text.id, spelled), (.title, book.title), (.author, book.author), (.review, book.review)] {
+            bytes.append(contentsOf: text.utf8)
+            setLength(text.utf8.count, of: field)
+        }
+        finish(version: book.version, createdAt: book.createdAt, updatedAt: book.updatedAt, rating: book.rating, genre: book.genre)
+    }
+
+    /// Reads a journal payload written in `Book.journalValue()`'s member order straight into
+    /// the buffer, without a `String` per field: replay does this for every book. `nil` when
+    /// the payload has another shape or a newer format, or its id is no book id; the caller
+    /// then decodes it generally (which names what is wrong).
+    static func decoded(journalValue value: [UInt8]) -> (learner: String, id: BookID, book: StoredBook)? {
+        JSONRecordReader.read(value) { (reader) -> (String, BookID, StoredBook)? in
+            var stored = StoredBook(reservingTextBytes: value.count)
+            guard !reader.member("value_format") || reader.integer() == Book.valueFormat,
+                reader.member("id"), let idCount = reader.string(appendingTo: &stored.bytes),
+                let id = BookID(utf8: stored.bytes[Self.headerBytes...]),
+                reader.member("learner"), let learner = reader.string()
+            else { return nil }
+            if Self.hasUppercase(stored.bytes[Self.headerBytes...]) {
+                stored.setLength(idCount, of: .id)
+            } else {
+                stored.bytes.removeLast(idCount)
+            }
+            guard reader.member("title"), let titleCount = reader.string(appendingTo: &stored.bytes) else { return nil }
+            stored.setLength(titleCount, of: .title)
+            guard reader.member("author"), let authorCount = reader.string(appendingTo: &stored.bytes) else { return nil }
+            stored.setLength(authorCount, of: .author)
+            guard reader.member("genre"), let genreName = reader.string(), let genre = Genre(rawValue: genreName),
+                reader.member("rating"), let rating = reader.integer(),
+                reader.member("review"), let reviewCount = reader.string(appendingTo: &stored.bytes),
+                reader.member("version"), let version = reader.integer(), reader.member("created_at"), let created = reader.integer(),
+                reader.member("updated_at"), let updated = reader.integer()
+            else { return nil }
+            stored.setLength(reviewCount, of: .review)
+            stored.finish(version: version, createdAt: Int64(created), updatedAt: Int64(updated), rating: rating, genre: genre)
+            return (learner, id, stored)
+        }
+    }
+
+    /// Whether an id is spelled with uppercase hexadecimal digits, so that its text is kept.
+    private static func hasUppercase(_ id: some Sequence<UInt8>) -> Bool {
+        id.contains { $0 &- UInt8(ascii: "A") < 6 }
+    }
+
+    /// Writes the numbers, appends the sort keys that cannot be derived, and gives back the
+    /// room reserved beyond what the book takes: it is kept for as long as the book.
+    private mutating func finish(version: Int, createdAt: Int64, updatedAt: Int64, rating: Int, genre: Genre) {
+        bytes.withUnsafeMutableBytes { header in
+            header.storeBytes(of: Int64(version), toByteOffset: 0, as: Int64.self)
+            header.storeBytes(of: createdAt, toByteOffset: 8, as: Int64.self)
+            header.storeBytes(of: updatedAt, toByteOffset: 16, as: Int64.self)
+            header.storeBytes(of: Int64(rating), toByteOffset: 24, as: Int64.self)
+        }
+        bytes[Self.genreOffset] = UInt8(Genre.allCases.firstIndex(of: genre)!)
+        storeKeyIfNeeded(.titleKey, of: .title)
+        storeKeyIfNeeded(.authorKey, of: .author)
+        let count = bytes.count
+        bytes = bytes.withUnsafeBufferPointer { packed in
+            [UInt8](unsafeUninitializedCapacity: count) { exact, initialized in
+                initialized = exact.initialize(fromContentsOf: packed)
+            }
+        }
+    }
+
+    private mutating func storeKeyIfNeeded(_ key: Text, of text: Text) {
+        guard !TextSortKey.derives(from: bytes[range(of: text)]) else { return }
+        let stored = TextSortKey(self.text(text)).bytes
+        bytes.append(contentsOf: stored)
+        setLength(stored.count, of: key)
+    }
+
+    var version: Int { Int(integer(at: 0)) }
+    var createdAt: Int64 { integer(at: 8) }
+    var rating: Int { Int(integer(at: 24)) }
+    var genre: Genre { Genre.allCases[Int(bytes[Self.genreOffset])] }
+    var author: String { text(.author) }
+
+    /// The whole book, with its id and learner.
+    func book(id: BookID, learner: String) -> Book {
+        Book(
+            id: idText(id), learner: learner, title: text(.title), author: text(.author), genre: genre, rating: rating,
+            review: text(.review), version: version, createdAt: createdAt, updatedAt: integer(at: 16))
+    }
+
+    /// The id as the journal spelled it: the lowercase text of `id` unless it came otherwise.
+    func idText(_ id: BookID) -> String {
+        length(of: .id) == 0 ? id.text : text(.id)
+    }
+
+    /// The title's sort key.
+    var titleKey: TextSortKey { sortKey(.titleKey, of: .title) }
+    /// The author's sort key.
+    var authorKey: TextSortKey { sortKey(.authorKey, of: .author) }
+
+    private func sortKey(_ key: Text, of text: Text) -> TextSortKey {
+        if length(of: key) > 0 { return TextSortKey(bytes: Array(bytes[range(of: key)])) }
+        // Nothing stored: the key derives from the text, or it is empty.
+        return TextSortKey(derivedFrom: bytes[range(of: text)]) ?? TextSortKey(bytes: [])
+    }
+
+    private func integer(at offset: Int) -> Int64 {
+        bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: Int64.self) }
+    }
+
+    private func length(of text: Text) -> Int {
+        Int(bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: Self.lengthsOffset + 4 * text.rawValue, as: UInt32.self) })
+    }
+
+    private mutating func setLength(_ count: Int, of text: Text) {
+        bytes.withUnsafeMutableBytes { $0.storeBytes(of: UInt32(count), toByteOffset: Self.lengthsOffset + 4 * text.rawValue, as: UInt32.self) }
+    }
+
+    private func range(of text: Text) -> Range<Int> {
+        var start = Self.headerBytes
+        for earlier in 0..<text.rawValue { start += length(of: Text(rawValue: earlier)!) }
+        return start..<(start + length(of: text))
+    }
+
+    private func text(_ text: Text) -> String { String(decoding: bytes[range(of: text)], as: UTF8.self) }
+}

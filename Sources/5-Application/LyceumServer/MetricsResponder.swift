@@ -1,0 +1,23 @@
+/// The responses of the `/metrics` endpoint: `GET /metrics` gets the Prometheus text
+/// exposition that `render` returns (on the endpoint's thread); another method gets 405,
+/// another path 404.
+struct MetricsResponder: HTTPResponder, Sendable {
+    /// The exposition, made when asked.
+    let render: @Sendable () -> String
+
+    /// 32 connections, 2 seconds each: a scraper or two, and room for a hostile peer's attempts.
+    static let defaultLimits = HTTPLoop.Limits(maxConnections: 32, requestTimeout: .seconds(2))
+
+    func response(to request: HTTPRequest) -> HTTPResponse {
+        if request.method == "GET", request.path == "/metrics" {
+            return .complete(status: "200 OK", type: "text/plain; version=0.0.4; charset=utf-8", body: Array(render().utf8))
+        } else if !request.method.isEmpty, request.method != "GET" {
+            return .complete(status: "405 Method Not Allowed", type: "text/plain", body: Array("only GET /metrics\n".utf8))
+        }
+        return .complete(status: "404 Not Found", type: "text/plain", body: Array("only GET /metrics\n".utf8))
+    }
+
+    var streamWakeDescriptor: Int32? { nil }
+    func takeStreamChunks() -> [(position: UInt64, bytes: [UInt8])] { [] }
+    var keepAlive: [UInt8] { [] }
+}
