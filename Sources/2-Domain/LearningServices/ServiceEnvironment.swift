@@ -1,3 +1,4 @@
+import Books
 import Foundation
 import LyceumSupport
 
@@ -24,26 +25,8 @@ public struct ServiceEnvironment: Sendable {
     /// A random (version 4) UUID in lowercase. Foundation's `UUID()` opens `/dev/urandom` on
     /// every call on Linux; `RandomPool` reads the kernel generator once per 256 UUIDs.
     @Sendable static func randomUUID() -> String {
-        var random: (UInt64, UInt64) = (0, 0)
+        var random: (high: UInt64, low: UInt64) = (0, 0)
         withUnsafeMutableBytes(of: &random) { RandomPool.shared.fill($0) }
-        return withUnsafeBytes(of: &random) { bytes in
-            String(unsafeUninitializedCapacity: 36) { text in
-                let hex: StaticString = "0123456789abcdef"
-                var written = 0
-                for index in 0..<16 {
-                    if index == 4 || index == 6 || index == 8 || index == 10 {
-                        text[written] = UInt8(ascii: "-")
-                        written += 1
-                    }
-                    var byte = bytes[index]
-                    if index == 6 { byte = byte & 0x0F | 0x40 } // version 4
-                    if index == 8 { byte = byte & 0x3F | 0x80 } // the RFC 4122 variant
-                    text[written] = hex.utf8Start[Int(byte >> 4)]
-                    text[written + 1] = hex.utf8Start[Int(byte & 0xF)]
-                    written += 2
-                }
-                return written
-            }
-        }
+        return Book.version4ID(random: random)
     }
 }
