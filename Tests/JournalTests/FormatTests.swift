@@ -47,17 +47,37 @@ import Testing
         JournalChange.delete("", key: "b1"),
     ])
     func rejectsMalformedChangesWithoutWriting(_ change: JournalChange) throws {
+        try expectRefusedWithoutWriting(change, checking: .full)
+    }
+
+    /// Appends a good change and `change` in one record, checked as `check` says: the record
+    /// is refused as `invalidChange`, nothing is written, and the journal still takes records.
+    private func expectRefusedWithoutWriting(_ change: JournalChange, checking check: ValueCheck) throws {
         try withTemporaryDirectory { directory in
             var state = KeyedJournalState()
             let journal = try Journal.open(directory: directory, options: JournalOptions(durability: .none), state: &state)
             defer { journal.close() }
             let sizeBefore = journal.size
-            let error = journalError { _ = try journal.append([.put("books", key: "ok", value: Array("{}".utf8)), change]) }
+            let error = journalError { _ = try journal.append([.put("books", key: "ok", value: Array("{}".utf8)), change], checking: check) }
             #expect(error?.code == .invalidChange)
             #expect(journal.size == sizeBefore)
             #expect(journal.lastSequence == 0)
             #expect(journalError { _ = try journal.append([]) }?.code == .invalidChange)
+            #expect(try journal.append([.put("books", key: "ok", value: Array(#"{"a":[1]}"#.utf8))], checking: check).sequence == 1)
         }
+    }
+
+    /// Values a service vouches for (`.framing`) are not parsed, but anything that would break
+    /// the line they are written on is still refused, with nothing written.
+    @Test(arguments: [
+        JournalChange.put("books", key: "b1", value: Array("{\"title\":\"raw\nnewline\"}".utf8)),
+        JournalChange.put("books", key: "b1", value: Array("[1,2]".utf8)),
+        JournalChange.put("books", key: "b1", value: Array("{\"a\":".utf8)),
+        JournalChange.put("books", key: "b1", value: []),
+        JournalChange.put("books", key: "", value: Array("{}".utf8)),
+    ])
+    func framingCheckRefusesWhatWouldBreakTheLine(_ change: JournalChange) throws {
+        try expectRefusedWithoutWriting(change, checking: .framing)
     }
 
     @Test func exampleFileReplays() throws {

@@ -8,11 +8,18 @@ public enum RFC3339 {
     /// `milliseconds` since 1970-01-01T00:00:00Z as RFC 3339 text; years outside 0…9999 are
     /// written with as many digits as they need (RFC 3339 itself stops at 9999).
     public static func string(millisecondsSince1970 milliseconds: Int64) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        write(millisecondsSince1970: milliseconds, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `string(millisecondsSince1970:)`'s text (ASCII only, so it needs no escaping in
+    /// JSON) to `bytes`, allocating nothing more: every book in a reply carries two instants.
+    public static func write(millisecondsSince1970 milliseconds: Int64, to bytes: inout [UInt8]) {
         let (days, millisecondOfDay) = floorDivision(milliseconds, 86_400_000)
         let (year, month, day) = civilDate(daysSince1970: days)
         let seconds = millisecondOfDay / 1000
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(24)
         if year < 0 { bytes.append(UInt8(ascii: "-")) }
         appendDigits(year.magnitude, width: 4, to: &bytes)
         bytes.append(UInt8(ascii: "-"))
@@ -28,7 +35,6 @@ public enum RFC3339 {
         bytes.append(UInt8(ascii: "."))
         appendDigits(UInt64(millisecondOfDay % 1000), width: 3, to: &bytes)
         bytes.append(UInt8(ascii: "Z"))
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The current time as RFC 3339 text.
@@ -62,15 +68,21 @@ public enum RFC3339 {
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
-    /// Appends `value` in decimal, left-padded with zeros to at least `width` digits.
+    /// Appends `value` in decimal, left-padded with zeros to at least `width` digits, most
+    /// significant digit first (no scratch array).
     private static func appendDigits(_ value: UInt64, width: Int, to bytes: inout [UInt8]) {
-        var digits: [UInt8] = []
+        var scale: UInt64 = 1
+        var count = 1
+        while value / scale >= 10 {
+            scale *= 10
+            count += 1
+        }
+        for _ in count..<max(width, count) { bytes.append(UInt8(ascii: "0")) }
         var rest = value
-        repeat {
-            digits.append(UInt8(ascii: "0") + UInt8(rest % 10))
-            rest /= 10
-        } while rest > 0
-        for _ in digits.count..<max(width, digits.count) { bytes.append(UInt8(ascii: "0")) }
-        bytes.append(contentsOf: digits.reversed())
+        while scale > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(rest / scale))
+            rest %= scale
+            scale /= 10
+        }
     }
 }

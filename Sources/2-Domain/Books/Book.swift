@@ -84,8 +84,16 @@ extension Book {
     // The limit comes first so that the blank check never walks more than the limit allows.
     private static func validateText(_ text: String, field: String, limit: TextLimit, allowBlank: Bool) throws(BookError) {
         if let violation = limit.violation(of: text) { throw BookError(.invalidField, field: field, violation) }
-        if !allowBlank, text.allSatisfy(\.isWhitespace) {
+        if !allowBlank, !startsWithVisibleASCII(text), text.allSatisfy(\.isWhitespace) {
             throw BookError(.invalidField, field: field, "must not be empty")
         }
+    }
+
+    /// Whether `text` starts with a printable ASCII character other than the space: then it is
+    /// not blank, which settles the check for nearly every title and author without walking
+    /// the string's characters.
+    private static func startsWithVisibleASCII(_ text: String) -> Bool {
+        guard let first = text.utf8.first else { return false }
+        return (0x21...0x7E).contains(first)
     }
 }

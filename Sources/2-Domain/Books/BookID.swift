@@ -52,3 +52,21 @@ struct BookID: Hashable, Sendable {
         }
     }
 }
+
+extension BookID {
+    /// The id of exactly these 128 bits.
+    init(high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
+    }
+}
+
+extension Book {
+    /// The text of the version-4 UUID made of `random`'s 128 bits, with the version and RFC 4122
+    /// variant bits set: a new book's id, spelled as `BookID` spells ids.
+    public static func version4ID(random: (high: UInt64, low: UInt64)) -> String {
+        let versionMask: UInt64 = 0xF000, version: UInt64 = 0x4000
+        let variantMask: UInt64 = 0b11 << 62, variant: UInt64 = 0b10 << 62
+        return BookID(high: random.high & ~versionMask | version, low: random.low & ~variantMask | variant).text
+    }
+}

@@ -9,11 +9,11 @@ extension Book {
         output.append(contentsOf: #"{"id":"#.utf8)
         JSONValue.write(id, to: &output)
         writeSharedMembers(to: &output)
-        output.append(contentsOf: #","created_at":"#.utf8)
-        JSONValue.write(RFC3339.string(millisecondsSince1970: createdAt), to: &output)
-        output.append(contentsOf: #","updated_at":"#.utf8)
-        JSONValue.write(RFC3339.string(millisecondsSince1970: updatedAt), to: &output)
-        output.append(UInt8(ascii: "}"))
+        output.append(contentsOf: #","created_at":""#.utf8)
+        RFC3339.write(millisecondsSince1970: createdAt, to: &output)
+        output.append(contentsOf: #"","updated_at":""#.utf8)
+        RFC3339.write(millisecondsSince1970: updatedAt, to: &output)
+        output.append(contentsOf: #""}"#.utf8)
     }
 }
 

@@ -8,7 +8,12 @@ public struct JSONObjectReader {
     public let object: JSONObject
     /// The JSONPath of the object itself, e.g. `$` or `$[3].content`.
     public let path: String
-    private var consumed: [String] = []
+    /// Which members were read, by position: a bit each for the first 64 (every request), a set
+    /// for the rest. The parser refuses duplicate keys, so a position names one key. Marking
+    /// positions, not keys, spares each request an array of key copies and the comparisons of
+    /// every member with every key read.
+    private var consumedBits: UInt64 = 0
+    private var consumedBeyond: Set<Int> = []
 
     /// Reads `value`, which must be an object found at `path`.
     public init(_ value: JSONValue, path: String = "$") throws(JSONReadError) {
@@ -37,8 +42,10 @@ public struct JSONObjectReader {
 
     /// The member's value, or `nil` when absent or `null`; marks it as read.
     public mutating func optionalValue(_ key: String) -> JSONValue? {
-        consumed.append(key)
-        guard let value = object[key], value != .null else { return nil }
+        guard let position = object.members.firstIndex(where: { $0.key == key }) else { return nil }
+        if position < 64 { consumedBits |= 1 << UInt64(position) } else { consumedBeyond.insert(position) }
+        let value = object.members[position].value
+        if case .null = value { return nil }
         return value
     }
 
@@ -142,8 +149,9 @@ public struct JSONObjectReader {
 
     /// Throws for the first member that was never read.
     public func rejectUnknownMembers() throws(JSONReadError) {
-        for member in object.members where !consumed.contains(member.key) {
-            throw JSONReadError(path: path(of: member.key), message: "is not a known field")
+        for (position, member) in object.members.enumerated() {
+            let read = position < 64 ? consumedBits & (1 << UInt64(position)) != 0 : consumedBeyond.contains(position)
+            if !read { throw JSONReadError(path: path(of: member.key), message: "is not a known field") }
         }
     }
 }

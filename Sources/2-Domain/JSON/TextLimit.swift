@@ -31,8 +31,13 @@ public struct TextLimit: Sendable, Equatable {
     /// it keeps it. Bytes are checked first (free for a native string), so a huge string costs
     /// no more than the byte limit to refuse.
     public func violation(of text: String) -> String? {
-        if text.utf8.count > bytes { return "must be at most \(bytes) bytes of UTF-8" }
-        if text.unicodeScalars.count > scalars { return "must be at most \(scalars) Unicode scalars" }
+        let byteCount = text.utf8.count
+        if byteCount > bytes { return "must be at most \(bytes) bytes of UTF-8" }
+        // Every scalar and every character takes at least one byte, and a string of at least one
+        // byte has at least one character: text within the character limit's bytes keeps every
+        // bound but a lower one above 1 without walking it (every request field, every request).
+        if byteCount <= characters.upperBound, characters.lowerBound <= min(byteCount, 1) { return nil }
+        if byteCount > scalars, text.unicodeScalars.count > scalars { return "must be at most \(scalars) Unicode scalars" }
         let count = Self.characterCount(text, upTo: characters.upperBound)
         if characters.contains(count) { return nil }
         if characters.lowerBound == characters.upperBound { return "must be \(characters.lowerBound) characters" }

@@ -6,7 +6,8 @@ import Synchronization
 /// lock and replies only from the `whenDurable` callback.
 public protocol ChangeLog: Sendable {
     /// Appends `changes` as one atomic record, in call order, or throws and appends nothing
-    /// (e.g. disk full). Must not wait for durability.
+    /// (e.g. disk full). Must not wait for durability. Every value is one the service serialized
+    /// from typed fields with the JSON module's writers, so a log may trust it to be well-formed.
     func append(_ changes: [JournalChange]) throws -> CommitTicket
 
     /// Calls `body` exactly once: with success once the record behind `ticket` is as durable as

@@ -12,7 +12,11 @@ enum Reply {
 
     /// `{"ok":true,"result":…}` around an already serialized result.
     static func success(serialized result: [UInt8]) -> [UInt8] {
-        var output: [UInt8] = Array(#"{"ok":true,"result":"#.utf8)
+        let prefix = #"{"ok":true,"result":"#.utf8
+        var output: [UInt8] = []
+        // One allocation of the reply's final size, not the prefix's and then a regrowth.
+        output.reserveCapacity(prefix.count + result.count + 1)
+        output.append(contentsOf: prefix)
         output.append(contentsOf: result)
         output.append(UInt8(ascii: "}"))
         return output

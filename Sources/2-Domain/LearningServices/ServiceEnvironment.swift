@@ -1,3 +1,4 @@
+import Books
 import Foundation
 import LyceumSupport
 
@@ -22,20 +23,10 @@ public struct ServiceEnvironment: Sendable {
     )
 
     /// A random (version 4) UUID in lowercase. Foundation's `UUID()` opens `/dev/urandom` on
-    /// every call on Linux; the system generator uses `getrandom` without a file descriptor.
+    /// every call on Linux; `RandomPool` reads the kernel generator once per 256 UUIDs.
     @Sendable static func randomUUID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        var bytes = withUnsafeBytes(of: (generator.next() as UInt64, generator.next() as UInt64)) { Array($0) }
-        bytes[6] = bytes[6] & 0x0F | 0x40
-        bytes[8] = bytes[8] & 0x3F | 0x80
-        let hex: StaticString = "0123456789abcdef"
-        var text: [UInt8] = []
-        text.reserveCapacity(36)
-        for (index, byte) in bytes.enumerated() {
-            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
-            text.append(hex.utf8Start[Int(byte >> 4)])
-            text.append(hex.utf8Start[Int(byte & 0xF)])
-        }
-        return String(decoding: text, as: UTF8.self)
+        var random: (high: UInt64, low: UInt64) = (0, 0)
+        withUnsafeMutableBytes(of: &random) { RandomPool.shared.fill($0) }
+        return Book.version4ID(random: random)
     }
 }

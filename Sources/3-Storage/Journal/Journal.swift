@@ -151,12 +151,13 @@ public final class Journal: Sendable {
     ///
     /// On any write error (such as a full disk) the file is cut back to the end of the last good
     /// record and this throws `writeFailed`; nothing changed, and later appends work again once
-    /// the cause is gone. Malformed changes throw `invalidChange` before anything is written.
-    public func append(_ changes: [JournalChange]) throws -> PendingWrite {
+    /// the cause is gone. Malformed changes throw `invalidChange` before anything is written;
+    /// `check` says how deeply values are verified (see `ValueCheck`).
+    public func append(_ changes: [JournalChange], checking check: ValueCheck = .full) throws -> PendingWrite {
         guard !changes.isEmpty else { throw JournalError(.invalidChange, "a record needs at least one change") }
         var body: [UInt8] = []
-        body.reserveCapacity(changes.reduce(16) { $0 + RecordFormat.encodedLength(of: $1) + 1 })
-        for change in changes { try RecordFormat.validate(change) }
+        body.reserveCapacity(changes.reduce(16) { $0 + RecordFormat.lengthEstimate(of: $1) + 1 })
+        for change in changes { try RecordFormat.validate(change, check) }
         RecordFormat.appendChanges(changes, to: &body)
         let limit = min(options.maximumRecordBytes, RecordFormat.maximumLineBytes - RecordFormat.lineOverhead)
         guard body.count <= limit else {

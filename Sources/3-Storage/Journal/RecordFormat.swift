@@ -32,12 +32,21 @@ enum RecordFormat {
 
     // MARK: Writing
 
-    /// Checks that the journal can store `change` unchanged on one line.
-    static func validate(_ change: JournalChange) throws {
+    /// Checks that the journal can store `change` unchanged on one line, its value as deeply as
+    /// `check` says.
+    static func validate(_ change: JournalChange, _ check: ValueCheck = .full) throws {
         guard !change.collection.isEmpty, !change.key.isEmpty else {
             throw JournalError(.invalidChange, "a change needs a non-empty collection and key (collection '\(change.collection)', key '\(change.key)')")
         }
         guard let value = change.value else { return }
+        if case .framing = check {
+            guard value.first == 0x7B, value.last == 0x7D, !containsNewline(value) else {
+                throw JournalError(.invalidChange, "the value of \(change.collection)/\(change.key) is not framed as one JSON object on one line")
+            }
+            assert((try? JSONParser(maxBytes: .max, maxDepth: maximumValueDepth).validate(value)) != nil,
+                   "a value vouched for as well-formed is not: \(change.collection)/\(change.key)")
+            return
+        }
         // The JSON module's parser decides what is well-formed (UTF-8 included), validating without
         // building the value (this runs on every append), with the limits lifted that suit
         // requests but not stored values: the record's size limit bounds them.
@@ -46,6 +55,14 @@ enum RecordFormat {
         guard valid else {
             let reason = value.contains(0x0A) ? "contains a raw newline" : "is not one well-formed JSON object in UTF-8"
             throw JournalError(.invalidChange, "the value of \(change.collection)/\(change.key) \(reason)")
+        }
+    }
+
+    /// Whether `bytes` holds a raw newline, found with `memchr` rather than byte by byte.
+    private static func containsNewline(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { buffer in
+            guard let start = buffer.baseAddress else { return false }
+            return memchr(start, 0x0A, buffer.count) != nil
         }
     }
 
@@ -70,6 +87,13 @@ enum RecordFormat {
             output.append(0x7D)
         }
         output.append(0x5D)
+    }
+
+    /// At least the bytes `appendChanges` adds for `change` when no character of its names
+    /// needs escaping, without reading them: room to reserve for a record, where an escape only
+    /// costs the buffer one more growth. (`encodedLength(of:)` is exact and walks the names.)
+    static func lengthEstimate(of change: JournalChange) -> Int {
+        change.collection.utf8.count + change.key.utf8.count + (change.value?.count ?? 0) + #"{"delete":"","key":"","value":}"#.utf8.count
     }
 
     /// The bytes `appendChanges` adds for `change`, not counting the separating comma.

@@ -10,9 +10,11 @@ public final class JournalChangeLog: ChangeLog {
     /// A change log appending to `journal`.
     public init(journal: Journal) { self.journal = journal }
 
-    /// Appends `changes` as one journal record; see `Journal.append(_:)`.
+    /// Appends `changes` as one journal record; see `Journal.append(_:checking:)`. Their values
+    /// are the services' own serializations (`ChangeLog.append(_:)`), so only their framing is
+    /// checked.
     public func append(_ changes: [JournalChange]) throws -> CommitTicket {
-        CommitTicket(sequence: try journal.append(changes).sequence)
+        CommitTicket(sequence: try journal.append(changes, checking: .framing).sequence)
     }
 
     /// Calls `body` once the record is as durable as the journal's policy promises, through
