@@ -359,6 +359,7 @@ final class BrokerEngine {
               try assign(client: request.client, envelope: request.envelope, identity: request.identity, body: request.body, to: service) {
             _ = service.requests.popFirst()
             queuedRequests -= 1
+            receiveBuffer.recycle(request.body)
         }
     }
 

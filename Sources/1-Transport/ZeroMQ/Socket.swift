@@ -233,15 +233,27 @@ public final class Socket {
     /// - Returns: how many frames the message has, at the start of `frames`; 0 when no message
     ///   was there. The frames after the first are never waited for.
     public func receiveMultipart(into frames: inout [Message], options: ReceiveOptions = []) throws(ZMQError) -> Int {
-        if frames.isEmpty { frames.append(Message()) }
-        guard try receive(into: frames[0], options: options) else { return 0 }
-        var count = 1
-        while frames[count - 1].hasMore {
+        // A broker and its workers call this for every message: the handle is checked once and
+        // each frame goes straight to `zmq_msg_recv`, rather than through ``receive(into:options:)``.
+        let handle = try open("receive")
+        var flags = options.rawValue
+        var count = 0
+        while true {
             if count == frames.count { frames.append(Message()) }
-            _ = try receive(into: frames[count])
+            // The array keeps the message alive while libzmq writes to it.
+            let pointer = frames[count].pointer
+            let result = retryingOnInterrupt { zmq_msg_recv(pointer, handle, flags) }
+            if result < 0, count == 0 {
+                // No message (EAGAIN) is 0 frames; any other failure throws.
+                _ = try wouldBlockIsFalse(result, "receive")
+                return 0
+            }
+            wireBytesReceived &+= wireSize(ofFrame: Int(try check(result, "receive", endpoint: endpoints.first)))
             count += 1
+            if zmq_msg_more(pointer) == 0 { return count }
+            // The rest of a message has arrived with its first frame: never waited for.
+            flags = 0
         }
-        return count
     }
 
     private func wouldBlockIsFalse(_ result: Int32, _ operation: String) throws(ZMQError) -> Bool {
