@@ -14,9 +14,9 @@ struct ReceiveBuffer: FrameList {
     static let retainedFrameSize = 4096
 
     private var messages: [Message] = []
-    /// Each frame's bytes (`Message.unsafeBytes`), taken once per receive: the broker and the
-    /// pool read frames in place many times per message. A frame taken or sent reads as empty
-    /// from then on, never as bytes libzmq may have freed.
+    /// Each frame's bytes, taken once per receive (`Socket.receiveMultipart(into:bytes:options:)`):
+    /// the broker and the pool read frames in place many times per message. A frame taken or
+    /// sent reads as empty from then on, never as bytes libzmq may have freed.
     private var frames: [UnsafeRawBufferPointer] = []
     /// Empty messages for ``takeMessages(from:)`` to put in place of those it takes.
     private var spares: [Message] = []
@@ -30,11 +30,8 @@ struct ReceiveBuffer: FrameList {
         if messages.count > Self.retainedFrames { messages.removeLast(messages.count - Self.retainedFrames) }
         // Cleared first, so that after a failing receive the buffer shows no frames, not stale ones.
         endIndex = 0
-        frames.removeAll(keepingCapacity: true)
-        let count = try socket.receiveMultipart(into: &messages, options: .dontWait)
-        for index in 0..<count { frames.append(messages[index].unsafeBytes) }
-        endIndex = count
-        return count > 0
+        endIndex = try socket.receiveMultipart(into: &messages, bytes: &frames, options: .dontWait)
+        return endIndex > 0
     }
 
     /// The descriptor of the connection the last message came from, when it came over one.

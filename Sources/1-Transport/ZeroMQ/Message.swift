@@ -34,13 +34,6 @@ public final class Message {
         try body(UnsafeRawBufferPointer(start: zmq_msg_data(pointer), count: count))
     }
 
-    /// The frame's bytes (`zmq_msg_data`), valid only until the message is received into again,
-    /// sent (which empties it) or released: for a receive loop that reads each frame of the last
-    /// message several times, and would otherwise pay for two libzmq calls and a retain per read.
-    public var unsafeBytes: UnsafeRawBufferPointer {
-        UnsafeRawBufferPointer(start: zmq_msg_data(pointer), count: count)
-    }
-
     /// The descriptor of the TCP (or IPC) connection the frame arrived on, as libzmq records it
     /// (`zmq_msg_get(ZMQ_SRCFD)`); `nil` for a frame that came from no connection, such as one
     /// sent in-process. A ROUTER's routing-id frame carries its connection's descriptor too.

@@ -233,8 +233,26 @@ public final class Socket {
     /// - Returns: how many frames the message has, at the start of `frames`; 0 when no message
     ///   was there. The frames after the first are never waited for.
     public func receiveMultipart(into frames: inout [Message], options: ReceiveOptions = []) throws(ZMQError) -> Int {
-        // A broker and its workers call this for every message: the handle is checked once and
-        // each frame goes straight to `zmq_msg_recv`, rather than through ``receive(into:options:)``.
+        try receiveFrames(into: &frames, options: options) { _ in }
+    }
+
+    /// ``receiveMultipart(into:options:)``, also replacing the content of `bytes` with each
+    /// frame's bytes (`zmq_msg_data`), taken while the frame is at hand. They stay valid only
+    /// until that message is received into again, sent (which empties it) or released: for a
+    /// loop that reads each frame in place several times and would otherwise pay two libzmq
+    /// calls and a retain per read.
+    public func receiveMultipart(
+        into frames: inout [Message], bytes: inout [UnsafeRawBufferPointer], options: ReceiveOptions = []
+    ) throws(ZMQError) -> Int {
+        bytes.removeAll(keepingCapacity: true)
+        return try receiveFrames(into: &frames, options: options) { bytes.append($0) }
+    }
+
+    /// The loop of both `receiveMultipart(into:)`: a broker and its workers run it for every
+    /// message, so the handle is checked once and each frame goes straight to `zmq_msg_recv`.
+    private func receiveFrames(
+        into frames: inout [Message], options: ReceiveOptions, _ received: (UnsafeRawBufferPointer) -> Void
+    ) throws(ZMQError) -> Int {
         let handle = try open("receive")
         var flags = options.rawValue
         var count = 0
@@ -248,7 +266,9 @@ public final class Socket {
                 _ = try wouldBlockIsFalse(result, "receive")
                 return 0
             }
-            wireBytesReceived &+= wireSize(ofFrame: Int(try check(result, "receive", endpoint: endpoints.first)))
+            let size = Int(try check(result, "receive", endpoint: endpoints.first))
+            wireBytesReceived &+= wireSize(ofFrame: size)
+            received(UnsafeRawBufferPointer(start: zmq_msg_data(pointer), count: size))
             count += 1
             if zmq_msg_more(pointer) == 0 { return count }
             // The rest of a message has arrived with its first frame: never waited for.
