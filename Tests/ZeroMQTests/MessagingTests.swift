@@ -68,6 +68,24 @@ struct MessagingTests {
         #expect(frames.count == count)
     }
 
+    @Test("Receiving with the frames' bytes gives each frame's bytes, replacing those of the last message")
+    func receiveWithBytes() throws {
+        let router = try socket(.router)
+        try router.bind("inproc://bytes")
+        let dealer = try socket(.dealer)
+        try dealer.connect("inproc://bytes")
+        var frames: [Message] = []
+        var bytes: [UnsafeRawBufferPointer] = [UnsafeRawBufferPointer(start: nil, count: 0)]
+
+        #expect(try router.receiveMultipart(into: &frames, bytes: &bytes, options: .dontWait) == 0)
+        #expect(bytes.isEmpty)
+        try dealer.send(multipart: awkwardFrames)
+        let count = try router.receiveMultipart(into: &frames, bytes: &bytes)
+        #expect(bytes.count == count)
+        #expect(bytes[1...].map { Array($0) } == awkwardFrames)
+        #expect(Array(bytes[0]) == frames[0].bytes)
+    }
+
     @Test("A 16 MiB frame over TCP and a 100 MB frame in-process arrive intact")
     func largeFrames() throws {
         for (endpoint, size) in [("tcp://127.0.0.1:*", 16 << 20), ("inproc://large", 100_000_000)] {

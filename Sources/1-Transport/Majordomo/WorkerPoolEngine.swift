@@ -4,27 +4,30 @@ import LyceumLogging
 import ZeroMQ
 
 /// One session of a ``WorkerPool``: its socket while connected, its timers, its request in hand.
+///
+/// Used only on the pool's thread and changed for every message: its properties opt out of the
+/// runtime's exclusivity checks, which guard nothing here and cost a call each.
 final class PoolSession {
     let index: Int
     /// `nil` while the session waits to reconnect, and once it has left.
-    var socket: Socket?
+    @exclusivity(unchecked) var socket: Socket?
     /// The socket's position in the pool's current ``SocketWaiter``.
-    var waiterIndex: Int?
+    @exclusivity(unchecked) var waiterIndex: Int?
     /// Whether the socket may hold messages its `ZMQ_FD` will not announce: true unless its last
     /// use was a receive that found nothing.
-    var mayHoldMessages = false
-    var brokerExpiry: ContinuousClock.Instant
-    var nextHeartbeat: ContinuousClock.Instant
+    @exclusivity(unchecked) var mayHoldMessages = false
+    @exclusivity(unchecked) var brokerExpiry: ContinuousClock.Instant
+    @exclusivity(unchecked) var nextHeartbeat: ContinuousClock.Instant
     /// Whether the broker sent a REQUEST or a HEARTBEAT on the current socket: proof that it
     /// registered the session. A DISCONNECT (a broker refusing READY) is no such proof, so it
     /// must not start the back-off over.
-    var acceptedByBroker = false
+    @exclusivity(unchecked) var acceptedByBroker = false
     /// The request being handled: its number within the pool, and the client to reply to.
-    var inHand: (request: UInt64, client: [UInt8])?
+    @exclusivity(unchecked) var inHand: (request: UInt64, client: [UInt8])?
     /// When a lost session connects again.
-    var reconnectAt: ContinuousClock.Instant?
-    var reconnectDelay: Duration
-    var receiveBuffer = ReceiveBuffer()
+    @exclusivity(unchecked) var reconnectAt: ContinuousClock.Instant?
+    @exclusivity(unchecked) var reconnectDelay: Duration
+    @exclusivity(unchecked) var receiveBuffer = ReceiveBuffer()
 
     init(index: Int, now: ContinuousClock.Instant, reconnectDelay: Duration) {
         self.index = index
@@ -35,7 +38,8 @@ final class PoolSession {
     }
 }
 
-/// A ``WorkerPool``'s sessions and loop, confined to the thread running ``WorkerPool/run()``.
+/// A ``WorkerPool``'s sessions and loop, confined to the thread running ``WorkerPool/run()``;
+/// its per-message state skips exclusivity checks, as ``PoolSession``'s does.
 final class WorkerPoolEngine {
     private let endpoint: String
     private let service: String
@@ -53,16 +57,16 @@ final class WorkerPoolEngine {
     /// posted meanwhile: the same bound as the broker's default `maxBatchDuration`.
     private static let batchDuration = Duration.milliseconds(2)
     /// The session each pass visits first: after a pass cut short, the first one it left out.
-    private var passStart = 0
-    private var requestsTaken: UInt64 = 0
+    @exclusivity(unchecked) private var passStart = 0
+    @exclusivity(unchecked) private var requestsTaken: UInt64 = 0
     /// The waiter over the connected sessions' sockets; rebuilt when one connects or closes.
-    private var waiter: SocketWaiter?
+    @exclusivity(unchecked) private var waiter: SocketWaiter?
     /// Set once shutdown began: when the sessions still in hand must have replied.
-    private var drainDeadline: ContinuousClock.Instant?
+    @exclusivity(unchecked) private var drainDeadline: ContinuousClock.Instant?
     /// No timer of any session is due before this, so that the loop looks at the sessions'
     /// timers only when one may be due rather than on every wake-up. Replies and messages only
     /// move timers later; whatever moves one earlier lowers it.
-    private var timersDue: ContinuousClock.Instant
+    @exclusivity(unchecked) private var timersDue: ContinuousClock.Instant
 
     init(
         endpoint: String, service: String, sessions: Int, configuration: WorkerConfiguration, context: Context,

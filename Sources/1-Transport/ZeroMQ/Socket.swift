@@ -233,15 +233,47 @@ public final class Socket {
     /// - Returns: how many frames the message has, at the start of `frames`; 0 when no message
     ///   was there. The frames after the first are never waited for.
     public func receiveMultipart(into frames: inout [Message], options: ReceiveOptions = []) throws(ZMQError) -> Int {
-        if frames.isEmpty { frames.append(Message()) }
-        guard try receive(into: frames[0], options: options) else { return 0 }
-        var count = 1
-        while frames[count - 1].hasMore {
+        try receiveFrames(into: &frames, options: options) { _ in }
+    }
+
+    /// ``receiveMultipart(into:options:)``, also replacing the content of `bytes` with each
+    /// frame's bytes (`zmq_msg_data`), taken while the frame is at hand. They stay valid only
+    /// until that message is received into again, sent (which empties it) or released: for a
+    /// loop that reads each frame in place several times and would otherwise pay two libzmq
+    /// calls and a retain per read.
+    public func receiveMultipart(
+        into frames: inout [Message], bytes: inout [UnsafeRawBufferPointer], options: ReceiveOptions = []
+    ) throws(ZMQError) -> Int {
+        bytes.removeAll(keepingCapacity: true)
+        return try receiveFrames(into: &frames, options: options) { bytes.append($0) }
+    }
+
+    /// The loop of both `receiveMultipart(into:)`: a broker and its workers run it for every
+    /// message, so the handle is checked once and each frame goes straight to `zmq_msg_recv`.
+    private func receiveFrames(
+        into frames: inout [Message], options: ReceiveOptions, _ received: (UnsafeRawBufferPointer) -> Void
+    ) throws(ZMQError) -> Int {
+        let handle = try open("receive")
+        var flags = options.rawValue
+        var count = 0
+        while true {
             if count == frames.count { frames.append(Message()) }
-            _ = try receive(into: frames[count])
+            // The array keeps the message alive while libzmq writes to it.
+            let pointer = frames[count].pointer
+            let result = retryingOnInterrupt { zmq_msg_recv(pointer, handle, flags) }
+            if result < 0, count == 0 {
+                // No message (EAGAIN) is 0 frames; any other failure throws.
+                _ = try wouldBlockIsFalse(result, "receive")
+                return 0
+            }
+            let size = Int(try check(result, "receive", endpoint: endpoints.first))
+            wireBytesReceived &+= wireSize(ofFrame: size)
+            received(UnsafeRawBufferPointer(start: zmq_msg_data(pointer), count: size))
             count += 1
+            if zmq_msg_more(pointer) == 0 { return count }
+            // The rest of a message has arrived with its first frame: never waited for.
+            flags = 0
         }
-        return count
     }
 
     private func wouldBlockIsFalse(_ result: Int32, _ operation: String) throws(ZMQError) -> Bool {
