@@ -12,14 +12,16 @@ struct RetryTests {
         try await withDataDirectory { data in
             let serve = try await ServeProcess(data: data)
             let lyceum = try LyceumClient(configuration: LyceumClientConfiguration(
-                brokers: [serve.endpoint], timeout: .milliseconds(700), attempts: 6, initialBackoff: .milliseconds(50)))
+                brokers: [serve.endpoint], timeout: .seconds(1), attempts: 12, initialBackoff: .milliseconds(50)))
             defer { lyceum.close() }
             _ = try await lyceum.books.list(learner: "ada")
             // The first attempt reaches the stopped server's socket buffer and is handled when it
             // continues, as is the retry on the new connection: two requests, one request_id.
             serve.process.send(SIGSTOP)
             let create = Task { try await lyceum.books.create(learner: "ada", title: "Dune", author: "Frank Herbert", genre: .fantasy, rating: 5) }
-            try await Task.sleep(for: .milliseconds(1600))
+            // Longer than one attempt, so that at least one retry goes out; the attempts after the
+            // stop leave a loaded machine seconds to answer.
+            try await Task.sleep(for: .milliseconds(2500))
             serve.process.send(SIGCONT)
             let book = try await create.value
             let listed = try await lyceum.books.list(learner: "ada")
