@@ -48,14 +48,20 @@ struct EventsTests {
             let lyceum = try serve.client()
             defer { lyceum.close() }
             let events = try lyceum.progressEvents()
+            let updates = AsyncStream<Void>.makeStream()
             let reader = Task {
                 var count = 0
-                for try await _ in events { count += 1 }
+                for try await _ in events {
+                    count += 1
+                    updates.continuation.yield()
+                }
                 return count
             }
-            try await Task.sleep(for: .milliseconds(300))
+            // Cancelled once the snapshot's update has arrived (however long a loaded machine
+            // takes), it returns instead of waiting for events forever.
+            var arrivals = updates.stream.makeAsyncIterator()
+            _ = await arrivals.next()
             reader.cancel()
-            // It had the snapshot's update, then returns instead of waiting for events forever.
             #expect(try await reader.value >= 1)
             #expect(throws: LyceumError.self) { try LyceumClient(configuration: .init(brokers: [serve.endpoint])).progressEvents() }
         }
