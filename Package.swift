@@ -77,6 +77,9 @@ let package = Package(
         .testTarget(name: "BooksTests", dependencies: ["Books", "JSON", "Journal"]),
         .target(name: "Progress", dependencies: ["JSON", "Journal", "Catalog", "LyceumLogging"], path: "Sources/2-Domain/Progress"),
         .testTarget(name: "ProgressTests", dependencies: ["Progress", "Catalog", "JSON", "Journal"]),
+        // How learners are spread over partitions, and the one-member router the broker uses.
+        .target(name: "Partitions", dependencies: ["JSON"], path: "Sources/2-Domain/Partitions"),
+        .testTarget(name: "PartitionsTests", dependencies: ["Partitions", "JSON"]),
         .target(name: "LearningServices", dependencies: ["JSON", "Journal", "Access", "Catalog", "Books", "Progress", "LyceumLogging", "LyceumSupport"], path: "Sources/2-Domain/LearningServices"),
         .testTarget(name: "LearningServicesTests", dependencies: ["LearningServices", "Access", "JSON", "Journal", "Catalog", "Books", "Progress"]),
         // Progress and book events: PUB with sequence numbers, Clone-pattern snapshots, the XSUB/XPUB forwarder
