@@ -96,7 +96,7 @@ let package = Package(
         // them (serve, broker, worker, call, status, config, journal, version).
         .target(
             name: "LyceumServer",
-            dependencies: ["LearningServices", "Catalog", "Books", "Progress", "JSON", "Journal", "Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumLogging", "Events", "Telemetry", "CommandSyntax", "LyceumSupport", "Access", "Security"], path: "Sources/5-Application/LyceumServer",
+            dependencies: ["LearningServices", "Catalog", "Books", "Progress", "Partitions", "JSON", "Journal", "Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumLogging", "Events", "Telemetry", "CommandSyntax", "LyceumSupport", "Access", "Security"], path: "Sources/5-Application/LyceumServer",
             // The browser dashboard's page: plain files served as they are, no build step.
             resources: [.copy("DashboardPage")]
         ),
