@@ -27,7 +27,8 @@ import Testing
 
             #expect(summaries.map(\.file) == ["PARTITION", "empty", "journal.jsonl"])
             #expect(try files(in: root + "/b", prefix: "p3") == ["p3.received"])
-            #expect(try target.adopt())
+            #expect(journalError { try target.adopt(expecting: Array(summaries.dropLast())) }?.code == .transferRejected)
+            #expect(try target.adopt(expecting: summaries))
             #expect(try files(in: root + "/b", prefix: "p3") == ["p3"])
             for name in ["PARTITION", "empty", "journal.jsonl"] {
                 #expect(try readBytes(root + "/b/p3/" + name) == readBytes(source + "/" + name))
@@ -35,7 +36,7 @@ import Testing
             let replayed = try reopen(root + "/b/p3")
             #expect(replayed.lastSequence == 300)
             #expect(replayed.state.snapshot() == written.snapshot())
-            #expect(try target.adopt() == false, "a repeated adopt changes nothing")
+            #expect(try target.adopt(expecting: summaries) == false, "a repeated adopt changes nothing")
         }
     }
 
@@ -112,7 +113,7 @@ import Testing
             for summary in wrong {
                 #expect(journalError { try target.finish(expecting: summary) }?.code == .transferRejected)
             }
-            #expect(journalError { try target.adopt() }?.code == .transferRejected)
+            #expect(journalError { try target.adopt(expecting: summaries) }?.code == .transferRejected)
             #expect(try files(in: root + "/copy", prefix: "") == ["p5.incoming"])
 
             try target.finish(expecting: summaries)

@@ -70,6 +70,12 @@ public final class JournalExport: Sendable {
         return summaries
     }
 
+    /// Each file's length and whole checksum, read through without sending anything: what an
+    /// `adopt` names when a move is finished later from the renamed-away copy.
+    public func summaries() throws -> [JournalFileSummary] {
+        try forEachChunk { _ in }
+    }
+
     /// Renames the directory to `newPath` (on the same file system) and makes the rename durable
     /// by syncing the parent directories before returning: from then on this process's copy is
     /// no longer the partition's journal directory, even after a crash. The lock stays held.

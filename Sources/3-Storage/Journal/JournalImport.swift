@@ -10,7 +10,7 @@ import Darwin
 /// Three names of the destination `D` mark the stages, so that a crash at any point leaves a
 /// state that says what happened: `D.incoming` while chunks arrive (partial, never opened),
 /// `D.received` once every file matches the sender's summary and is durable, and `D` itself after
-/// `adopt()`, when it is a journal directory like any other. Every call checks the disk rather
+/// `adopt(expecting:)`, when it is a journal directory like any other. Every call checks the disk rather
 /// than remembering, so a restarted receiver continues from what it finds.
 public struct JournalImport: Sendable {
     /// The journal directory the copy becomes when adopted.
@@ -76,32 +76,20 @@ public struct JournalImport: Sendable {
     public func finish(expecting summaries: [JournalFileSummary]) throws {
         if !SystemCall.exists(incoming) && SystemCall.isDirectory(received) { return }
         guard SystemCall.isDirectory(incoming) else { throw rejection("no copy has begun (no incoming directory)") }
-        let export = try JournalExport(directory: incoming)
-        let expected = summaries.map(\.file).sorted()
-        guard export.files == expected else {
-            throw rejection("the copy holds the files \(export.files) but the sender read \(expected)")
-        }
-        for summary in summaries {
-            let path = incoming + "/" + summary.file
-            let fd = try SystemCall.open(path, O_RDONLY)
-            defer { close(fd) }
-            let size = try SystemCall.size(fd, path: path)
-            let crc = try checksum(fd, path: path, from: 0, count: Int(size))
-            guard size == summary.bytes, crc == summary.crc32c else {
-                throw rejection("the copy has \(size) bytes with CRC-32C \(crc); the sender read \(summary.bytes) with \(summary.crc32c)", file: summary.file)
-            }
-            SystemCall.syncOrStop(fd, path: path, metadata: true)
-        }
+        try verify(incoming, holds: summaries, syncing: true)
         SystemCall.syncDirectoryOrStop(incoming)
         try SystemCall.renameDurably(incoming, to: received)
     }
 
-    /// Makes the received copy the journal directory `destination`, durably. Returns `false`
-    /// when it already was (a repeated adopt), `true` when this call adopted it.
-    /// - Throws: `JournalError` `transfer_rejected` when there is no complete copy to adopt,
-    ///   `already_exists` when `destination` exists beside one.
+    /// Makes the received copy the journal directory `destination`, durably, after checking once
+    /// more that it holds exactly the files of `summaries`: an adopt names the copy it means, so
+    /// a copy left from another, abandoned move is never adopted by mistake. Returns `false` when
+    /// `destination` already exists and no copy waits (a repeated adopt), `true` when this call
+    /// adopted the copy.
+    /// - Throws: `JournalError` `transfer_rejected` when there is no copy or it differs from
+    ///   `summaries`, `already_exists` when `destination` exists beside one.
     @discardableResult
-    public func adopt() throws -> Bool {
+    public func adopt(expecting summaries: [JournalFileSummary]) throws -> Bool {
         let exists = SystemCall.exists(destination)
         guard SystemCall.isDirectory(received) else {
             if exists { return false }
@@ -110,6 +98,7 @@ public struct JournalImport: Sendable {
         guard !exists else {
             throw JournalError(.alreadyExists, "the journal directory exists beside a received copy; adopt nothing", path: destination)
         }
+        try verify(received, holds: summaries, syncing: false)
         try SystemCall.renameDurably(received, to: destination)
         return true
     }
@@ -118,6 +107,27 @@ public struct JournalImport: Sendable {
     public func discard() throws {
         try SystemCall.removeDirectoryDurably(incoming)
         try SystemCall.removeDirectoryDurably(received)
+    }
+
+    /// Checks that `directory` holds exactly the files of `summaries`, with their lengths and
+    /// checksums; with `syncing`, makes each file durable too.
+    private func verify(_ directory: String, holds summaries: [JournalFileSummary], syncing: Bool) throws {
+        let export = try JournalExport(directory: directory)
+        let expected = summaries.map(\.file).sorted()
+        guard export.files == expected else {
+            throw rejection("the copy holds the files \(export.files) but the sender read \(expected)")
+        }
+        for summary in summaries {
+            let path = directory + "/" + summary.file
+            let fd = try SystemCall.open(path, O_RDONLY)
+            defer { close(fd) }
+            let size = try SystemCall.size(fd, path: path)
+            let crc = try checksum(fd, path: path, from: 0, count: Int(size))
+            guard size == summary.bytes, crc == summary.crc32c else {
+                throw rejection("the copy has \(size) bytes with CRC-32C \(crc); the sender read \(summary.bytes) with \(summary.crc32c)", file: summary.file)
+            }
+            if syncing { SystemCall.syncOrStop(fd, path: path, metadata: true) }
+        }
     }
 
     private func checksum(_ fd: Int32, path: String, from offset: UInt64, count: Int) throws -> UInt32 {

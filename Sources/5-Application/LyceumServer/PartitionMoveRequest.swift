@@ -17,8 +17,9 @@ enum PartitionMoveRequest: Equatable {
     case finish(PartitionMoveTicket, [JournalFileSummary])
     /// Forget the incoming copy: the source keeps the partition.
     case abort(PartitionMoveTicket)
-    /// The source has renamed its copy away: open the received copy and serve it.
-    case adopt(PartitionMoveTicket)
+    /// The source has renamed its copy away: open the received copy, which must hold exactly
+    /// these files, and serve it.
+    case adopt(PartitionMoveTicket, [JournalFileSummary])
 
     /// The ops this type parses; the node service hands every request whose `op` is one of them here.
     static let ops: Set<String> = ["move", "receive", "adopt"]
@@ -41,7 +42,7 @@ enum PartitionMoveRequest: Equatable {
             case "move":
                 self = .move(ticket)
             case "adopt":
-                self = .adopt(ticket)
+                self = .adopt(ticket, try Self.summaries(&reader))
             case "receive":
                 self = try Self.receive(ticket, step: reader.string("step"), reader: &reader, frames: frames)
             default:
@@ -71,19 +72,24 @@ enum PartitionMoveRequest: Equatable {
             }
             return .chunk(ticket, JournalChunk(file: file, offset: UInt64(offset), bytes: frames[1], crc32c: UInt32(crc)))
         case "finish":
-            var summaries: [JournalFileSummary] = []
-            for (value, path) in try reader.array("files") {
-                var file = try JSONObjectReader(value, path: path)
-                summaries.append(JournalFileSummary(
-                    file: try file.string("file", length: 1...255),
-                    bytes: UInt64(try file.integer("bytes", in: 0...Int.max)),
-                    crc32c: UInt32(try file.integer("crc32c", in: 0...Int(UInt32.max)))))
-                try file.rejectUnknownMembers()
-            }
-            return .finish(ticket, summaries)
+            return .finish(ticket, try summaries(&reader))
         default:
             throw JSONReadError(path: reader.path(of: "step"), message: "must be begin, chunk, finish or abort")
         }
+    }
+
+    /// The `files` member: each file's name, length and CRC-32C.
+    private static func summaries(_ reader: inout JSONObjectReader) throws(JSONReadError) -> [JournalFileSummary] {
+        var summaries: [JournalFileSummary] = []
+        for (value, path) in try reader.array("files") {
+            var file = try JSONObjectReader(value, path: path)
+            summaries.append(JournalFileSummary(
+                file: try file.string("file", length: 1...255),
+                bytes: UInt64(try file.integer("bytes", in: 0...Int.max)),
+                crc32c: UInt32(try file.integer("crc32c", in: 0...Int(UInt32.max)))))
+            try file.rejectUnknownMembers()
+        }
+        return summaries
     }
 
     /// The request's frames, as the source (or the command) sends them.
@@ -96,7 +102,7 @@ enum PartitionMoveRequest: Equatable {
         }
         writer.member("op", op)
         switch self {
-        case .move(let ticket), .adopt(let ticket): ticket.write(to: &writer)
+        case .move(let ticket): ticket.write(to: &writer)
         case .begin(let ticket):
             ticket.write(to: &writer)
             writer.member("step", "begin")
@@ -113,13 +119,22 @@ enum PartitionMoveRequest: Equatable {
         case .finish(let ticket, let summaries):
             ticket.write(to: &writer)
             writer.member("step", "finish")
-            writer.member("files", objects: summaries) { file, summary in
-                file.member("file", summary.file)
-                file.member("bytes", Int(summary.bytes))
-                file.member("crc32c", Int(summary.crc32c))
-            }
+            Self.write(summaries, to: &writer)
+        case .adopt(let ticket, let summaries):
+            ticket.write(to: &writer)
+            Self.write(summaries, to: &writer)
         }
         return [writer.finish()]
+    }
+}
+
+extension PartitionMoveRequest {
+    private static func write(_ summaries: [JournalFileSummary], to writer: inout JSONObjectWriter) {
+        writer.member("files", objects: summaries) { file, summary in
+            file.member("file", summary.file)
+            file.member("bytes", Int(summary.bytes))
+            file.member("crc32c", Int(summary.crc32c))
+        }
     }
 }
 

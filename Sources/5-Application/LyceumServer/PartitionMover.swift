@@ -35,7 +35,8 @@ struct PartitionMover: Sendable {
         let started = ContinuousClock.now
         let directory = custody.directory(service: service, partition: partition)
         if let given = givenUp(directory, to: target) {
-            try adopt(ticket)
+            let parent = (directory as NSString).deletingLastPathComponent
+            try adopt(ticket) { try JournalExport(directory: parent + "/" + given).summaries() }
             logger.info("finished an earlier move", ["partition": ticket.name, "to": target, "moved_directory": given])
             return ["partition": .string(ticket.name), "from": .string(ticket.from), "to": .string(target),
                     "moved_directory": .string(given), "resumed": true]
@@ -48,7 +49,7 @@ struct PartitionMover: Sendable {
         }
         logger.info("partition released for a move", ["partition": ticket.name, "to": target])
         let moved = directory + ".moved-to-\(target)-\(Self.stamp(Date()))"
-        var copied = (files: 0, bytes: UInt64(0), chunks: 0)
+        var copied = (files: [JournalFileSummary](), chunks: 0)
         var step = PartitionMoveFailure.Step.copy
         do {
             let export = try JournalExport(directory: directory)
@@ -58,7 +59,7 @@ struct PartitionMover: Sendable {
                 copied.chunks += 1
             }
             try send(.finish(ticket, summaries), to: target)
-            copied = (summaries.count, summaries.reduce(0) { $0 + $1.bytes }, copied.chunks)
+            copied.files = summaries
             step = .rename
             try export.renameAway(to: moved)
         } catch {
@@ -66,15 +67,16 @@ struct PartitionMover: Sendable {
             throw PartitionMoveFailure(ticket: ticket, step: step, cause: error)
         }
         logger.info("partition given up", ["partition": ticket.name, "to": target, "moved_directory": moved])
-        try adopt(ticket)
+        try adopt(ticket) { copied.files }
+        let bytes = copied.files.reduce(0) { $0 + Int($1.bytes) }
         let elapsed = ContinuousClock.now - started
         logger.info("partition moved", [
-            "partition": ticket.name, "to": target, "files": String(copied.files), "bytes": String(copied.bytes),
+            "partition": ticket.name, "to": target, "files": String(copied.files.count), "bytes": String(bytes),
             "chunks": String(copied.chunks), "ms": String(elapsed.milliseconds),
         ])
         return ["partition": .string(ticket.name), "from": .string(ticket.from), "to": .string(target),
-                "moved_directory": .string((moved as NSString).lastPathComponent), "files": .integer(copied.files),
-                "bytes": .integer(Int(copied.bytes)), "chunks": .integer(copied.chunks), "ms": .integer(Int(elapsed.milliseconds)),
+                "moved_directory": .string((moved as NSString).lastPathComponent), "files": .integer(copied.files.count),
+                "bytes": .integer(bytes), "chunks": .integer(copied.chunks), "ms": .integer(Int(elapsed.milliseconds)),
                 "resumed": false]
     }
 
@@ -91,8 +93,9 @@ struct PartitionMover: Sendable {
         }
     }
 
-    private func adopt(_ ticket: PartitionMoveTicket) throws(PartitionMoveFailure) {
-        do { try send(.adopt(ticket), to: ticket.to) } catch {
+    /// Tells the target to adopt the copy holding the files `summaries` returns.
+    private func adopt(_ ticket: PartitionMoveTicket, _ summaries: () throws -> [JournalFileSummary]) throws(PartitionMoveFailure) {
+        do { try send(.adopt(ticket, summaries()), to: ticket.to) } catch {
             throw PartitionMoveFailure(ticket: ticket, step: .adopt, cause: error)
         }
     }

@@ -22,9 +22,9 @@ struct PartitionReceiver: Sendable {
             try perform(ticket) { try $0.finish(expecting: files) }
         case .abort(let ticket):
             try perform(ticket) { try $0.discard() }
-        case .adopt(let ticket):
+        case .adopt(let ticket, let files):
             try perform(ticket) { copy in
-                try copy.adopt()
+                try copy.adopt(expecting: files)
                 try custody.serve(service: ticket.service, partition: ticket.partition)
             }
         }
