@@ -202,3 +202,30 @@ private final class TwoNodes: @unchecked Sendable {
         #expect(try nodes.entries(nodes.target) == [])
     }
 }
+
+@Suite struct PartitionHoldersTests {
+    private func describe(held: [(String, Int)], moved: [(String, Int, String)] = []) -> JSONValue {
+        ["node": "x",
+         "held": .array(held.map { ["service": .string($0.0), "partition": .integer($0.1), "state": "serving"] }),
+         "moved": .array(moved.map { ["service": .string($0.0), "partition": .integer($0.1), "to": .string($0.2)] })]
+    }
+
+    @Test func theMoveGoesToTheOneHolderOrToTheNodeThatGaveThePartitionUpForTheTarget() {
+        let describes = [
+            "w1": describe(held: [("books", 3), ("progress", 3)]),
+            "w2": describe(held: [("books", 4)], moved: [("books", 5, "w3"), ("books", 6, "w1")]),
+            "w3": describe(held: []),
+        ]
+        func source(_ service: String, _ partition: Int, to target: String) -> Result<String, PartitionMoveCommand.Refusal> {
+            PartitionHolders(service: service, partition: partition, target: target, describes: describes).source(target: target)
+        }
+        #expect(source("books", 3, to: "w2") == .success("w1"))
+        #expect(source("progress", 3, to: "w3") == .success("w1"))
+        #expect(source("books", 4, to: "w2") == .failure(.alreadyThere))
+        #expect(source("books", 5, to: "w3") == .success("w2"), "finishing the move whose adopt was lost")
+        #expect(source("books", 5, to: "w1") == .failure(.noHolder), "a copy given up for another target is not this move's")
+        #expect(source("books", 7, to: "w1") == .failure(.noHolder))
+        let twice = ["w1": describe(held: [("books", 3)]), "w2": describe(held: [("books", 3)])]
+        #expect(PartitionHolders(service: "books", partition: 3, target: "w3", describes: twice).source(target: "w3") == .failure(.ambiguous(["w1", "w2"])))
+    }
+}

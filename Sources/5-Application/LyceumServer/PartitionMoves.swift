@@ -4,7 +4,7 @@ import Synchronization
 
 /// The partition-move ops of a worker's node service (`move`, `receive`, `adopt`): parses the
 /// request, runs it as source or target, and answers in the services' reply contract. One move
-/// at a time leaves this node; a second gets `conflict` while the first runs.
+/// at a time leaves this node; a second gets `unavailable` while the first runs.
 final class PartitionMoves: Sendable {
     private let mover: PartitionMover
     private let receiver: PartitionReceiver
@@ -25,7 +25,7 @@ final class PartitionMoves: Sendable {
             let request = try PartitionMoveRequest(frames: frames)
             guard case .move(let ticket) = request else { return try receiver.handle(request).successReplyFrame }
             guard moving.withLock({ busy in defer { busy = true }; return !busy }) else {
-                throw ServiceError(.conflict, "another partition move is running on this node; try again when it ends")
+                throw ServiceError(.unavailable, "another partition move is running on this node; try again when it ends")
             }
             defer { moving.withLock { $0 = false } }
             do {
