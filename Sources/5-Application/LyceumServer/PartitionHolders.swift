@@ -13,8 +13,8 @@ struct PartitionHolders: Equatable {
     /// with `givenUp` counting only moves to `target`.
     init(service: String, partition: Int, target: String, describes: [String: JSONValue]) {
         for (node, describe) in describes.sorted(by: { $0.key < $1.key }) {
-            if Self.lists(describe["held"], service: service, partition: partition, to: nil) { holders.append(node) }
-            if Self.lists(describe["moved"], service: service, partition: partition, to: target) { givenUp.append(node) }
+            if Self.partitions(of: service, in: describe["held"]).contains(partition) { holders.append(node) }
+            if Self.partitions(of: service, in: describe["moved"], to: target).contains(partition) { givenUp.append(node) }
         }
     }
 
@@ -28,11 +28,13 @@ struct PartitionHolders: Equatable {
         }
     }
 
-    private static func lists(_ entries: JSONValue?, service: String, partition: Int, to target: String?) -> Bool {
-        guard case .array(let entries)? = entries else { return false }
-        return entries.contains { entry in
-            entry["service"] == .string(service) && entry["partition"] == .integer(partition)
-                && (target.map { entry["to"] == .string($0) } ?? true)
+    /// The partitions of `service` in a `describe` list (`held`, or `moved` with `to` = `target`).
+    static func partitions(of service: String, in list: JSONValue?, to target: String? = nil) -> [Int] {
+        guard case .array(let entries)? = list else { return [] }
+        return entries.compactMap { entry in
+            guard entry["service"] == .string(service), case .integer(let partition)? = entry["partition"],
+                  target.map({ entry["to"] == .string($0) }) ?? true else { return nil }
+            return partition
         }
     }
 }

@@ -5,7 +5,8 @@ import ZeroMQ
 
 /// `lyceum partitions move P --to NODE`: finds the node holding partition P of each service
 /// through the brokers' `mmi.status` and every node service's `describe`, asks it to move the
-/// partition to NODE, and prints each step and the result.
+/// partition to NODE, and prints each step and the result. `lyceum partitions rebalance` makes
+/// the moves of a `RebalancePlan`, one at a time.
 public enum PartitionMoveCommand {
     /// Exit statuses.
     public enum Status {
@@ -62,6 +63,26 @@ public enum PartitionMoveCommand {
             print("moving \(name) from \(source) to \(target) …")
             let status = move(service: service, partition: partition, from: source, to: target, settings: settings, security: security)
             guard status == Status.moved else { return status }
+        }
+        return Status.moved
+    }
+
+    /// Evens out the partitions of each of `services` over the connected nodes, one move at a
+    /// time, printing each; stops at the first move that does not succeed, with its status.
+    public static func rebalance(services: [String], settings: Settings, security: ProcessSecurity) -> Int32 {
+        for service in services {
+            let describes: [String: JSONValue]
+            do { describes = try nodes(settings: settings, security: security) } catch {
+                printError("lyceum partitions rebalance: \(error)")
+                return Status.noReply
+            }
+            let plan = RebalancePlan(holdings: describes.mapValues { PartitionHolders.partitions(of: service, in: $0["held"]) })
+            if plan.moves.isEmpty { print("\(service): balanced over \(describes.count) nodes") }
+            for step in plan.moves {
+                print("moving \(service).p\(step.partition) from \(step.from) to \(step.to) …")
+                let status = move(service: service, partition: step.partition, from: step.from, to: step.to, settings: settings, security: security)
+                guard status == Status.moved else { return status }
+            }
         }
         return Status.moved
     }
