@@ -3,6 +3,9 @@ import JSON
 import Journal
 import LearningServices
 import LyceumTestSupport
+import Majordomo
+import LyceumLifecycle
+import ZeroMQ
 import Synchronization
 import Testing
 @testable import LyceumServer
@@ -250,5 +253,48 @@ private final class TwoNodes: @unchecked Sendable {
         #expect(RebalancePlan(holdings: ["w1": [0, 1, 2], "w2": [3, 4]]).moves == [])
         #expect(RebalancePlan(holdings: ["w1": [0, 1, 2]]).moves == [])
         #expect(RebalancePlan(holdings: [:]).moves == [])
+    }
+}
+
+/// The same move through a real broker on loopback: chunks of 256 KiB and their second frames
+/// travel as 7/MDP requests between the node services' worker pools.
+@Suite struct PartitionMoveThroughBrokerTests {
+    @Test func aPartitionLargerThanAChunkMovesThroughTheBroker() throws {
+        let root = try TemporaryDirectory()
+        defer { root.remove() }
+        let context = try Context()
+        let broker = try Broker(endpoints: ["tcp://127.0.0.1:*"], context: context)
+        let brokerThread = ServiceThread(broker, name: "broker")
+        defer { _ = brokerThread.stop() }
+        let endpoint = try #require(try broker.waitUntilBound().first)
+        let custodies = ["w1", "w2"].map { JournalCustody(node: $0, data: root.path + "/" + $0) }
+        defer { custodies.forEach { $0.close() } }
+        try FileManager.default.createDirectory(atPath: custodies[1].data + "/books", withIntermediateDirectories: true)
+        var threads: [ServiceThread] = []
+        defer { threads.forEach { _ = $0.stop() } }
+        for custody in custodies {
+            let caller = try NodeCaller(endpoint: endpoint, security: .plaintext)
+            let moves = PartitionMoves(custody: custody, call: caller.call)
+            let pool = try WorkerPool(endpoint: endpoint, service: "lyceum.node.\(custody.node)", sessions: 2, context: context,
+                                      handler: moves.handler { _, _, _ in [ServiceError(.unknownOp, "only moves here").replyFrame] })
+            threads.append(ServiceThread(pool, name: custody.node))
+        }
+        try custodies[0].serve(service: "books", partition: 9)
+        try custodies[0].write(6000, partition: 9)
+        let journal = custodies[0].directory(service: "books", partition: 9) + "/journal.jsonl"
+        let before = try Data(contentsOf: URL(fileURLWithPath: journal))
+        #expect(before.count > 2 * JournalChunk.maxBytes, "the journal spans several chunks")
+
+        let client = Client(endpoint: endpoint, configuration: ClientConfiguration(timeout: .seconds(60), attempts: 1), context: context)
+        defer { client.close() }
+        #expect(try eventually { try client.isRegistered("lyceum.node.w2") })
+        let request = PartitionMoveRequest.move(PartitionMoveTicket(service: "books", partition: 9, from: "", to: "w2"))
+        let reply = try JSONParser().parse(try #require(client.call("lyceum.node.w1", body: request.frames).first))
+
+        #expect(reply["ok"] == .bool(true), "\(reply)")
+        #expect(reply["result"]?["chunks"] == .integer(Int((before.count + JournalChunk.maxBytes - 1) / JournalChunk.maxBytes)))
+        #expect(custodies[0].served == [] && custodies[1].served == ["p9"])
+        let after = try Data(contentsOf: URL(fileURLWithPath: custodies[1].directory(service: "books", partition: 9) + "/journal.jsonl"))
+        #expect(after == before)
     }
 }

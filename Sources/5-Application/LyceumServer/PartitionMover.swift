@@ -4,6 +4,7 @@ import JSON
 import LearningServices
 import LyceumLogging
 import LyceumSupport
+import Majordomo
 import Partitions
 
 /// The source's side of a partition move: stop serving the partition, copy its journal
@@ -113,6 +114,9 @@ struct PartitionMover: Sendable {
     /// Sends `request` to the node service of `node` and throws the error it answers with.
     private func send(_ request: PartitionMoveRequest, to node: String) throws {
         let reply = try call("lyceum.node.\(node)", request.frames)
+        if let rejection = BrokerRejection(body: reply) {
+            throw ServiceError(.unavailable, "the broker refused the request to node \(node): \(rejection.code.rawValue): \(rejection.text)")
+        }
         guard reply.count == 1, let value = try? JSONParser().parse(reply[0]), case .object(let object) = value else {
             throw ServiceError(.internal, "node \(node) answered with something other than one JSON reply frame")
         }

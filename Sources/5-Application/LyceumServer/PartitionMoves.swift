@@ -1,5 +1,8 @@
+import Foundation
 import JSON
 import LearningServices
+import LyceumLifecycle
+import Majordomo
 import Synchronization
 
 /// The partition-move ops of a worker's node service (`move`, `receive`, `adopt`): parses the
@@ -15,8 +18,21 @@ final class PartitionMoves: Sendable {
         receiver = PartitionReceiver(custody: custody)
     }
 
-    /// Whether `op` is one of the ops answered here.
-    static func answers(op: String) -> Bool { PartitionMoveRequest.ops.contains(op) }
+    /// The node service's worker pool handler: requests whose `op` is a move op are answered
+    /// here (a `move` on a thread of its own, replying later, so the pool keeps serving the
+    /// `receive`s of other nodes' moves meanwhile), every other request by `otherwise`.
+    func handler(otherwise: @escaping WorkerPool.Handler) -> WorkerPool.Handler {
+        { body, caller, later in
+            guard let first = body.first, case .string(let op) = JSONParser().member("op", in: first),
+                  PartitionMoveRequest.ops.contains(op) else { return otherwise(body, caller, later) }
+            guard op == "move" else { return [self.answer(body)] }
+            Thread.detachNewThread {
+                Thread.nameCurrent("partition-move")
+                later.send([self.answer(body)])
+            }
+            return nil
+        }
+    }
 
     /// The reply frame to a request's frames. A `move` returns only when it has finished or
     /// failed (seconds for a large journal): call it off the thread that serves other requests.
