@@ -4,8 +4,8 @@ import LyceumTestSupport
 import Testing
 
 /// The command-line tools with two brokers: a worker registered with both, publishing into both
-/// forwarders; `call` and `status` fail over past a killed broker, and `watch` keeps receiving
-/// events through the other one.
+/// forwarders; `call` and `status` fail over past a killed broker, and `watch`, subscribed to
+/// both brokers' events, shows each event once and keeps receiving them through the other one.
 @Suite struct SeveralBrokersEndToEndTests {
     @Test func callStatusAndWatchCarryOnThroughTheSecondBrokerWhenTheFirstIsKilled() throws {
         let data = try TemporaryDirectory()
@@ -31,26 +31,36 @@ import Testing
             }
             try #require(served, "progress not served through \(broker); worker:\n\(worker.standardError)")
         }
-        let watch = try LyceumProcess(["watch", "--json", "--connect", secondEvents, "--no-snapshot", "--no-titles", "--limit", "1"])
+        // Subscribed to both brokers' events (the one killed below last, so that one endpoint
+        // alone would not do): every event arrives twice and is shown once.
+        let watch = try LyceumProcess(["watch", "--json", "--connect", secondEvents, "--connect", firstEvents, "--no-snapshot", "--no-titles"])
         defer { watch.stop() }
+        let both = ["--broker", first, "--broker", second, "--timeout", "2000"]
+        var seconds = 0
+        /// Saves positions for `learner` until watch has printed one of them.
+        func writeUntilWatchShows(_ learner: String) throws {
+            let printed = try waitUntil(timeout: .seconds(20)) { () throws -> Bool in
+                seconds += 1
+                let write = #"{"op":"save_position","learner":"\#(learner)","course":"\#(course.id)","lesson":"\#(course.lessons[0].id)","position_seconds":\#(seconds)}"#
+                let call = try LyceumProcess.run(["call"] + both + ["progress", write])
+                #expect(call.status == 0, "\(call.stderr)")
+                Thread.sleep(forTimeInterval: 0.2)
+                return watch.standardOutput.contains(#""learner":"\#(learner)""#)
+            }
+            try #require(printed, "watch printed no event of \(learner); stdout:\n\(watch.standardOutput)\nstderr:\n\(watch.standardError)")
+        }
+        try writeUntilWatchShows("before")
 
         firstBroker.stop()
-        let both = ["--broker", first, "--broker", second, "--timeout", "2000"]
         let status = try LyceumProcess.run(["status"] + both)
         #expect(status.status == 0, "\(status.stderr)")
         #expect(status.stdout.contains("\"progress\""), "\(status.stdout)")
-        // The watcher may still be subscribing: write until it has printed one event.
-        var seconds = 0
-        let printed = try waitUntil(timeout: .seconds(20)) { () throws -> Bool in
-            seconds += 1
-            let write = #"{"op":"save_position","learner":"lin","course":"\#(course.id)","lesson":"\#(course.lessons[0].id)","position_seconds":\#(seconds)}"#
-            let call = try LyceumProcess.run(["call"] + both + ["progress", write])
-            #expect(call.status == 0, "\(call.stderr)")
-            return !watch.isRunning
+        try writeUntilWatchShows("after")
+        let sequences = try watch.standardOutput.split(separator: "\n").map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])["seq"] as? Int
         }
-        try #require(printed, "watch printed nothing through the second broker; stderr:\n\(watch.standardError)")
-        #expect(watch.waitForExit(timeout: .seconds(5)) == 0)
-        #expect(watch.standardOutput.contains("position_saved"), "\(watch.standardOutput)")
+        #expect(sequences.count == Set(sequences).count, "an event was shown twice: \(sequences)")
+        #expect(watch.signal(SIGINT) == 0)
         #expect(worker.signal(SIGTERM) == 0)
     }
 }
