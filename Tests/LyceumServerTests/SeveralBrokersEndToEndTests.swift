@@ -63,4 +63,58 @@ import Testing
         #expect(watch.signal(SIGINT) == 0)
         #expect(worker.signal(SIGTERM) == 0)
     }
+
+    @Test func benchVerifyFailsOverWithoutApplyingAWriteTwice() throws {
+        let data = try TemporaryDirectory()
+        defer { data.remove() }
+        let heartbeat = ["--heartbeat-interval", "250", "--heartbeat-liveness", "3"]
+        let (first, second) = (try freeLoopbackEndpoint(), try freeLoopbackEndpoint())
+        let firstBroker = try LyceumProcess(["broker", "--endpoint", first, "--events-endpoint", "none"] + heartbeat)
+        defer { firstBroker.stop() }
+        let secondBroker = try LyceumProcess(["broker", "--endpoint", second, "--events-endpoint", "none"] + heartbeat)
+        defer { secondBroker.stop() }
+        let worker = try LyceumProcess([
+            "worker", "--broker", first, "--broker", second, "--sessions", "4", "--data", data.path, "--durability", "always",
+            "--reconnect-initial", "100",
+        ] + heartbeat)
+        defer { worker.stop() }
+        for broker in [first, second] {
+            let served = try waitUntil(timeout: .seconds(30)) {
+                try LyceumProcess.run(["call", "--broker", broker, "--timeout", "500", "books", #"{"op":"list","learner":"probe"}"#]).status == 0
+            }
+            try #require(served, "books not served through \(broker); worker:\n\(worker.standardError)")
+        }
+        // Creates only, paced, so that the books can be counted afterwards; the first broker dies mid-run.
+        let bench = try LyceumProcess([
+            "bench", "--endpoint", first, "--endpoint", second, "--scenario", "book-create", "--connections", "4", "--rate", "100",
+            "--in-flight", "8", "--duration", "4s", "--warmup", "0s", "--learners", "4", "--seed", "7",
+            "--timeout", "1000ms", "--verify", "--json",
+        ])
+        defer { bench.stop() }
+        Thread.sleep(forTimeInterval: 1.5)
+        firstBroker.stop()
+        try #require(bench.waitForExit(timeout: .seconds(60)) == 0, "bench failed:\n\(bench.standardOutput)\n\(bench.standardError)")
+        let result = try #require(try JSONSerialization.jsonObject(with: Data(bench.standardOutput.utf8)) as? [String: Any])
+        #expect((result["errors"] as? [String: Any])?.isEmpty == true, "\(result)")
+        #expect((result["failovers"] as? Int ?? 0) >= 1, "\(result)")
+        let acknowledged = try #require(result["requests"] as? Int)
+
+        // Through the surviving broker: one book per acknowledged create (a create-only mix sets
+        // up none), none twice.
+        var stored = 0
+        for learner in (0..<4).map({ "bench-7-\($0)" }) {
+            var cursor: String?
+            repeat {
+                let page = cursor.map { #","cursor":"\#($0)""# } ?? ""
+                let call = try LyceumProcess.run(["call", "--broker", second, "books", #"{"op":"list","learner":"\#(learner)","limit":100\#(page)}"#])
+                try #require(call.status == 0, "\(call.stderr)")
+                let reply = try #require(try JSONSerialization.jsonObject(with: Data(call.stdout.utf8)) as? [String: Any])
+                let listed = try #require(reply["result"] as? [String: Any])
+                stored += (listed["books"] as? [Any])?.count ?? 0
+                cursor = listed["next_cursor"] as? String
+            } while cursor != nil
+        }
+        #expect(stored == acknowledged)
+        #expect(worker.signal(SIGTERM) == 0)
+    }
 }

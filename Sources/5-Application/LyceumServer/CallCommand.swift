@@ -54,17 +54,13 @@ public enum CallCommand {
             client.close()
             switch outcome {
             case .success(let reply): return reply
-            case .failure(let error) where failoverCodes.contains(error.code): lastError = error
+            case .failure(let error) where error.code.callsForAnotherBroker: lastError = error
             case .failure(let error): throw error
             }
         }
         // `brokers` always holds one endpoint or more (a repeatable setting starts from its default).
         throw lastError ?? MajordomoError(code: .invalidArgument, service: service, detail: "no broker to call")
     }
-
-    /// The failures after which another broker may do better: this one was unreachable, did not
-    /// answer in time, or had no worker (it restarted and the workers have not registered again).
-    static let failoverCodes: Set<MajordomoError.Code> = [.brokerUnreachable, .timedOut, .serviceUnknown]
 
     /// Whether the reply is one frame of JSON saying `"ok": true`.
     static func isSuccess(_ reply: [[UInt8]]) -> Bool {
