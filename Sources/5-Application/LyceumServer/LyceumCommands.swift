@@ -53,7 +53,7 @@ public enum LyceumCommands {
 
     /// `lyceum worker`.
     public static let worker = settingsCommand(
-        "worker", summary: "only workers, connected to a broker (--broker is required)",
+        "worker", summary: "only workers, registered with every broker given (--broker is required)",
         keys: commonKeys.union(workerKeys).union([.broker, .service, .reconnectInitial, .reconnectMaximum, .forwarderEndpoint])
             .union(clientSecurityKeys).union([.authorizedKeys])
     ) { parsed, sources throws(UsageError) in
