@@ -141,11 +141,13 @@ public enum Commands {
         do {
             let revocations = Revocations()
             return try runGroup(logger: logger, reload: reloader(sources, host: host, security: security, revocations: revocations)) { context in
-                // Snapshots are answered on a port of the kernel's choosing: heartbeats through the
-                // forwarder advertise it (with its CURVE key), and several workers on one host
-                // cannot share one port. With CURVE it is a CURVE server behind the process's ZAP
-                // handler and authorised keys; a CURVE worker without them (books only) binds none.
-                let snapshots = security.isCurve && security.keyRing == nil ? [] : ["tcp://127.0.0.1:*"]
+                // Snapshots are answered on loopback, on a port of the kernel's choosing, unless
+                // `snapshot-endpoint` names an address (for dashboards on other hosts): heartbeats
+                // through the forwarder advertise it (with its CURVE key), and several workers on
+                // one host cannot share one port. With CURVE it is a CURVE server behind the
+                // process's ZAP handler and authorised keys; a CURVE worker without them (books
+                // only) binds none.
+                let snapshots = security.isCurve && security.keyRing == nil ? [] : [chosenSnapshotEndpoint(settings) ?? "tcp://127.0.0.1:*"]
                 var eventConfiguration = EventPublisherConfiguration(
                     forwarderEndpoints: settings.forwarderEndpoints, snapshotEndpoints: snapshots,
                     snapshotPageBytes: settings.snapshotPageBytes)
@@ -174,6 +176,13 @@ public enum Commands {
             logger.critical("cannot start", ["error": "\(error)"])
             return 1
         }
+    }
+
+    /// The snapshot endpoint a worker was given (`snapshot-endpoint` from any source); `nil`
+    /// when it takes the default, a loopback port of the kernel's choosing. `serve`'s default
+    /// (`:5557`) is not a worker's: several workers on one host could not share it.
+    static func chosenSnapshotEndpoint(_ settings: Settings) -> String? {
+        settings.origins[.snapshotEndpoint] == nil ? nil : settings.snapshotEndpoint
     }
 
     /// Applies the log level, format and rate limit of `settings` to every logger in the process.

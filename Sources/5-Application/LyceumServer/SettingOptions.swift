@@ -40,7 +40,7 @@ extension SettingKey {
         case .highWaterMark: ("N", "ZeroMQ high-water mark of the broker's socket for replies, per peer")
         case .receiveHighWaterMark: ("N", "messages from one peer the broker's socket holds unread")
         case .eventsEndpoint: ("EP", "where events are published (none: no events)")
-        case .snapshotEndpoint: ("EP", "where serve answers event snapshot requests")
+        case .snapshotEndpoint: ("EP", "where serve answers event snapshot requests; a worker: loopback, any port, unless given")
         case .forwarderEndpoint: ("EP", "where the broker's forwarder takes workers' events in; a worker publishes into every one")
         case .logRateLimit: ("N", "log lines a second per message below error (0: no limit)")
         case .metricsConnections: ("N", "metrics connections kept open at once")
