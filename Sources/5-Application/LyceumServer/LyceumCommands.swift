@@ -53,9 +53,9 @@ public enum LyceumCommands {
 
     /// `lyceum worker`.
     public static let worker = settingsCommand(
-        "worker", summary: "only workers, connected to a broker (--broker is required)",
-        keys: commonKeys.union(workerKeys).union([.broker, .service, .reconnectInitial, .reconnectMaximum, .forwarderEndpoint])
-            .union(clientSecurityKeys).union([.authorizedKeys])
+        "worker", summary: "only workers, registered with every broker given (--broker is required)",
+        keys: commonKeys.union(workerKeys).union([.broker, .service, .reconnectInitial, .reconnectMaximum, .forwarderEndpoint, .snapshotEndpoint])
+            .union(clientSecurityKeys).union([.authorizedKeys, .insecure])
     ) { parsed, sources throws(UsageError) in
         // Required, but from any source: the parser sees only the command line.
         guard parsed.settings.origins[.broker] != nil else {
@@ -66,6 +66,13 @@ public enum LyceumCommands {
             security = try ProcessSecurity.worker(parsed.settings)
         } catch {
             throw UsageError(error.description)
+        }
+        if let snapshots = Commands.chosenSnapshotEndpoint(parsed.settings) {
+            do throws(SettingsError) {
+                try WorkerSnapshots.check(snapshots, settings: parsed.settings, curve: security.isCurve)
+            } catch {
+                throw UsageError(error.description)
+            }
         }
         return Commands.worker(parsed.settings, security: security, reloading: sources)
     }

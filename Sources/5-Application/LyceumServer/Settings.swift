@@ -13,8 +13,9 @@ import LyceumLogging
 public struct Settings: Sendable {
     /// Endpoints the broker binds for clients (`serve`, `broker`).
     public var endpoints = ["tcp://127.0.0.1:5555"]
-    /// The broker a worker or a client connects to (`worker`, `call`, `status`).
-    public var broker = "tcp://127.0.0.1:5555"
+    /// The brokers a worker registers with, every one of them (`worker`), or a client tries, in
+    /// order, failing over to the next (`call`, `status`).
+    public var brokers = ["tcp://127.0.0.1:5555"]
     /// The data directory; each stateful service keeps its journal in a subdirectory named after it.
     public var dataDirectory = "./lyceum-data"
     /// Catalog files or directories; empty means the sample catalog that ships with Lyceum.
@@ -55,8 +56,9 @@ public struct Settings: Sendable {
     public var eventsEndpoint = EventEndpoints.publish
     /// Where `serve` answers event snapshot requests.
     public var snapshotEndpoint = EventEndpoints.snapshot
-    /// Where `broker`'s event forwarder takes workers' events in, and `worker` publishes to.
-    public var forwarderEndpoint = EventEndpoints.forwarderInput
+    /// Where `broker`'s event forwarder takes workers' events in, and `worker` publishes to:
+    /// a worker publishes into every one, so each broker of a cluster republishes its events.
+    public var forwarderEndpoints = [EventEndpoints.forwarderInput]
     /// The broker's longest batch of request handling before deferred replies leave (`max-batch-ms`).
     public var maxBatch = Duration.milliseconds(2)
     /// TCP connections the broker holds at once; more are cut as they are accepted, and the
@@ -134,7 +136,7 @@ public struct Settings: Sendable {
             endpoints = adding ? endpoints + [text] : [text]
         case .broker:
             guard Self.isEndpoint(text) else { throw invalid("an endpoint such as tcp://127.0.0.1:5555") }
-            broker = text
+            brokers = adding ? brokers + [text] : [text]
         case .data:
             guard !text.isEmpty else { throw invalid("a directory") }
             dataDirectory = text
@@ -196,7 +198,7 @@ public struct Settings: Sendable {
             snapshotEndpoint = text
         case .forwarderEndpoint:
             guard Self.isEndpoint(text) else { throw invalid("an endpoint such as \(EventEndpoints.forwarderInput)") }
-            forwarderEndpoint = text
+            forwarderEndpoints = adding ? forwarderEndpoints + [text] : [text]
         case .logRateLimit:
             logRateLimit = try integer(0...1_000_000, "lines per second (0: no limit)")
         case .metricsConnections:
@@ -248,7 +250,7 @@ public struct Settings: Sendable {
     public func values(of key: SettingKey) -> [String] {
         switch key {
         case .endpoint: endpoints
-        case .broker: [broker]
+        case .broker: brokers
         case .data: [dataDirectory]
         case .catalog: catalogPaths
         case .service: services
@@ -268,7 +270,7 @@ public struct Settings: Sendable {
         case .receiveHighWaterMark: [String(receiveHighWaterMark)]
         case .eventsEndpoint: [eventsEndpoint]
         case .snapshotEndpoint: [snapshotEndpoint]
-        case .forwarderEndpoint: [forwarderEndpoint]
+        case .forwarderEndpoint: forwarderEndpoints
         case .logRateLimit: [String(logRateLimit)]
         case .metricsConnections: [String(metricsConnections)]
         case .metricsTimeout: [String(metricsTimeout.milliseconds)]
@@ -335,7 +337,7 @@ public struct Settings: Sendable {
 public enum SettingKey: String, CaseIterable, Sendable {
     /// `Settings.endpoints`.
     case endpoint
-    /// `Settings.broker`.
+    /// `Settings.brokers`.
     case broker
     /// `Settings.dataDirectory`.
     case data
@@ -375,7 +377,7 @@ public enum SettingKey: String, CaseIterable, Sendable {
     case eventsEndpoint = "events-endpoint"
     /// `Settings.snapshotEndpoint`.
     case snapshotEndpoint = "snapshot-endpoint"
-    /// `Settings.forwarderEndpoint`.
+    /// `Settings.forwarderEndpoints`.
     case forwarderEndpoint = "forwarder-endpoint"
     /// `Settings.logRateLimit`.
     case logRateLimit = "log-rate-limit"
@@ -411,7 +413,7 @@ public enum SettingKey: String, CaseIterable, Sendable {
     case insecure
 
     /// Whether the setting takes several values, one per occurrence.
-    public var isRepeatable: Bool { [.endpoint, .catalog, .service].contains(self) }
+    public var isRepeatable: Bool { [.endpoint, .broker, .catalog, .service, .forwarderEndpoint].contains(self) }
 
     /// The flag, e.g. `--log-level`.
     public var flag: String { "--" + rawValue }

@@ -1,6 +1,7 @@
 import Majordomo
 
-/// `lyceum status`: asks a broker's `mmi.status` management service and prints its answer, a
+/// `lyceum status`: asks the first broker that answers (of `broker`, tried in order) its
+/// `mmi.status` management service and prints its answer, a
 /// JSON object of the broker's services, worker counts, queue depths, uptime and (for
 /// `serve`) journals.
 public enum StatusCommand {
@@ -11,11 +12,11 @@ public enum StatusCommand {
         do {
             reply = try CallCommand.callOnce(ProcessReport.statusService, body: [[]], settings: settings, security: security)
         } catch {
-            printError("lyceum status: no reply from \(settings.broker) within \(settings.timeout): \(error)")
+            printError("lyceum status: no reply from \(settings.brokers.joined(separator: ", ")) within \(settings.timeout) each: \(error)")
             return CallCommand.Status.noReply
         }
         guard reply.count == 1, reply[0] != MDP.notImplemented else {
-            printError("lyceum status: the broker at \(settings.broker) does not answer \(ProcessReport.statusService)")
+            printError("lyceum status: the broker at \(settings.brokers.joined(separator: ", ")) does not answer \(ProcessReport.statusService)")
             return CallCommand.Status.errorReply
         }
         print(String(decoding: reply[0], as: UTF8.self))
