@@ -273,7 +273,7 @@ private final class TwoNodes: @unchecked Sendable {
         var threads: [ServiceThread] = []
         defer { threads.forEach { _ = $0.stop() } }
         for custody in custodies {
-            let caller = try NodeCaller(endpoint: endpoint, security: .plaintext)
+            let caller = try NodeCaller(endpoints: [endpoint], security: .plaintext)
             let moves = PartitionMoves(custody: custody, call: caller.call)
             let pool = try WorkerPool(endpoint: endpoint, service: "lyceum.node.\(custody.node)", sessions: 2, context: context,
                                       handler: moves.handler { _, _, _ in [ServiceError(.unknownOp, "only moves here").replyFrame] })

@@ -2,32 +2,41 @@ import Foundation
 import Majordomo
 import ZeroMQ
 
-/// The source's connection for a move's requests to another node's service, through a broker:
-/// one Majordomo client, used by one request at a time. Every request of a move may be retried
-/// (a repeated `begin` starts the copy over, a repeated chunk, `finish` or `adopt` changes
-/// nothing), so the client's resend on a timeout is safe.
+/// The source's connection for a move's requests to another node's service, through the
+/// brokers: one Majordomo client per broker, tried in order, the next one when a broker does not
+/// answer; used by one request at a time. Every request of a move may be sent again (a repeated
+/// `begin` starts the copy over, a repeated chunk, `finish` or `adopt` changes nothing), so
+/// resending after a timeout, to the same broker or another, is safe.
 final class NodeCaller: @unchecked Sendable {
-    // `lock` guards `client`, which is not thread-safe; @unchecked because the compiler cannot see that.
+    // `lock` guards `clients`, which are not thread-safe; @unchecked because the compiler cannot see that.
     private let lock = NSLock()
-    private let client: Client
+    private let clients: [Client]
     private let context: Context
 
-    /// A caller through the broker at `endpoint`. The time limit covers the slowest request, an
-    /// `adopt`, which replays the partition's journal before it answers.
-    init(endpoint: String, security: SocketSecurity, timeout: Duration = .seconds(60)) throws {
+    /// A caller through the brokers at `endpoints`. The time limit covers the slowest request,
+    /// an `adopt`, which replays the partition's journal before it answers.
+    init(endpoints: [String], security: SocketSecurity, timeout: Duration = .seconds(60)) throws {
         context = try Context()
-        var configuration = ClientConfiguration(timeout: timeout, attempts: 3)
+        var configuration = ClientConfiguration(timeout: timeout, attempts: 2)
         configuration.security = security
-        client = Client(endpoint: endpoint, configuration: configuration, context: context)
+        clients = endpoints.map { Client(endpoint: $0, configuration: configuration, context: context) }
     }
 
-    deinit { client.close() }
+    deinit { clients.forEach { $0.close() } }
 
     /// Sends `frames` to `service` and returns the reply's frames.
-    /// - Throws: `MajordomoError` when no reply comes within the attempts.
+    /// - Throws: `MajordomoError` when no broker brings a reply.
     func call(_ service: String, _ frames: [[UInt8]]) throws -> [[UInt8]] {
         lock.lock()
         defer { lock.unlock() }
-        return try client.call(service, body: frames)
+        var lastError = MajordomoError(code: .brokerUnreachable, service: service, detail: "no broker endpoint is configured")
+        for client in clients {
+            do {
+                return try client.call(service, body: frames)
+            } catch where error.code.callsForAnotherBroker {
+                lastError = error
+            }
+        }
+        throw lastError
     }
 }
