@@ -126,6 +126,10 @@ public enum Commands {
         let host: ServiceHost
         do {
             host = try ServiceHost(serving: settings.services, settings: settings)
+        } catch let error as PartitionLayoutError {
+            // A partition directory it cannot serve is a deployment mistake, like a bad setting.
+            logger.critical("cannot start", ["error": error.description])
+            return 2
         } catch {
             logger.critical("cannot start", ["error": "\(error)"])
             return 1
@@ -162,10 +166,16 @@ public enum Commands {
                 configuration.security = security.connecting
                 // Over CURVE the broker's server key vouches for the identity frame (protocol/majordomo.md).
                 configuration.trustsCallerIdentities = security.isCurve
-                let pools = try handlers(for: host, publisher: events.first?.service).map { name, handler in
+                var pools = try handlers(for: host, publisher: events.first?.service).map { name, handler in
                     (name, try WorkerPool(
                         endpoint: settings.broker, service: name, sessions: settings.sessionsPerService, configuration: configuration,
                         context: context, handler: handler) as any Service)
+                }
+                if settings.partitionScheme != nil {
+                    let node = NodeService.worker(node: settings.node, partitions: settings.partitions, host: host)
+                    pools.append((node.name, try WorkerPool(
+                        endpoint: settings.broker, service: node.name, sessions: 1, configuration: configuration,
+                        context: context, handler: FrameHandler.handler(node.answer))))
                 }
                 return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report)
                     + events.map { ($0.name, $0.service as any Service) } + pools
@@ -205,14 +215,16 @@ public enum Commands {
         )
     }
 
-    /// The publisher of the events of `host`'s services, when one of them has events; its
-    /// snapshots start from the table of the service whose events have snapshots (an empty one
-    /// without). It binds when it runs.
+    /// The publisher of the events of `host`'s services, when one of them has events (one for
+    /// all of a partitioned worker's partitions); its snapshots start from the tables of the
+    /// service instances whose events have snapshots, merged (an empty one without). It binds
+    /// when it runs.
     private static func eventPublisher(
         for host: ServiceHost, configuration: EventPublisherConfiguration, context: Context
     ) throws(EventsError) -> [(name: String, service: EventPublisher)] {
         guard host.services.contains(where: \.publishesEvents) else { return [] }
-        let table = host.services.lazy.compactMap(\.snapshotTable).first?(host.catalog) ?? ProgressTable()
+        var table = ProgressTable()
+        for snapshotTable in host.services.compactMap(\.snapshotTable) { table.merge(snapshotTable(host.catalog)) }
         return [("events", try EventPublisher(configuration: configuration, context: context, streams: host.eventStreams, table: table))]
     }
 
@@ -221,7 +233,7 @@ public enum Commands {
     static func handlers(for host: ServiceHost, publisher: EventPublisher?) -> [(name: String, handler: WorkerPool.Handler)] {
         let metrics = RequestMetrics()
         return host.services.map { hosted in
-            (hosted.service.name, FrameHandler.handler(hosted.answer(publishingTo: publisher, metrics: metrics)))
+            (hosted.name, FrameHandler.handler(hosted.answer(publishingTo: publisher, metrics: metrics)))
         }
     }
 
