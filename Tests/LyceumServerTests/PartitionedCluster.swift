@@ -14,6 +14,8 @@ final class PartitionedCluster: @unchecked Sendable {
     let data: TemporaryDirectory
     let endpoint: String
     let forwarder: String
+    /// Where the broker's forwarder republishes the worker's events.
+    let events: String
     let broker: LyceumProcess
     private(set) var worker: LyceumProcess?
 
@@ -25,10 +27,11 @@ final class PartitionedCluster: @unchecked Sendable {
         data = try TemporaryDirectory()
         endpoint = try freeLoopbackEndpoint()
         forwarder = try freeLoopbackEndpoint()
+        events = try freeLoopbackEndpoint()
         let initialized = try LyceumProcess.run(["partitions", "init", "--data", data.path + "/d", "--partitions", "8", "--own", owned])
         try #require(initialized.status == 0, "\(initialized.stderr)")
         broker = try LyceumProcess([
-            "broker", "--endpoint", endpoint, "--forwarder-endpoint", forwarder, "--events-endpoint", try freeLoopbackEndpoint(),
+            "broker", "--endpoint", endpoint, "--forwarder-endpoint", forwarder, "--events-endpoint", events,
             "--partitions", "8",
         ])
     }
