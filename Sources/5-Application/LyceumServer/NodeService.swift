@@ -1,4 +1,5 @@
 import Access
+import Foundation
 import JSON
 import LearningServices
 import LyceumLogging
@@ -63,7 +64,8 @@ extension NodeService {
     }
 
     /// `{"op":"describe"}` → `{"node", "partitions", "held": [{"service", "partition",
-    /// "directory", "last_seq", "bytes", "state"}]}`, the partitions in service then partition order.
+    /// "directory" (absolute), "last_seq", "bytes", "state"}]}`, the partitions in the host's
+    /// service order, then partition order.
     static func describe(node: String, partitions: Int, host: ServiceHost) -> Operation {
         { request, _, reply throws(ServiceError) in
             try request.read { (_) throws(JSONReadError) in }
@@ -73,7 +75,8 @@ extension NodeService {
                 var entry = JSONObject()
                 entry.append("service", .string(hosted.service.name))
                 entry.append("partition", .integer(partition.partition))
-                entry.append("directory", .string(journal.directory))
+                // Absolute, so that an operator reading status on another host can find it.
+                entry.append("directory", .string(URL(fileURLWithPath: journal.directory).standardizedFileURL.path))
                 entry.append("last_seq", .integer(Int(journal.lastSequence)))
                 entry.append("bytes", .integer(Int(journal.size)))
                 entry.append("state", .string("serving"))
