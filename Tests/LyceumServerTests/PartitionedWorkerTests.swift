@@ -69,6 +69,20 @@ import Testing
         }
     }
 
+    @Test func journalCheckOfThePartitionedDataDirectoryChecksEveryPartitionAsItsService() throws {
+        let cluster = try PartitionedCluster(owned: "0-1")
+        try cluster.startWorker(registering: ["books.p0", "books.p1", "progress.p0", "progress.p1"])
+        let learner = PartitionedCluster.learner(in: 1)
+        #expect(try cluster.call("books.p1", #"{"op":"create","learner":"\#(learner)","title":"T","author":"A","genre":"Kids","rating":2}"#).isOK)
+        cluster.killWorker(SIGTERM)
+        let checked = try LyceumProcess.run(["journal", "check", "--data", cluster.root])
+        #expect(checked.status == 0, "\(checked.stdout)\(checked.stderr)")
+        let headings = checked.stdout.split(separator: "\n").filter { $0.hasPrefix("== ") }.map { $0.dropFirst(3) }
+        #expect(headings == ["progress/p0", "progress/p1", "books/p0", "books/p1"].map { Substring(cluster.root + "/" + $0) })
+        #expect(checked.stdout.components(separatedBy: "decoded as books").count == 3, "\(checked.stdout)")
+        #expect(checked.stdout.contains("books=1"), "\(checked.stdout)")
+    }
+
     @Test func aManifestOfAnotherCountStopsTheStartNamingTheFile() throws {
         let cluster = try PartitionedCluster(owned: "0-3")
         let manifest = cluster.root + "/books/p2/PARTITION"
