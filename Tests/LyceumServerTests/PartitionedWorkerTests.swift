@@ -107,6 +107,23 @@ import Testing
         #expect(worker.standardError.contains(directory) && worker.standardError.contains(message), "\(worker.standardError)")
     }
 
+    @Test func theOtherKindOfJournalInAServiceDirectoryStopsTheStart() throws {
+        let cluster = try PartitionedCluster(owned: "0-3")
+        // An unpartitioned worker over partitions would open an empty journal beside them.
+        var unpartitioned = cluster.workerArguments
+        unpartitioned.removeSubrange(unpartitioned.firstIndex(of: "--partitions")!...unpartitioned.firstIndex(of: "8")!)
+        let plain = try LyceumProcess(unpartitioned)
+        #expect(plain.waitForExit() == 2)
+        #expect(plain.standardError.contains("/p0: holds a partition of a partitioned cluster; set partitions"), "\(plain.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: cluster.root + "/progress/journal.jsonl"))
+
+        // A partitioned worker beside an unpartitioned journal would leave its learners out.
+        FileManager.default.createFile(atPath: cluster.root + "/books/journal.jsonl", contents: Data())
+        let partitioned = try LyceumProcess(cluster.workerArguments)
+        #expect(partitioned.waitForExit() == 2)
+        #expect(partitioned.standardError.contains("books/journal.jsonl: is the journal of an unpartitioned deployment"), "\(partitioned.standardError)")
+    }
+
     @Test func aWorkerHoldingNoPartitionOfAServiceRefusesToStart() throws {
         let cluster = try PartitionedCluster(owned: "0-3")
         try FileManager.default.removeItem(atPath: cluster.root + "/progress")

@@ -60,8 +60,7 @@ private func journalDirectories(in root: String) -> [String] {
     guard !exists(root) else { return [root] }
     let services = ServiceRegistry.standard.descriptors.filter(\.isJournaled).map { (root as NSString).appendingPathComponent($0.name) }
     let directories = services.flatMap { service in
-        let partitions = ((try? FileManager.default.contentsOfDirectory(atPath: service)) ?? [])
-            .compactMap { PartitionName.partition(ofDirectory: Substring($0)) }.sorted()
+        let partitions = (try? PartitionLayout.partitionDirectories(in: service)) ?? []
         return [service] + partitions.map { (service as NSString).appendingPathComponent(PartitionName.directory($0)) }
     }.filter(exists)
     return directories.isEmpty ? [root] : directories

@@ -31,19 +31,17 @@ public struct PartitionLayout: Sendable {
     /// `DATA/<service>`, each checked against its manifest. Other names (a move's leftovers)
     /// are not partitions and are skipped.
     /// - Throws: `PartitionLayoutError` naming the first directory or manifest that is missing,
-    ///   unreadable or disagrees (another service, partition or count).
+    ///   unreadable or disagrees (another service, partition or count), or an unpartitioned
+    ///   journal in `DATA/<service>` (whose learners a partitioned worker would silently drop).
     public func heldPartitions(of service: String) throws(PartitionLayoutError) -> [OwnedPartition] {
         let parent = serviceDirectory(service)
-        guard DurableFile.exists(parent) else { return [] }
-        let names: [String]
-        do {
-            names = try FileManager.default.contentsOfDirectory(atPath: parent)
-        } catch {
-            throw PartitionLayoutError(path: parent, "cannot be listed: \(error.localizedDescription)")
+        let unpartitioned = (parent as NSString).appendingPathComponent(Self.journalFile)
+        guard !DurableFile.exists(unpartitioned) else {
+            throw PartitionLayoutError(
+                path: unpartitioned, "is the journal of an unpartitioned deployment; a partitioned worker would not serve its learners")
         }
         var held: [OwnedPartition] = []
-        for name in names {
-            guard let number = PartitionName.partition(ofDirectory: Substring(name)) else { continue }
+        for number in try Self.partitionDirectories(in: parent) {
             let partition: OwnedPartition
             do throws(PartitionError) {
                 partition = try OwnedPartition(number, of: scheme)
@@ -53,8 +51,36 @@ public struct PartitionLayout: Sendable {
             try check(service: service, partition: number)
             held.append(partition)
         }
-        return held.sorted { $0.partition < $1.partition }
+        return held
     }
+
+    /// Refuses, for an unpartitioned process, a service directory that holds partitions: it
+    /// would open an empty journal beside them and serve none of their learners.
+    /// - Throws: `PartitionLayoutError` naming the first partition directory with a manifest.
+    public static func refusePartitions(inUnpartitioned serviceDirectory: String) throws(PartitionLayoutError) {
+        for number in (try? partitionDirectories(in: serviceDirectory)) ?? [] {
+            let directory = (serviceDirectory as NSString).appendingPathComponent(PartitionName.directory(number))
+            if DurableFile.exists((directory as NSString).appendingPathComponent(PartitionManifest.fileName)) {
+                throw PartitionLayoutError(path: directory, "holds a partition of a partitioned cluster; set partitions to serve it")
+            }
+        }
+    }
+
+    /// The partitions whose directories (`p<N>`) are in `directory`, in order; none when it does
+    /// not exist.
+    /// - Throws: `PartitionLayoutError` when it exists and cannot be listed.
+    static func partitionDirectories(in directory: String) throws(PartitionLayoutError) -> [Int] {
+        guard DurableFile.exists(directory) else { return [] }
+        do {
+            return try FileManager.default.contentsOfDirectory(atPath: directory)
+                .compactMap { PartitionName.partition(ofDirectory: Substring($0)) }.sorted()
+        } catch {
+            throw PartitionLayoutError(path: directory, "cannot be listed: \(error.localizedDescription)")
+        }
+    }
+
+    /// The journal's file name in its directory (protocol/journal.md).
+    private static let journalFile = "journal.jsonl"
 
     /// Creates, for each of `services`, the directory and manifest of each of `partitions`.
     /// Nothing is created unless every target is free and every manifest already under `DATA`
@@ -101,11 +127,8 @@ public struct PartitionLayout: Sendable {
 
     /// The manifests in the `p<N>` directories of `service`, whatever their count, with their paths.
     private func existingManifests(of service: String) throws(PartitionLayoutError) -> [(path: String, manifest: PartitionManifest)] {
-        let parent = serviceDirectory(service)
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: parent) else { return [] }
         var manifests: [(path: String, manifest: PartitionManifest)] = []
-        for name in names.sorted() {
-            guard let partition = PartitionName.partition(ofDirectory: Substring(name)) else { continue }
+        for partition in try Self.partitionDirectories(in: serviceDirectory(service)) {
             let path = directory(of: service, partition: partition)
             guard DurableFile.exists((path as NSString).appendingPathComponent(PartitionManifest.fileName)) else { continue }
             manifests.append(((path as NSString).appendingPathComponent(PartitionManifest.fileName), try PartitionManifest.read(in: path)))

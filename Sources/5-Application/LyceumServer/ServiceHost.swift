@@ -70,12 +70,18 @@ public final class ServiceHost: Sendable {
     /// The instances of `descriptor` to open, with their journal directories: one serving every
     /// learner in `DATA/<service>/`, or with `settings.partitions`, for a journaled service, one per
     /// partition held in `DATA/<service>/p<N>/` (PartitionLayout).
-    /// - Throws: `PartitionLayoutError` when a manifest disagrees or no partition is held.
+    /// - Throws: `PartitionLayoutError` when a manifest disagrees or no partition is held, or
+    ///   when the directory holds the other kind of journal (partitions without `partitions`,
+    ///   an unpartitioned journal with it): serving would silently leave those learners out.
     private static func instances(
         of descriptor: ServiceDescriptor, settings: Settings
     ) throws(PartitionLayoutError) -> [(partition: OwnedPartition?, directory: String)] {
         let unpartitioned = (settings.dataDirectory as NSString).appendingPathComponent(descriptor.name)
-        guard descriptor.isJournaled, let scheme = settings.partitionScheme else { return [(nil, unpartitioned)] }
+        guard descriptor.isJournaled else { return [(nil, unpartitioned)] }
+        guard let scheme = settings.partitionScheme else {
+            try PartitionLayout.refusePartitions(inUnpartitioned: unpartitioned)
+            return [(nil, unpartitioned)]
+        }
         let layout = PartitionLayout(dataDirectory: settings.dataDirectory, scheme: scheme)
         let held = try layout.heldPartitions(of: descriptor.name)
         guard !held.isEmpty else {
