@@ -48,9 +48,9 @@ final class PartitionedCluster: @unchecked Sendable {
          "--service", "books", "--service", "progress", "--sessions", "1"]
     }
 
-    /// Starts the worker and waits until `services` are registered.
-    func startWorker(registering services: [String]) throws {
-        worker = try LyceumProcess(workerArguments)
+    /// Starts the worker (with `arguments` added) and waits until `services` are registered.
+    func startWorker(registering services: [String], arguments: [String] = []) throws {
+        worker = try LyceumProcess(workerArguments + arguments)
         let client = try Self.client(endpoint, timeout: .milliseconds(500))
         defer { client.close() }
         let registered = waitUntil(timeout: .seconds(30)) {

@@ -43,6 +43,19 @@ import Testing
         #expect(try Self.describe(cluster) == before, "a journal changed")
     }
 
+    @Test func journalMetricsCarryThePartition() throws {
+        let cluster = try PartitionedCluster(owned: "0-3")
+        let port = try freeLoopbackPort()
+        try cluster.startWorker(registering: PartitionedCluster.servicesOfPartitions0to3, arguments: ["--metrics-port", String(port)])
+        let learner = PartitionedCluster.learner(in: 3)
+        #expect(try cluster.call("books.p3", #"{"op":"create","learner":"\#(learner)","title":"T","author":"A","genre":"Kids","rating":2}"#).isOK)
+        let metrics = try Metrics.scrape(port: port)
+        #expect(metrics.value("lyceum_journal_last_sequence", ["service": "books", "partition": "3"]) == 1)
+        #expect(metrics.value("lyceum_journal_appends_total", ["service": "books", "partition": "3"]) == 1)
+        let partitions = Set(metrics.samples.filter { $0.name == "lyceum_journal_last_sequence" }.compactMap { $0.labels["partition"] })
+        #expect(partitions == ["0", "1", "2", "3"])
+    }
+
     @Test func acknowledgedWritesOnSeveralPartitionsSurviveKillNine() throws {
         let cluster = try PartitionedCluster(owned: "0-3")
         try cluster.startWorker(registering: PartitionedCluster.servicesOfPartitions0to3)
