@@ -137,6 +137,19 @@ import Testing
         #expect(partitioned.standardError.contains("books/journal.jsonl: is the journal of an unpartitioned deployment"), "\(partitioned.standardError)")
     }
 
+    @Test func sessionsThatCannotAllBeOpenedAreRefusedBeforeStartingNamingTheSessionsThatFit() throws {
+        let data = try TemporaryDirectory()
+        defer { data.remove() }
+        #expect(try LyceumProcess.run(["partitions", "init", "--data", data.path, "--partitions", "64", "--own", "0-63"]).status == 0)
+        // 128 partition services and the node service at the default 16 sessions: 2,064 sockets.
+        let worker = try LyceumProcess([
+            "worker", "--broker", try freeLoopbackEndpoint(), "--partitions", "64", "--data", data.path, "--service", "books", "--service", "progress",
+        ])
+        #expect(worker.waitForExit() == 2)
+        #expect(worker.standardError.contains("129 service instances (one per partition held) × 16 sessions = 2064 sockets do not fit one process"), "\(worker.standardError)")
+        #expect(worker.standardError.contains("use --sessions 7 or less"), "\(worker.standardError)")
+    }
+
     @Test func aWorkerHoldingNoPartitionOfAServiceRefusesToStart() throws {
         let cluster = try PartitionedCluster(owned: "0-3")
         try FileManager.default.removeItem(atPath: cluster.root + "/progress")

@@ -135,6 +135,15 @@ public enum Commands {
             return 1
         }
         defer { host.close() }
+        if settings.partitionScheme != nil {
+            // Many partitions' sessions need many descriptors: take what the hard limit allows.
+            let budget = WorkerSessionBudget(
+                instances: host.services.count + 1, sessions: settings.sessionsPerService, descriptorLimit: DescriptorLimit.raise(logger: logger))
+            if let refusal = budget.refusal {
+                logger.critical("cannot start", ["error": refusal])
+                return 2
+            }
+        }
         let report = ProcessReport(role: "worker", journals: host.journals)
         // Every learner's progress must never sit on a plaintext port of a CURVE deployment.
         if security.isCurve && security.keyRing == nil && host.services.contains(where: { $0.snapshotTable != nil }) {
