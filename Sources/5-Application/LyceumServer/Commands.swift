@@ -126,11 +126,24 @@ public enum Commands {
         let host: ServiceHost
         do {
             host = try ServiceHost(serving: settings.services, settings: settings)
+        } catch let error as PartitionLayoutError {
+            // A partition directory it cannot serve is a deployment mistake, like a bad setting.
+            logger.critical("cannot start", ["error": error.description])
+            return 2
         } catch {
             logger.critical("cannot start", ["error": "\(error)"])
             return 1
         }
         defer { host.close() }
+        if settings.partitionScheme != nil {
+            // Many partitions' sessions need many descriptors: take what the hard limit allows.
+            let budget = WorkerSessionBudget(
+                instances: (host.services.count + 1) * settings.brokers.count, sessions: settings.sessionsPerService, descriptorLimit: DescriptorLimit.raise(logger: logger))
+            if let refusal = budget.refusal {
+                logger.critical("cannot start", ["error": refusal])
+                return 2
+            }
+        }
         let report = ProcessReport(role: "worker", journals: host.journals)
         // Every learner's progress must never sit on a plaintext port of a CURVE deployment.
         if security.isCurve && security.keyRing == nil && host.services.contains(where: { $0.snapshotTable != nil }) {
@@ -164,10 +177,16 @@ public enum Commands {
                 configuration.security = security.connecting
                 // Over CURVE the broker's server key vouches for the identity frame (protocol/majordomo.md).
                 configuration.trustsCallerIdentities = security.isCurve
-                // One pool, one thread: every service registered with every broker, so that a
-                // client reaches any service through any broker that is up.
+                // One pool, one thread: every service (and a partitioned worker's node service)
+                // registered with every broker, so that a client reaches any service through any
+                // broker that is up.
+                var services = handlers(for: host, publisher: events.first?.service)
+                if settings.partitionScheme != nil {
+                    let node = NodeService.worker(node: settings.node, partitions: settings.partitions, host: host)
+                    services.append((node.name, FrameHandler.handler(node.answer)))
+                }
                 let pool = try WorkerPool(
-                    endpoints: settings.brokers, services: handlers(for: host, publisher: events.first?.service),
+                    endpoints: settings.brokers, services: services,
                     sessions: settings.sessionsPerService, configuration: configuration, context: context)
                 return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report)
                     + events.map { ($0.name, $0.service as any Service) } + [("workers", pool as any Service)]
@@ -214,14 +233,16 @@ public enum Commands {
         )
     }
 
-    /// The publisher of the events of `host`'s services, when one of them has events; its
-    /// snapshots start from the table of the service whose events have snapshots (an empty one
-    /// without). It binds when it runs.
+    /// The publisher of the events of `host`'s services, when one of them has events (one for
+    /// all of a partitioned worker's partitions); its snapshots start from the tables of the
+    /// service instances whose events have snapshots, merged (an empty one without). It binds
+    /// when it runs.
     private static func eventPublisher(
         for host: ServiceHost, configuration: EventPublisherConfiguration, context: Context
     ) throws(EventsError) -> [(name: String, service: EventPublisher)] {
         guard host.services.contains(where: \.publishesEvents) else { return [] }
-        let table = host.services.lazy.compactMap(\.snapshotTable).first?(host.catalog) ?? ProgressTable()
+        var table = ProgressTable()
+        for snapshotTable in host.services.compactMap(\.snapshotTable) { table.merge(snapshotTable(host.catalog)) }
         return [("events", try EventPublisher(configuration: configuration, context: context, streams: host.eventStreams, table: table))]
     }
 
@@ -230,7 +251,7 @@ public enum Commands {
     static func handlers(for host: ServiceHost, publisher: EventPublisher?) -> [(name: String, handler: WorkerPool.Handler)] {
         let metrics = RequestMetrics()
         return host.services.map { hosted in
-            (hosted.service.name, FrameHandler.handler(hosted.answer(publishingTo: publisher, metrics: metrics)))
+            (hosted.name, FrameHandler.handler(hosted.answer(publishingTo: publisher, metrics: metrics)))
         }
     }
 

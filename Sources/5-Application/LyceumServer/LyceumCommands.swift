@@ -45,7 +45,7 @@ public enum LyceumCommands {
     /// `lyceum broker`.
     public static let broker = settingsCommand(
         "broker", summary: "only the broker, and the event forwarder workers publish into",
-        keys: commonKeys.union(brokerKeys).union([.forwarderEndpoint]).union(serverSecurityKeys).union(dashboardKeys)
+        keys: commonKeys.union(brokerKeys).union([.forwarderEndpoint, .partitions]).union(serverSecurityKeys).union(dashboardKeys)
     ) { parsed, sources throws(UsageError) in
         let security = try serverSecurity(parsed.settings, eventEndpoints: [.eventsEndpoint, .forwarderEndpoint])
         return Commands.broker(parsed.settings, security: security, reloading: sources)
@@ -54,7 +54,7 @@ public enum LyceumCommands {
     /// `lyceum worker`.
     public static let worker = settingsCommand(
         "worker", summary: "only workers, registered with every broker given (--broker is required)",
-        keys: commonKeys.union(workerKeys).union([.broker, .service, .reconnectInitial, .reconnectMaximum, .forwarderEndpoint, .snapshotEndpoint])
+        keys: commonKeys.union(workerKeys).union([.broker, .service, .reconnectInitial, .reconnectMaximum, .forwarderEndpoint, .snapshotEndpoint, .partitions, .node])
             .union(clientSecurityKeys).union([.authorizedKeys, .insecure])
     ) { parsed, sources throws(UsageError) in
         // Required, but from any source: the parser sees only the command line.
@@ -89,7 +89,8 @@ public enum LyceumCommands {
 
     /// `lyceum status`.
     public static let status = settingsCommand(
-        "status", summary: "ask the broker's mmi.status: services, workers, queues, journals, uptime (JSON)", keys: clientSecurityKeys.union([.broker, .timeout]),
+        "status", summary: "ask the broker's mmi.status: services, workers, queues, journals, uptime, partitions (JSON)",
+        keys: clientSecurityKeys.union([.broker, .timeout, .partitions]),
         discussion: "exit status: 0 answered; 1 not a Lyceum broker; 2 bad command line; 3 no reply"
     ) { parsed, _ throws(UsageError) in StatusCommand.run(settings: parsed.settings, security: try clientSecurity(parsed.settings)) }
 

@@ -16,7 +16,8 @@ final class NodeCaller: @unchecked Sendable {
     /// A caller through the brokers at `endpoints`. The time limit covers the slowest request,
     /// an `adopt`, which replays the partition's journal before it answers.
     init(endpoints: [String], security: SocketSecurity, timeout: Duration = .seconds(60)) throws {
-        context = try Context()
+        let context = try Context()
+        self.context = context
         var configuration = ClientConfiguration(timeout: timeout, attempts: 2)
         configuration.security = security
         clients = endpoints.map { Client(endpoint: $0, configuration: configuration, context: context) }
@@ -29,14 +30,14 @@ final class NodeCaller: @unchecked Sendable {
     func call(_ service: String, _ frames: [[UInt8]]) throws -> [[UInt8]] {
         lock.lock()
         defer { lock.unlock() }
-        var lastError = MajordomoError(code: .brokerUnreachable, service: service, detail: "no broker endpoint is configured")
+        var lastError: MajordomoError?
         for client in clients {
-            do {
-                return try client.call(service, body: frames)
-            } catch where error.code.callsForAnotherBroker {
-                lastError = error
+            switch Result(catching: { () throws(MajordomoError) in try client.call(service, body: frames) }) {
+            case .success(let reply): return reply
+            case .failure(let error) where error.code.callsForAnotherBroker: lastError = error
+            case .failure(let error): throw error
             }
         }
-        throw lastError
+        throw lastError ?? MajordomoError(code: .brokerUnreachable, service: service, detail: "no broker endpoint is configured")
     }
 }

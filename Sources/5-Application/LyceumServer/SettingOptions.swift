@@ -57,6 +57,8 @@ extension SettingKey {
         case .curveSecretKey: ("FILE", "this process's secret certificate (NAME_secret, 0600): CURVE on every socket")
         case .curveServerKey: ("FILE", "the broker's public certificate, to connect to it with CURVE")
         case .authorizedKeys: ("DIR", "the directory of authorised public certificates (reloaded on SIGHUP)")
+        case .partitions: ("N", "the cluster's partition count for books and progress (0: unpartitioned)")
+        case .node: ("NAME", "this worker's node name; its node service is lyceum.node.NAME")
         case .insecure: ("", "allow binding a non-loopback endpoint without CURVE")
         }
     }

@@ -1,10 +1,12 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Access
 import Events
 import Journal
 import LearningServices
 import LyceumLogging
+import Partitions
 
 /// Every setting a Lyceum command reads, with its default. Values arrive as text from a source
 /// (defaults, a configuration file, `LYCEUM_…` environment variables, the command line);
@@ -106,6 +108,17 @@ public struct Settings: Sendable {
     public var authorizedKeys: String?
     /// Whether `serve` and `broker` may bind a non-loopback endpoint without CURVE (`insecure`).
     public var insecure = false
+
+    // Partitions (issue 17).
+    /// The cluster's partition count for the stateful services (`books`, `progress`), the same
+    /// on its brokers and workers (`partitions`); 0, the default, is an unpartitioned deployment.
+    public var partitions = 0
+    /// A worker's node name (`node`): its node service is `lyceum.node.<node>`, and moves name
+    /// it. The host name by default (its identifier characters).
+    public var node = Settings.hostName
+
+    /// The partition scheme of `partitions`; `nil` when unpartitioned.
+    public var partitionScheme: PartitionScheme? { try? PartitionScheme(count: partitions) }
 
     /// Whether `serve` publishes events and `broker` forwards them: `events-endpoint` is not `none`.
     public var publishesEvents: Bool { eventsEndpoint != EventEndpoints.none }
@@ -238,6 +251,14 @@ public struct Settings: Sendable {
         case .authorizedKeys:
             guard !text.isEmpty else { throw invalid("a directory of public certificates") }
             authorizedKeys = text
+        case .partitions:
+            guard text == "0" || (try? PartitionScheme(count: Int(text) ?? 0)) != nil else {
+                throw invalid("0 (unpartitioned) or a partition count from \(PartitionScheme.counts.lowerBound) to \(PartitionScheme.counts.upperBound)")
+            }
+            partitions = Int(text)!
+        case .node:
+            guard Identifier.isValid(text) else { throw invalid("1-\(Identifier.maximumLength) of the characters A-Z a-z 0-9 . _ - : @ +") }
+            node = text
         case .insecure:
             guard let flag = ["true": true, "false": false][text] else { throw invalid("true or false") }
             insecure = flag
@@ -286,6 +307,8 @@ public struct Settings: Sendable {
         case .curveSecretKey: curveSecretKey.map { [$0] } ?? []
         case .curveServerKey: curveServerKey.map { [$0] } ?? []
         case .authorizedKeys: authorizedKeys.map { [$0] } ?? []
+        case .partitions: [String(partitions)]
+        case .node: [node]
         case .insecure: [String(insecure)]
         }
     }
@@ -326,6 +349,15 @@ public struct Settings: Sendable {
     public static let timeoutRange = 1...600_000
     /// Per-connection byte budgets: from 64 KiB (one request and its framing) to 1 GiB.
     public static let byteBudgetRange = (64 << 10)...(1 << 30)
+
+    /// The host name's identifier characters (at most ``Identifier/maximumLength``), or `node`
+    /// when none is left: the default node name.
+    static let hostName: String = {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "node" }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }.filter(Identifier.isAllowed), as: UTF8.self)
+        return name.isEmpty ? "node" : String(name.prefix(Identifier.maximumLength))
+    }()
 
     private static func isEndpoint(_ text: String) -> Bool {
         ["tcp://", "ipc://", "inproc://"].contains { text.hasPrefix($0) && text.count > $0.count }
@@ -409,6 +441,10 @@ public enum SettingKey: String, CaseIterable, Sendable {
     case curveServerKey = "curve-server-key"
     /// `Settings.authorizedKeys`.
     case authorizedKeys = "authorized-keys"
+    /// `Settings.partitions`.
+    case partitions
+    /// `Settings.node`.
+    case node
     /// `Settings.insecure`: a switch on the command line, `true` or `false` elsewhere.
     case insecure
 
