@@ -191,7 +191,7 @@ private final class TwoNodes: @unchecked Sendable {
         let target = try #require(nodes.services["lyceum.node.w2"])
         let cases: [([[UInt8]], String)] = [
             ([Array(#"{"op":"receive","step":"chunk","service":"books","partition":1,"from":"w1","to":"w2","file":"x","offset":0,"crc32c":0}"#.utf8)], "$"),
-            ([Array(#"{"op":"move","service":"books","partition":1,"to":"../etc"}"#.utf8)], "$.to"),
+            ([Array(#"{"op":"move","service":"books","partition":1,"to":"a/b"}"#.utf8)], "$.to"),
             ([Array(#"{"op":"move","service":"books","partition":4096,"to":"w2"}"#.utf8)], "$.partition"),
             ([Array(#"{"op":"adopt","service":"books","partition":1,"from":"w1","to":"w2","files":[],"extra":1}"#.utf8)], "$.extra"),
             ([Array(#"{"op":"receive","step":"wait","service":"books","partition":1,"from":"w1","to":"w2"}"#.utf8)], "$.step"),

@@ -1,3 +1,4 @@
+import Access
 import JSON
 import Journal
 import LearningServices
@@ -160,10 +161,10 @@ struct PartitionMoveTicket: Equatable {
     init(reading reader: inout JSONObjectReader, op: String) throws(JSONReadError) {
         service = try reader.string("service", length: 1...64)
         partition = try reader.integer("partition", in: 0...4095)
-        from = op == "move" ? "" : try reader.string("from", length: 1...64)
-        to = try reader.string("to", length: 1...64)
-        for (key, name) in [("to", to), ("from", from)] where !name.isEmpty && !Self.isNodeName(name) {
-            throw JSONReadError(path: reader.path(of: key), message: "is not a node name (letters, digits, '-', '_', '.')")
+        from = op == "move" ? "" : try reader.string("from", length: 1...Identifier.maximumLength)
+        to = try reader.string("to", length: 1...Identifier.maximumLength)
+        for (key, name) in [("to", to), ("from", from)] where !name.isEmpty && !Identifier.isValid(name) {
+            throw JSONReadError(path: reader.path(of: key), message: "is not a node name (1-\(Identifier.maximumLength) of A-Z a-z 0-9 . _ - : @ +)")
         }
     }
 
@@ -177,11 +178,4 @@ struct PartitionMoveTicket: Equatable {
     /// `books.p3`, for messages.
     var name: String { PartitionName.service(service, partition: partition) }
 
-    /// Whether `name` can name a node here: it becomes part of a directory name
-    /// (`p3.moved-to-NODE-…`), so only letters, digits, `-`, `_` and `.`, not starting with `.`.
-    static func isNodeName(_ name: String) -> Bool {
-        !name.hasPrefix(".") && name.utf8.allSatisfy { byte in
-            (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) || byte == 0x2D || byte == 0x5F || byte == 0x2E
-        }
-    }
 }

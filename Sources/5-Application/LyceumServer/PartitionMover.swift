@@ -128,6 +128,16 @@ struct PartitionMover: Sendable {
         }
     }
 
+    /// The partition and target a renamed-away copy's directory name (`p3.moved-to-w2-20261201T220455Z`)
+    /// stands for; `nil` for any other name.
+    static func movedAway(_ name: String) -> (partition: Int, to: String)? {
+        guard let marker = name.range(of: ".moved-to-"), name.count > 17,
+              let partition = PartitionName.partition(ofDirectory: name[..<marker.lowerBound]) else { return nil }
+        let rest = name[marker.upperBound...]
+        guard rest.count > 17, rest[rest.index(rest.endIndex, offsetBy: -17)] == "-" else { return nil }
+        return (partition, String(rest.dropLast(17)))
+    }
+
     /// `20261201T220455Z`: RFC 3339's UTC instant to the second, without the separators that do
     /// not belong in a directory name; sortable.
     static func stamp(_ date: Date) -> String {
