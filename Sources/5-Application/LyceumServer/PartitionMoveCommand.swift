@@ -29,8 +29,8 @@ public enum PartitionMoveCommand {
         case ambiguous([String])
     }
 
-    /// How long the source may take to answer a `move`: the copy runs at disk and network speed
-    /// (a 1 GiB journal at 50 MiB/s takes 20 s), and the partition's requests wait meanwhile.
+    /// How long the source may take to answer a `move` when `timeout` is not given: the copy runs
+    /// at disk and network speed (a 1 GiB journal at 50 MiB/s takes 20 s).
     static let moveTimeout: Duration = .seconds(600)
 
     /// Moves `partition` of each of `services`, one after the other, to the node `target`.
@@ -90,7 +90,8 @@ public enum PartitionMoveCommand {
     private static func move(service: String, partition: Int, from source: String, to target: String, settings: Settings, security: ProcessSecurity) -> Int32 {
         let request = PartitionMoveRequest.move(PartitionMoveTicket(service: service, partition: partition, from: "", to: target))
         var long = settings
-        long.timeout = max(settings.timeout, moveTimeout)
+        // The move's own limit, unless --timeout says otherwise.
+        if settings.origins[.timeout] == nil { long.timeout = moveTimeout }
         let frames: [[UInt8]]
         do { frames = try CallCommand.callOnce("lyceum.node.\(source)", body: request.frames, settings: long, security: security) } catch {
             printError("lyceum partitions move: no answer from \(source): \(error); run 'lyceum status' and then this command again")
