@@ -115,16 +115,20 @@ public enum PartitionMoveCommand {
         return Status.moved
     }
 
-    /// Every connected node's `describe` result, by node name.
+    /// Every connected node's `describe` result, by node name, asked as `lyceum status` asks.
+    /// - Throws: when the brokers or a node do not answer: a move decided on part of the cluster
+    ///   could pick a wrong source.
     static func nodes(settings: Settings, security: ProcessSecurity) throws -> [String: JSONValue] {
-        let status = try JSONParser().parse(CallCommand.callOnce(ProcessReport.statusService, body: [[]], settings: settings, security: security).first ?? [])
-        guard case .array(let services)? = status["services"] else { return [:] }
+        let reply = try CallCommand.callOnce(ProcessReport.statusService, body: [[]], settings: settings, security: security)
+        guard reply.count == 1, case .object(let status)? = try? JSONParser().parse(reply[0]) else {
+            throw PartitionOwnership.NodeError(description: "the broker does not answer \(ProcessReport.statusService)")
+        }
         var describes: [String: JSONValue] = [:]
-        for service in services {
-            guard case .string(let name)? = service["name"], name.hasPrefix("lyceum.node."), service["workers"] != .integer(0) else { continue }
-            let reply = try CallCommand.callOnce(name, body: [Array(#"{"op":"describe"}"#.utf8)], settings: settings, security: security)
-            let value = try JSONParser().parse(reply.first ?? [])
-            describes[String(name.dropFirst("lyceum.node.".count))] = value["result"] ?? value
+        for service in StatusCommand.nodeServices(in: status) {
+            let node = String(service.dropFirst(NodeService.namePrefix.count))
+            describes[node] = try StatusCommand.describe(service, settings: settings, security: security).mapError { error in
+                PartitionOwnership.NodeError(description: "\(service): \(error)")
+            }.get()
         }
         return describes
     }
