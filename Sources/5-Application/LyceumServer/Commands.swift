@@ -177,19 +177,33 @@ public enum Commands {
                 configuration.security = security.connecting
                 // Over CURVE the broker's server key vouches for the identity frame (protocol/majordomo.md).
                 configuration.trustsCallerIdentities = security.isCurve
-                // One pool, one thread: every service (and a partitioned worker's node service)
-                // registered with every broker, so that a client reaches any service through any
-                // broker that is up.
-                var services = handlers(for: host, publisher: events.first?.service)
+                // One pool, one thread, for every service that is not a partition's (and a
+                // partitioned worker's node service), registered with every broker. A partition's
+                // instance has a pool of its own under the PartitionedWorker, which stops and
+                // starts it alone when the partition moves.
+                let metrics = RequestMetrics()
+                let publisher = events.first?.service
+                var services = host.services.filter { $0.partition == nil }.map { hosted in
+                    (hosted.name, FrameHandler.handler(hosted.answer(publishingTo: publisher, metrics: metrics)))
+                }
+                var partitioned: [(String, any Service)] = []
                 if settings.partitionScheme != nil {
-                    let node = NodeService.worker(node: settings.node, partitions: settings.partitions, host: host)
-                    services.append((node.name, FrameHandler.handler(node.answer)))
+                    let worker = PartitionedWorker(node: settings.node, host: host, dataDirectory: settings.dataDirectory) { [configuration] hosted in
+                        try WorkerPool(
+                            endpoints: settings.brokers, services: [(hosted.name, FrameHandler.handler(hosted.answer(publishingTo: publisher, metrics: metrics)))],
+                            sessions: settings.sessionsPerService, configuration: configuration, context: context)
+                    }
+                    let caller = try NodeCaller(endpoints: settings.brokers, security: security.connecting)
+                    let moves = PartitionMoves(custody: worker, call: caller.call)
+                    let node = NodeService.worker(node: settings.node, partitions: settings.partitions, worker: worker)
+                    services.append((node.name, moves.handler(otherwise: FrameHandler.handler(node.answer))))
+                    partitioned = [("partitions", worker)]
                 }
                 let pool = try WorkerPool(
                     endpoints: settings.brokers, services: services,
                     sessions: settings.sessionsPerService, configuration: configuration, context: context)
                 return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report)
-                    + events.map { ($0.name, $0.service as any Service) } + [("workers", pool as any Service)]
+                    + events.map { ($0.name, $0.service as any Service) } + [("workers", pool as any Service)] + partitioned
             }
         } catch {
             logger.critical("cannot start", ["error": "\(error)"])

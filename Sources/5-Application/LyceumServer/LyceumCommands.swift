@@ -131,7 +131,7 @@ public enum LyceumCommands {
     }
 
     /// The security of a process that connects to a broker, refusing (exit 2) unusable CURVE settings.
-    private static func clientSecurity(_ settings: Settings) throws(UsageError) -> ProcessSecurity {
+    static func clientSecurity(_ settings: Settings) throws(UsageError) -> ProcessSecurity {
         do throws(CredentialsError) {
             return try ProcessSecurity.client(settings)
         } catch {

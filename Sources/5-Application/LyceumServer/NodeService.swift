@@ -57,20 +57,21 @@ public struct NodeService: Sendable {
 }
 
 extension NodeService {
-    /// The node service of a partitioned worker's `host`: `describe` reports its node name, the
-    /// cluster's partition count and each partition it holds with its journal.
-    static func worker(node: String, partitions: Int, host: ServiceHost) -> NodeService {
-        NodeService(node: node, operations: ["describe": describe(node: node, partitions: partitions, host: host)])
+    /// The node service of a partitioned worker: `describe` reports its node name, the
+    /// cluster's partition count, each partition it serves with its journal, and the copies it
+    /// renamed away in moves.
+    static func worker(node: String, partitions: Int, worker: PartitionedWorker) -> NodeService {
+        NodeService(node: node, operations: ["describe": describe(node: node, partitions: partitions, worker: worker)])
     }
 
     /// `{"op":"describe"}` → `{"node", "partitions", "held": [{"service", "partition",
-    /// "directory" (absolute), "last_seq", "bytes", "state"}]}`, the partitions in the host's
-    /// service order, then partition order.
-    static func describe(node: String, partitions: Int, host: ServiceHost) -> Operation {
+    /// "directory" (absolute), "last_seq", "bytes", "state"}], "moved": [{"service", "partition",
+    /// "to", "directory"}]}`, in service order, then partition order.
+    static func describe(node: String, partitions: Int, worker: PartitionedWorker) -> Operation {
         { request, _, reply throws(ServiceError) in
             try request.read { (_) throws(JSONReadError) in }
             var held: [JSONValue] = []
-            for hosted in host.services {
+            for hosted in worker.served {
                 guard let partition = hosted.partition, let journal = hosted.journal else { continue }
                 var entry = JSONObject()
                 entry.append("service", .string(hosted.service.name))
@@ -86,6 +87,10 @@ extension NodeService {
             result.append("node", .string(node))
             result.append("partitions", .integer(partitions))
             result.append("held", .array(held))
+            result.append("moved", .array(worker.movedAway.map { moved in
+                ["service": .string(moved.service), "partition": .integer(moved.partition), "to": .string(moved.to),
+                 "directory": .string(moved.directory)]
+            }))
             reply(.success(.object(result)))
         }
     }

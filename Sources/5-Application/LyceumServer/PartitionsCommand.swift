@@ -1,3 +1,4 @@
+import Access
 import CommandSyntax
 import Partitions
 
@@ -6,7 +7,55 @@ import Partitions
 public enum PartitionsCommand {
     /// `lyceum partitions` and its subcommands.
     public static let declaration = Command(
-        "partitions", summary: "create a worker host's partitions of a new cluster", subcommands: [initialize])
+        "partitions", summary: "create a worker host's partitions of a new cluster, move them between workers",
+        subcommands: [initialize, move, rebalance])
+
+    /// `lyceum partitions move P --to NODE [--service S]… [--broker EP]`.
+    public static let move = Command(
+        "move", summary: "move partition P from the worker holding it to the worker NODE, while serving",
+        discussion: """
+            Moves P of each service (default: books, then progress), one at a time; the partition's requests are
+            delayed meanwhile, not lost (protocol/partitions.md, "Moving a partition"). exit status: 0 moved (or
+            already there); 1 refused or failed, the source serves it as before; 2 bad command line; 3 no answer;
+            4 the source gave it up but the target has not adopted it: run the same command again
+            """,
+        options: [toOption, serviceOption] + SettingKey.options(for: clientKeys),
+        positionals: [Positional("P", help: "the partition number")]
+    ) { parsed throws(UsageError) in
+        let settings = try clientSettings(parsed)
+        guard let partition = Int(parsed.positionals[0]), (0..<PartitionScheme.counts.upperBound).contains(partition) else {
+            throw UsageError("P: expected a partition number from 0 to \(PartitionScheme.counts.upperBound - 1), got \(parsed.positionals[0])")
+        }
+        let target = parsed.text(toOption.name) ?? ""
+        guard Identifier.isValid(target) else {
+            throw UsageError(option: toOption.name, "expected a node name, got '\(target)'")
+        }
+        let services = try partitionedServices(settings.origins[.service] == nil ? nil : settings.services)
+        return PartitionMoveCommand.run(
+            partition: partition, to: target, services: services, settings: settings, security: try LyceumCommands.clientSecurity(settings))
+    }
+
+    /// `lyceum partitions rebalance [--service S]… [--broker EP]`.
+    public static let rebalance = Command(
+        "rebalance", summary: "move partitions one at a time until every worker holds an even share",
+        discussion: "Prints each move. exit status: as for 'partitions move', for the first move that did not succeed",
+        options: [serviceOption] + SettingKey.options(for: clientKeys)
+    ) { parsed throws(UsageError) in
+        let settings = try clientSettings(parsed)
+        let services = try partitionedServices(settings.origins[.service] == nil ? nil : settings.services)
+        return PartitionMoveCommand.rebalance(services: services, settings: settings, security: try LyceumCommands.clientSecurity(settings))
+    }
+
+    /// The settings a command that calls the brokers takes, from the command line.
+    private static let clientKeys: Set<SettingKey> = [.broker, .timeout, .curveSecretKey, .curveServerKey]
+
+    private static func clientSettings(_ parsed: ParsedArguments) throws(UsageError) -> Settings {
+        do throws(SettingsError) {
+            return try CommandArguments(parsed, over: Settings()).settings
+        } catch {
+            throw UsageError(error.description)
+        }
+    }
 
     /// `lyceum partitions init --data DIR --partitions N --own RANGES [--service S]…`.
     public static let initialize = Command(
@@ -54,6 +103,8 @@ public enum PartitionsCommand {
         required: true)
     private static let serviceOption = Option(
         SettingKey.service.rawValue, .text(placeholder: "NAME"), help: "a partitioned service (default: books and progress)", repeatable: true)
+    private static let toOption = Option(
+        "to", .text(placeholder: "NODE"), help: "the node name of the worker to move the partition to", required: true)
     private static let ownOption = Option(
         "own", .text(placeholder: "RANGES"), help: "the partitions this host owns: partitions and ranges, e.g. 0-5,9", required: true)
 

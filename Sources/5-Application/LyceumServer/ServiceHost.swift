@@ -23,6 +23,11 @@ public final class ServiceHost: Sendable {
     public let eventStreams: [any PublishedStream]
     private let catalogPaths: [String]
     private let logger = Logger(component: "server")
+    /// What opening one more partition's instance needs (`openPartition`).
+    private let registry: ServiceRegistry
+    private let resources: ServiceResources
+    private let journalOptions: JournalOptions
+    private let layout: PartitionLayout?
 
     /// Loads the catalog (`settings.catalogPaths`, or the sample catalog when empty) and makes the
     /// services `names` of `registry`, opening and replaying each journaled one's journal under
@@ -60,6 +65,26 @@ public final class ServiceHost: Sendable {
         self.journals = Dictionary(uniqueKeysWithValues: services.compactMap { hosted in hosted.journal.map { (hosted.name, $0) } })
         self.catalogPaths = paths
         eventStreams = registry.eventStreams
+        self.registry = registry
+        self.resources = resources
+        self.journalOptions = options
+        layout = settings.partitionScheme.map { PartitionLayout(dataDirectory: settings.dataDirectory, scheme: $0) }
+    }
+
+    /// Opens and replays one more partition's instance, one that arrived while serving (a move):
+    /// its directory must hold a manifest naming exactly it. Closing its journal is the caller's.
+    /// - Throws: `PartitionLayoutError` when this host is not partitioned or the manifest
+    ///   disagrees, `ServiceRegistryError`, or `JournalError`.
+    func openPartition(of service: String, partition: Int) throws -> HostedService {
+        guard let layout else { throw PartitionLayoutError(path: "", "this worker is not partitioned (setting partitions is 0)") }
+        guard let owned = try layout.heldPartitions(of: service).first(where: { $0.partition == partition }) else {
+            throw PartitionLayoutError(path: layout.directory(of: service, partition: partition), "is not a partition held here")
+        }
+        var resources = resources
+        resources.partition = owned
+        let directory = layout.directory(of: service, partition: partition)
+        let opener = JournalOpener(service: service, partition: partition, directory: directory, options: journalOptions, logger: logger)
+        return try registry.descriptor(named: service).open(resources, opener)
     }
 
     /// The service registered as `name` (`books`, or a partition's `books.p3`), when this host serves it.

@@ -39,7 +39,7 @@ public enum StatusCommand {
     }
 
     /// The names of the node services in an `mmi.status` answer, sorted.
-    private static func nodeServices(in status: JSONObject) -> [String] {
+    static func nodeServices(in status: JSONObject) -> [String] {
         guard case .array(let services)? = status["services"] else { return [] }
         return services.compactMap { service in
             guard case .string(let name)? = service["name"], name.hasPrefix(NodeService.namePrefix) else { return nil }
@@ -48,7 +48,7 @@ public enum StatusCommand {
     }
 
     /// The `result` of `{"op":"describe"}` sent to the node service `service`, or why there is none.
-    private static func describe(
+    static func describe(
         _ service: String, settings: Settings, security: ProcessSecurity
     ) -> Result<JSONValue, PartitionOwnership.NodeError> {
         let reply: [[UInt8]]
