@@ -23,6 +23,7 @@ public enum LyceumCommands {
     /// Settings of a process that runs a broker.
     static let brokerKeys: Set<SettingKey> = [
         .endpoint, .queueLimit, .queueLimitTotal, .highWaterMark, .receiveHighWaterMark, .eventsEndpoint, .maxBatch, .maxConnections, .maxInputBytes, .maxOutputBytes,
+        .unknownServiceTimeout,
     ]
     /// Settings of a process that serves the browser dashboard.
     static let dashboardKeys: Set<SettingKey> = [.dashboardPort, .dashboardAddress, .dashboardToken]
@@ -45,7 +46,7 @@ public enum LyceumCommands {
     /// `lyceum broker`.
     public static let broker = settingsCommand(
         "broker", summary: "only the broker, and the event forwarder workers publish into",
-        keys: commonKeys.union(brokerKeys).union([.forwarderEndpoint]).union(serverSecurityKeys).union(dashboardKeys)
+        keys: commonKeys.union(brokerKeys).union([.forwarderEndpoint, .partitions]).union(serverSecurityKeys).union(dashboardKeys)
     ) { parsed, sources throws(UsageError) in
         let security = try serverSecurity(parsed.settings, eventEndpoints: [.eventsEndpoint, .forwarderEndpoint])
         return Commands.broker(parsed.settings, security: security, reloading: sources)

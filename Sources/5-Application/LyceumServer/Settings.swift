@@ -5,6 +5,7 @@ import Events
 import Journal
 import LearningServices
 import LyceumLogging
+import Partitions
 
 /// Every setting a Lyceum command reads, with its default. Values arrive as text from a source
 /// (defaults, a configuration file, `LYCEUM_…` environment variables, the command line);
@@ -59,6 +60,12 @@ public struct Settings: Sendable {
     public var forwarderEndpoint = EventEndpoints.forwarderInput
     /// The broker's longest batch of request handling before deferred replies leave (`max-batch-ms`).
     public var maxBatch = Duration.milliseconds(2)
+    /// How long a request waits for a service (or partition) with no worker before the broker
+    /// answers `service_unknown` (`unknown-service-timeout`).
+    public var unknownServiceTimeout = Duration.milliseconds(2000)
+    /// The cluster's partition count for the stateful services (`books`, `progress`); 0: not
+    /// partitioned. A broker routes their requests by learner when it is set (`partitions`).
+    public var partitions = 0
     /// TCP connections the broker holds at once; more are cut as they are accepted, and the
     /// value is lowered to fit the process's descriptor limit (`max-connections`).
     public var maxConnections = 4096
@@ -209,6 +216,10 @@ public struct Settings: Sendable {
             maxReplyBytes = try integer(ReplyBudget.allowedBytes, "bytes")
         case .maxBatch:
             maxBatch = .milliseconds(try integer(1...1000, "milliseconds"))
+        case .unknownServiceTimeout:
+            unknownServiceTimeout = .milliseconds(try integer(1...600_000, "milliseconds"))
+        case .partitions:
+            partitions = try integer(0...PartitionScheme.counts.upperBound)
         case .maxConnections:
             maxConnections = try integer(1...1_000_000)
         case .maxInputBytes:
@@ -275,6 +286,8 @@ public struct Settings: Sendable {
         case .snapshotPageBytes: [String(snapshotPageBytes)]
         case .maxReplyBytes: [String(maxReplyBytes)]
         case .maxBatch: [String(maxBatch.milliseconds)]
+        case .unknownServiceTimeout: [String(unknownServiceTimeout.milliseconds)]
+        case .partitions: [String(partitions)]
         case .maxConnections: [String(maxConnections)]
         case .maxInputBytes: [String(maxInputBytes)]
         case .maxOutputBytes: [String(maxOutputBytes)]
@@ -389,6 +402,10 @@ public enum SettingKey: String, CaseIterable, Sendable {
     case maxReplyBytes = "max-reply-bytes"
     /// `Settings.maxBatch`.
     case maxBatch = "max-batch-ms"
+    /// `Settings.unknownServiceTimeout`.
+    case unknownServiceTimeout = "unknown-service-timeout"
+    /// `Settings.partitions`.
+    case partitions
     /// `Settings.maxConnections`.
     case maxConnections = "max-connections"
     /// `Settings.maxInputBytes`.
