@@ -96,7 +96,7 @@ let package = Package(
         // them (serve, broker, worker, call, status, config, journal, version).
         .target(
             name: "LyceumServer",
-            dependencies: ["LearningServices", "Catalog", "Books", "Progress", "JSON", "Journal", "Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumLogging", "Events", "Telemetry", "CommandSyntax", "LyceumSupport", "Access", "Security"], path: "Sources/5-Application/LyceumServer",
+            dependencies: ["LearningServices", "Catalog", "Books", "Progress", "JSON", "Journal", "Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumLogging", "Events", "Telemetry", "CommandSyntax", "LyceumSupport", "Access", "Security", "Partitions"], path: "Sources/5-Application/LyceumServer",
             // The browser dashboard's page: plain files served as they are, no build step.
             resources: [.copy("DashboardPage")]
         ),
@@ -106,7 +106,7 @@ let package = Package(
         // client is run by /usr/bin/python3.
         .testTarget(
             name: "LyceumServerTests",
-            dependencies: ["LyceumServer", "LearningServices", "Catalog", "Books", "Majordomo", "ZeroMQ", "Access", "Security", "Journal", "Events", "Telemetry", "LyceumTestSupport", "lyceum", "CommandSyntax", "LoadTest", "ProgressWatch", "LyceumSupport"],
+            dependencies: ["LyceumServer", "LearningServices", "Catalog", "Books", "Majordomo", "ZeroMQ", "Access", "Security", "Journal", "Events", "Telemetry", "LyceumTestSupport", "lyceum", "CommandSyntax", "LoadTest", "ProgressWatch", "LyceumSupport", "LyceumLifecycle", "Partitions"],
             exclude: ["Clients", "Fixtures"]
         ),
 
