@@ -113,6 +113,10 @@ import ZeroMQ
             #expect(merged == [whole.handleWithEvent(Array(request.utf8)).reply],
                     "\(request): \(String(decoding: merged[0], as: UTF8.self))")
         }
+        // A body of two frames reaches a partition whole, which refuses it as every worker does.
+        let twoFrames = try client.call("progress", body: [Array(#"{"op":"course_stats","course":"1"}"#.utf8), []])
+        #expect(try twoFrames.count == 1 && parse(twoFrames[0]).errorCode == "bad_request",
+                "\(twoFrames.map { String(decoding: $0, as: UTF8.self) })")
         let stats = try parse(try client.call("progress", body: [Array(#"{"op":"course_stats","course":"1"}"#.utf8)])[0]).result
         #expect(stats["learners_started"] as? Int == 40 && stats["quiz_takers"] as? Int == 19)
     }

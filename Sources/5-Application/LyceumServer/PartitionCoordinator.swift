@@ -25,7 +25,7 @@ final class PartitionCoordinator: Service {
     /// A request handed over by the broker's thread.
     private struct Job: Sendable {
         let service: String
-        let body: [UInt8]
+        let body: [[UInt8]]
         let caller: Caller
         let later: DeferredReply
     }
@@ -34,10 +34,11 @@ final class PartitionCoordinator: Service {
     private struct Gathering {
         let service: String
         let later: DeferredReply
-        var replies: [Int: [UInt8]] = [:]
+        var replies: [Int: [[UInt8]]] = [:]
         var failures: [Int: String] = [:]
         var outstanding: Int
-        let combine: @Sendable ([[UInt8]]) -> [UInt8]
+        /// The reply from the partitions' replies, in partition order.
+        let combine: @Sendable ([[[UInt8]]]) -> [[UInt8]]
     }
 
     /// How long the partitions have to answer: the broker's wait for a partition with no worker
@@ -70,7 +71,7 @@ final class PartitionCoordinator: Service {
     var localServices: [LocalService] {
         PartitionRouting.services.map { service in
             LocalService(name: service) { [self] body, caller, later in
-                jobs.withLock { $0.append(Job(service: service, body: body.first ?? [], caller: caller, later: later)) }
+                jobs.withLock { $0.append(Job(service: service, body: body, caller: caller, later: later)) }
                 wakeup.signal()
                 return nil
             }
@@ -104,7 +105,7 @@ final class PartitionCoordinator: Service {
             guard let completion = try client.receive(timeout: .milliseconds(100)),
                   let (id, partition) = asked.removeValue(forKey: completion.id), var gathering = inHand[id] else { continue }
             switch completion.result {
-            case .success(let body): gathering.replies[partition] = body.first ?? []
+            case .success(let body): gathering.replies[partition] = body
             case .failure(let error): gathering.failures[partition] = Self.reason(error, deadline: deadline)
             }
             gathering.outstanding -= 1
@@ -133,19 +134,23 @@ final class PartitionCoordinator: Service {
     private func start(
         _ job: Job, id: UInt64, client: AsyncClient, asked: inout [AsyncClient.RequestID: (gathering: UInt64, partition: Int)]
     ) -> Gathering? {
-        let plan = job.service == ProgressService.serviceName ? CourseStatisticsFanOut.plan(job.body, caller: job.caller) : .forward
-        let (body, partitions, combine): ([UInt8], Range<Int>, @Sendable ([[UInt8]]) -> [UInt8])
+        // Only a one-frame progress request can be course_stats; the others, multi-frame bodies
+        // included, get the partition's own answer.
+        let plan = job.service == ProgressService.serviceName && job.body.count == 1
+            ? CourseStatisticsFanOut.plan(job.body[0], caller: job.caller) : .forward
+        let (body, partitions, combine): ([[UInt8]], Range<Int>, @Sendable ([[[UInt8]]]) -> [[UInt8]])
         switch plan {
         case .reply(let reply):
             job.later.send([reply])
             return nil
         case .forward: (body, partitions, combine) = (job.body, 0..<1, { $0[0] })
-        case .fanOut(let partial): (body, partitions, combine) = (partial, scheme.all, CourseStatisticsFanOut.merge)
+        case .fanOut(let partial):
+            (body, partitions, combine) = ([partial], scheme.all, { [CourseStatisticsFanOut.merge($0.map { $0.first ?? [] })] })
         }
         var gathering = Gathering(service: job.service, later: job.later, outstanding: 0, combine: combine)
         for partition in partitions {
             do throws(MajordomoError) {
-                let request = try client.send(PartitionName.service(job.service, partition: partition), body: [body])
+                let request = try client.send(PartitionName.service(job.service, partition: partition), body: body)
                 asked[request] = (id, partition)
                 gathering.outstanding += 1
             } catch {
@@ -164,7 +169,7 @@ final class PartitionCoordinator: Service {
                 service: gathering.service, missing: missing, reason: gathering.failures[missing[0]] ?? "")])
             return
         }
-        gathering.later.send([gathering.combine(gathering.replies.keys.sorted().compactMap { gathering.replies[$0] })])
+        gathering.later.send(gathering.combine(gathering.replies.keys.sorted().compactMap { gathering.replies[$0] }))
     }
 
     /// Why a partition gave no answer, for the `unavailable` message.
