@@ -121,6 +121,30 @@ import ZeroMQ
         #expect(stats["learners_started"] as? Int == 40 && stats["quiz_takers"] as? Int == 19)
     }
 
+    /// The real partitioned worker holding all 8 partitions behind the routing broker, beside
+    /// one `lyceum serve`, given the same writes: every course_stats reply is the same bytes.
+    @Test func courseStatsOfARealPartitionedClusterEqualsServe() throws {
+        let cluster = try PartitionedCluster(owned: "0-7")
+        try cluster.startWorker(registering: Self.scheme.all.flatMap { ["books.p\($0)", "progress.p\($0)"] })
+        let data = try TemporaryDirectory()
+        defer { data.remove() }
+        let serve = try Server(dataDirectory: data.path)
+        let context = try Context()
+        let clusterClient = Client(endpoint: cluster.endpoint, configuration: ClientConfiguration(timeout: .seconds(5), attempts: 1), context: context)
+        defer { clusterClient.close() }
+        func both(_ request: String) throws -> (partitioned: [[UInt8]], serve: [[UInt8]]) {
+            (try clusterClient.call("progress", body: [Array(request.utf8)]), try serve.call("progress", frames: [Array(request.utf8)]))
+        }
+        for index in 0..<24 {
+            _ = try both(#"{"op":"mark_watched","learner":"r\#(index)","course":"1","lesson":"1"}"#)
+            if index % 3 == 0 { _ = try both(#"{"op":"submit_quiz","learner":"r\#(index)","course":"1","answers":[2,\#(index % 2),1]}"#) }
+        }
+        for request in [#"{"op":"course_stats","course":"1"}"#, #"{"op":"course_stats","course":"nope"}"#, #"{"op":"list"}"#] {
+            let replies = try both(request)
+            #expect(replies.partitioned == replies.serve, "\(request): \(String(decoding: replies.partitioned[0], as: UTF8.self))")
+        }
+    }
+
     @Test func aPartitionWithoutAWorkerMakesCourseStatsUnavailableNamingIt() throws {
         let broker = try PartitionedBroker()
         defer { broker.stop() }

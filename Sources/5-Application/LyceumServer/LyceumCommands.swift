@@ -54,9 +54,9 @@ public enum LyceumCommands {
 
     /// `lyceum worker`.
     public static let worker = settingsCommand(
-        "worker", summary: "only workers, connected to a broker (--broker is required)",
-        keys: commonKeys.union(workerKeys).union([.broker, .service, .reconnectInitial, .reconnectMaximum, .forwarderEndpoint])
-            .union(clientSecurityKeys).union([.authorizedKeys])
+        "worker", summary: "only workers, registered with every broker given (--broker is required)",
+        keys: commonKeys.union(workerKeys).union([.broker, .service, .reconnectInitial, .reconnectMaximum, .forwarderEndpoint, .snapshotEndpoint, .partitions, .node])
+            .union(clientSecurityKeys).union([.authorizedKeys, .insecure])
     ) { parsed, sources throws(UsageError) in
         // Required, but from any source: the parser sees only the command line.
         guard parsed.settings.origins[.broker] != nil else {
@@ -67,6 +67,13 @@ public enum LyceumCommands {
             security = try ProcessSecurity.worker(parsed.settings)
         } catch {
             throw UsageError(error.description)
+        }
+        if let snapshots = Commands.chosenSnapshotEndpoint(parsed.settings) {
+            do throws(SettingsError) {
+                try WorkerSnapshots.check(snapshots, settings: parsed.settings, curve: security.isCurve)
+            } catch {
+                throw UsageError(error.description)
+            }
         }
         return Commands.worker(parsed.settings, security: security, reloading: sources)
     }
@@ -83,7 +90,8 @@ public enum LyceumCommands {
 
     /// `lyceum status`.
     public static let status = settingsCommand(
-        "status", summary: "ask the broker's mmi.status: services, workers, queues, journals, uptime (JSON)", keys: clientSecurityKeys.union([.broker, .timeout]),
+        "status", summary: "ask the broker's mmi.status: services, workers, queues, journals, uptime, partitions (JSON)",
+        keys: clientSecurityKeys.union([.broker, .timeout, .partitions]),
         discussion: "exit status: 0 answered; 1 not a Lyceum broker; 2 bad command line; 3 no reply"
     ) { parsed, _ throws(UsageError) in StatusCommand.run(settings: parsed.settings, security: try clientSecurity(parsed.settings)) }
 
