@@ -89,12 +89,15 @@ public final class ProgressService: JournaledService {
                 try write(&request, catalog, caller, completion) { (reader) throws(JSONReadError) in .open(lesson: try reader.id("lesson")) }
             case "submit_quiz":
                 try write(&request, catalog, caller, completion) { (reader) throws(JSONReadError) in .submitQuiz(answers: try reader.answers()) }
-            case "get", "list", "course_stats":
+            case "get", "list", "course_stats", CourseStatisticsFanOut.partialOp:
                 try request.refuseRequestID()
                 switch request.op {
                 case "get": completion(HandledRequest(reply: try get(&request, catalog, caller), to: request))
                 case "list": completion(HandledRequest(reply: try list(&request, catalog, caller), to: request))
-                default: completion(HandledRequest(reply: try courseStatistics(&request, catalog, caller), to: request))
+                case "course_stats":
+                    completion(HandledRequest(reply: Reply.success(try courseStatistics(&request, catalog, caller).json), to: request))
+                default:
+                    completion(HandledRequest(reply: Reply.success(try courseStatistics(&request, catalog, caller).partialJSON), to: request))
                 }
             default:
                 throw ServiceError(
@@ -189,16 +192,15 @@ public final class ProgressService: JournaledService {
         return Reply.success(serialized: output)
     }
 
-    private func courseStatistics(_ request: inout Request, _ catalog: Catalog, _ caller: Caller) throws(ServiceError) -> [UInt8] {
-        let courseID = try request.read { (reader) throws(JSONReadError) in try reader.id("course") }
-        try caller.authorizeTrustedOperation(request.op)
+    /// The figures of the course a `course_stats` (or, in a partition, `course_stats_partial`)
+    /// request names, for a caller that may perform trusted operations.
+    private func courseStatistics(
+        _ request: inout Request, _ catalog: Catalog, _ caller: Caller
+    ) throws(ServiceError) -> CourseStatisticsFanOut.Figures {
+        let courseID = try CourseStatisticsFanOut.course(of: &request, caller: caller)
         let course = try catalog.existingCourse(courseID)
         let statistics = try core.read { (state) throws(ServiceError) in state.records.statistics(of: course.id) }
-        return Reply.success([
-            "course": .string(course.id), "learners_started": .integer(statistics.started),
-            "learners_completed": .integer(statistics.completed), "quiz_takers": .integer(statistics.quizTakers),
-            "average_score_percent": statistics.averageScorePercent.map(JSONValue.double) ?? .null,
-        ])
+        return CourseStatisticsFanOut.Figures(course: course.id, statistics: statistics)
     }
 }
 

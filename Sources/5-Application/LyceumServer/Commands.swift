@@ -4,6 +4,7 @@ import LearningServices
 import LyceumLifecycle
 import LyceumLogging
 import Majordomo
+import Partitions
 import Security
 import ZeroMQ
 
@@ -87,7 +88,14 @@ public enum Commands {
         do {
             let revocations = Revocations()
             return try runGroup(logger: logger, reload: reloader(sources, host: nil, security: security, revocations: revocations)) { context in
-                let broker = try Broker(endpoints: settings.endpoints, configuration: brokerConfiguration(settings, report: report, security: security), context: context)
+                var configuration = brokerConfiguration(settings, report: report, security: security)
+                let coordinator = try partitionCoordinator(settings, security: security, context: context)
+                if let coordinator {
+                    configuration.routedServices = PartitionRouting.routedServices(coordinator.scheme)
+                    configuration.localServices = coordinator.localServices
+                }
+                let broker = try Broker(endpoints: settings.endpoints, configuration: configuration, context: context)
+                let coordinating: [(name: String, service: any Service)] = coordinator.map { [("coordinator", $0)] } ?? []
                 let dashboard = settings.dashboardPort != 0
                 var forwarder: [(name: String, service: any Service)] = []
                 if settings.publishesEvents {
@@ -108,7 +116,7 @@ public enum Commands {
                 let titles = CatalogTitleCache(broker: settings.endpoints[0], security: security.connectingToItself, context: context)
                 return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report)
                     + dashboardServices(settings, context: context, snapshotEndpoint: nil, security: security.connectingToItself) { titles.titles() }
-                    + forwarder + [("broker", broker)]
+                    + forwarder + coordinating + [("broker", broker)]
             }
         } catch {
             logger.critical("cannot start", ["error": "\(error)"])
@@ -233,6 +241,7 @@ public enum Commands {
         let descriptors = DescriptorLimit.raise(logger: logger)
         return BrokerConfiguration(
             heartbeat: Heartbeat(interval: settings.heartbeatInterval, liveness: settings.heartbeatLiveness),
+            unknownServiceTimeout: settings.unknownServiceTimeout,
             maxQueuedRequestsPerService: settings.queueLimit,
             maxQueuedRequests: settings.queueLimitTotal,
             highWaterMark: Int32(settings.highWaterMark),
@@ -245,6 +254,17 @@ public enum Commands {
             security: security.bound(.broker),
             keyDirectory: security.directory
         )
+    }
+
+    /// The coordinator of a partitioned cluster's broker (`settings.partitions` > 0), calling
+    /// the partitions through the broker's first endpoint with the process's own key; `nil`
+    /// unpartitioned. Listed before the broker, it stops after it, so that the broker's last
+    /// deferred replies are still sent.
+    private static func partitionCoordinator(_ settings: Settings, security: ProcessSecurity, context: Context) throws -> PartitionCoordinator? {
+        guard let scheme = settings.partitionScheme else { return nil }
+        return try PartitionCoordinator(
+            scheme: scheme, endpoint: settings.endpoints[0], security: security.connectingToItself,
+            unknownServiceTimeout: settings.unknownServiceTimeout, context: context)
     }
 
     /// The publisher of the events of `host`'s services, when one of them has events (one for

@@ -23,6 +23,7 @@ public enum LyceumCommands {
     /// Settings of a process that runs a broker.
     static let brokerKeys: Set<SettingKey> = [
         .endpoint, .queueLimit, .queueLimitTotal, .highWaterMark, .receiveHighWaterMark, .eventsEndpoint, .maxBatch, .maxConnections, .maxInputBytes, .maxOutputBytes,
+        .unknownServiceTimeout,
     ]
     /// Settings of a process that serves the browser dashboard.
     static let dashboardKeys: Set<SettingKey> = [.dashboardPort, .dashboardAddress, .dashboardToken]

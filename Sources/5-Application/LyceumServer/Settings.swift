@@ -63,6 +63,9 @@ public struct Settings: Sendable {
     public var forwarderEndpoints = [EventEndpoints.forwarderInput]
     /// The broker's longest batch of request handling before deferred replies leave (`max-batch-ms`).
     public var maxBatch = Duration.milliseconds(2)
+    /// How long a request waits for a service (or partition) with no worker before the broker
+    /// answers `service_unknown` (`unknown-service-timeout`).
+    public var unknownServiceTimeout = Duration.milliseconds(2000)
     /// TCP connections the broker holds at once; more are cut as they are accepted, and the
     /// value is lowered to fit the process's descriptor limit (`max-connections`).
     public var maxConnections = 4096
@@ -224,6 +227,8 @@ public struct Settings: Sendable {
             maxReplyBytes = try integer(ReplyBudget.allowedBytes, "bytes")
         case .maxBatch:
             maxBatch = .milliseconds(try integer(1...1000, "milliseconds"))
+        case .unknownServiceTimeout:
+            unknownServiceTimeout = .milliseconds(try integer(1...600_000, "milliseconds"))
         case .maxConnections:
             maxConnections = try integer(1...1_000_000)
         case .maxInputBytes:
@@ -298,6 +303,7 @@ public struct Settings: Sendable {
         case .snapshotPageBytes: [String(snapshotPageBytes)]
         case .maxReplyBytes: [String(maxReplyBytes)]
         case .maxBatch: [String(maxBatch.milliseconds)]
+        case .unknownServiceTimeout: [String(unknownServiceTimeout.milliseconds)]
         case .maxConnections: [String(maxConnections)]
         case .maxInputBytes: [String(maxInputBytes)]
         case .maxOutputBytes: [String(maxOutputBytes)]
@@ -423,6 +429,8 @@ public enum SettingKey: String, CaseIterable, Sendable {
     case maxReplyBytes = "max-reply-bytes"
     /// `Settings.maxBatch`.
     case maxBatch = "max-batch-ms"
+    /// `Settings.unknownServiceTimeout`.
+    case unknownServiceTimeout = "unknown-service-timeout"
     /// `Settings.maxConnections`.
     case maxConnections = "max-connections"
     /// `Settings.maxInputBytes`.
