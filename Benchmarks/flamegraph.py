@@ -50,7 +50,7 @@ def tidy(frame):
 
 
 def colour(name):
-    if "kernel" in name or name.startswith("["):
+    if "kernel" in name:
         return "#e8a060"
     if "libzmq" in name:
         return "#d06060"
