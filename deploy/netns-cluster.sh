@@ -44,6 +44,8 @@ readonly STOP_GRACE=12
 repository=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 state=/tmp/lyceum-netns
 prefix=${PREFIX:-lyc-}
+# Without a state directory, down removes namespaces by prefix only when told the prefix.
+prefix_given=${PREFIX:+1}
 subnet=10.77.0
 partitions=16
 heartbeat=2500
@@ -353,7 +355,7 @@ verb_up() {
   echo "cluster ready: brokers $(endpoint b1 $PORT) $(endpoint b2 $PORT), $partitions partitions, state in $state"
   print_environment
   if [ "$foreground" -eq 1 ]; then
-    trap 'teardown "$keep_state"; exit 0' INT TERM
+    trap 'teardown "$keep_state"; echo "cluster down"; exit 0' INT TERM
     note "up in the foreground; Ctrl-C tears it down"
     while true; do sleep 1 & wait $!; done
   fi
@@ -375,7 +377,13 @@ teardown() {
 }
 
 verb_down() {
-  load_settings || note "no cluster state in $state; removing namespaces with prefix '$prefix'"
+  if ! load_settings; then
+    if [ -z "$prefix_given" ]; then
+      note "no cluster state in $state: nothing to do (--prefix P removes the namespaces P* by name)"
+      return 0
+    fi
+    note "no cluster state in $state; removing namespaces with prefix '$prefix'"
+  fi
   teardown "$keep_state"
   echo "cluster down"
 }
@@ -478,7 +486,7 @@ arguments=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --state) [ $# -ge 2 ] || usage_error "--state needs a directory"; state=$2; shift 2 ;;
-    --prefix) [ $# -ge 2 ] || usage_error "--prefix needs a value"; prefix=$2; shift 2 ;;
+    --prefix) [ $# -ge 2 ] || usage_error "--prefix needs a value"; prefix=$2; prefix_given=1; shift 2 ;;
     --subnet) [ $# -ge 2 ] || usage_error "--subnet needs a value"; subnet=$2; shift 2 ;;
     --partitions) [ $# -ge 2 ] || usage_error "--partitions needs a value"; partitions=$2; shift 2 ;;
     --heartbeat) [ $# -ge 2 ] || usage_error "--heartbeat needs a value"; heartbeat=$2; shift 2 ;;

@@ -1,0 +1,52 @@
+import Foundation
+import LyceumTestSupport
+
+/// What a finished command printed and how it ended.
+struct CommandResult: CustomStringConvertible {
+    /// Its exit status, or `nil` when it was killed for running past its time limit.
+    let status: Int32?
+    let standardOutput: String
+    let standardError: String
+
+    /// Whether it exited 0.
+    var succeeded: Bool { status == 0 }
+
+    var description: String {
+        "exit \(status.map(String.init) ?? "none (killed at its time limit)")\nstdout:\n\(standardOutput)\nstderr:\n\(standardError)"
+    }
+}
+
+/// Runs a program to completion with both outputs collected, killing it at a time limit so a
+/// test never hangs on it. The program starts with no signals blocked: Foundation's `Process`
+/// would hand it the test runner's mask, in which SIGTERM and SIGINT are blocked, and neither bash
+/// nor the daemons a script leaves running could then be stopped by them.
+enum Command {
+    /// Clears the signal mask, then becomes the program (`argv[1:]`).
+    private static let unblockSignalsAndExec = "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])"
+
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:], timeout: Duration) throws -> CommandResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", unblockSignalsAndExec, executable] + arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        // Read both pipes to their ends on threads of their own, so a chatty program never blocks
+        // on a full pipe while we wait for it.
+        let standardOutput = ThreadResult("stdout") { output.fileHandleForReading.readDataToEndOfFile() }
+        let standardError = ThreadResult("stderr") { errors.fileHandleForReading.readDataToEndOfFile() }
+        try process.run()
+        let exited = eventually(timeout: timeout) { !process.isRunning }
+        if !exited { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        // Closing our write ends (Process did) and the child's lets the readers finish; a
+        // grandchild that kept the pipe open is given a bound too.
+        let out = (try? standardOutput.value(within: .seconds(10))) ?? Data()
+        let err = (try? standardError.value(within: .seconds(10))) ?? Data()
+        return CommandResult(status: exited ? process.terminationStatus : nil,
+                             standardOutput: String(decoding: out, as: UTF8.self),
+                             standardError: String(decoding: err, as: UTF8.self))
+    }
+}
