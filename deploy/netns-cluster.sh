@@ -408,20 +408,26 @@ verb_status() {
   done
 }
 
+# `export NAME='VALUE'` lines, for eval.
 print_environment() {
-  local host index=0 brokers=""
+  local host index=0 brokers="" name value
   for host in "${BROKER_HOSTS[@]}"; do brokers="$brokers${brokers:+,}$(endpoint "$host" $PORT)"; done
-  echo "LYCEUM_BROKER=$brokers"
-  echo "LYCEUM_CURVE_SECRET_KEY=$state/c1/keys/admin_secret"
-  echo "LYCEUM_CURVE_SERVER_KEY=$state/c1/keys/broker"
-  echo "NETNS_CLIENT=$(namespace c1)"
-  echo "NETNS_APP_KEY=$state/c1/keys/app_secret"
-  echo "NETNS_EVENTS=$(endpoint b1 $EVENTS_PORT),$(endpoint b2 $EVENTS_PORT)"
-  echo "NETNS_LYCEUM=$lyceum"
-  echo "NETNS_PARTITIONS=$partitions"
+  set -- LYCEUM_BROKER "$brokers" \
+    LYCEUM_CURVE_SECRET_KEY "$state/c1/keys/admin_secret" \
+    LYCEUM_CURVE_SERVER_KEY "$state/c1/keys/broker" \
+    NETNS_CLIENT "$(namespace c1)" \
+    NETNS_APP_KEY "$state/c1/keys/app_secret" \
+    NETNS_EVENTS "$(endpoint b1 $EVENTS_PORT),$(endpoint b2 $EVENTS_PORT)" \
+    NETNS_LYCEUM "$lyceum" \
+    NETNS_PARTITIONS "$partitions"
   for host in "${WORKER_HOSTS[@]}"; do
-    if [ "$partitions" -gt 0 ]; then echo "NETNS_OWNS_$host=$(owned_range "$index")"; fi
+    if [ "$partitions" -gt 0 ]; then set -- "$@" "NETNS_OWNS_$host" "$(owned_range "$index")"; fi
     index=$((index + 1))
+  done
+  while [ $# -gt 0 ]; do
+    name=$1 value=$2
+    shift 2
+    printf "export %s='%s'\n" "$name" "${value//\'/\'\\\'\'}"
   done
 }
 

@@ -56,9 +56,10 @@ final class NetnsCluster: Sendable {
         }
         let printed = try Self.script(["env", "--state", state], timeout: .seconds(10))
         var environment: [String: String] = [:]
-        for line in printed.standardOutput.split(separator: "\n") {
+        // `export NAME='VALUE'` lines; the values (paths, endpoints, ranges) hold no quote.
+        for line in printed.standardOutput.split(separator: "\n") where line.hasPrefix("export ") {
             guard let equals = line.firstIndex(of: "=") else { continue }
-            environment[String(line[..<equals])] = String(line[line.index(after: equals)...])
+            environment[String(line[line.index(line.startIndex, offsetBy: 7)..<equals])] = String(line[line.index(after: equals)...]).trimmingCharacters(in: ["'"])
         }
         self.environment = environment
     }
