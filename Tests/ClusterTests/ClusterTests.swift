@@ -44,6 +44,28 @@ struct ClusterTests {
         #expect(!FileManager.default.fileExists(atPath: state))
     }
 
+    /// `up --foreground` stays up until Ctrl-C, then stops everything and removes it all.
+    @Test func aForegroundClusterIsRemovedOnControlC() throws {
+        let scratch = try TemporaryDirectory()
+        defer { scratch.remove() }
+        let state = scratch.path + "/cluster", prefix = "lcg\(getpid())-"
+        let foreground = try ChildProcess("/usr/bin/python3", ["-c", Command.unblockSignalsAndExec, "/usr/bin/env", "LYCEUM=\(LyceumProcess.executable.path)",
+                                                              NetnsCluster.script, "up", "--foreground", "--state", state, "--prefix", prefix,
+                                                              "--partitions", "3", "--timeout", "120"])
+        defer {
+            // Whatever happened above, nothing of this cluster may outlive the test.
+            foreground.stop()
+            _ = try? Command.run(NetnsCluster.script, ["down", "--state", state, "--prefix", prefix], timeout: .seconds(60))
+        }
+        try #require(foreground.waitForLine("cluster ready", timeout: .seconds(150)) != nil, "up --foreground never got ready: \(foreground.lines)")
+        kill(foreground.processIdentifier, SIGINT)
+        #expect(foreground.waitForExit(timeout: .seconds(60)) == 0, "\(foreground.lines)")
+        #expect(foreground.lines.contains("cluster down"), "\(foreground.lines)")
+        let namespaces = try Command.run("/usr/bin/env", ["ip", "netns", "list"], timeout: .seconds(10))
+        #expect(!namespaces.standardOutput.contains(prefix), "\(namespaces)")
+        #expect(!FileManager.default.fileExists(atPath: state))
+    }
+
     @Test func benchVerifyMixAcrossEveryPartitionHasNoWrongReply() throws {
         let cluster = try NetnsCluster(partitions: Self.partitions, heartbeatMilliseconds: Self.heartbeat)
         defer { cluster.down() }

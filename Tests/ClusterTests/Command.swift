@@ -21,8 +21,8 @@ struct CommandResult: CustomStringConvertible {
 /// would hand it the test runner's mask, in which SIGTERM and SIGINT are blocked, and neither bash
 /// nor the daemons a script leaves running could then be stopped by them.
 enum Command {
-    /// Clears the signal mask, then becomes the program (`argv[1:]`).
-    private static let unblockSignalsAndExec = "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])"
+    /// Clears the signal mask, then becomes the program (`argv[1:]`): `python3 -c` this.
+    static let unblockSignalsAndExec = "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])"
 
     static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:], timeout: Duration) throws -> CommandResult {
         let process = Process()
