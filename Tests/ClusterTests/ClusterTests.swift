@@ -73,9 +73,10 @@ struct ClusterTests {
         // FNV-1a of its id; 120 random ids miss one of 6 with probability 6·(5/6)^120 ≈ 2e-9).
         let bench = try cluster.onClient(["lyceum", "bench", "--endpoint", cluster.brokers[0], "--scenario", "mix", "--verify",
                                           "--learners", "120", "--books", "200", "--in-flight", "16", "--duration", "4s", "--warmup", "1s",
-                                          "--timeout", "5s"] + cluster.curveFlags("app"), timeout: .seconds(90))
+                                          "--timeout", "5s", "--json"] + cluster.curveFlags("app"), timeout: .seconds(90))
         #expect(bench.succeeded, "bench --verify reported errors or wrong replies:\n\(bench)\n\(cluster.logs)")
-        #expect(bench.standardError.contains("requests") || bench.standardOutput.contains("requests"), "\(bench)")
+        let report = try JSONDecoder().decode(BenchReport.self, from: Data(bench.standardOutput.utf8))
+        #expect(report.requests > 100 && report.errorCount == 0 && report.wrongReplies.isEmpty, "\(bench)")
     }
 
     @Test func aKilledWorkerHostFailsItsLearnersFastAndLosesNothingAcknowledged() throws {
@@ -84,8 +85,7 @@ struct ClusterTests {
         let onW1 = try cluster.learners(in: cluster.partitions(of: "w1"), count: 4, tag: "w1")
         let elsewhere = try cluster.learners(in: cluster.partitions(of: "w2").union(cluster.partitions(of: "w3")), count: 4, tag: "other")
         let ledger = cluster.state + "/killed.jsonl"
-        let written: WriteReport = try cluster.ledger("write", ["--out", ledger, "--learners", (onW1 + elsewhere).joined(separator: ","), "--seconds", "3"],
-                                                      timeout: .seconds(60))
+        let written = try cluster.startWriting(to: ledger, learners: onW1 + elsewhere, seconds: 3).value(within: .seconds(90))
         #expect(written.acknowledged > 0 && written.wrong == 0, "\(written)")
 
         try #require(try cluster.run("kill", ["w1"]).succeeded)
@@ -104,7 +104,7 @@ struct ClusterTests {
 
         let restarted = try cluster.run("start", ["w1"])
         try #require(restarted.succeeded, "w1 did not come back: \(restarted)\n\(cluster.logs)")
-        let verified: VerifyReport = try cluster.ledger("verify", ["--ledger", ledger], timeout: .seconds(60))
+        let verified = try cluster.verify(ledger)
         #expect(verified.isComplete, "\(verified)")
     }
 
@@ -112,24 +112,18 @@ struct ClusterTests {
         let cluster = try NetnsCluster(partitions: Self.partitions, heartbeatMilliseconds: Self.heartbeat)
         defer { cluster.down() }
         let learners = try cluster.learners(in: Set(0..<Self.partitions), count: 12, tag: "link")
-        let ledger = cluster.state + "/link.jsonl"
         // Retries span the outage: a write to w2 waits, fails over nothing, and is retried with
         // its request_id, so it is applied once however many times it is sent.
-        let load = ThreadResult("ledger") { () throws -> WriteReport in
-            try cluster.ledger("write", ["--out", ledger, "--learners", learners.joined(separator: ","), "--seconds", "12",
-                                         "--timeout", "1", "--attempts", "4"], timeout: .seconds(90))
+        let (written, verified) = try Self.writeThrough(cluster, learners: learners, seconds: 12) { _ in
+            try #require(try cluster.run("link", ["w2", "down"]).succeeded)
+            Thread.sleep(forTimeInterval: Double(Self.heartbeat * 5) / 1000)
+            try #require(try cluster.run("link", ["w2", "up"]).succeeded)
+            // `start` starts nothing here (every process runs) and waits until w2's partitions are
+            // registered with both brokers again.
+            let reRegistered = try cluster.run("start", ["w2"])
+            #expect(reRegistered.succeeded, "w2 did not re-register: \(reRegistered)\n\(cluster.logs)")
         }
-        Thread.sleep(forTimeInterval: 2)
-        try #require(try cluster.run("link", ["w2", "down"]).succeeded)
-        Thread.sleep(forTimeInterval: Double(Self.heartbeat * 5) / 1000)
-        try #require(try cluster.run("link", ["w2", "up"]).succeeded)
-        // `start` starts nothing here (every process runs) and waits until w2's partitions are
-        // registered with both brokers again.
-        let reRegistered = try cluster.run("start", ["w2"])
-        #expect(reRegistered.succeeded, "w2 did not re-register: \(reRegistered)\n\(cluster.logs)")
-        let written = try load.value(within: .seconds(120))
         #expect(written.wrong == 0, "replies that were not the request's: \(written)")
-        let verified: VerifyReport = try cluster.ledger("verify", ["--ledger", ledger], timeout: .seconds(60))
         #expect(verified.isComplete, "\(verified) after \(written)")
     }
 
@@ -137,19 +131,14 @@ struct ClusterTests {
         let cluster = try NetnsCluster(partitions: Self.partitions, heartbeatMilliseconds: Self.heartbeat)
         defer { cluster.down() }
         let learners = try cluster.learners(in: Set(0..<Self.partitions), count: 12, tag: "broker")
-        let ledger = cluster.state + "/broker.jsonl"
-        let load = ThreadResult("ledger") { () throws -> WriteReport in
-            try cluster.ledger("write", ["--out", ledger, "--learners", learners.joined(separator: ","), "--seconds", "8",
-                                         "--timeout", "1", "--attempts", "5"], timeout: .seconds(90))
-        }
-        Thread.sleep(forTimeInterval: 2)
-        let acknowledgedBeforeKill = Self.lineCount(of: ledger)
-        try #require(try cluster.run("kill", ["b1"]).succeeded)
-        let written = try load.value(within: .seconds(120))
-        #expect(written.wrong == 0, "\(written)")
-        #expect(Self.lineCount(of: ledger) > acknowledgedBeforeKill, "no write was acknowledged after b1 died: \(written)\n\(cluster.logs)")
+        var acknowledgedBeforeKill = 0
         // Read back through the surviving broker only.
-        let verified: VerifyReport = try cluster.ledger("verify", ["--ledger", ledger], brokers: [cluster.brokers[1]], timeout: .seconds(60))
+        let (written, verified) = try Self.writeThrough(cluster, learners: learners, seconds: 8, readingThrough: [cluster.brokers[1]]) { ledger in
+            acknowledgedBeforeKill = Self.lineCount(of: ledger)
+            try #require(try cluster.run("kill", ["b1"]).succeeded)
+        }
+        #expect(written.wrong == 0, "\(written)")
+        #expect(written.acknowledged > acknowledgedBeforeKill, "no write was acknowledged after b1 died: \(written)\n\(cluster.logs)")
         #expect(verified.isComplete, "\(verified)")
     }
 
@@ -161,18 +150,12 @@ struct ClusterTests {
         defer { cluster.down() }
         let moving = try #require(cluster.partitions(of: "w1").min())
         let learners = try cluster.learners(in: [moving], count: 4, tag: "moving") + cluster.learners(in: cluster.partitions(of: "w3"), count: 4, tag: "staying")
-        let ledger = cluster.state + "/move.jsonl"
-        let load = ThreadResult("ledger") { () throws -> WriteReport in
-            try cluster.ledger("write", ["--out", ledger, "--learners", learners.joined(separator: ","), "--seconds", "8",
-                                         "--timeout", "2", "--attempts", "5"], timeout: .seconds(90))
+        let (written, verified) = try Self.writeThrough(cluster, learners: learners, seconds: 8, timeout: 2) { _ in
+            let move = try cluster.onClient(["lyceum", "partitions", "move", String(moving), "--to", "w2"]
+                                            + cluster.brokers.flatMap { ["--broker", $0] } + cluster.curveFlags("admin"), timeout: .seconds(60))
+            #expect(move.succeeded, "\(move)\n\(cluster.logs)")
         }
-        Thread.sleep(forTimeInterval: 2)
-        let move = try cluster.onClient(["lyceum", "partitions", "move", String(moving), "--to", "w2"]
-                                        + cluster.brokers.flatMap { ["--broker", $0] } + cluster.curveFlags("admin"), timeout: .seconds(60))
-        #expect(move.succeeded, "\(move)\n\(cluster.logs)")
-        let written = try load.value(within: .seconds(120))
         #expect(written.wrong == 0, "\(written)")
-        let verified: VerifyReport = try cluster.ledger("verify", ["--ledger", ledger], timeout: .seconds(60))
         #expect(verified.isComplete, "\(verified)")
         // The reads above came from the new owner: w2 holds the partition and w1 no longer does.
         for (node, holds) in [("w2", true), ("w1", false)] {
@@ -182,6 +165,30 @@ struct ClusterTests {
             let held = ((reply?["result"] as? [String: Any])?["held"] as? [[String: Any]]) ?? []
             let holdsIt = held.contains { $0["service"] as? String == "books" && $0["partition"] as? Int == moving }
             #expect(described.succeeded && holdsIt == holds, "\(node): \(described)")
+        }
+    }
+
+    /// Writes for `learners` for `seconds` (1 s attempts, 5 of them), runs `fault` with the
+    /// ledger's path 2 s in, then reads every acknowledged write back through `readingThrough`
+    /// (default: both brokers).
+    static func writeThrough(_ cluster: NetnsCluster, learners: [String], seconds: Int, timeout: Int = 1, readingThrough brokers: [String]? = nil,
+                             during fault: (String) throws -> Void) throws -> (written: WriteReport, verified: VerifyReport) {
+        let ledger = cluster.state + "/ledger-\(UUID().uuidString).jsonl"
+        let load = cluster.startWriting(to: ledger, learners: learners, seconds: seconds, timeout: timeout)
+        Thread.sleep(forTimeInterval: 2)
+        try fault(ledger)
+        let written = try load.value(within: .seconds(seconds + 90))
+        return (written, try cluster.verify(ledger, through: brokers))
+    }
+
+    /// The members of `lyceum bench --json` this suite checks.
+    struct BenchReport: Decodable {
+        let requests: Int
+        let errorCount: Int
+        let wrongReplies: [String]
+
+        enum CodingKeys: String, CodingKey {
+            case requests, errorCount = "error_count", wrongReplies = "wrong_replies"
         }
     }
 

@@ -109,6 +109,20 @@ final class NetnsCluster: Sendable {
         return report
     }
 
+    /// Starts `ledger.py write` for `learners` on a thread: creates for `seconds`, each retried
+    /// `attempts` times `timeout` seconds apart, every acknowledged one appended to `ledger`.
+    func startWriting(to ledger: String, learners: [String], seconds: Int, timeout: Int = 1, attempts: Int = 5) -> ThreadResult<WriteReport> {
+        ThreadResult("ledger") { [self] in
+            try self.ledger("write", ["--out", ledger, "--learners", learners.joined(separator: ","), "--seconds", String(seconds),
+                                      "--timeout", String(timeout), "--attempts", String(attempts)], timeout: .seconds(seconds + 60))
+        }
+    }
+
+    /// Reads every book of `ledger` back through `brokers` (default: all) with `ledger.py verify`.
+    func verify(_ ledger: String, through brokers: [String]? = nil) throws -> VerifyReport {
+        try self.ledger("verify", ["--ledger", ledger], brokers: brokers, timeout: .seconds(60))
+    }
+
     /// The partitions worker host `host` was given at creation.
     func partitions(of host: String) -> Set<Int> {
         var owned = Set<Int>()
