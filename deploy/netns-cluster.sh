@@ -96,6 +96,7 @@ validate_settings() {
   [[ "$partitions" =~ ^[0-9]+$ ]] && { [ "$partitions" -eq 0 ] || { [ "$partitions" -ge ${#WORKER_HOSTS[@]} ] && [ "$partitions" -le 4096 ]; }; } \
     || usage_error "--partitions must be 0 or ${#WORKER_HOSTS[@]}-4096, got '$partitions'"
   [[ "$heartbeat" =~ ^[1-9][0-9]*$ ]] || usage_error "--heartbeat must be a positive number of ms, got '$heartbeat'"
+  [[ "$state" =~ ^[A-Za-z0-9_./+-]+$ ]] || usage_error "--state must be a path of A-Z a-z 0-9 _ . / + -, got '$state'"
   [[ "$timeout" =~ ^[1-9][0-9]*$ ]] || usage_error "--timeout must be a positive number of seconds, got '$timeout'"
 }
 
@@ -127,7 +128,7 @@ make_network() {
 # Each host's directory holds only what that host would: its secret key and the public
 # certificates it trusts. The brokers share one key pair (clients see one server key).
 make_keys() {
-  local scratch="$state/keys" host
+  local scratch="$state/keys" host broker
   mkdir -p "$scratch"
   "$lyceum" keys generate broker --dir "$scratch" --role admin >/dev/null
   for host in "${WORKER_HOSTS[@]}"; do "$lyceum" keys generate "$host" --dir "$scratch" --role worker >/dev/null; done
@@ -136,7 +137,10 @@ make_keys() {
   for host in "${BROKER_HOSTS[@]}"; do
     mkdir -p "$state/$host/keys/authorized"
     cp -p "$scratch/broker" "$scratch/broker_secret" "$state/$host/keys/"
-    cp -p "$scratch/w1" "$scratch/w2" "$scratch/w3" "$scratch/admin" "$scratch/app" "$state/$host/keys/authorized/"
+    cp -p "$scratch/admin" "$scratch/app" "$state/$host/keys/authorized/"
+  done
+  for host in "${WORKER_HOSTS[@]}"; do
+    for broker in "${BROKER_HOSTS[@]}"; do cp -p "$scratch/$host" "$state/$broker/keys/authorized/"; done
   done
   for host in "${WORKER_HOSTS[@]}"; do
     # The snapshot endpoint admits the brokers' key (their dashboards) and the admin's.
@@ -218,7 +222,7 @@ start_processes() {
   mkdir -p "$state/$host/logs"
   while read -r name arguments; do
     [ -n "$name" ] || continue
-    if pid=$(cat "$state/$host/$name.pid" 2>/dev/null) && kill -0 "$pid" 2>/dev/null; then continue; fi
+    if running "$host" "$name"; then continue; fi
     # shellcheck disable=SC2086 # the arguments are words written by processes_of
     ip netns exec "$ns" setsid "$lyceum" $arguments </dev/null >>"$state/$host/logs/$name.log" 2>&1 &
     echo $! >"$state/$host/$name.pid"
@@ -273,7 +277,13 @@ expected_services() {
   done
 }
 
-running() { local pid; pid=$(cat "$state/$1/$2.pid" 2>/dev/null) && kill -0 "$pid" 2>/dev/null; }
+# Whether process $2 of host $1 runs: its recorded pid is alive in that host's namespace (so a
+# reused pid is not mistaken for it).
+running() {
+  local pid
+  pid=$(cat "$state/$1/$2.pid" 2>/dev/null) || return 1
+  [ "$(ip netns identify "$pid" 2>/dev/null)" = "$(namespace "$1")" ]
+}
 
 # What is missing, as "b1: books.p3 progress.p3 …" lines; nothing when the cluster is ready.
 missing_registrations() {
@@ -398,7 +408,7 @@ verb_status() {
     for name in broker node catalog; do
       [ -f "$state/$host/$name.pid" ] || continue
       pid=$(cat "$state/$host/$name.pid")
-      if kill -0 "$pid" 2>/dev/null; then echo "    $name pid $pid running"; else echo "    $name pid $pid not running"; fi
+      if running "$host" "$name"; then echo "    $name pid $pid running"; else echo "    $name pid $pid not running"; fi
     done
   done
   for host in "${BROKER_HOSTS[@]}"; do
