@@ -17,12 +17,20 @@ struct CommandResult: CustomStringConvertible {
 }
 
 /// Runs a program to completion with both outputs collected, killing it at a time limit so a
-/// test never hangs on it. The program starts with no signals blocked: Foundation's `Process`
-/// would hand it the test runner's mask, in which SIGTERM and SIGINT are blocked, and neither bash
-/// nor the daemons a script leaves running could then be stopped by them.
+/// test never hangs on it. The program starts as from a shell, no signal blocked and SIGINT and
+/// SIGTERM at their default actions: Foundation's `Process` would hand it the spawning thread's
+/// mask, in which the test runner blocks both, and neither the script nor the daemons it leaves
+/// running could then be stopped by them (a signal ignored at bash's start cannot be trapped
+/// either, so the actions are reset too).
 enum Command {
-    /// Clears the signal mask, then becomes the program (`argv[1:]`): `python3 -c` this.
-    static let unblockSignalsAndExec = "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])"
+    /// Clears the signal mask, restores SIGINT's and SIGTERM's default actions, then becomes
+    /// the program (`argv[1:]`): `python3 -c` this.
+    static let unblockSignalsAndExec = """
+        import os, signal, sys
+        for number in (signal.SIGINT, signal.SIGTERM): signal.signal(number, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_SETMASK, [])
+        os.execv(sys.argv[1], sys.argv[1:])
+        """
 
     static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:], timeout: Duration) throws -> CommandResult {
         let process = Process()
