@@ -16,45 +16,110 @@ struct CommandResult: CustomStringConvertible {
     }
 }
 
-/// Runs a program to completion with both outputs collected, killing it at a time limit so a
-/// test never hangs on it. The program starts as from a shell, no signal blocked and SIGINT and
-/// SIGTERM at their default actions: Foundation's `Process` would hand it the spawning thread's
-/// mask, in which the test runner blocks both, and neither the script nor the daemons it leaves
-/// running could then be stopped by them (a signal ignored at bash's start cannot be trapped
-/// either, so the actions are reset too).
-enum Command {
-    /// Clears the signal mask, restores SIGINT's and SIGTERM's default actions, then becomes
-    /// the program (`argv[1:]`): `python3 -c` this.
-    static let unblockSignalsAndExec = """
-        import os, signal, sys
-        for number in (signal.SIGINT, signal.SIGTERM): signal.signal(number, signal.SIG_DFL)
-        signal.pthread_sigmask(signal.SIG_SETMASK, [])
-        os.execv(sys.argv[1], sys.argv[1:])
-        """
+/// A program started by a test, its output going to files, reaped by this type alone.
+///
+/// Not Foundation's `Process`: with several children ending at once, its termination
+/// monitoring lost one here (the child stayed a zombie, `isRunning` stayed true, and
+/// `waitUntilExit` never returned), which hung the suite; `waitpid` on the child's own pid cannot
+/// miss it. The program starts as from a shell: no signal blocked (the test runner's threads
+/// block SIGINT and SIGTERM, and bash could never unblock them) and both at their default actions
+/// (bash cannot trap a signal ignored when it starts).
+final class Command: @unchecked Sendable {
+    // `status` is written by whichever thread reaps the child, under `lock`.
+    private let lock = NSLock()
+    private var status: Int32?
+    private let outputPath: String
+    private let errorPath: String
+    /// The child's process id.
+    let processIdentifier: pid_t
 
+    /// Starts `executable` with `arguments`, `environment` added to this process's.
+    init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
+        let base = NSTemporaryDirectory() + "cluster-command-" + UUID().uuidString
+        outputPath = base + ".out"
+        errorPath = base + ".err"
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), defaults = sigset_t()
+        sigemptyset(&none)
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGINT)
+        sigaddset(&defaults, SIGTERM)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0)=\($1)" }
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = variables.map { strdup($0) } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EINVAL) }
+        processIdentifier = pid
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(atPath: outputPath)
+        try? FileManager.default.removeItem(atPath: errorPath)
+    }
+
+    /// Runs a program to completion, killing it at `timeout` so a test never hangs on it.
     static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:], timeout: Duration) throws -> CommandResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", unblockSignalsAndExec, executable] + arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        // Read both pipes to their ends on threads of their own, so a chatty program never blocks
-        // on a full pipe while we wait for it.
-        let standardOutput = ThreadResult("stdout") { output.fileHandleForReading.readDataToEndOfFile() }
-        let standardError = ThreadResult("stderr") { errors.fileHandleForReading.readDataToEndOfFile() }
-        try process.run()
-        let exited = eventually(timeout: timeout) { !process.isRunning }
-        if !exited { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        // Closing our write ends (Process did) and the child's lets the readers finish; a
-        // grandchild that kept the pipe open is given a bound too.
-        let out = (try? standardOutput.value(within: .seconds(10))) ?? Data()
-        let err = (try? standardError.value(within: .seconds(10))) ?? Data()
-        return CommandResult(status: exited ? process.terminationStatus : nil,
-                             standardOutput: String(decoding: out, as: UTF8.self),
-                             standardError: String(decoding: err, as: UTF8.self))
+        let command = try Command(executable, arguments, environment: environment)
+        let status = command.waitForExit(timeout: timeout)
+        if status == nil { command.stop() }
+        return CommandResult(status: status, standardOutput: command.standardOutput, standardError: command.standardError)
+    }
+
+    /// What it printed on stdout so far.
+    var standardOutput: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
+    /// What it printed on stderr so far.
+    var standardError: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
+
+    /// Waits until a stdout line starts with `prefix`; whether one did within `timeout`.
+    func waitForLine(startingWith prefix: String, timeout: Duration) -> Bool {
+        eventually(timeout: timeout) { standardOutput.split(separator: "\n").contains { $0.hasPrefix(prefix) } }
+    }
+
+    /// Sends `signal` (if it still runs).
+    func send(_ signal: Int32) {
+        if reap(blocking: false) == nil { kill(processIdentifier, signal) }
+    }
+
+    /// Its exit status (128 + the signal when a signal ended it) once it ended within `timeout`.
+    func waitForExit(timeout: Duration) -> Int32? {
+        var status: Int32?
+        _ = eventually(timeout: timeout) {
+            status = reap(blocking: false)
+            return status != nil
+        }
+        return status
+    }
+
+    /// Kills it if it still runs, and reaps it.
+    func stop() {
+        guard reap(blocking: false) == nil else { return }
+        kill(processIdentifier, SIGKILL)
+        _ = reap(blocking: true)
+    }
+
+    private func reap(blocking: Bool) -> Int32? {
+        lock.withLock {
+            if let status { return status }
+            var raw: Int32 = 0
+            guard waitpid(processIdentifier, &raw, blocking ? 0 : WNOHANG) == processIdentifier else { return nil }
+            // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import as functions.
+            let signal = raw & 0x7f
+            status = signal == 0 ? (raw >> 8) & 0xff : 128 + signal
+            return status
+        }
     }
 }

@@ -26,9 +26,21 @@ final class NetnsCluster: Sendable {
         return nil
     }()
 
-    /// Whether the `lyceum` under test exits 0 given `arguments` (e.g. a command's `--help`).
-    static func lyceumAccepts(_ arguments: [String]) -> Bool {
-        (try? Command.run(LyceumProcess.executable.path, arguments, timeout: .seconds(20)))?.succeeded ?? false
+    /// What the `lyceum` under test lacks to run a partitioned cluster (`partitions init`, `broker
+    /// --partitions`), or `nil` when it has both; workers registering with both brokers
+    /// (multibroker) is needed too, and `up` says so by naming b1's missing registrations.
+    static let partitionedClusterMissing: String? = {
+        guard lyceumHasPartitionsCommand("init") else { return "this lyceum has no `partitions init` (shardhost's partitioned workers)" }
+        let help = try? Command.run(LyceumProcess.executable.path, ["broker", "--help"], timeout: .seconds(20))
+        guard help?.standardOutput.contains("--partitions") == true else { return "this lyceum's broker has no --partitions (shardroute's routing)" }
+        return nil
+    }()
+
+    /// Whether the `lyceum` under test has the subcommand `lyceum partitions <name>` (its
+    /// `partitions --help` lists it; an unknown name's `--help` shows the same list and exits 0).
+    static func lyceumHasPartitionsCommand(_ name: String) -> Bool {
+        guard let help = try? Command.run(LyceumProcess.executable.path, ["partitions", "--help"], timeout: .seconds(20)) else { return false }
+        return help.standardOutput.split(separator: "\n").contains { $0.trimmingCharacters(in: .whitespaces).hasPrefix(name + " ") }
     }
 
     let partitions: Int
