@@ -23,7 +23,9 @@ import Testing
     }
 
     @Test func rolesGrantWhatTheContractSays() {
-        #expect(Role.worker.permissions == [.registerWorker, .publishEvents])
+        #expect(Role.worker.permissions == [.registerWorker, .publishEvents, .managePartitions])
+        #expect(Role.admin.permissions.contains(.managePartitions))
+        #expect(!Role.app.permissions.contains(.managePartitions) && !Role.learner.permissions.contains(.managePartitions))
         #expect(Role.dashboard.permissions == [.subscribeEvents])
         #expect(Caller.authenticated(Principal(name: "backend", role: .app)).mayActFor(learner: "anyone"))
         #expect(!Caller.authenticated(Principal(name: "screen", role: .dashboard)).mayActFor(learner: "ada"))

@@ -14,7 +14,7 @@ import Testing
 
     private func configuration(_ fake: FakeLyceum, load: LoadTestConfiguration.Load, stop: LoadTestConfiguration.Stop,
                                scenario: String = "book-read", verify: Bool = true) throws -> LoadTestConfiguration {
-        LoadTestConfiguration(endpoint: fake.endpoint, mix: try ScenarioMix(parsing: scenario), connections: 2, load: load,
+        LoadTestConfiguration(endpoints: [fake.endpoint], mix: try ScenarioMix(parsing: scenario), connections: 2, load: load,
                               stop: stop, warmUp: .milliseconds(200), seed: 3, learnerCount: 5, bookCount: 40, verify: verify)
     }
 

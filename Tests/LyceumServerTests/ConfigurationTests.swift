@@ -59,6 +59,20 @@ struct ConfigurationTests {
         #expect(fromFlags.endpoints == ["tcp://127.0.0.1:4"])
     }
 
+    @Test func brokersAndForwardersAreListsFromEverySource() throws {
+        let files = try TemporaryDirectory()
+        defer { files.remove() }
+        let path = try Self.file(in: files, "broker = tcp://10.0.0.1:5555\nbroker = tcp://10.0.0.2:5555\nforwarder-endpoint = tcp://10.0.0.1:5558")
+        let fromFile = try Self.resolve(["--config", path])
+        #expect(fromFile.brokers == ["tcp://10.0.0.1:5555", "tcp://10.0.0.2:5555"])
+        #expect(fromFile.forwarderEndpoints == ["tcp://10.0.0.1:5558"])
+        let fromEnvironment = try Self.resolve(["--config", path], ["LYCEUM_FORWARDER_ENDPOINT": "tcp://10.0.0.1:5558,tcp://10.0.0.2:5558"])
+        #expect(fromEnvironment.forwarderEndpoints == ["tcp://10.0.0.1:5558", "tcp://10.0.0.2:5558"])
+        let fromFlags = try Self.resolve(["--config", path, "--broker", "tcp://10.0.0.3:5555", "--broker", "tcp://10.0.0.4:5555"])
+        #expect(fromFlags.brokers == ["tcp://10.0.0.3:5555", "tcp://10.0.0.4:5555"])
+        #expect(Settings().brokers == ["tcp://127.0.0.1:5555"])
+    }
+
     @Test func theConfigFlagBeatsTheConfigVariable() throws {
         let files = try TemporaryDirectory()
         defer { files.remove() }
@@ -110,7 +124,7 @@ struct ConfigurationTests {
         #expect(broker.metricsPort == 9464)
         #expect(broker.logFormat == .logfmt)
         let worker = try Self.resolve(["--config", deploy + "/worker.conf"])
-        #expect(worker.broker == "tcp://broker.internal:5555")
+        #expect(worker.brokers == ["tcp://broker.internal:5555"])
         #expect(worker.dataDirectory == "/var/lib/lyceum")
         #expect(worker.sessionsPerService == 8)
         #expect(worker.reconnectMaximum == .seconds(32))

@@ -41,14 +41,28 @@ struct SettingsTests {
         (["--events-endpoint", "127.0.0.1:5556"], .eventsEndpoint, "expected an endpoint such as tcp://127.0.0.1:5556, or none for no events, got '127.0.0.1:5556'"),
         (["--forwarder-endpoint", ""], .forwarderEndpoint, "got ''"),
         (["--max-reply-bytes", "1024"], .maxReplyBytes, "expected bytes from 4096 to 16777216, got '1024'"),
+        (["--partitions", "4097"], .partitions, "expected 0 (unpartitioned) or a partition count from 1 to 4096, got '4097'"),
+        (["--partitions", "-1"], .partitions, "got '-1'"),
+        (["--partitions", "08x"], .partitions, "got '08x'"),
+        (["--node", "w 1"], .node, "got 'w 1'"),
+        (["--node", ""], .node, "got ''"),
     ])
     func badValuesNameTheFlag(arguments: [String], key: SettingKey, message: String) {
         #expect {
-            try CommandArguments(arguments, accepting: [.sessions, .timeout, .logLevel, .eventsEndpoint, .forwarderEndpoint, .maxReplyBytes])
+            try CommandArguments(
+                arguments, accepting: [.sessions, .timeout, .logLevel, .eventsEndpoint, .forwarderEndpoint, .maxReplyBytes, .partitions, .node])
         } throws: { error in
             guard let error = error as? SettingsError else { return false }
             return error.key == key && error.description.hasPrefix(key.flag + ": ") && error.message.contains(message)
         }
+    }
+
+    @Test func partitionsAndNodeDefaultToUnpartitionedAndTheHostName() throws {
+        let defaults = try CommandArguments([], accepting: [.partitions, .node]).settings
+        #expect(defaults.partitions == 0 && defaults.partitionScheme == nil)
+        #expect(!defaults.node.isEmpty && defaults.node.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F })
+        let set = try CommandArguments(["--partitions", "8", "--node", "w1.example"], accepting: [.partitions, .node]).settings
+        #expect(set.partitionScheme?.count == 8 && set.node == "w1.example")
     }
 
     @Test func maxReplyBytesIsReadFromTheCommandLine() throws {
@@ -74,14 +88,15 @@ struct SettingsTests {
 /// Every subcommand's `--help` is generated from its declaration and lists every option.
 struct CommandHelpTests {
     @Test(arguments: ["serve", "broker", "worker", "call", "status", "config", "journal check", "journal repair", "journal compact",
-                      "watch", "bench", "bench plot"])
+                      "watch", "bench", "bench plot", "partitions init"])
     func helpListsEveryDeclaredOption(command: String) throws {
         let words = command.split(separator: " ").map(String.init)
         let result = try LyceumProcess.run(words + ["--help"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.hasPrefix("usage: lyceum \(command)"), "\(result.stdout)")
         let commands = [LyceumCommands.serve, LyceumCommands.broker, LyceumCommands.worker, LyceumCommands.call,
-                        LyceumCommands.status, LyceumCommands.config, JournalCommand.declaration, WatchCommand.declaration, BenchCommand.declaration]
+                        LyceumCommands.status, LyceumCommands.config, JournalCommand.declaration, WatchCommand.declaration, BenchCommand.declaration,
+                        PartitionsCommand.declaration]
         var declaration = try #require(commands.first { $0.name == words[0] })
         if words.count > 1 { declaration = try #require(declaration.subcommands.first { $0.name == words[1] }) }
         #expect(!declaration.options.isEmpty || !declaration.positionals.isEmpty)
@@ -102,7 +117,7 @@ struct CommandHelpTests {
     @Test func theProgramsHelpListsEveryCommand() throws {
         let result = try LyceumProcess.run(["--help"])
         #expect(result.status == 0)
-        for command in ["serve", "broker", "worker", "call", "status", "config", "journal", "watch", "bench", "version"] {
+        for command in ["serve", "broker", "worker", "call", "status", "config", "journal", "watch", "bench", "partitions", "version"] {
             #expect(result.stdout.contains("\n  \(command) "), "\(command) missing from lyceum --help")
         }
     }
@@ -110,7 +125,7 @@ struct CommandHelpTests {
     @Test func anUnknownFlagExitsTwoNamingItAndListingTheKnownOnes() throws {
         let result = try LyceumProcess.run(["status", "--colour", "red"])
         #expect(result.status == 2)
-        #expect(result.stderr.contains("lyceum status: unknown flag --colour; this command takes --broker, --config, --curve-secret-key, --curve-server-key, --timeout"), "\(result.stderr)")
+        #expect(result.stderr.contains("lyceum status: unknown flag --colour; this command takes --broker, --config, --curve-secret-key, --curve-server-key, --partitions, --timeout"), "\(result.stderr)")
         #expect(result.stderr.contains("run 'lyceum status --help' for usage"))
     }
 }

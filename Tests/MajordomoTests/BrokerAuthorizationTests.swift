@@ -128,6 +128,34 @@ struct BrokerAuthorizationTests {
         #expect(BrokerRejection(body: try #require(try replyBody(worker)))?.code == .forbidden)
     }
 
+    /// A partitioned worker's node service moves partitions: only `worker` and `admin` keys may
+    /// call it (`manage_partitions`), while the other `lyceum.*` services stay admin's.
+    @Test func onlyWorkerAndAdminKeysMayCallNodeServices() throws {
+        let fixture = try SecuredBroker()
+        defer { fixture.stop() }
+        let node = try RunningWorkers(endpoint: fixture.broker.endpoint, service: "lyceum.node.w1",
+                                      configuration: fixture.trustingWorker(fixture.worker), context: fixture.context) { _ in [bytes("described")] }
+        defer { node.stop() }
+        let admin = try fixture.peer(fixture.admin)
+        #expect(try eventually {
+            try sendRequest(admin, service: "mmi.service", body: "lyceum.node.w1")
+            return try replyBody(admin) == [MDP.found]
+        })
+        for keys in [fixture.app, fixture.ada] {
+            let refused = try fixture.peer(keys)
+            try sendRequest(refused, service: "lyceum.node.w1", body: #"{"op":"describe"}"#)
+            #expect(BrokerRejection(body: try #require(try replyBody(refused)))?.code == .forbidden)
+        }
+        for keys in [fixture.admin, fixture.worker] {
+            let allowed = try fixture.peer(keys)
+            try sendRequest(allowed, service: "lyceum.node.w1", body: #"{"op":"describe"}"#)
+            #expect(try replyBody(allowed) == [bytes("described")])
+        }
+        let worker = try fixture.peer(fixture.worker)
+        try sendRequest(worker, service: "lyceum.status", body: "{}")
+        #expect(BrokerRejection(body: try #require(try replyBody(worker)))?.code == .forbidden)
+    }
+
     @Test func aKeyRemovedFromTheDirectoryIsRefusedOnItsNextRequestOnTheSameConnection() throws {
         let callers = Mutex<[Caller]>([])
         let echo = LocalService(name: "echo") { body, caller, _ in

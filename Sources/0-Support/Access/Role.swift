@@ -1,7 +1,8 @@
 /// What a key may do, as its certificate's `role` metadata names it. The broker decides every
 /// request's and every connection's rights from the role of the key that authenticated it.
 public enum Role: String, Sendable, CaseIterable, Codable {
-    /// A Lyceum worker: registers services (`MDPW01`) and publishes events; calls nothing.
+    /// A Lyceum worker: registers services (`MDPW01`) and publishes events; calls only the
+    /// partitioned workers' node services (`lyceum.node.*`), which moves go through.
     case worker
     /// A trusted backend: calls every service for any learner.
     case app
@@ -16,11 +17,11 @@ public enum Role: String, Sendable, CaseIterable, Codable {
     /// The coarse rights of this role; learner scoping is ``Caller/mayActFor(learner:)``.
     public var permissions: Set<Permission> {
         switch self {
-        case .worker: [.registerWorker, .publishEvents]
+        case .worker: [.registerWorker, .publishEvents, .managePartitions]
         case .app: [.callServices, .callTrustedOperations]
         case .learner: [.callServices]
         case .dashboard: [.subscribeEvents]
-        case .admin: [.callServices, .callTrustedOperations, .manage, .subscribeEvents]
+        case .admin: [.callServices, .callTrustedOperations, .manage, .managePartitions, .subscribeEvents]
         }
     }
 }
@@ -34,8 +35,12 @@ public enum Permission: String, Sendable, CaseIterable {
     case callServices = "call_services"
     /// Operations over every learner's data, such as progress `course_stats`.
     case callTrustedOperations = "call_trusted_operations"
-    /// The broker's management services: `mmi.*` and `lyceum.*` (`lyceum status`).
+    /// The broker's management services: `mmi.*` and `lyceum.*` (`lyceum status`), but for
+    /// the node services.
     case manage
+    /// The partitioned workers' node services, `lyceum.node.<node>`: describing and moving the
+    /// partitions a worker holds.
+    case managePartitions = "manage_partitions"
     /// Subscribe to the event stream and ask for snapshots.
     case subscribeEvents = "subscribe_events"
     /// Publish events into the broker's forwarder.

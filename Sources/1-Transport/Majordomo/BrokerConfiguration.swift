@@ -55,6 +55,10 @@ public struct BrokerConfiguration: Sendable {
     /// `maxQueuedRequestsPerService` requests waiting for a deferred reply; more get `queue_full`.
     /// Default: none.
     public var localServices: [LocalService]
+    /// Services whose requests are handed to other services by their body (``RoutedService``);
+    /// a routed name may also be a local service, which then answers what is not routed.
+    /// Default: none.
+    public var routedServices: [RoutedService]
     /// How the broker's socket authenticates and encrypts its connections, applied before it
     /// binds. Default: plaintext.
     public var security: SocketSecurity
@@ -83,6 +87,7 @@ public struct BrokerConfiguration: Sendable {
         maxOutputBytesPerConnection: UInt64 = 16 << 20,
         managementServices: [String: ManagementAnswer] = [:],
         localServices: [LocalService] = [],
+        routedServices: [RoutedService] = [],
         security: SocketSecurity = .plaintext,
         keyDirectory: (any KeyDirectory)? = nil
     ) {
@@ -102,6 +107,7 @@ public struct BrokerConfiguration: Sendable {
         self.maxOutputBytesPerConnection = maxOutputBytesPerConnection
         self.managementServices = managementServices
         self.localServices = localServices
+        self.routedServices = routedServices
         self.security = security
         self.keyDirectory = keyDirectory
     }

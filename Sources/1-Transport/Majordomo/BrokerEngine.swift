@@ -22,6 +22,9 @@ final class WorkerRecord {
     @exclusivity(unchecked) var clientAddress: [UInt8] = []
     /// The routing frames the client put before its empty frame, returned with the reply.
     @exclusivity(unchecked) var envelope: [[UInt8]] = []
+    /// The service the client addressed when it was not ``service`` (a routed request): the
+    /// reply carries it.
+    @exclusivity(unchecked) var requestedService: [UInt8]?
 
     init(identity: [UInt8], service: ServiceRecord, expiry: ContinuousClock.Instant) {
         self.identity = identity
@@ -39,6 +42,8 @@ struct QueuedRequest {
     /// The frames as received, forwarded to the worker without a copy.
     let body: [Message]
     let enqueued: ContinuousClock.Instant
+    /// The service the client addressed when the request was routed to another; `nil` otherwise.
+    let requestedService: [UInt8]?
 }
 
 /// A service's queue of requests and its waiting workers, least recently used first.
@@ -68,6 +73,10 @@ final class BrokerEngine {
     private let router: Socket
     private let configuration: BrokerConfiguration
     private let localServices: [[UInt8]: LocalService]
+    /// The routed services by the name clients address, with their targets' names as bytes.
+    private let routes: [[UInt8]: (choose: @Sendable (UnsafeRawBufferPointer) -> Int?, targets: [[UInt8]])]
+    /// The `service_unknown` text of each routed service's targets.
+    private let absenceTexts: [[UInt8]: String]
     /// `configuration.keyDirectory`, read once: it is asked on every message.
     private let keyDirectory: (any KeyDirectory)?
     private let outbox: ReplyOutbox
@@ -108,6 +117,10 @@ final class BrokerEngine {
         self.router = router
         self.outbox = outbox
         localServices = Dictionary(uniqueKeysWithValues: configuration.localServices.map { (Array($0.name.utf8), $0) })
+        routes = Dictionary(configuration.routedServices.map { (Array($0.name.utf8), ($0.choose, $0.targets.map { Array($0.name.utf8) })) },
+                            uniquingKeysWith: { _, last in last })
+        absenceTexts = Dictionary(configuration.routedServices.flatMap(\.targets).map { (Array($0.name.utf8), $0.absenceText) },
+                                  uniquingKeysWith: { _, last in last })
         self.publishedSnapshot = snapshot
         self.configuration = configuration
         keyDirectory = configuration.keyDirectory
@@ -249,27 +262,35 @@ final class BrokerEngine {
     /// Handles a valid client request in the receive buffer, whose empty frame is at `delimiter`,
     /// from `caller` (`nil`: a key the directory does not know).
     private func handleClient(_ client: [UInt8], envelope: [[UInt8]], delimiter: Int, caller: Caller?) throws(ZMQError) {
+        // `name` is the service the client addressed, which every reply and rejection carries.
         let name = receiveBuffer.bytes(delimiter + ClientMessage.serviceIndex)
         let bodyStart = delimiter + ClientMessage.bodyIndex
         guard let caller else {
             return try reject(client, envelope: envelope, service: name, BrokerRejection(
                 code: .unauthenticated, text: "the key this connection authenticated with is no longer authorised"))
         }
-        let isManagement = MDP.isManagementService(name)
-        guard caller.may(isManagement ? .manage : .callServices) else {
+        let permission = MDP.permission(toCall: name)
+        guard caller.may(permission) else {
             return try reject(client, envelope: envelope, service: name, BrokerRejection(
-                code: .forbidden, text: "the key's role may not call \(isManagement ? "management" : "these") services"))
+                code: .forbidden, text: "the key's role may not call \(permission == .callServices ? "these" : "management") services"))
         }
         if name.starts(with: MDP.managementPrefix) {
             let message = ClientMessage(service: name, body: receiveBuffer.bytes(from: bodyStart))
             return try reply(to: client, envelope: envelope, service: name, body: [managementAnswer(message)])
         }
-        if let local = localServices[name] {
+        // Routed requests go to their target's workers; the rest on as addressed.
+        var target: [UInt8]?
+        if !routes.isEmpty, let route = routes[name], let index = receiveBuffer.withFrameBytes(bodyStart, route.choose),
+           route.targets.indices.contains(index) {
+            target = route.targets[index]
+        }
+        if target == nil, let local = localServices[name] {
             return try handleLocally(local, client: client, envelope: envelope, caller: caller,
                                      ClientMessage(service: name, body: receiveBuffer.bytes(from: bodyStart)))
         }
         let identity: [UInt8] = if case .authenticated(let principal) = caller { CallerIdentity.encode(principal) } else { [] }
-        let service = services[name] ?? ServiceRecord(name: name)
+        let queueName = target ?? name
+        let service = services[queueName] ?? ServiceRecord(name: queueName)
         if service.requests.count >= configuration.maxQueuedRequestsPerService {
             return try reject(client, envelope: envelope, service: name, BrokerRejection(
                 code: .queueFull, text: "the service's queue holds \(service.requests.count) requests, its limit"))
@@ -280,27 +301,36 @@ final class BrokerEngine {
         }
         // With nobody queued before it, a waiting worker takes the request straight from the
         // receive buffer: the common case costs no copy of the body.
-        if service.requests.isEmpty,
-           try assign(client: client, envelope: envelope, identity: identity, body: receiveBuffer.messages(from: bodyStart), to: service) {
+        let requestedService = target == nil ? nil : name
+        if service.requests.isEmpty, try assign(
+            client: client, envelope: envelope, identity: identity, requestedService: requestedService,
+            body: receiveBuffer.messages(from: bodyStart), to: service) {
             return
         }
         // Registered only once a request is accepted, so that rejected ones leave nothing behind;
         // and again if the attempt above purged the service's last worker along with the service.
-        services[name] = service
+        services[queueName] = service
         service.requests.append(QueuedRequest(
-            client: client, envelope: envelope, identity: identity, body: receiveBuffer.takeMessages(from: bodyStart), enqueued: now))
+            client: client, envelope: envelope, identity: identity, body: receiveBuffer.takeMessages(from: bodyStart), enqueued: now,
+            requestedService: requestedService))
         queuedRequests += 1
         try dispatch(service)
     }
 
-    /// 8/MMI: `mmi.service` says whether a worker serves the service named in the body; the
-    /// configured management services answer from a snapshot.
+    /// 8/MMI: `mmi.service` says whether a worker serves the service named in the body (for a
+    /// routed service: every one of its targets); the configured management services answer
+    /// from a snapshot.
     private func managementAnswer(_ message: ClientMessage) -> [UInt8] {
         if let answer = configuration.managementServices[String(decoding: message.service, as: UTF8.self)] {
             return answer(snapshot(), message.body)
         }
         guard message.service == MDP.serviceQuery else { return MDP.notImplemented }
-        let registered = localServices[message.body[0]] != nil || services[message.body[0]].map { $0.workerCount > 0 } ?? false
+        let hasWorkers = { (name: [UInt8]) in self.services[name].map { $0.workerCount > 0 } ?? false }
+        let registered = if let route = routes[message.body[0]] {
+            route.targets.allSatisfy(hasWorkers)
+        } else {
+            localServices[message.body[0]] != nil || hasWorkers(message.body[0])
+        }
         return registered ? MDP.found : MDP.notFound
     }
 
@@ -348,7 +378,7 @@ final class BrokerEngine {
     private func handleReply(from worker: WorkerRecord) throws(ZMQError) -> Bool {
         guard let client = worker.client, receiveBuffer.frame(1 + WorkerCommand.clientIndex, equals: worker.clientAddress) else { return false }
         worker.client = nil
-        try reply(to: client, envelope: worker.envelope, service: worker.service.name, body: receiveBuffer.messages(from: 1 + WorkerCommand.bodyIndex))
+        try reply(to: client, envelope: worker.envelope, service: worker.requestedService ?? worker.service.name, body: receiveBuffer.messages(from: 1 + WorkerCommand.bodyIndex))
         worker.envelope = []
         return true
     }
@@ -356,7 +386,8 @@ final class BrokerEngine {
     /// Sends the service's oldest requests to its least recently used waiting workers.
     private func dispatch(_ service: ServiceRecord) throws(ZMQError) {
         while let request = service.requests.first,
-              try assign(client: request.client, envelope: request.envelope, identity: request.identity, body: request.body, to: service) {
+              try assign(client: request.client, envelope: request.envelope, identity: request.identity,
+                         requestedService: request.requestedService, body: request.body, to: service) {
             _ = service.requests.popFirst()
             queuedRequests -= 1
             receiveBuffer.recycle(request.body)
@@ -365,10 +396,12 @@ final class BrokerEngine {
 
     /// Sends a request to the service's least recently used waiting worker that is reachable,
     /// purging those that are not. The worker's client address is a fresh one followed by
-    /// `identity`, the caller's encoded ``CallerIdentity`` (empty without a key directory).
+    /// `identity`, the caller's encoded ``CallerIdentity`` (empty without a key directory); the
+    /// reply will carry `requestedService` when given (a routed request), else the service's name.
     /// - Returns: `false` when no waiting worker is left; the body is then as it was.
     private func assign(
-        client: [UInt8], envelope: [[UInt8]], identity: [UInt8], body: some Collection<Message>, to service: ServiceRecord
+        client: [UInt8], envelope: [[UInt8]], identity: [UInt8], requestedService: [UInt8]?, body: some Collection<Message>,
+        to service: ServiceRecord
     ) throws(ZMQError) -> Bool {
         while let worker = service.waiting.popFirst() {
             var address = workerAddresses.next()
@@ -381,6 +414,7 @@ final class BrokerEngine {
                 worker.client = client
                 worker.clientAddress = address
                 worker.envelope = envelope
+                worker.requestedService = requestedService
                 worker.expiry = max(worker.expiry, now + configuration.maxRequestDuration)
                 return true
             }
@@ -526,14 +560,15 @@ final class BrokerEngine {
         }
     }
 
-    /// Answers `service_unknown` to requests that waited too long for a service with no worker.
+    /// Answers `service_unknown` to requests that waited too long for a service with no worker,
+    /// in the name the client addressed; a routed service's target explains its absence itself.
     private func rejectRequestsForAbsentServices(now: ContinuousClock.Instant) throws(ZMQError) {
         for service in Array(services.values) where service.workerCount == 0 {
             while let request = service.requests.first, now - request.enqueued >= configuration.unknownServiceTimeout {
                 _ = service.requests.popFirst()
                 queuedRequests -= 1
-                try reject(request.client, envelope: request.envelope, service: service.name, BrokerRejection(
-                    code: .serviceUnknown, text: "no worker registered for the service"))
+                try reject(request.client, envelope: request.envelope, service: request.requestedService ?? service.name, BrokerRejection(
+                    code: .serviceUnknown, text: absenceTexts[service.name] ?? "no worker registered for the service"))
             }
             if service.isUnused { services[service.name] = nil }
         }

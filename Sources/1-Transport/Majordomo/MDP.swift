@@ -1,3 +1,5 @@
+import Access
+
 /// The constants of 7/MDP (https://rfc.zeromq.org/spec/7/) and 8/MMI.
 public enum MDP {
     /// `MDPC01`: the protocol frame of every MDP/Client command.
@@ -8,6 +10,8 @@ public enum MDP {
     public static let managementPrefix: [UInt8] = Array("mmi.".utf8)
     /// Services whose names start with this are Lyceum's own management services, beside `mmi.`.
     static let lyceumPrefix: [UInt8] = Array("lyceum.".utf8)
+    /// Services whose names start with this are partitioned workers' node services.
+    static let nodePrefix: [UInt8] = Array("lyceum.node.".utf8)
     /// The one 8/MMI service: is a service registered?
     public static let serviceQuery: [UInt8] = Array("mmi.service".utf8)
     /// MMI answer: at least one worker registered for the service.
@@ -17,9 +21,13 @@ public enum MDP {
     /// MMI answer: no such management service.
     public static let notImplemented: [UInt8] = Array("501".utf8)
 
-    /// Whether a call to `name` needs the `manage` permission: `mmi.*` and `lyceum.*`.
-    static func isManagementService(_ name: [UInt8]) -> Bool {
-        name.starts(with: managementPrefix) || name.starts(with: lyceumPrefix)
+    /// The permission a call to `name` needs: `managePartitions` for the node services
+    /// (`lyceum.node.*`), `manage` for the other management services (`mmi.*`, `lyceum.*`),
+    /// `callServices` for every other service.
+    static func permission(toCall name: [UInt8]) -> Permission {
+        if name.starts(with: managementPrefix) { return .manage }
+        guard name.starts(with: lyceumPrefix) else { return .callServices }
+        return name.starts(with: nodePrefix) ? .managePartitions : .manage
     }
 
     /// Whether a worker may register `name`, or a broker answer it locally: not empty, and

@@ -35,6 +35,12 @@ public struct MajordomoError: Error, Equatable, Sendable, CustomStringConvertibl
 
         /// The name.
         public var description: String { rawValue }
+
+        /// Whether another broker may do better: this one was unreachable, did not answer in
+        /// time, or had no worker for the service (it may have just restarted, before the
+        /// workers registered again). Clients given several brokers fail over on these; every
+        /// other code is the answer.
+        public var callsForAnotherBroker: Bool { [Code.brokerUnreachable, .timedOut, .serviceUnknown].contains(self) }
     }
 
     /// What went wrong.

@@ -3,12 +3,14 @@ import LyceumLifecycle
 import LyceumLogging
 import ZeroMQ
 
-/// One session of a ``WorkerPool``: its socket while connected, its timers, its request in hand.
+/// One session of a ``WorkerPool``: its broker and service, its socket while connected, its
+/// timers, its request in hand.
 ///
 /// Used only on the pool's thread and changed for every message: its properties opt out of the
 /// runtime's exclusivity checks, which guard nothing here and cost a call each.
 final class PoolSession {
     let index: Int
+    let route: WorkerPoolEngine.Route
     /// `nil` while the session waits to reconnect, and once it has left.
     @exclusivity(unchecked) var socket: Socket?
     /// The socket's position in the pool's current ``SocketWaiter``.
@@ -29,8 +31,9 @@ final class PoolSession {
     @exclusivity(unchecked) var reconnectDelay: Duration
     @exclusivity(unchecked) var receiveBuffer = ReceiveBuffer()
 
-    init(index: Int, now: ContinuousClock.Instant, reconnectDelay: Duration) {
+    init(index: Int, route: WorkerPoolEngine.Route, now: ContinuousClock.Instant, reconnectDelay: Duration) {
         self.index = index
+        self.route = route
         brokerExpiry = now
         nextHeartbeat = now
         self.reconnectDelay = reconnectDelay
@@ -41,11 +44,15 @@ final class PoolSession {
 /// A ``WorkerPool``'s sessions and loop, confined to the thread running ``WorkerPool/run()``;
 /// its per-message state skips exclusivity checks, as ``PoolSession``'s does.
 final class WorkerPoolEngine {
-    private let endpoint: String
-    private let service: String
+    /// A broker, a service to register there, and the handler of its requests: what a session serves.
+    struct Route {
+        let endpoint: String
+        let service: String
+        let handler: WorkerPool.Handler
+    }
+
     private let configuration: WorkerConfiguration
     private let context: Context
-    private let handler: WorkerPool.Handler
     private let wakeup: Wakeup
     private let outbox: ReplyOutbox
     private let logger: Logger
@@ -67,28 +74,40 @@ final class WorkerPoolEngine {
     /// timers only when one may be due rather than on every wake-up. Replies and messages only
     /// move timers later; whatever moves one earlier lowers it.
     @exclusivity(unchecked) private var timersDue: ContinuousClock.Instant
+    /// The brokers and the services, comma-separated, for the log lines about the whole pool.
+    private let endpoints: String
+    private let services: String
 
+    /// An engine with `sessionsPerRoute` sessions for each of `routes`.
     init(
-        endpoint: String, service: String, sessions: Int, configuration: WorkerConfiguration, context: Context,
-        handler: @escaping WorkerPool.Handler, wakeup: Wakeup, outbox: ReplyOutbox, logger: Logger
+        routes: [Route], sessionsPerRoute: Int, configuration: WorkerConfiguration, context: Context,
+        wakeup: Wakeup, outbox: ReplyOutbox, logger: Logger
     ) {
-        self.endpoint = endpoint
-        self.service = service
         self.configuration = configuration
         self.context = context
-        self.handler = handler
         self.wakeup = wakeup
         self.outbox = outbox
         self.logger = logger
         heartbeatExpiry = configuration.heartbeat.expiry
         let now = clock.now
         timersDue = now
-        self.sessions = (0..<sessions).map { PoolSession(index: $0, now: now, reconnectDelay: configuration.reconnectInitialDelay) }
+        let sessionRoutes = routes.flatMap { route in repeatElement(route, count: sessionsPerRoute) }
+        sessions = sessionRoutes.enumerated().map { index, route in
+            PoolSession(index: index, route: route, now: now, reconnectDelay: configuration.reconnectInitialDelay)
+        }
+        endpoints = Self.distinct(routes.map(\.endpoint)).joined(separator: ",")
+        services = Self.distinct(routes.map(\.service)).joined(separator: ",")
+    }
+
+    /// `values` without repeats, in their first order: what the pool's log lines name.
+    private static func distinct(_ values: [String]) -> [String] {
+        var seen: Set<String> = []
+        return values.filter { seen.insert($0).inserted }
     }
 
     func run() throws(ZMQError) {
         try keepTime(now: clock.now)
-        logger.log(.info, "worker ready", ["endpoint": endpoint, "service": service, "sessions": String(sessions.count)])
+        logger.log(.info, "worker ready", ["endpoints": endpoints, "services": services, "sessions": String(sessions.count)])
         while true {
             if wakeup.isSignaled, drainDeadline == nil { try beginDrain() }
             if let drainDeadline {
@@ -99,7 +118,7 @@ final class WorkerPoolEngine {
             for reply in outbox.hasReplies || waiter?.descriptorIsReadable(0) == true ? outbox.takeAll() : [] {
                 let session = sessions[reply.session]
                 guard let inHand = session.inHand, inHand.request == reply.request else {
-                    logger.log(.debug, "dropped a reply whose request is gone", ["endpoint": endpoint, "service": service])
+                    logger.log(.debug, "dropped a reply whose request is gone", ["endpoint": session.route.endpoint, "service": session.route.service])
                     continue
                 }
                 try send(reply.body, to: inHand.client, from: session)
@@ -127,7 +146,7 @@ final class WorkerPoolEngine {
             passStart = nextStart ?? passStart
             try keepTime(now: clock.now)
         }
-        logger.log(.info, "worker shut down", ["endpoint": endpoint, "service": service])
+        logger.log(.info, "worker shut down", ["endpoints": endpoints, "services": services])
     }
 
     // MARK: Waiting
@@ -177,7 +196,7 @@ final class WorkerPoolEngine {
             do {
                 kind = try WorkerCommand.validatedKind(of: session.receiveBuffer, from: 0)
             } catch {
-                logger.log(.warning, "ignored invalid message from the broker", ["endpoint": endpoint, "reason": error.description])
+                logger.log(.warning, "ignored invalid message from the broker", ["endpoint": session.route.endpoint, "reason": error.description])
                 continue
             }
             let now = clock.now
@@ -186,41 +205,41 @@ final class WorkerPoolEngine {
             case .request:
                 session.acceptedByBroker = true
                 guard session.inHand == nil else {
-                    logger.log(.warning, "ignored a REQUEST while one is in hand", ["endpoint": endpoint, "service": service])
+                    logger.log(.warning, "ignored a REQUEST while one is in hand", ["endpoint": session.route.endpoint, "service": session.route.service])
                     continue
                 }
                 let client = session.receiveBuffer.bytes(WorkerCommand.clientIndex)
                 let body = session.receiveBuffer.bytes(from: WorkerCommand.bodyIndex)
                 requestsTaken &+= 1
                 session.inHand = (requestsTaken, client)
-                guard let caller = caller(for: client) else {
+                guard let caller = caller(for: client, on: session) else {
                     try send([Self.unidentifiedCallerRejection.frame], to: client, from: session)
                     continue
                 }
-                if let reply = handler(body, caller, DeferredReply(outbox: outbox, session: session.index, request: requestsTaken)) {
+                if let reply = session.route.handler(body, caller, DeferredReply(outbox: outbox, session: session.index, request: requestsTaken)) {
                     try send(reply, to: client, from: session)
                 }
             case .heartbeat:
                 // A broker heartbeats only a worker it registered: the session was accepted.
                 session.acceptedByBroker = true
             case .disconnect:
-                logger.log(.info, "broker sent DISCONNECT", ["endpoint": endpoint, "service": service, "session": String(session.index)])
+                logger.log(.info, "broker sent DISCONNECT", ["endpoint": session.route.endpoint, "service": session.route.service, "session": String(session.index)])
                 // A broker refusing READY at once gets a growing back-off, not a reconnection storm.
                 lose(session, now: now)
             case .ready, .reply:
-                logger.log(.warning, "ignored a command only workers send", ["endpoint": endpoint, "command": "\(kind)"])
+                logger.log(.warning, "ignored a command only workers send", ["endpoint": session.route.endpoint, "command": "\(kind)"])
             }
         }
         session.mayHoldMessages = false
     }
 
-    /// The caller of a request with the client address `client`: the identity the broker
-    /// appended to it when the pool trusts identities (`nil` when there is none it can read),
-    /// else `Caller.unverified`.
-    private func caller(for client: [UInt8]) -> Caller? {
+    /// The caller of a request with the client address `client`, received on `session`: the
+    /// identity the broker appended to it when the pool trusts identities (`nil` when there is
+    /// none it can read), else `Caller.unverified`.
+    private func caller(for client: [UInt8], on session: PoolSession) -> Caller? {
         guard configuration.trustsCallerIdentities else { return .unverified }
         guard let principal = CallerIdentity.principal(inClientAddress: client) else {
-            logger.log(.warning, "refused a request without a caller identity", ["endpoint": endpoint, "service": service])
+            logger.log(.warning, "refused a request without a caller identity", ["endpoint": session.route.endpoint, "service": session.route.service])
             return nil
         }
         return .authenticated(principal)
@@ -236,7 +255,7 @@ final class WorkerPoolEngine {
         session.inHand = nil
         session.mayHoldMessages = true
         if try !WorkerCommand.send(.reply, client: client, body: body, on: socket) {
-            logger.log(.warning, "reply dropped: the broker is not reading", ["endpoint": endpoint, "service": service])
+            logger.log(.warning, "reply dropped: the broker is not reading", ["endpoint": session.route.endpoint, "service": session.route.service])
         }
         // The time the request took is not broker silence, and the reply is a heartbeat.
         let now = clock.now
@@ -255,7 +274,9 @@ final class WorkerPoolEngine {
         for session in sessions {
             if let socket = session.socket {
                 if session.inHand == nil, now >= session.brokerExpiry {
-                    logger.log(.warning, "broker silent; starting over on a new socket", ["endpoint": endpoint, "service": service, "session": String(session.index)])
+                    logger.log(.warning, "broker silent; starting over on a new socket", [
+                        "endpoint": session.route.endpoint, "service": session.route.service, "session": String(session.index),
+                    ])
                     lose(session, now: now)
                 } else if now >= session.nextHeartbeat {
                     try socket.send(multipart: WorkerCommand.heartbeat.frames, options: .dontWait)
@@ -273,9 +294,9 @@ final class WorkerPoolEngine {
         let socket = try context.socket(.dealer)
         try socket.set(.maxMessageSize, to: configuration.maxFrameSize)
         try socket.secure(configuration.security)
-        try socket.connect(endpoint)
-        try socket.send(multipart: WorkerCommand.ready(service: Array(service.utf8)).frames, options: .dontWait)
-        logger.log(.debug, "session ready", ["endpoint": endpoint, "service": service, "session": String(session.index)])
+        try socket.connect(session.route.endpoint)
+        try socket.send(multipart: WorkerCommand.ready(service: Array(session.route.service.utf8)).frames, options: .dontWait)
+        logger.log(.debug, "session ready", ["endpoint": session.route.endpoint, "service": session.route.service, "session": String(session.index)])
         session.socket = socket
         session.reconnectAt = nil
         session.acceptedByBroker = false
@@ -292,7 +313,7 @@ final class WorkerPoolEngine {
         // A broker that served or heartbeated accepted the session: start the back-off over.
         if session.acceptedByBroker { session.reconnectDelay = configuration.reconnectInitialDelay }
         logger.log(.info, "reconnecting", [
-            "endpoint": endpoint, "service": service, "session": String(session.index),
+            "endpoint": session.route.endpoint, "service": session.route.service, "session": String(session.index),
             "delay_ms": "\(session.reconnectDelay.milliseconds)",
         ])
         session.reconnectAt = now + session.reconnectDelay
@@ -333,7 +354,7 @@ final class WorkerPoolEngine {
     private func abandonRequestsInHand() throws(ZMQError) {
         for session in sessions where session.socket != nil {
             logger.log(.error, "no reply within the drain timeout; leaving without it", [
-                "endpoint": endpoint, "service": service, "session": String(session.index),
+                "endpoint": session.route.endpoint, "service": session.route.service, "session": String(session.index),
                 "drain_timeout_ms": "\(configuration.drainTimeout.milliseconds)",
             ])
             try leave(session)

@@ -18,9 +18,9 @@ public final class WorkerSession: Service {
     private let pool: WorkerPool
 
     /// The broker's endpoint.
-    public var endpoint: String { pool.endpoint }
+    public var endpoint: String { pool.endpoints[0] }
     /// The service registered with READY.
-    public var service: String { pool.service }
+    public var service: String { pool.services[0] }
     /// Timings.
     public var configuration: WorkerConfiguration { pool.configuration }
 

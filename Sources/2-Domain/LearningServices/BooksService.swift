@@ -3,6 +3,7 @@ import Books
 import JSON
 import Journal
 import LyceumLogging
+import Partitions
 
 /// The `books` service: each learner's library. Operations: `create`, `get`, `update`, `delete`,
 /// `list`; see `protocol/README.md`.
@@ -15,13 +16,19 @@ public final class BooksService: JournaledService {
     private let core: ServiceCore<BooksState>
     private let environment: ServiceEnvironment
     private let budget: ReplyBudget
+    private let partition: OwnedPartition?
 
     /// A service over `state` (replayed from the journal) that commits writes to `log` and cuts
-    /// `list` pages at `budget`.
-    public init(state: BooksState = BooksState(), log: any ChangeLog, environment: ServiceEnvironment = .live, budget: ReplyBudget = .standard) {
+    /// `list` pages at `budget`; with `partition`, it serves only that partition's learners and
+    /// refuses any other with `bad_request` (`$.learner`) before reading or writing anything.
+    public init(
+        state: BooksState = BooksState(), log: any ChangeLog, environment: ServiceEnvironment = .live, budget: ReplyBudget = .standard,
+        partition: OwnedPartition? = nil
+    ) {
         core = ServiceCore(state: state, log: log)
         self.environment = environment
         self.budget = budget
+        self.partition = partition
     }
 
     /// A copy of the state including every applied write, e.g. for a journal compaction's
@@ -75,7 +82,7 @@ public final class BooksService: JournaledService {
 
     private func create(_ request: inout Request, _ caller: Caller, _ completion: @escaping @Sendable (HandledRequest<BookEvent>) -> Void) throws(ServiceError) {
         let (learner, draft) = try request.read { (reader) throws(JSONReadError) in
-            let learner = try reader.learner()
+            let learner = try reader.learner(in: partition)
             let title = try reader.string("title")
             let author = try reader.string("author")
             let genre = try reader.string("genre")
@@ -96,7 +103,7 @@ public final class BooksService: JournaledService {
     }
 
     private func get(_ request: inout Request, _ caller: Caller) throws(ServiceError) -> [UInt8] {
-        let (learner, id) = try request.read { (reader) throws(JSONReadError) in (try reader.learner(), try reader.id("id")) }
+        let (learner, id) = try request.read { (reader) throws(JSONReadError) in (try reader.learner(in: partition), try reader.id("id")) }
         try caller.authorize(actingFor: learner)
         return try core.read { (state) throws(ServiceError) in
             guard let book = state.library.book(id, of: learner) else {
@@ -108,7 +115,7 @@ public final class BooksService: JournaledService {
 
     private func update(_ request: inout Request, _ caller: Caller, _ completion: @escaping @Sendable (HandledRequest<BookEvent>) -> Void) throws(ServiceError) {
         let (learner, id, expected, fields) = try request.read { (reader) throws(JSONReadError) in
-            let learner = try reader.learner()
+            let learner = try reader.learner(in: partition)
             let id = try reader.id("id")
             let expected = try reader.optionalInteger("expected_version", in: 1...Int.max)
             let fields = (
@@ -135,7 +142,7 @@ public final class BooksService: JournaledService {
 
     private func delete(_ request: inout Request, _ caller: Caller, _ completion: @escaping @Sendable (HandledRequest<BookEvent>) -> Void) throws(ServiceError) {
         let (learner, id, expected) = try request.read { (reader) throws(JSONReadError) in
-            (try reader.learner(), try reader.id("id"), try reader.optionalInteger("expected_version", in: 1...Int.max))
+            (try reader.learner(in: partition), try reader.id("id"), try reader.optionalInteger("expected_version", in: 1...Int.max))
         }
         try caller.authorize(actingFor: learner)
         core.write(request, learner: learner, plan: { (state) throws(ServiceError) -> WritePlan<BookEvent> in
@@ -150,7 +157,7 @@ public final class BooksService: JournaledService {
 
     private func list(_ request: inout Request, _ caller: Caller) throws(ServiceError) -> [UInt8] {
         let (learner, query) = try request.read { (reader) throws(JSONReadError) in
-            let learner = try reader.learner()
+            let learner = try reader.learner(in: partition)
             var query = BookQuery()
             if let sort = try reader.optionalString("sort") {
                 guard let key = BookSortKey(rawValue: sort) else {

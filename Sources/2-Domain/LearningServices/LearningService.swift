@@ -1,4 +1,5 @@
 import Access
+import JSON
 import Journal
 
 /// One Majordomo service's request handler: a frame in, a frame out, possibly later. Safe to call
@@ -61,4 +62,10 @@ extension ServiceError {
     /// The error reply frame `{"ok":false,"error":…}` for this error, for callers that refuse a
     /// request before any service sees it (e.g. a message that is not exactly one frame).
     public var replyFrame: [UInt8] { Reply.failure(self) }
+}
+
+extension JSONValue {
+    /// The success reply frame `{"ok":true,"result":…}` with this value as its result, for
+    /// callers that answer requests outside the learning services (a worker's node service).
+    public var successReplyFrame: [UInt8] { Reply.success(self) }
 }

@@ -4,6 +4,7 @@ import JSON
 import Journal
 import LyceumLogging
 import LyceumSupport
+import Partitions
 import Progress
 
 /// The `progress` service: each learner's progress through the catalog's courses.
@@ -19,17 +20,22 @@ public final class ProgressService: JournaledService {
     private let store: CatalogStore
     private let environment: ServiceEnvironment
     private let budget: ReplyBudget
+    private let partition: OwnedPartition?
 
     /// A service over `state` (replayed from the journal) that checks references against the
-    /// catalog in `catalog`, commits writes to `log` and cuts `list` pages at `budget`.
+    /// catalog in `catalog`, commits writes to `log` and cuts `list` pages at `budget`; with
+    /// `partition`, it serves only that partition's learners and refuses any other with
+    /// `bad_request` (`$.learner`) before reading or writing anything (`course_stats`, which
+    /// names no learner, covers the learners of that partition).
     public init(
         state: ProgressState = ProgressState(), catalog: CatalogStore, log: any ChangeLog, environment: ServiceEnvironment = .live,
-        budget: ReplyBudget = .standard
+        budget: ReplyBudget = .standard, partition: OwnedPartition? = nil
     ) {
         core = ServiceCore(state: state, log: log)
         store = catalog
         self.environment = environment
         self.budget = budget
+        self.partition = partition
     }
 
     /// A copy of the state including every applied write, e.g. for a journal compaction's
@@ -83,12 +89,15 @@ public final class ProgressService: JournaledService {
                 try write(&request, catalog, caller, completion) { (reader) throws(JSONReadError) in .open(lesson: try reader.id("lesson")) }
             case "submit_quiz":
                 try write(&request, catalog, caller, completion) { (reader) throws(JSONReadError) in .submitQuiz(answers: try reader.answers()) }
-            case "get", "list", "course_stats":
+            case "get", "list", "course_stats", CourseStatisticsFanOut.partialOp:
                 try request.refuseRequestID()
                 switch request.op {
                 case "get": completion(HandledRequest(reply: try get(&request, catalog, caller), to: request))
                 case "list": completion(HandledRequest(reply: try list(&request, catalog, caller), to: request))
-                default: completion(HandledRequest(reply: try courseStatistics(&request, catalog, caller), to: request))
+                case "course_stats":
+                    completion(HandledRequest(reply: Reply.success(try courseStatistics(&request, catalog, caller).json), to: request))
+                default:
+                    completion(HandledRequest(reply: Reply.success(try courseStatistics(&request, catalog, caller).partialJSON), to: request))
                 }
             default:
                 throw ServiceError(
@@ -108,7 +117,7 @@ public final class ProgressService: JournaledService {
         action readAction: (inout JSONObjectReader) throws(JSONReadError) -> ProgressAction
     ) throws(ServiceError) {
         let (learner, courseID, action) = try request.read { (reader) throws(JSONReadError) in
-            (try reader.learner(), try reader.id("course"), try readAction(&reader))
+            (try reader.learner(in: partition), try reader.id("course"), try readAction(&reader))
         }
         try caller.authorize(actingFor: learner)
         let course = try catalog.existingCourse(courseID)
@@ -136,7 +145,7 @@ public final class ProgressService: JournaledService {
     }
 
     private func get(_ request: inout Request, _ catalog: Catalog, _ caller: Caller) throws(ServiceError) -> [UInt8] {
-        let (learner, courseID) = try request.read { (reader) throws(JSONReadError) in (try reader.learner(), try reader.id("course")) }
+        let (learner, courseID) = try request.read { (reader) throws(JSONReadError) in (try reader.learner(in: partition), try reader.id("course")) }
         try caller.authorize(actingFor: learner)
         let course = try catalog.existingCourse(courseID)
         let record = try core.read { (state) throws(ServiceError) in state.records.progress(of: learner, in: course.id) }
@@ -160,7 +169,7 @@ public final class ProgressService: JournaledService {
 
     private func list(_ request: inout Request, _ catalog: Catalog, _ caller: Caller) throws(ServiceError) -> [UInt8] {
         let (learner, cursor) = try request.read { (reader) throws(JSONReadError) in
-            (try reader.learner(), try reader.optionalString("cursor", length: 1...1024))
+            (try reader.learner(in: partition), try reader.optionalString("cursor", length: 1...1024))
         }
         try caller.authorize(actingFor: learner)
         let after = try cursor.map { (cursor) throws(ServiceError) in
@@ -183,16 +192,15 @@ public final class ProgressService: JournaledService {
         return Reply.success(serialized: output)
     }
 
-    private func courseStatistics(_ request: inout Request, _ catalog: Catalog, _ caller: Caller) throws(ServiceError) -> [UInt8] {
-        let courseID = try request.read { (reader) throws(JSONReadError) in try reader.id("course") }
-        try caller.authorizeTrustedOperation(request.op)
+    /// The figures of the course a `course_stats` (or, in a partition, `course_stats_partial`)
+    /// request names, for a caller that may perform trusted operations.
+    private func courseStatistics(
+        _ request: inout Request, _ catalog: Catalog, _ caller: Caller
+    ) throws(ServiceError) -> CourseStatisticsFanOut.Figures {
+        let courseID = try CourseStatisticsFanOut.course(of: &request, caller: caller)
         let course = try catalog.existingCourse(courseID)
         let statistics = try core.read { (state) throws(ServiceError) in state.records.statistics(of: course.id) }
-        return Reply.success([
-            "course": .string(course.id), "learners_started": .integer(statistics.started),
-            "learners_completed": .integer(statistics.completed), "quiz_takers": .integer(statistics.quizTakers),
-            "average_score_percent": statistics.averageScorePercent.map(JSONValue.double) ?? .null,
-        ])
+        return CourseStatisticsFanOut.Figures(course: course.id, statistics: statistics)
     }
 }
 

@@ -1,5 +1,6 @@
 import Access
 import JSON
+import Partitions
 
 /// One parsed request frame: the operation, the optional idempotency key, and a reader over
 /// the operation's parameters that refuses unknown fields once the operation has read its own.
@@ -80,11 +81,15 @@ public struct Request {
 }
 
 extension JSONObjectReader {
-    /// The required `learner` member: 1–128 of the identifier characters.
-    mutating func learner() throws(JSONReadError) -> String {
+    /// The required `learner` member: 1–128 of the identifier characters, and when the service
+    /// instance holds one partition (`partition`), a learner of that partition.
+    mutating func learner(in partition: OwnedPartition?) throws(JSONReadError) -> String {
         let learner = try string("learner", length: 1...Identifier.maximumLength)
         guard learner.utf8.allSatisfy(Identifier.isAllowed) else {
             throw JSONReadError(path: path(of: "learner"), message: "may contain only letters, digits and . _ - : @ +")
+        }
+        if let refusal = partition?.refusal(ofLearner: learner) {
+            throw JSONReadError(path: path(of: "learner"), message: refusal)
         }
         return learner
     }

@@ -15,8 +15,21 @@ public struct ProgressRecords: JournalState, Sendable {
         public var completed = 0
         /// Learners with at least one quiz attempt.
         public var quizTakers = 0
-        /// Sum over quiz takers of their best fraction, for the average.
-        var bestFractionSum = 0.0
+        /// Sum over quiz takers of their best fraction, for the average: what partitions report,
+        /// so that the average of their union is exact.
+        public var bestFractionSum = 0.0
+
+        /// No learners.
+        public init() {}
+
+        /// The figures of `other`'s learners added to these: the statistics of learners held in
+        /// several partitions are the sum of each partition's.
+        public mutating func add(_ other: CourseStatistics) {
+            started += other.started
+            completed += other.completed
+            quizTakers += other.quizTakers
+            bestFractionSum += other.bestFractionSum
+        }
 
         /// Mean best quiz score as a percentage, `nil` when nobody took the quiz.
         public var averageScorePercent: Double? {

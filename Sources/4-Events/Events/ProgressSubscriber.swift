@@ -10,8 +10,10 @@ import ZeroMQ
 public final class ProgressSubscriber {
     /// Where to subscribe and what to watch.
     public struct Options: Sendable {
-        /// The PUB or XPUB endpoint to connect to.
-        public var eventsEndpoint: String
+        /// The PUB or XPUB endpoints to connect to, every one: the forwarders of several
+        /// brokers carry the same sources' events, and an event met twice (same source, a
+        /// sequence number already accounted for) is dropped as a duplicate.
+        public var eventsEndpoints: [String]
         /// A snapshot endpoint to ask first; sources reached through a forwarder are also
         /// snapshotted at the endpoint their heartbeats advertise.
         public var snapshotEndpoint: String?
@@ -29,14 +31,23 @@ public final class ProgressSubscriber {
 
         /// Options for these endpoints and filter.
         public init(
-            eventsEndpoint: String, snapshotEndpoint: String? = nil, course: String? = nil,
+            eventsEndpoints: [String], snapshotEndpoint: String? = nil, course: String? = nil,
             snapshotTimeout: Duration = .seconds(2), receiveHighWaterMark: Int32 = 100_000
         ) {
-            self.eventsEndpoint = eventsEndpoint
+            self.eventsEndpoints = eventsEndpoints
             self.snapshotEndpoint = snapshotEndpoint
             self.course = course
             self.snapshotTimeout = snapshotTimeout
             self.receiveHighWaterMark = receiveHighWaterMark
+        }
+
+        /// Options for one events endpoint and this filter.
+        public init(
+            eventsEndpoint: String, snapshotEndpoint: String? = nil, course: String? = nil,
+            snapshotTimeout: Duration = .seconds(2), receiveHighWaterMark: Int32 = 100_000
+        ) {
+            self.init(eventsEndpoints: [eventsEndpoint], snapshotEndpoint: snapshotEndpoint, course: course,
+                      snapshotTimeout: snapshotTimeout, receiveHighWaterMark: receiveHighWaterMark)
         }
     }
 
@@ -107,7 +118,7 @@ public final class ProgressSubscriber {
             try subscriber.set(.subscribe, to: Array(prefix.utf8))
             try subscriber.set(.subscribe, to: Array(EventTopic.heartbeat.utf8))
             try subscriber.secure(options.security)
-            try subscriber.connect(options.eventsEndpoint)
+            for endpoint in options.eventsEndpoints { try subscriber.connect(endpoint) }
         } catch {
             throw EventsError(error)
         }

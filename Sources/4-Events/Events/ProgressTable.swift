@@ -89,6 +89,12 @@ public struct ProgressTable: Sendable {
         return false
     }
 
+    /// Stores every entry of `other` as ``insert(_:)`` would: the table of several partitions'
+    /// records, whose learners are disjoint, is the union of their tables.
+    public mutating func merge(_ other: ProgressTable) {
+        for entry in other.entries.values { insert(entry) }
+    }
+
     /// The entries whose topic starts with `prefix`, ordered by topic.
     public func entries(matching prefix: String) -> [(topic: String, entry: ProgressEntry)] {
         entries.values.map { (topic: EventTopic.progress(course: $0.course, learner: $0.learner), entry: $0) }

@@ -24,7 +24,8 @@ public enum BenchCommand {
                 3 the server could not be prepared (unreachable, missing services)
                 """,
             options: [
-                Option("endpoint", .text(placeholder: "EP"), help: "the broker", default: defaults.endpoint),
+                Option("endpoint", .text(placeholder: "EP"), help: "a broker; several: connections spread over them and fail over",
+                       default: defaults.endpoints.joined(separator: ", "), repeatable: true),
                 Option("scenario", .text(placeholder: "MIX"), help: """
                     mix, or one of \(Scenario.allCases.map(\.rawValue).joined(separator: ", ")),
                     or weighted NAME=WEIGHT,… e.g. book-read=60,catalog-read=40
@@ -87,7 +88,8 @@ public enum BenchCommand {
     static func configuration(_ parsed: ParsedArguments) throws(UsageError) -> LoadTestConfiguration {
         var configuration = LoadTestConfiguration()
         do throws(LoadTestError) {
-            if let endpoint = parsed.text("endpoint") { configuration.endpoint = endpoint }
+            let endpoints = parsed.values("endpoint")
+            if !endpoints.isEmpty { configuration.endpoints = endpoints }
             if let mix = parsed.text("scenario") { configuration.mix = try ScenarioMix(parsing: mix) }
             if let connections = parsed.integer("connections") { configuration.connections = connections }
             if let duration = parsed.duration("duration") { configuration.stop = .after(duration) }
@@ -128,7 +130,7 @@ public enum BenchCommand {
             logger.error("cannot create a ZeroMQ context", ["error": "\(error)"])
             return setupFailedStatus
         }
-        logger.info("preparing", ["endpoint": configuration.endpoint, "scenario": configuration.mix.description, "seed": "\(configuration.seed)"])
+        logger.info("preparing", ["endpoints": configuration.endpoints.joined(separator: ","), "scenario": configuration.mix.description, "seed": "\(configuration.seed)"])
         let runner: LoadTestRunner
         do throws(LoadTestError) {
             for pid in configuration.serverProcesses { _ = try ProcessCPU.read(pid: pid) }
@@ -136,7 +138,7 @@ public enum BenchCommand {
             throw UsageError(option: "server-pid", "\(error)")
         }
         do throws(LoadTestError) {
-            let workload = try Workload.prepare(endpoint: configuration.endpoint, mix: configuration.mix, seed: configuration.seed,
+            let workload = try Workload.prepare(endpoint: configuration.endpoints[0], mix: configuration.mix, seed: configuration.seed,
                                                 learnerCount: configuration.learnerCount, bookCount: configuration.bookCount,
                                                 timeout: configuration.timeout, security: configuration.security, context: context)
             logger.info("prepared", ["courses": "\(workload.courses.count)", "books": "\(workload.books.count)", "learners": "\(workload.learners.count)"])

@@ -21,8 +21,9 @@ public struct LoadTestConfiguration: Sendable {
         case requests(Int)
     }
 
-    /// The broker, e.g. `tcp://127.0.0.1:5555`.
-    public var endpoint: String
+    /// The brokers, e.g. `tcp://127.0.0.1:5555`: connection `i` starts at broker `i` modulo
+    /// their count and, when one fails it, moves on to the next (``LoadTestRunner``).
+    public var endpoints: [String]
     /// The scenarios and their weights.
     public var mix: ScenarioMix
     /// Client connections (DEALER sockets), each on a thread of its own.
@@ -52,12 +53,12 @@ public struct LoadTestConfiguration: Sendable {
 
     /// A configuration; every argument has the default the command line documents.
     public init(
-        endpoint: String = "tcp://127.0.0.1:5555", mix: ScenarioMix = .realistic, connections: Int = 4,
+        endpoints: [String] = ["tcp://127.0.0.1:5555"], mix: ScenarioMix = .realistic, connections: Int = 4,
         load: Load = .closed(inFlight: 50), stop: Stop = .after(.seconds(10)), warmUp: Duration = .seconds(2),
         seed: UInt64 = 1, learnerCount: Int = 100, bookCount: Int = 1000, verify: Bool = false,
         timeout: Duration = .seconds(5), serverProcesses: [Int32] = []
     ) {
-        self.endpoint = endpoint
+        self.endpoints = endpoints
         self.mix = mix
         self.connections = connections
         self.load = load
@@ -77,6 +78,7 @@ public struct LoadTestConfiguration: Sendable {
         func refuse(_ option: String, _ detail: String) -> LoadTestError {
             LoadTestError(code: .invalidOption, option: option, detail: detail)
         }
+        guard !endpoints.isEmpty else { throw refuse("--endpoint", "needs at least one broker") }
         guard (1...1024).contains(connections) else { throw refuse("--connections", "must be from 1 to 1024") }
         switch load {
         case .closed(let inFlight):

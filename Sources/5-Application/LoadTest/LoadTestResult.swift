@@ -84,7 +84,8 @@ public struct LoadTestResult: Sendable {
         let curve = PercentileCurve(label: label, histogram: statistics.latency)
         return [
             "label": .string(label),
-            "endpoint": .string(configuration.endpoint),
+            "endpoint": .string(configuration.endpoints.joined(separator: ",")),
+            "failovers": .integer(statistics.failovers),
             "scenario": .string(configuration.mix.description),
             "load": load,
             "connections": .integer(configuration.connections),

@@ -30,6 +30,10 @@ public final class LoadTestRunner: Sendable {
     private let context: Context
     private let connections: [PublishedStatistics]
     private let stopRequested = Atomic<Bool>(false)
+    /// Makes this run's `request_id`s its own, so that a run never replays an earlier one's writes.
+    private let runNonce = String(UInt64.random(in: .min ... .max), radix: 36)
+    /// How often one request may be resent through another broker before it counts as failed.
+    private var resendLimit: Int { 2 * configuration.endpoints.count }
 
     /// A runner for `configuration` against a server prepared as `workload` says.
     /// - Throws: ``LoadTestError/Code/invalidOption`` when the configuration is out of range or
@@ -101,6 +105,8 @@ public final class LoadTestRunner: Sendable {
         /// Intended (open loop) or actual (closed loop) send time.
         let since: ContinuousClock.Instant
         let measured: Bool
+        /// Times it was sent again through another broker.
+        var resends = 0
     }
 
     /// One connection's whole run on the calling thread.
@@ -127,10 +133,15 @@ public final class LoadTestRunner: Sendable {
         case .after(let duration): sendUntil = measuredFrom + duration
         case .requests(let total): quota = LoadTestConfiguration.share(of: total, connection: index, of: count)
         }
-        var planner = RequestPlanner(workload: workload, mix: configuration.mix, verify: configuration.verify, connection: index)
+        // With several brokers, writes carry request ids, so that a resend through another
+        // broker is applied once; with one, requests are as they always were (never resent).
+        let endpoints = configuration.endpoints
+        var planner = RequestPlanner(workload: workload, mix: configuration.mix, verify: configuration.verify, connection: index,
+                                     requestIDPrefix: endpoints.count > 1 ? "bench-\(runNonce)-\(index)" : nil)
         var clientConfiguration = ClientConfiguration(timeout: configuration.timeout, attempts: 1)
         clientConfiguration.security = configuration.security
-        let client = AsyncClient(endpoint: configuration.endpoint, capacity: capacity, configuration: clientConfiguration, context: context)
+        var endpointIndex = index % endpoints.count
+        var client = AsyncClient(endpoint: endpoints[endpointIndex], capacity: capacity, configuration: clientConfiguration, context: context)
         defer { client.close() }
         var pending: [AsyncClient.RequestID: InFlight] = [:]
         var measuredSent = 0
@@ -163,6 +174,30 @@ public final class LoadTestRunner: Sendable {
                 pending[id] = InFlight(request: request, since: since, measured: measured)
             } catch {
                 local.count(.error(code: error.code.rawValue), latency: measured ? clock.now - since : nil)
+            }
+        }
+
+        /// Sends `request` again on the current client; a failure to send is counted as its outcome.
+        func resend(_ request: InFlight) {
+            do {
+                let id = try client.send(request.request.scenario.service, body: request.request.body)
+                pending[id] = request
+            } catch {
+                local.count(.error(code: error.code.rawValue), latency: request.measured ? clock.now - request.since : nil)
+            }
+        }
+        /// Moves to the next broker and resends `failed` and every request still in flight on
+        /// the old connection (which closes with it), keeping their send times.
+        func failOver(resending failed: InFlight) {
+            client.close()
+            endpointIndex = (endpointIndex + 1) % endpoints.count
+            client = AsyncClient(endpoint: endpoints[endpointIndex], capacity: capacity, configuration: clientConfiguration, context: context)
+            local.failovers += 1
+            let inFlight = [failed] + pending.values
+            pending.removeAll()
+            for var request in inFlight {
+                request.resends += 1
+                resend(request)
             }
         }
 
@@ -205,6 +240,9 @@ public final class LoadTestRunner: Sendable {
             let outcome: ReplyOutcome
             switch completion.result {
             case .success(let body): outcome = planner.judge(body, for: request.request)
+            case .failure(let error) where endpoints.count > 1 && error.code.callsForAnotherBroker && request.resends < resendLimit:
+                failOver(resending: request)
+                continue
             case .failure(let error): outcome = .error(code: error.code.rawValue)
             }
             let replyTime = clock.now

@@ -34,16 +34,22 @@ struct RequestPlanner {
     let workload: Workload
     let mix: ScenarioMix
     let verify: Bool
+    /// Set when requests may be resent through another broker: each write then carries the
+    /// `request_id` `PREFIX-N`, so that a resend the first broker's worker already applied
+    /// returns the first reply and changes nothing.
+    let requestIDPrefix: String?
+    private var writesPlanned = 0
     private var generator: SeededGenerator
     /// Books this connection created and may delete, by learner, oldest first.
     private var deletable: [(learner: String, id: String)] = []
     private let coursesWithLessons: [Workload.Course]
     private let coursesWithQuiz: [Workload.Course]
 
-    init(workload: Workload, mix: ScenarioMix, verify: Bool, connection: Int) {
+    init(workload: Workload, mix: ScenarioMix, verify: Bool, connection: Int, requestIDPrefix: String? = nil) {
         self.workload = workload
         self.mix = mix
         self.verify = verify
+        self.requestIDPrefix = requestIDPrefix
         generator = SeededGenerator(seed: workload.seed &+ 0x5EED &* UInt64(connection + 1))
         coursesWithLessons = workload.courses.filter { !$0.lessonIDs.isEmpty }
         coursesWithQuiz = workload.courses.filter { $0.questionCount > 0 }
@@ -80,18 +86,18 @@ struct RequestPlanner {
             let rating = Int.random(in: 1...5, using: &generator)
             let review = "Re-read \(Int.random(in: 1...9999, using: &generator)) times."
             return PlannedRequest(scenario: scenario,
-                                  body: Self.frame(["op": "update", "learner": .string(book.learner), "id": .string(book.id),
+                                  body: writeFrame(["op": "update", "learner": .string(book.learner), "id": .string(book.id),
                                                     "rating": .integer(rating), "review": .string(review)]),
                                   expectation: .updated(id: book.id, rating: rating, review: review))
         case .bookDelete where !deletable.isEmpty:
             let book = deletable.removeFirst()
-            return PlannedRequest(scenario: scenario, body: Self.frame(["op": "delete", "learner": .string(book.learner), "id": .string(book.id)]),
+            return PlannedRequest(scenario: scenario, body: writeFrame(["op": "delete", "learner": .string(book.learner), "id": .string(book.id)]),
                                   expectation: .deleted(id: book.id))
         case .bookCreate, .bookDelete:
             let learner = workload.learners.randomElement(using: &generator)!
             let book = Workload.syntheticBook(using: &generator)
             return PlannedRequest(scenario: .bookCreate,
-                                  body: Self.frame(["op": "create", "learner": .string(learner), "title": .string(book.title),
+                                  body: writeFrame(["op": "create", "learner": .string(learner), "title": .string(book.title),
                                                     "author": .string(book.author), "genre": .string(book.genre),
                                                     "rating": .integer(book.rating), "review": .string(book.review)]),
                                   expectation: .created(learner: learner, title: book.title, author: book.author, genre: book.genre,
@@ -101,7 +107,7 @@ struct RequestPlanner {
             let learner = workload.learners.randomElement(using: &generator)!
             let lesson = course.lessonIDs.randomElement(using: &generator)!
             return PlannedRequest(scenario: scenario,
-                                  body: Self.frame(["op": "mark_watched", "learner": .string(learner), "course": .string(course.id),
+                                  body: writeFrame(["op": "mark_watched", "learner": .string(learner), "course": .string(course.id),
                                                     "lesson": .string(lesson)]),
                                   expectation: .progress(course: course.id, lessonCount: course.lessonIDs.count))
         case .quizSubmit:
@@ -109,7 +115,7 @@ struct RequestPlanner {
             let learner = workload.learners.randomElement(using: &generator)!
             let answers = (0..<course.questionCount).map { _ in JSONValue.integer(Int.random(in: 0...1, using: &generator)) }
             return PlannedRequest(scenario: scenario,
-                                  body: Self.frame(["op": "submit_quiz", "learner": .string(learner), "course": .string(course.id),
+                                  body: writeFrame(["op": "submit_quiz", "learner": .string(learner), "course": .string(course.id),
                                                     "answers": .array(answers)]),
                                   expectation: .quiz(course: course.id, total: course.questionCount))
         }
@@ -168,4 +174,12 @@ struct RequestPlanner {
     }
 
     static func frame(_ request: JSONValue) -> [[UInt8]] { [request.serialized()] }
+
+    /// The body of a write: with ``requestIDPrefix``, carrying a `request_id` of its own.
+    private mutating func writeFrame(_ request: JSONValue) -> [[UInt8]] {
+        guard let requestIDPrefix, case .object(var members) = request else { return Self.frame(request) }
+        writesPlanned += 1
+        members.append("request_id", .string("\(requestIDPrefix)-\(writesPlanned)"))
+        return Self.frame(.object(members))
+    }
 }

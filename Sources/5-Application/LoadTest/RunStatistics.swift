@@ -18,6 +18,8 @@ public struct RunStatistics: Sendable {
     public var sent = 0
     /// When the last measured reply came.
     public var lastMeasuredReply: ContinuousClock.Instant?
+    /// Times a connection moved to another broker, warm-up included.
+    public var failovers = 0
 
     static let wrongReplyCode = "wrong_reply"
     private static let wrongRepliesKept = 5
@@ -48,6 +50,7 @@ public struct RunStatistics: Sendable {
         wrongReplies += other.wrongReplies.prefix(Self.wrongRepliesKept - min(wrongReplies.count, Self.wrongRepliesKept))
         repliesIncludingWarmUp += other.repliesIncludingWarmUp
         sent += other.sent
+        failovers += other.failovers
         if let theirs = other.lastMeasuredReply { lastMeasuredReply = max(lastMeasuredReply ?? theirs, theirs) }
     }
 }

@@ -16,14 +16,14 @@ public enum CallCommand {
         public static let noReply: Int32 = 3
     }
 
-    /// Sends `body` to `service` through the broker at `settings.broker`, once, and prints the
-    /// reply; problems go to stderr as one sentence each.
+    /// Sends `body` to `service` through the first broker of `settings.brokers` that answers,
+    /// and prints the reply; problems go to stderr as one sentence each.
     public static func run(service: String, body: String, settings: Settings, security: ProcessSecurity = .plaintext) -> Int32 {
         let reply: [[UInt8]]
         do {
             reply = try callOnce(service, body: [Array(body.utf8)], settings: settings, security: security)
         } catch let error as MajordomoError {
-            printError("lyceum call: no reply from \(service) at \(settings.broker) within \(settings.timeout): \(error)")
+            printError("lyceum call: no reply from \(service) at \(settings.brokers.joined(separator: ", ")) within \(settings.timeout) each: \(error)")
             return Status.noReply
         } catch {
             printError("lyceum call: \(error)")
@@ -37,15 +37,29 @@ public enum CallCommand {
         return isSuccess(reply) ? Status.ok : Status.errorReply
     }
 
-    /// One request to `service` through the broker at `settings.broker`: a single attempt that
-    /// waits `settings.timeout`, as `call` and `status` make it, with CURVE when `security` has keys.
+    /// One request to `service` through the brokers of `settings.brokers`, as `call` and
+    /// `status` make it: a single attempt at each broker in order, waiting `settings.timeout`
+    /// each, with CURVE when `security` has keys. It moves on to the next broker only when one
+    /// was unreachable, did not answer, or had no worker for the service; the last such error is
+    /// thrown when none answered. A write that timed out may have been applied by the broker
+    /// left behind: the caller's `request_id` is what keeps its retry from applying it twice.
     static func callOnce(_ service: String, body: [[UInt8]], settings: Settings, security: ProcessSecurity) throws -> [[UInt8]] {
         let context = try Context()
         var configuration = ClientConfiguration(timeout: settings.timeout, attempts: 1)
         configuration.security = security.connecting
-        let client = Client(endpoint: settings.broker, configuration: configuration, context: context)
-        defer { client.close() }
-        return try client.call(service, body: body)
+        var lastError: MajordomoError?
+        for endpoint in settings.brokers {
+            let client = Client(endpoint: endpoint, configuration: configuration, context: context)
+            let outcome = Result { () throws(MajordomoError) in try client.call(service, body: body) }
+            client.close()
+            switch outcome {
+            case .success(let reply): return reply
+            case .failure(let error) where error.code.callsForAnotherBroker: lastError = error
+            case .failure(let error): throw error
+            }
+        }
+        // `brokers` always holds one endpoint or more (a repeatable setting starts from its default).
+        throw lastError ?? MajordomoError(code: .invalidArgument, service: service, detail: "no broker to call")
     }
 
     /// Whether the reply is one frame of JSON saying `"ok": true`.

@@ -4,6 +4,7 @@ import LearningServices
 import LyceumLifecycle
 import LyceumLogging
 import Majordomo
+import Partitions
 import Security
 import ZeroMQ
 
@@ -11,7 +12,7 @@ import ZeroMQ
 /// status after an orderly stop, having released its ZeroMQ context (which delivers the last
 /// replies and DISCONNECTs) and closed its journals. A host serving progress or books publishes
 /// the events of durable writes: `serve` on `settings.eventsEndpoint`, a `worker` into the
-/// forwarder that `broker` hosts at `settings.forwarderEndpoint` and republishes on
+/// forwarders that `broker`s host at `settings.forwarderEndpoints` and republish on
 /// `settings.eventsEndpoint` (neither when that is `none`). Each answers `mmi.status` when it
 /// runs a broker, serves `GET /metrics` when `settings.metricsPort` is set, and on SIGHUP reads
 /// its configuration sources again for the log level and reloads the catalog and the
@@ -77,7 +78,7 @@ public enum Commands {
     }
 
     /// `lyceum broker`: the broker, bound to `settings.endpoints`, and the event forwarder that
-    /// workers publish into at `settings.forwarderEndpoint` and dashboards subscribe to at
+    /// workers publish into at `settings.forwarderEndpoints` and dashboards subscribe to at
     /// `settings.eventsEndpoint`.
     public static func broker(_ settings: Settings, security: ProcessSecurity = .plaintext, reloading sources: ConfigurationSources? = nil) -> Int32 {
         configureLogging(settings)
@@ -87,12 +88,19 @@ public enum Commands {
         do {
             let revocations = Revocations()
             return try runGroup(logger: logger, reload: reloader(sources, host: nil, security: security, revocations: revocations)) { context in
-                let broker = try Broker(endpoints: settings.endpoints, configuration: brokerConfiguration(settings, report: report, security: security), context: context)
+                var configuration = brokerConfiguration(settings, report: report, security: security)
+                let coordinator = try partitionCoordinator(settings, security: security, context: context)
+                if let coordinator {
+                    configuration.routedServices = PartitionRouting.routedServices(coordinator.scheme)
+                    configuration.localServices = coordinator.localServices
+                }
+                let broker = try Broker(endpoints: settings.endpoints, configuration: configuration, context: context)
+                let coordinating: [(name: String, service: any Service)] = coordinator.map { [("coordinator", $0)] } ?? []
                 let dashboard = settings.dashboardPort != 0
                 var forwarder: [(name: String, service: any Service)] = []
                 if settings.publishesEvents {
                     let events = try EventForwarder(
-                        publisherEndpoints: [settings.forwarderEndpoint],
+                        publisherEndpoints: settings.forwarderEndpoints,
                         subscriberEndpoints: [settings.eventsEndpoint] + (dashboard ? [DashboardBridge.eventsEndpoint] : []),
                         publisherSecurity: security.bound(.forwarder), subscriberSecurity: security.bound(.events), context: context)
                     revocations.onRevocation { revoked in
@@ -108,7 +116,7 @@ public enum Commands {
                 let titles = CatalogTitleCache(broker: settings.endpoints[0], security: security.connectingToItself, context: context)
                 return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report)
                     + dashboardServices(settings, context: context, snapshotEndpoint: nil, security: security.connectingToItself) { titles.titles() }
-                    + forwarder + [("broker", broker)]
+                    + forwarder + coordinating + [("broker", broker)]
             }
         } catch {
             logger.critical("cannot start", ["error": "\(error)"])
@@ -116,9 +124,9 @@ public enum Commands {
         }
     }
 
-    /// `lyceum worker`: a `WorkerPool` of `settings.sessionsPerService` sessions for each of
-    /// `settings.services`, connected to the broker at `settings.broker`; a worker serving
-    /// progress or books publishes its events into the forwarder at `settings.forwarderEndpoint`.
+    /// `lyceum worker`: one `WorkerPool` with `settings.sessionsPerService` sessions for each of
+    /// `settings.services` at each broker of `settings.brokers`; a worker serving progress or
+    /// books publishes its events into every forwarder of `settings.forwarderEndpoints`.
     public static func worker(_ settings: Settings, security: ProcessSecurity = .plaintext, reloading sources: ConfigurationSources? = nil) -> Int32 {
         configureLogging(settings)
         let logger = Logger(component: "worker")
@@ -126,11 +134,24 @@ public enum Commands {
         let host: ServiceHost
         do {
             host = try ServiceHost(serving: settings.services, settings: settings)
+        } catch let error as PartitionLayoutError {
+            // A partition directory it cannot serve is a deployment mistake, like a bad setting.
+            logger.critical("cannot start", ["error": error.description])
+            return 2
         } catch {
             logger.critical("cannot start", ["error": "\(error)"])
             return 1
         }
         defer { host.close() }
+        if settings.partitionScheme != nil {
+            // Many partitions' sessions need many descriptors: take what the hard limit allows.
+            let budget = WorkerSessionBudget(
+                instances: (host.services.count + 1) * settings.brokers.count, sessions: settings.sessionsPerService, descriptorLimit: DescriptorLimit.raise(logger: logger))
+            if let refusal = budget.refusal {
+                logger.critical("cannot start", ["error": refusal])
+                return 2
+            }
+        }
         let report = ProcessReport(role: "worker", journals: host.journals)
         // Every learner's progress must never sit on a plaintext port of a CURVE deployment.
         if security.isCurve && security.keyRing == nil && host.services.contains(where: { $0.snapshotTable != nil }) {
@@ -141,13 +162,15 @@ public enum Commands {
         do {
             let revocations = Revocations()
             return try runGroup(logger: logger, reload: reloader(sources, host: host, security: security, revocations: revocations)) { context in
-                // Snapshots are answered on a port of the kernel's choosing: heartbeats through the
-                // forwarder advertise it (with its CURVE key), and several workers on one host
-                // cannot share one port. With CURVE it is a CURVE server behind the process's ZAP
-                // handler and authorised keys; a CURVE worker without them (books only) binds none.
-                let snapshots = security.isCurve && security.keyRing == nil ? [] : ["tcp://127.0.0.1:*"]
+                // Snapshots are answered on loopback, on a port of the kernel's choosing, unless
+                // `snapshot-endpoint` names an address (for dashboards on other hosts): heartbeats
+                // through the forwarder advertise it (with its CURVE key), and several workers on
+                // one host cannot share one port. With CURVE it is a CURVE server behind the
+                // process's ZAP handler and authorised keys; a CURVE worker without them (books
+                // only) binds none.
+                let snapshots = security.isCurve && security.keyRing == nil ? [] : [chosenSnapshotEndpoint(settings) ?? "tcp://127.0.0.1:*"]
                 var eventConfiguration = EventPublisherConfiguration(
-                    forwarderEndpoints: [settings.forwarderEndpoint], snapshotEndpoints: snapshots,
+                    forwarderEndpoints: settings.forwarderEndpoints, snapshotEndpoints: snapshots,
                     snapshotPageBytes: settings.snapshotPageBytes)
                 eventConfiguration.publisherSecurity = security.connecting
                 eventConfiguration.snapshotSecurity = security.bound(.snapshots)
@@ -162,18 +185,45 @@ public enum Commands {
                 configuration.security = security.connecting
                 // Over CURVE the broker's server key vouches for the identity frame (protocol/majordomo.md).
                 configuration.trustsCallerIdentities = security.isCurve
-                let pools = try handlers(for: host, publisher: events.first?.service).map { name, handler in
-                    (name, try WorkerPool(
-                        endpoint: settings.broker, service: name, sessions: settings.sessionsPerService, configuration: configuration,
-                        context: context, handler: handler) as any Service)
+                // One pool, one thread, for every service that is not a partition's (and a
+                // partitioned worker's node service), registered with every broker. A partition's
+                // instance has a pool of its own under the PartitionedWorker, which stops and
+                // starts it alone when the partition moves.
+                let metrics = RequestMetrics()
+                let publisher = events.first?.service
+                var services = host.services.filter { $0.partition == nil }.map { hosted in
+                    (hosted.name, FrameHandler.handler(hosted.answer(publishingTo: publisher, metrics: metrics)))
                 }
+                var partitioned: [(String, any Service)] = []
+                if settings.partitionScheme != nil {
+                    let worker = PartitionedWorker(node: settings.node, host: host, dataDirectory: settings.dataDirectory) { [configuration] hosted in
+                        try WorkerPool(
+                            endpoints: settings.brokers, services: [(hosted.name, FrameHandler.handler(hosted.answer(publishingTo: publisher, metrics: metrics)))],
+                            sessions: settings.sessionsPerService, configuration: configuration, context: context)
+                    }
+                    let caller = try NodeCaller(endpoints: settings.brokers, security: security.connecting)
+                    let moves = PartitionMoves(custody: worker, call: caller.call)
+                    let node = NodeService.worker(node: settings.node, partitions: settings.partitions, worker: worker)
+                    services.append((node.name, moves.handler(otherwise: FrameHandler.handler(node.answer))))
+                    partitioned = [("partitions", worker)]
+                }
+                let pool = try WorkerPool(
+                    endpoints: settings.brokers, services: services,
+                    sessions: settings.sessionsPerService, configuration: configuration, context: context)
                 return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report)
-                    + events.map { ($0.name, $0.service as any Service) } + pools
+                    + events.map { ($0.name, $0.service as any Service) } + [("workers", pool as any Service)] + partitioned
             }
         } catch {
             logger.critical("cannot start", ["error": "\(error)"])
             return 1
         }
+    }
+
+    /// The snapshot endpoint a worker was given (`snapshot-endpoint` from any source); `nil`
+    /// when it takes the default, a loopback port of the kernel's choosing. `serve`'s default
+    /// (`:5557`) is not a worker's: several workers on one host could not share it.
+    static func chosenSnapshotEndpoint(_ settings: Settings) -> String? {
+        settings.origins[.snapshotEndpoint] == nil ? nil : settings.snapshotEndpoint
     }
 
     /// Applies the log level, format and rate limit of `settings` to every logger in the process.
@@ -191,6 +241,7 @@ public enum Commands {
         let descriptors = DescriptorLimit.raise(logger: logger)
         return BrokerConfiguration(
             heartbeat: Heartbeat(interval: settings.heartbeatInterval, liveness: settings.heartbeatLiveness),
+            unknownServiceTimeout: settings.unknownServiceTimeout,
             maxQueuedRequestsPerService: settings.queueLimit,
             maxQueuedRequests: settings.queueLimitTotal,
             highWaterMark: Int32(settings.highWaterMark),
@@ -205,14 +256,27 @@ public enum Commands {
         )
     }
 
-    /// The publisher of the events of `host`'s services, when one of them has events; its
-    /// snapshots start from the table of the service whose events have snapshots (an empty one
-    /// without). It binds when it runs.
+    /// The coordinator of a partitioned cluster's broker (`settings.partitions` > 0), calling
+    /// the partitions through the broker's first endpoint with the process's own key; `nil`
+    /// unpartitioned. Listed before the broker, it stops after it, so that the broker's last
+    /// deferred replies are still sent.
+    private static func partitionCoordinator(_ settings: Settings, security: ProcessSecurity, context: Context) throws -> PartitionCoordinator? {
+        guard let scheme = settings.partitionScheme else { return nil }
+        return try PartitionCoordinator(
+            scheme: scheme, endpoint: settings.endpoints[0], security: security.connectingToItself,
+            unknownServiceTimeout: settings.unknownServiceTimeout, context: context)
+    }
+
+    /// The publisher of the events of `host`'s services, when one of them has events (one for
+    /// all of a partitioned worker's partitions); its snapshots start from the tables of the
+    /// service instances whose events have snapshots, merged (an empty one without). It binds
+    /// when it runs.
     private static func eventPublisher(
         for host: ServiceHost, configuration: EventPublisherConfiguration, context: Context
     ) throws(EventsError) -> [(name: String, service: EventPublisher)] {
         guard host.services.contains(where: \.publishesEvents) else { return [] }
-        let table = host.services.lazy.compactMap(\.snapshotTable).first?(host.catalog) ?? ProgressTable()
+        var table = ProgressTable()
+        for snapshotTable in host.services.compactMap(\.snapshotTable) { table.merge(snapshotTable(host.catalog)) }
         return [("events", try EventPublisher(configuration: configuration, context: context, streams: host.eventStreams, table: table))]
     }
 
@@ -221,7 +285,7 @@ public enum Commands {
     static func handlers(for host: ServiceHost, publisher: EventPublisher?) -> [(name: String, handler: WorkerPool.Handler)] {
         let metrics = RequestMetrics()
         return host.services.map { hosted in
-            (hosted.service.name, FrameHandler.handler(hosted.answer(publishingTo: publisher, metrics: metrics)))
+            (hosted.name, FrameHandler.handler(hosted.answer(publishingTo: publisher, metrics: metrics)))
         }
     }
 

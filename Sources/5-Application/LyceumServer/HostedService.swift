@@ -3,12 +3,18 @@ import Events
 import Journal
 import LearningServices
 import LyceumLogging
+import Partitions
 
 /// One service a host runs: the service, its journal when it keeps one, and its answer to
 /// Majordomo requests, which counts each request and publishes the events of durable writes.
 public struct HostedService: Sendable {
     /// The service.
     public let service: any LearningService
+    /// The Majordomo service name it is registered under: the service's own, or in a
+    /// partitioned worker its partition's (`books.p3`).
+    public let name: String
+    /// The partition it holds, in a partitioned worker.
+    public let partition: OwnedPartition?
     /// Its journal, when it keeps one.
     public let journal: Journal?
     /// Whether its durable writes publish events.
@@ -17,8 +23,10 @@ public struct HostedService: Sendable {
     let snapshotTable: (@Sendable (CatalogStore) -> ProgressTable)?
     private let makeAnswer: @Sendable (EventPublisher?, RequestMetrics) -> FrameHandler.Answer
 
-    init<Service: LearningService>(_ service: Service, journal: Journal?, events: ServiceEvents<Service>?) {
+    init<Service: LearningService>(_ service: Service, journal: Journal?, events: ServiceEvents<Service>?, partition: OwnedPartition?) {
         self.service = service
+        name = partition.map { PartitionName.service(service.name, partition: $0.partition) } ?? service.name
+        self.partition = partition
         self.journal = journal
         publishesEvents = events != nil
         if let table = events?.snapshotTable {
@@ -57,9 +65,11 @@ public struct HostedService: Sendable {
     }
 }
 
-/// Opens a journaled service's journal in `DATA/<service>/` and replays it, for its descriptor.
+/// Opens a journaled service's journal in `DATA/<service>/` (a partition's in
+/// `DATA/<service>/p<N>/`) and replays it, for its descriptor.
 struct JournalOpener {
     let service: String
+    let partition: Int?
     let directory: String
     let options: JournalOptions
     let logger: Logger
@@ -70,8 +80,9 @@ struct JournalOpener {
         let started = ContinuousClock.now
         let progress = ReplayProgress(service: service, logger: logger)
         var options = options
-        options.metricDimensions = [("service", service)]
+        options.metricDimensions = [("service", service)] + (partition.map { [("partition", String($0))] } ?? [])
         let journal = try Journal.open(directory: directory, options: options, state: &state, progress: progress.report)
+        // A partition's directory (DATA/books/p3) names it.
         logger.info("journal replayed", [
             "service": service, "directory": directory, "last_seq": String(journal.lastSequence),
             "bytes": String(journal.size), "ms": String((ContinuousClock.now - started).milliseconds),

@@ -1,10 +1,11 @@
 import CommandSyntax
 import Foundation
 import Journal
+import Partitions
 
 /// `lyceum journal check|repair|compact --data DIR`: the journal's maintenance tools. DIR is a
 /// journal's directory, or a data directory of `serve`/`worker`, whose services' journals (in
-/// `DIR/books`, `DIR/progress`) are each handled in turn. Each exits 0 when the journal is (now)
+/// `DIR/books`, `DIR/progress`, and a partitioned worker's `DIR/books/p<N>`…) are each handled in turn. Each exits 0 when the journal is (now)
 /// healthy, 1 when it is not or a step failed, 2 for a usage error.
 public enum JournalCommand {
     /// `lyceum journal` and its three subcommands.
@@ -27,7 +28,7 @@ public enum JournalCommand {
         ])
 
     private static let dataOption = Option(
-        "data", .text(placeholder: "DIR"), help: "a data directory of serve or worker (each service's journal in it,\nDIR/books and DIR/progress, in turn) or one journal's directory",
+        "data", .text(placeholder: "DIR"), help: "a data directory of serve or worker (each service's journal in it,\nDIR/books and DIR/progress, and partitions' DIR/books/p<N>…, in turn)\nor one journal's directory",
         required: true)
 
     private static func action(
@@ -51,23 +52,32 @@ public enum JournalCommand {
 }
 
 /// The journal directories under `root`: `root` itself when it holds a journal, else the
-/// services' subdirectories that do, else `root` (so that the command reports what is missing).
+/// services' subdirectories that do and, in a partitioned worker's data directory, their
+/// partitions' (`DATA/<service>/p<N>`, in partition order), else `root` (so that the command
+/// reports what is missing).
 private func journalDirectories(in root: String) -> [String] {
     let exists = { (directory: String) in FileManager.default.fileExists(atPath: directory + "/journal.jsonl") }
     guard !exists(root) else { return [root] }
-    let services = ServiceRegistry.standard.descriptors.filter(\.isJournaled).map { (root as NSString).appendingPathComponent($0.name) }.filter(exists)
-    return services.isEmpty ? [root] : services
+    let services = ServiceRegistry.standard.descriptors.filter(\.isJournaled).map { (root as NSString).appendingPathComponent($0.name) }
+    let directories = services.flatMap { service in
+        let partitions = (try? PartitionLayout.partitionDirectories(in: service)) ?? []
+        return [service] + partitions.map { (service as NSString).appendingPathComponent(PartitionName.directory($0)) }
+    }.filter(exists)
+    return directories.isEmpty ? [root] : directories
 }
 
 /// Every live value by collection, and for a service's journal (a directory named after the
-/// service) the service's own state too, so that every value is decoded as serving decodes it.
+/// service, or a partition's directory in it) the service's own state too, so that every value is decoded as serving decodes it.
 private struct CheckedState: JournalState {
     var keyed = KeyedJournalState()
     var decoded: (any JournalState)?
     let service: String?
 
     init(directory: String) {
-        let name = (directory as NSString).standardizingPath.components(separatedBy: "/").last ?? ""
+        var components = (directory as NSString).standardizingPath.components(separatedBy: "/")
+        // A partition's journal (DATA/books/p3) is its service's.
+        if let last = components.last, PartitionName.partition(ofDirectory: Substring(last)) != nil { components.removeLast() }
+        let name = components.last ?? ""
         // A directory named after no service (one journal of another kind) is checked as a
         // journal only: its values are not decoded.
         let descriptor = ServiceRegistry.standard[name]

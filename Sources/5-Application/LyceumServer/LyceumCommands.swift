@@ -23,6 +23,7 @@ public enum LyceumCommands {
     /// Settings of a process that runs a broker.
     static let brokerKeys: Set<SettingKey> = [
         .endpoint, .queueLimit, .queueLimitTotal, .highWaterMark, .receiveHighWaterMark, .eventsEndpoint, .maxBatch, .maxConnections, .maxInputBytes, .maxOutputBytes,
+        .unknownServiceTimeout,
     ]
     /// Settings of a process that serves the browser dashboard.
     static let dashboardKeys: Set<SettingKey> = [.dashboardPort, .dashboardAddress, .dashboardToken]
@@ -45,7 +46,7 @@ public enum LyceumCommands {
     /// `lyceum broker`.
     public static let broker = settingsCommand(
         "broker", summary: "only the broker, and the event forwarder workers publish into",
-        keys: commonKeys.union(brokerKeys).union([.forwarderEndpoint]).union(serverSecurityKeys).union(dashboardKeys)
+        keys: commonKeys.union(brokerKeys).union([.forwarderEndpoint, .partitions]).union(serverSecurityKeys).union(dashboardKeys)
     ) { parsed, sources throws(UsageError) in
         let security = try serverSecurity(parsed.settings, eventEndpoints: [.eventsEndpoint, .forwarderEndpoint])
         return Commands.broker(parsed.settings, security: security, reloading: sources)
@@ -53,9 +54,9 @@ public enum LyceumCommands {
 
     /// `lyceum worker`.
     public static let worker = settingsCommand(
-        "worker", summary: "only workers, connected to a broker (--broker is required)",
-        keys: commonKeys.union(workerKeys).union([.broker, .service, .reconnectInitial, .reconnectMaximum, .forwarderEndpoint])
-            .union(clientSecurityKeys).union([.authorizedKeys])
+        "worker", summary: "only workers, registered with every broker given (--broker is required)",
+        keys: commonKeys.union(workerKeys).union([.broker, .service, .reconnectInitial, .reconnectMaximum, .forwarderEndpoint, .snapshotEndpoint, .partitions, .node])
+            .union(clientSecurityKeys).union([.authorizedKeys, .insecure])
     ) { parsed, sources throws(UsageError) in
         // Required, but from any source: the parser sees only the command line.
         guard parsed.settings.origins[.broker] != nil else {
@@ -66,6 +67,13 @@ public enum LyceumCommands {
             security = try ProcessSecurity.worker(parsed.settings)
         } catch {
             throw UsageError(error.description)
+        }
+        if let snapshots = Commands.chosenSnapshotEndpoint(parsed.settings) {
+            do throws(SettingsError) {
+                try WorkerSnapshots.check(snapshots, settings: parsed.settings, curve: security.isCurve)
+            } catch {
+                throw UsageError(error.description)
+            }
         }
         return Commands.worker(parsed.settings, security: security, reloading: sources)
     }
@@ -82,7 +90,8 @@ public enum LyceumCommands {
 
     /// `lyceum status`.
     public static let status = settingsCommand(
-        "status", summary: "ask the broker's mmi.status: services, workers, queues, journals, uptime (JSON)", keys: clientSecurityKeys.union([.broker, .timeout]),
+        "status", summary: "ask the broker's mmi.status: services, workers, queues, journals, uptime, partitions (JSON)",
+        keys: clientSecurityKeys.union([.broker, .timeout, .partitions]),
         discussion: "exit status: 0 answered; 1 not a Lyceum broker; 2 bad command line; 3 no reply"
     ) { parsed, _ throws(UsageError) in StatusCommand.run(settings: parsed.settings, security: try clientSecurity(parsed.settings)) }
 
@@ -123,7 +132,7 @@ public enum LyceumCommands {
     }
 
     /// The security of a process that connects to a broker, refusing (exit 2) unusable CURVE settings.
-    private static func clientSecurity(_ settings: Settings) throws(UsageError) -> ProcessSecurity {
+    static func clientSecurity(_ settings: Settings) throws(UsageError) -> ProcessSecurity {
         do throws(CredentialsError) {
             return try ProcessSecurity.client(settings)
         } catch {

@@ -2,6 +2,7 @@ import Catalog
 import Events
 import Journal
 import LearningServices
+import Partitions
 
 /// What a host gives each service it makes.
 public struct ServiceResources: Sendable {
@@ -9,6 +10,9 @@ public struct ServiceResources: Sendable {
     public let catalog: CatalogStore
     /// Where list replies are cut (`max-reply-bytes`).
     public let budget: ReplyBudget
+    /// The partition the service instance holds, in a partitioned worker; `nil` when it serves
+    /// every learner.
+    public var partition: OwnedPartition?
 }
 
 /// One service as the registry knows it: its Majordomo name, whether it keeps a journal (and
@@ -39,7 +43,7 @@ public struct ServiceDescriptor: Sendable {
         _ name: String, make: @escaping @Sendable (ServiceResources) -> Service
     ) -> ServiceDescriptor {
         ServiceDescriptor(name: name, emptyState: nil, eventStream: nil) { resources, _ in
-            HostedService(make(resources), journal: nil, events: nil)
+            HostedService(make(resources), journal: nil, events: nil, partition: resources.partition)
         }
     }
 
@@ -60,7 +64,7 @@ public struct ServiceDescriptor: Sendable {
                 let captured = try service.captureState { journal.lastSequence }
                 return (captured.state, captured.sequence)
             }
-            return HostedService(service, journal: journal, events: events)
+            return HostedService(service, journal: journal, events: events, partition: resources.partition)
         }
     }
 }

@@ -4,9 +4,11 @@ import Foundation
 import Journal
 import LearningServices
 import LyceumLogging
+import Partitions
 
 /// The learning services of one process with everything they stand on: the catalog, and for
-/// each stateful service its journal in `DATA/<service>/`, replayed on start and compacted
+/// each stateful service its journal in `DATA/<service>/` (with `partitions`, one instance and
+/// journal per partition held, in `DATA/<service>/p<N>/`), replayed on start and compacted
 /// automatically as it grows. `close()` (or release) makes every write durable and unlocks the
 /// data directories.
 public final class ServiceHost: Sendable {
@@ -21,11 +23,17 @@ public final class ServiceHost: Sendable {
     public let eventStreams: [any PublishedStream]
     private let catalogPaths: [String]
     private let logger = Logger(component: "server")
+    /// What opening one more partition's instance needs (`openPartition`).
+    private let registry: ServiceRegistry
+    private let resources: ServiceResources
+    private let journalOptions: JournalOptions
+    private let layout: PartitionLayout?
 
     /// Loads the catalog (`settings.catalogPaths`, or the sample catalog when empty) and makes the
     /// services `names` of `registry`, opening and replaying each journaled one's journal under
     /// `settings.dataDirectory`.
-    /// - Throws: `ServiceRegistryError` for a name `registry` does not list, `CatalogLoadError`
+    /// - Throws: `ServiceRegistryError` for a name `registry` does not list, `PartitionLayoutError`
+    ///   for a partition directory that cannot be served (or none held), `CatalogLoadError`
     ///   naming the file and JSONPath at fault, or `JournalError` (e.g. the directory is held by
     ///   another process, or the journal is damaged mid-file).
     public init(
@@ -40,9 +48,13 @@ public final class ServiceHost: Sendable {
         var services: [HostedService] = []
         do {
             for descriptor in descriptors {
-                let directory = (settings.dataDirectory as NSString).appendingPathComponent(descriptor.name)
-                let opener = JournalOpener(service: descriptor.name, directory: directory, options: options, logger: logger)
-                services.append(try descriptor.open(resources, opener))
+                for instance in try Self.instances(of: descriptor, settings: settings) {
+                    var resources = resources
+                    resources.partition = instance.partition
+                    let opener = JournalOpener(
+                        service: descriptor.name, partition: instance.partition?.partition, directory: instance.directory, options: options, logger: logger)
+                    services.append(try descriptor.open(resources, opener))
+                }
             }
         } catch {
             for service in services { service.journal?.close() }
@@ -50,14 +62,58 @@ public final class ServiceHost: Sendable {
         }
         self.services = services
         self.catalog = store
-        self.journals = Dictionary(uniqueKeysWithValues: services.compactMap { hosted in hosted.journal.map { (hosted.service.name, $0) } })
+        self.journals = Dictionary(uniqueKeysWithValues: services.compactMap { hosted in hosted.journal.map { (hosted.name, $0) } })
         self.catalogPaths = paths
         eventStreams = registry.eventStreams
+        self.registry = registry
+        self.resources = resources
+        self.journalOptions = options
+        layout = settings.partitionScheme.map { PartitionLayout(dataDirectory: settings.dataDirectory, scheme: $0) }
     }
 
-    /// The service named `name`, when this host serves it.
+    /// Opens and replays one more partition's instance, one that arrived while serving (a move):
+    /// its directory must hold a manifest naming exactly it. Closing its journal is the caller's.
+    /// - Throws: `PartitionLayoutError` when this host is not partitioned or the manifest
+    ///   disagrees, `ServiceRegistryError`, or `JournalError`.
+    func openPartition(of service: String, partition: Int) throws -> HostedService {
+        guard let layout else { throw PartitionLayoutError(path: "", "this worker is not partitioned (setting partitions is 0)") }
+        guard let owned = try layout.heldPartitions(of: service).first(where: { $0.partition == partition }) else {
+            throw PartitionLayoutError(path: layout.directory(of: service, partition: partition), "is not a partition held here")
+        }
+        var resources = resources
+        resources.partition = owned
+        let directory = layout.directory(of: service, partition: partition)
+        let opener = JournalOpener(service: service, partition: partition, directory: directory, options: journalOptions, logger: logger)
+        return try registry.descriptor(named: service).open(resources, opener)
+    }
+
+    /// The service registered as `name` (`books`, or a partition's `books.p3`), when this host serves it.
     public func service(named name: String) -> (any LearningService)? {
-        services.first { $0.service.name == name }?.service
+        services.first { $0.name == name }?.service
+    }
+
+    /// The instances of `descriptor` to open, with their journal directories: one serving every
+    /// learner in `DATA/<service>/`, or with `settings.partitions`, for a journaled service, one per
+    /// partition held in `DATA/<service>/p<N>/` (PartitionLayout).
+    /// - Throws: `PartitionLayoutError` when a manifest disagrees or no partition is held, or
+    ///   when the directory holds the other kind of journal (partitions without `partitions`,
+    ///   an unpartitioned journal with it): serving would silently leave those learners out.
+    private static func instances(
+        of descriptor: ServiceDescriptor, settings: Settings
+    ) throws(PartitionLayoutError) -> [(partition: OwnedPartition?, directory: String)] {
+        let unpartitioned = (settings.dataDirectory as NSString).appendingPathComponent(descriptor.name)
+        guard descriptor.isJournaled else { return [(nil, unpartitioned)] }
+        guard let scheme = settings.partitionScheme else {
+            try PartitionLayout.refusePartitions(inUnpartitioned: unpartitioned)
+            return [(nil, unpartitioned)]
+        }
+        let layout = PartitionLayout(dataDirectory: settings.dataDirectory, scheme: scheme)
+        let held = try layout.heldPartitions(of: descriptor.name)
+        guard !held.isEmpty else {
+            throw PartitionLayoutError(
+                path: unpartitioned, "holds no partition of \(descriptor.name); create them with lyceum partitions init, or move some here")
+        }
+        return held.map { ($0, layout.directory(of: descriptor.name, partition: $0.partition)) }
     }
 
     deinit { close() }

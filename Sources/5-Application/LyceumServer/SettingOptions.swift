@@ -21,7 +21,7 @@ extension SettingKey {
     private var helpLine: (placeholder: String, help: String) {
         switch self {
         case .endpoint: ("EP", "an endpoint the broker binds for clients")
-        case .broker: ("EP", "the broker to connect to")
+        case .broker: ("EP", "a broker: worker registers with every one; call and status try them in order")
         case .data: ("DIR", "the data directory; each stateful service journals in DIR/<service>")
         case .catalog: ("PATH", "a catalog file or directory (none: the sample catalog)")
         case .service: ("NAME", "a service to serve: " + ServiceRegistry.standard.names.joined(separator: ", "))
@@ -40,14 +40,15 @@ extension SettingKey {
         case .highWaterMark: ("N", "ZeroMQ high-water mark of the broker's socket for replies, per peer")
         case .receiveHighWaterMark: ("N", "messages from one peer the broker's socket holds unread")
         case .eventsEndpoint: ("EP", "where events are published (none: no events)")
-        case .snapshotEndpoint: ("EP", "where serve answers event snapshot requests")
-        case .forwarderEndpoint: ("EP", "where the broker's forwarder takes workers' events in")
+        case .snapshotEndpoint: ("EP", "where serve answers event snapshot requests; a worker: loopback, any port, unless given")
+        case .forwarderEndpoint: ("EP", "where the broker's forwarder takes workers' events in; a worker publishes into every one")
         case .logRateLimit: ("N", "log lines a second per message below error (0: no limit)")
         case .metricsConnections: ("N", "metrics connections kept open at once")
         case .metricsTimeout: ("MS", "time a metrics connection has to be answered")
         case .snapshotPageBytes: ("BYTES", "the most bytes of one event snapshot page")
         case .maxReplyBytes: ("BYTES", "the most bytes of items one list or search page holds")
         case .maxBatch: ("MS", "the longest the broker handles other messages before sending replies owed")
+        case .unknownServiceTimeout: ("MS", "how long a request waits for a service or partition with no worker")
         case .maxConnections: ("N", "connections the broker holds at once (lowered to the descriptor limit - 256)")
         case .maxInputBytes: ("BYTES", "bytes a connection may have received that the broker has not taken as messages")
         case .maxOutputBytes: ("BYTES", "bytes sent to a peer that it has not read before it is cut")
@@ -57,6 +58,8 @@ extension SettingKey {
         case .curveSecretKey: ("FILE", "this process's secret certificate (NAME_secret, 0600): CURVE on every socket")
         case .curveServerKey: ("FILE", "the broker's public certificate, to connect to it with CURVE")
         case .authorizedKeys: ("DIR", "the directory of authorised public certificates (reloaded on SIGHUP)")
+        case .partitions: ("N", "the cluster's partition count for books and progress (0: unpartitioned)")
+        case .node: ("NAME", "this worker's node name; its node service is lyceum.node.NAME")
         case .insecure: ("", "allow binding a non-loopback endpoint without CURVE")
         }
     }

@@ -1,10 +1,12 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Access
 import Events
 import Journal
 import LearningServices
 import LyceumLogging
+import Partitions
 
 /// Every setting a Lyceum command reads, with its default. Values arrive as text from a source
 /// (defaults, a configuration file, `LYCEUM_…` environment variables, the command line);
@@ -13,8 +15,9 @@ import LyceumLogging
 public struct Settings: Sendable {
     /// Endpoints the broker binds for clients (`serve`, `broker`).
     public var endpoints = ["tcp://127.0.0.1:5555"]
-    /// The broker a worker or a client connects to (`worker`, `call`, `status`).
-    public var broker = "tcp://127.0.0.1:5555"
+    /// The brokers a worker registers with, every one of them (`worker`), or a client tries, in
+    /// order, failing over to the next (`call`, `status`).
+    public var brokers = ["tcp://127.0.0.1:5555"]
     /// The data directory; each stateful service keeps its journal in a subdirectory named after it.
     public var dataDirectory = "./lyceum-data"
     /// Catalog files or directories; empty means the sample catalog that ships with Lyceum.
@@ -55,10 +58,14 @@ public struct Settings: Sendable {
     public var eventsEndpoint = EventEndpoints.publish
     /// Where `serve` answers event snapshot requests.
     public var snapshotEndpoint = EventEndpoints.snapshot
-    /// Where `broker`'s event forwarder takes workers' events in, and `worker` publishes to.
-    public var forwarderEndpoint = EventEndpoints.forwarderInput
+    /// Where `broker`'s event forwarder takes workers' events in, and `worker` publishes to:
+    /// a worker publishes into every one, so each broker of a cluster republishes its events.
+    public var forwarderEndpoints = [EventEndpoints.forwarderInput]
     /// The broker's longest batch of request handling before deferred replies leave (`max-batch-ms`).
     public var maxBatch = Duration.milliseconds(2)
+    /// How long a request waits for a service (or partition) with no worker before the broker
+    /// answers `service_unknown` (`unknown-service-timeout`).
+    public var unknownServiceTimeout = Duration.milliseconds(2000)
     /// TCP connections the broker holds at once; more are cut as they are accepted, and the
     /// value is lowered to fit the process's descriptor limit (`max-connections`).
     public var maxConnections = 4096
@@ -105,6 +112,17 @@ public struct Settings: Sendable {
     /// Whether `serve` and `broker` may bind a non-loopback endpoint without CURVE (`insecure`).
     public var insecure = false
 
+    // Partitions (issue 17).
+    /// The cluster's partition count for the stateful services (`books`, `progress`), the same
+    /// on its brokers and workers (`partitions`); 0, the default, is an unpartitioned deployment.
+    public var partitions = 0
+    /// A worker's node name (`node`): its node service is `lyceum.node.<node>`, and moves name
+    /// it. The host name by default (its identifier characters).
+    public var node = Settings.hostName
+
+    /// The partition scheme of `partitions`; `nil` when unpartitioned.
+    public var partitionScheme: PartitionScheme? { try? PartitionScheme(count: partitions) }
+
     /// Whether `serve` publishes events and `broker` forwards them: `events-endpoint` is not `none`.
     public var publishesEvents: Bool { eventsEndpoint != EventEndpoints.none }
 
@@ -134,7 +152,7 @@ public struct Settings: Sendable {
             endpoints = adding ? endpoints + [text] : [text]
         case .broker:
             guard Self.isEndpoint(text) else { throw invalid("an endpoint such as tcp://127.0.0.1:5555") }
-            broker = text
+            brokers = adding ? brokers + [text] : [text]
         case .data:
             guard !text.isEmpty else { throw invalid("a directory") }
             dataDirectory = text
@@ -196,7 +214,7 @@ public struct Settings: Sendable {
             snapshotEndpoint = text
         case .forwarderEndpoint:
             guard Self.isEndpoint(text) else { throw invalid("an endpoint such as \(EventEndpoints.forwarderInput)") }
-            forwarderEndpoint = text
+            forwarderEndpoints = adding ? forwarderEndpoints + [text] : [text]
         case .logRateLimit:
             logRateLimit = try integer(0...1_000_000, "lines per second (0: no limit)")
         case .metricsConnections:
@@ -209,6 +227,8 @@ public struct Settings: Sendable {
             maxReplyBytes = try integer(ReplyBudget.allowedBytes, "bytes")
         case .maxBatch:
             maxBatch = .milliseconds(try integer(1...1000, "milliseconds"))
+        case .unknownServiceTimeout:
+            unknownServiceTimeout = .milliseconds(try integer(1...600_000, "milliseconds"))
         case .maxConnections:
             maxConnections = try integer(1...1_000_000)
         case .maxInputBytes:
@@ -236,6 +256,14 @@ public struct Settings: Sendable {
         case .authorizedKeys:
             guard !text.isEmpty else { throw invalid("a directory of public certificates") }
             authorizedKeys = text
+        case .partitions:
+            guard text == "0" || (try? PartitionScheme(count: Int(text) ?? 0)) != nil else {
+                throw invalid("0 (unpartitioned) or a partition count from \(PartitionScheme.counts.lowerBound) to \(PartitionScheme.counts.upperBound)")
+            }
+            partitions = Int(text)!
+        case .node:
+            guard Identifier.isValid(text) else { throw invalid("1-\(Identifier.maximumLength) of the characters A-Z a-z 0-9 . _ - : @ +") }
+            node = text
         case .insecure:
             guard let flag = ["true": true, "false": false][text] else { throw invalid("true or false") }
             insecure = flag
@@ -248,7 +276,7 @@ public struct Settings: Sendable {
     public func values(of key: SettingKey) -> [String] {
         switch key {
         case .endpoint: endpoints
-        case .broker: [broker]
+        case .broker: brokers
         case .data: [dataDirectory]
         case .catalog: catalogPaths
         case .service: services
@@ -268,13 +296,14 @@ public struct Settings: Sendable {
         case .receiveHighWaterMark: [String(receiveHighWaterMark)]
         case .eventsEndpoint: [eventsEndpoint]
         case .snapshotEndpoint: [snapshotEndpoint]
-        case .forwarderEndpoint: [forwarderEndpoint]
+        case .forwarderEndpoint: forwarderEndpoints
         case .logRateLimit: [String(logRateLimit)]
         case .metricsConnections: [String(metricsConnections)]
         case .metricsTimeout: [String(metricsTimeout.milliseconds)]
         case .snapshotPageBytes: [String(snapshotPageBytes)]
         case .maxReplyBytes: [String(maxReplyBytes)]
         case .maxBatch: [String(maxBatch.milliseconds)]
+        case .unknownServiceTimeout: [String(unknownServiceTimeout.milliseconds)]
         case .maxConnections: [String(maxConnections)]
         case .maxInputBytes: [String(maxInputBytes)]
         case .maxOutputBytes: [String(maxOutputBytes)]
@@ -284,6 +313,8 @@ public struct Settings: Sendable {
         case .curveSecretKey: curveSecretKey.map { [$0] } ?? []
         case .curveServerKey: curveServerKey.map { [$0] } ?? []
         case .authorizedKeys: authorizedKeys.map { [$0] } ?? []
+        case .partitions: [String(partitions)]
+        case .node: [node]
         case .insecure: [String(insecure)]
         }
     }
@@ -325,6 +356,15 @@ public struct Settings: Sendable {
     /// Per-connection byte budgets: from 64 KiB (one request and its framing) to 1 GiB.
     public static let byteBudgetRange = (64 << 10)...(1 << 30)
 
+    /// The host name's identifier characters (at most ``Identifier/maximumLength``), or `node`
+    /// when none is left: the default node name.
+    static let hostName: String = {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "node" }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }.filter(Identifier.isAllowed), as: UTF8.self)
+        return name.isEmpty ? "node" : String(name.prefix(Identifier.maximumLength))
+    }()
+
     private static func isEndpoint(_ text: String) -> Bool {
         ["tcp://", "ipc://", "inproc://"].contains { text.hasPrefix($0) && text.count > $0.count }
     }
@@ -335,7 +375,7 @@ public struct Settings: Sendable {
 public enum SettingKey: String, CaseIterable, Sendable {
     /// `Settings.endpoints`.
     case endpoint
-    /// `Settings.broker`.
+    /// `Settings.brokers`.
     case broker
     /// `Settings.dataDirectory`.
     case data
@@ -375,7 +415,7 @@ public enum SettingKey: String, CaseIterable, Sendable {
     case eventsEndpoint = "events-endpoint"
     /// `Settings.snapshotEndpoint`.
     case snapshotEndpoint = "snapshot-endpoint"
-    /// `Settings.forwarderEndpoint`.
+    /// `Settings.forwarderEndpoints`.
     case forwarderEndpoint = "forwarder-endpoint"
     /// `Settings.logRateLimit`.
     case logRateLimit = "log-rate-limit"
@@ -389,6 +429,8 @@ public enum SettingKey: String, CaseIterable, Sendable {
     case maxReplyBytes = "max-reply-bytes"
     /// `Settings.maxBatch`.
     case maxBatch = "max-batch-ms"
+    /// `Settings.unknownServiceTimeout`.
+    case unknownServiceTimeout = "unknown-service-timeout"
     /// `Settings.maxConnections`.
     case maxConnections = "max-connections"
     /// `Settings.maxInputBytes`.
@@ -407,11 +449,15 @@ public enum SettingKey: String, CaseIterable, Sendable {
     case curveServerKey = "curve-server-key"
     /// `Settings.authorizedKeys`.
     case authorizedKeys = "authorized-keys"
+    /// `Settings.partitions`.
+    case partitions
+    /// `Settings.node`.
+    case node
     /// `Settings.insecure`: a switch on the command line, `true` or `false` elsewhere.
     case insecure
 
     /// Whether the setting takes several values, one per occurrence.
-    public var isRepeatable: Bool { [.endpoint, .catalog, .service].contains(self) }
+    public var isRepeatable: Bool { [.endpoint, .broker, .catalog, .service, .forwarderEndpoint].contains(self) }
 
     /// The flag, e.g. `--log-level`.
     public var flag: String { "--" + rawValue }

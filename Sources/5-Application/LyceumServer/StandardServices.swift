@@ -18,7 +18,7 @@ extension ServiceDescriptor {
     /// snapshots, seeded from the replayed state measured against the catalog's lessons.
     static let progress = ServiceDescriptor.journaled(
         ProgressService.serviceName, state: { ProgressState() },
-        make: { state, log, resources in ProgressService(state: state, catalog: resources.catalog, log: log, budget: resources.budget) },
+        make: { state, log, resources in ProgressService(state: state, catalog: resources.catalog, log: log, budget: resources.budget, partition: resources.partition) },
         events: ServiceEvents(
             stream: .progress,
             snapshotTable: { service, catalog in
@@ -28,6 +28,6 @@ extension ServiceDescriptor {
     /// Learners' book libraries, journaled in `DATA/books`.
     static let books = ServiceDescriptor.journaled(
         BooksService.serviceName, state: { BooksState() },
-        make: { state, log, resources in BooksService(state: state, log: log, budget: resources.budget) },
+        make: { state, log, resources in BooksService(state: state, log: log, budget: resources.budget, partition: resources.partition) },
         events: ServiceEvents(stream: .books))
 }

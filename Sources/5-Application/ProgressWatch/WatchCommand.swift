@@ -24,7 +24,7 @@ public enum WatchCommand {
         do {
             let context = try Context()
             var subscriberOptions = ProgressSubscriber.Options(
-                eventsEndpoint: options.eventsEndpoint, snapshotEndpoint: options.snapshotEndpoint, course: options.course)
+                eventsEndpoints: options.eventsEndpoints, snapshotEndpoint: options.snapshotEndpoint, course: options.course)
             subscriberOptions.security = options.security
             let subscriber = try ProgressSubscriber(context: context, options: subscriberOptions)
             let titles = output == .dashboard ? courseTitles(options.broker, security: options.security, context: context, logger: logger) : [:]
@@ -59,7 +59,7 @@ public enum WatchCommand {
     private static func watch(
         _ subscriber: ProgressSubscriber, options: WatchOptions, output: WatchOptions.Output, titles: [String: String], logger: Logger
     ) throws(EventsError) -> Int32 {
-        var dashboard = WatchDashboard(endpoint: options.eventsEndpoint, learner: options.learner)
+        var dashboard = WatchDashboard(endpoint: options.eventsEndpoints.joined(separator: " "), learner: options.learner)
         dashboard.titles = titles
         let terminal = output == .dashboard ? WatchTerminal() : nil
         defer { terminal?.restore() }

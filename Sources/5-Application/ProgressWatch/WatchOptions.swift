@@ -15,8 +15,9 @@ struct WatchOptions {
         case json
     }
 
-    /// The events endpoint (PUB or forwarder XPUB).
-    var eventsEndpoint = EventEndpoints.publish
+    /// The events endpoints (PUB or forwarder XPUB), all subscribed to: with several brokers,
+    /// their forwarders, so that events keep coming while one is down.
+    var eventsEndpoints = [EventEndpoints.publish]
     /// The snapshot endpoint; `nil` starts empty.
     var snapshotEndpoint: String? = EventEndpoints.snapshot
     /// Only this course, when set.
@@ -34,7 +35,8 @@ struct WatchOptions {
 
     /// The options of `lyceum watch`.
     static let declarations: [Option] = [
-        Option("connect", .text(placeholder: "EP"), help: "events endpoint (PUB or forwarder XPUB)", default: EventEndpoints.publish),
+        Option("connect", .text(placeholder: "EP"), help: "events endpoint (PUB or forwarder XPUB); several: each broker's, duplicates dropped",
+               default: EventEndpoints.publish, repeatable: true),
         Option("snapshot", .text(placeholder: "EP"), help: "snapshot endpoint to load the current state from",
                default: EventEndpoints.snapshot, exclusiveGroup: "snapshot"),
         Option("no-snapshot", .none, help: """
@@ -61,7 +63,9 @@ struct WatchOptions {
             guard !text.isEmpty else { throw UsageError(option: name, "expected a value, got ''") }
             return text
         }
-        eventsEndpoint = try nonEmpty("connect") ?? eventsEndpoint
+        let connect = parsed.values("connect")
+        if let empty = connect.first(where: \.isEmpty) { throw UsageError(option: "connect", "expected a value, got '\(empty)'") }
+        if !connect.isEmpty { eventsEndpoints = connect }
         snapshotEndpoint = parsed.contains("no-snapshot") ? nil : try nonEmpty("snapshot") ?? snapshotEndpoint
         course = try nonEmpty("course")
         learner = try nonEmpty("learner")

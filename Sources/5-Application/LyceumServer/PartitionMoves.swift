@@ -1,0 +1,56 @@
+import Foundation
+import JSON
+import LearningServices
+import LyceumLifecycle
+import Majordomo
+import Synchronization
+
+/// The partition-move ops of a worker's node service (`move`, `receive`, `adopt`): parses the
+/// request, runs it as source or target, and answers in the services' reply contract. One move
+/// at a time leaves this node; a second gets `unavailable` while the first runs.
+final class PartitionMoves: Sendable {
+    private let mover: PartitionMover
+    private let receiver: PartitionReceiver
+    private let moving = Mutex(false)
+
+    init(custody: any PartitionCustody, call: @escaping PartitionMover.Call) {
+        mover = PartitionMover(custody: custody, call: call)
+        receiver = PartitionReceiver(custody: custody)
+    }
+
+    /// The node service's worker pool handler: requests whose `op` is a move op are answered
+    /// here (a `move` on a thread of its own, replying later, so the pool keeps serving the
+    /// `receive`s of other nodes' moves meanwhile), every other request by `otherwise`.
+    func handler(otherwise: @escaping WorkerPool.Handler) -> WorkerPool.Handler {
+        { body, caller, later in
+            guard let first = body.first, case .string(let op) = JSONParser().member("op", in: first),
+                  PartitionMoveRequest.ops.contains(op) else { return otherwise(body, caller, later) }
+            guard op == "move" else { return [self.answer(body)] }
+            Thread.detachNewThread {
+                Thread.nameCurrent("partition-move")
+                later.send([self.answer(body)])
+            }
+            return nil
+        }
+    }
+
+    /// The reply frame to a request's frames. A `move` returns only when it has finished or
+    /// failed (seconds for a large journal): call it off the thread that serves other requests.
+    func answer(_ frames: [[UInt8]]) -> [UInt8] {
+        do throws(ServiceError) {
+            let request = try PartitionMoveRequest(frames: frames)
+            guard case .move(let ticket) = request else { return try receiver.handle(request).successReplyFrame }
+            guard moving.withLock({ busy in defer { busy = true }; return !busy }) else {
+                throw ServiceError(.unavailable, "another partition move is running on this node; try again when it ends")
+            }
+            defer { moving.withLock { $0 = false } }
+            do {
+                return try mover.move(service: ticket.service, partition: ticket.partition, to: ticket.to).successReplyFrame
+            } catch {
+                throw error.serviceError
+            }
+        } catch {
+            return error.replyFrame
+        }
+    }
+}

@@ -1,0 +1,23 @@
+import LearningServices
+import Majordomo
+import Partitions
+
+/// How `lyceum broker --partitions N` routes the stateful services: a request to `books` or
+/// `progress` that names a top-level `learner` goes to the workers of that learner's partition
+/// (`books.p17`); the rest is left to the ``PartitionCoordinator``.
+enum PartitionRouting {
+    /// The services that are partitioned.
+    static let services = [BooksService.serviceName, ProgressService.serviceName]
+
+    /// The broker's routing hook for each of ``services`` under `scheme`.
+    static func routedServices(_ scheme: PartitionScheme) -> [RoutedService] {
+        services.map { service in
+            let router = PartitionRouter(scheme: scheme, services: [service])
+            let targets = scheme.all.map { partition in
+                RoutedService.Target(name: PartitionName.service(service, partition: partition),
+                                     absenceText: "no worker holds partition \(partition) of \(service)")
+            }
+            return RoutedService(name: service, targets: targets) { body in router.partition(service: service, body: body) }
+        }
+    }
+}

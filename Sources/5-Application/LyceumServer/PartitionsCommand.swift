@@ -1,0 +1,120 @@
+import Access
+import CommandSyntax
+import Partitions
+
+/// `lyceum partitions`: the cluster's partitions. `init` creates a worker host's share of them
+/// when a cluster is created; moving them while serving is added beside it.
+public enum PartitionsCommand {
+    /// `lyceum partitions` and its subcommands.
+    public static let declaration = Command(
+        "partitions", summary: "create a worker host's partitions of a new cluster, move them between workers",
+        subcommands: [initialize, move, rebalance])
+
+    /// `lyceum partitions move P --to NODE [--service S]… [--broker EP]`.
+    public static let move = Command(
+        "move", summary: "move partition P from the worker holding it to the worker NODE, while serving",
+        discussion: """
+            Moves P of each service (default: books, then progress), one at a time; the partition's requests are
+            delayed meanwhile, not lost (protocol/partitions.md, "Moving a partition"). exit status: 0 moved (or
+            already there); 1 refused or failed, the source serves it as before; 2 bad command line; 3 no answer;
+            4 the source gave it up but the target has not adopted it: run the same command again
+            """,
+        options: [toOption, serviceOption] + SettingKey.options(for: clientKeys),
+        positionals: [Positional("P", help: "the partition number")]
+    ) { parsed throws(UsageError) in
+        let settings = try clientSettings(parsed)
+        guard let partition = Int(parsed.positionals[0]), (0..<PartitionScheme.counts.upperBound).contains(partition) else {
+            throw UsageError("P: expected a partition number from 0 to \(PartitionScheme.counts.upperBound - 1), got \(parsed.positionals[0])")
+        }
+        let target = parsed.text(toOption.name) ?? ""
+        guard Identifier.isValid(target) else {
+            throw UsageError(option: toOption.name, "expected a node name, got '\(target)'")
+        }
+        let services = try partitionedServices(settings.origins[.service] == nil ? nil : settings.services)
+        return PartitionMoveCommand.run(
+            partition: partition, to: target, services: services, settings: settings, security: try LyceumCommands.clientSecurity(settings))
+    }
+
+    /// `lyceum partitions rebalance [--service S]… [--broker EP]`.
+    public static let rebalance = Command(
+        "rebalance", summary: "move partitions one at a time until every worker holds an even share",
+        discussion: "Prints each move. exit status: as for 'partitions move', for the first move that did not succeed",
+        options: [serviceOption] + SettingKey.options(for: clientKeys)
+    ) { parsed throws(UsageError) in
+        let settings = try clientSettings(parsed)
+        let services = try partitionedServices(settings.origins[.service] == nil ? nil : settings.services)
+        return PartitionMoveCommand.rebalance(services: services, settings: settings, security: try LyceumCommands.clientSecurity(settings))
+    }
+
+    /// The settings a command that calls the brokers takes, from the command line.
+    private static let clientKeys: Set<SettingKey> = [.broker, .timeout, .curveSecretKey, .curveServerKey]
+
+    private static func clientSettings(_ parsed: ParsedArguments) throws(UsageError) -> Settings {
+        do throws(SettingsError) {
+            return try CommandArguments(parsed, over: Settings()).settings
+        } catch {
+            throw UsageError(error.description)
+        }
+    }
+
+    /// `lyceum partitions init --data DIR --partitions N --own RANGES [--service S]…`.
+    public static let initialize = Command(
+        "init", summary: "create the journal directories (and manifests) of the partitions this host will own",
+        discussion: """
+            Creates DIR/<service>/p<N>/PARTITION for each owned partition N of each service (default: every
+            partitioned service, books and progress). Refuses, creating nothing, when any of them exists or a
+            manifest already under DIR has another partition count. exit status: 0 created; 2 refused
+            """,
+        options: [dataOption, countOption, ownOption, serviceOption]
+    ) { parsed throws(UsageError) in
+        let settings: Settings
+        do throws(SettingsError) {
+            settings = try CommandArguments(parsed, over: Settings()).settings
+        } catch {
+            throw UsageError(error.description)
+        }
+        guard let scheme = settings.partitionScheme else {
+            throw UsageError(option: SettingKey.partitions.rawValue, "expected a partition count from \(PartitionScheme.counts.lowerBound) to \(PartitionScheme.counts.upperBound), got 0")
+        }
+        let partitions: [Int]
+        do throws(PartitionError) {
+            partitions = try scheme.partitions(inRanges: parsed.text(ownOption.name) ?? "")
+        } catch {
+            throw UsageError(option: ownOption.name, error.message)
+        }
+        let services = try partitionedServices(settings.origins[.service] == nil ? nil : settings.services)
+        do throws(PartitionLayoutError) {
+            for directory in try PartitionLayout(dataDirectory: settings.dataDirectory, scheme: scheme).create(services: services, partitions: partitions) {
+                print(directory)
+            }
+            return 0
+        } catch {
+            printError("lyceum partitions init: \(error)")
+            return 2
+        }
+    }
+
+    // Flags named and checked as the settings `data`, `partitions` and `service` are; taken
+    // from the command line only, since creating a cluster's partitions is a deliberate act.
+    private static let dataOption = Option(
+        SettingKey.data.rawValue, .text(placeholder: "DIR"), help: "the data directory of the worker host that will own them", required: true)
+    private static let countOption = Option(
+        SettingKey.partitions.rawValue, .text(placeholder: "N"), help: "the cluster's partition count (\(PartitionScheme.counts.lowerBound)-\(PartitionScheme.counts.upperBound))",
+        required: true)
+    private static let serviceOption = Option(
+        SettingKey.service.rawValue, .text(placeholder: "NAME"), help: "a partitioned service (default: books and progress)", repeatable: true)
+    private static let toOption = Option(
+        "to", .text(placeholder: "NODE"), help: "the node name of the worker to move the partition to", required: true)
+    private static let ownOption = Option(
+        "own", .text(placeholder: "RANGES"), help: "the partitions this host owns: partitions and ranges, e.g. 0-5,9", required: true)
+
+    /// The journaled services of `names` (all of them when `nil`), refusing a stateless one.
+    private static func partitionedServices(_ names: [String]?) throws(UsageError) -> [String] {
+        let journaled = ServiceRegistry.standard.descriptors.filter(\.isJournaled).map(\.name)
+        guard let names else { return journaled }
+        for name in names where !journaled.contains(name) {
+            throw UsageError(option: SettingKey.service.rawValue, "\(name) keeps no journal and is not partitioned; the partitioned services are \(journaled.joined(separator: ", "))")
+        }
+        return names
+    }
+}

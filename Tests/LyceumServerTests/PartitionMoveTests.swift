@@ -1,0 +1,300 @@
+import Foundation
+import JSON
+import Journal
+import LearningServices
+import LyceumTestSupport
+import Majordomo
+import LyceumLifecycle
+import ZeroMQ
+import Synchronization
+import Testing
+@testable import LyceumServer
+
+/// A node's partitions as real journal directories under `DATA/<service>/p<N>`, opened and
+/// closed the way a worker host does, for the move logic to release and serve.
+private final class JournalCustody: PartitionCustody, @unchecked Sendable {
+    let node: String
+    let data: String
+    private let open = Mutex<[String: Journal]>([:])
+
+    init(node: String, data: String) {
+        self.node = node
+        self.data = data
+    }
+
+    func directory(service: String, partition: Int) -> String { "\(data)/\(service)/p\(partition)" }
+
+    func release(service: String, partition: Int) throws {
+        guard let journal = open.withLock({ $0.removeValue(forKey: directory(service: service, partition: partition)) }) else {
+            throw ServiceError(.notFound, "\(service).p\(partition) is not served by \(node)")
+        }
+        journal.close()
+    }
+
+    func serve(service: String, partition: Int) throws {
+        let path = directory(service: service, partition: partition)
+        guard open.withLock({ $0[path] == nil }) else { return }
+        var state = KeyedJournalState()
+        let journal = try Journal.open(directory: path, options: JournalOptions(durability: .none), state: &state)
+        open.withLock { $0[path] = journal }
+    }
+
+    var served: [String] { open.withLock { $0.keys.map { ($0 as NSString).lastPathComponent }.sorted() } }
+
+    /// Appends `count` records to a served partition.
+    func write(_ count: Int, service: String = "books", partition: Int) throws {
+        let journal = try #require(open.withLock { $0[directory(service: service, partition: partition)] })
+        for number in 0..<count {
+            _ = try journal.append([.put("books", key: "b\(number)", value: Array("{\"n\":\(number)}".utf8))]).waitUntilDurable()
+        }
+    }
+
+    func close() { open.withLock { for journal in $0.values { journal.close() } } }
+}
+
+/// Two nodes whose node services reach each other through `call`, with the request and reply
+/// frames encoded and parsed as on the wire; `failAt` makes the call to the target fail at the
+/// named request (`begin`, `chunk`, `finish`, `adopt`).
+private final class TwoNodes: @unchecked Sendable {
+    let root: TemporaryDirectory
+    let source: JournalCustody
+    let target: JournalCustody
+    let failAt = Mutex<String?>(nil)
+    let seen = Mutex<[String]>([])
+    private(set) var services: [String: PartitionMoves] = [:]
+
+    init() throws {
+        root = try TemporaryDirectory()
+        source = JournalCustody(node: "w1", data: root.path + "/w1")
+        target = JournalCustody(node: "w2", data: root.path + "/w2")
+        try FileManager.default.createDirectory(atPath: target.data + "/books", withIntermediateDirectories: true)
+        for custody in [source, target] {
+            services["lyceum.node.\(custody.node)"] = PartitionMoves(custody: custody) { [unowned self] service, frames in
+                let step = Self.step(frames[0])
+                seen.withLock { $0.append(step) }
+                if failAt.withLock({ $0 == step }) { throw ServiceError(.unavailable, "the test cut the link at \(step)") }
+                guard let node = services[service] else { throw ServiceError(.unavailable, "service_unknown: \(service)") }
+                return [node.answer(frames)]
+            }
+        }
+    }
+
+    deinit {
+        source.close()
+        target.close()
+        root.remove()
+    }
+
+    private static func step(_ frame: [UInt8]) -> String {
+        guard case .object(let object)? = try? JSONParser().parse(frame) else { return "?" }
+        if case .string(let step)? = object["step"] { return step }
+        if case .string(let op)? = object["op"] { return op }
+        return "?"
+    }
+
+    /// Asks the source's node service to move `books.p<partition>` to `node`; the parsed reply.
+    func move(_ partition: Int, to node: String) throws -> JSONObject {
+        let request = PartitionMoveRequest.move(PartitionMoveTicket(service: "books", partition: partition, from: "", to: node))
+        let reply = try #require(services["lyceum.node.w1"]).answer(request.frames)
+        guard case .object(let object) = try JSONParser().parse(reply) else { throw ServiceError(.internal, "not an object") }
+        return object
+    }
+
+    func entries(_ custody: JournalCustody) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: custody.data + "/books").sorted()
+    }
+}
+
+@Suite struct PartitionMoveTests {
+    @Test func aMovedPartitionIsServedByTheTargetOnlyWithEveryRecord() throws {
+        let nodes = try TwoNodes()
+        try nodes.source.serve(service: "books", partition: 3)
+        try nodes.source.serve(service: "books", partition: 4)
+        try nodes.source.write(2000, partition: 3)
+        let before = try Data(contentsOf: URL(fileURLWithPath: nodes.source.directory(service: "books", partition: 3) + "/journal.jsonl"))
+
+        let reply = try nodes.move(3, to: "w2")
+
+        #expect(reply["ok"] == .bool(true), "\(reply)")
+        #expect(nodes.source.served == ["p4"])
+        #expect(nodes.target.served == ["p3"])
+        let entries = try nodes.entries(nodes.source)
+        #expect(entries.count == 2 && entries[0].hasPrefix("p3.moved-to-w2-") && entries[1] == "p4", "\(entries)")
+        #expect(try nodes.entries(nodes.target) == ["p3"])
+        let after = try Data(contentsOf: URL(fileURLWithPath: nodes.target.directory(service: "books", partition: 3) + "/journal.jsonl"))
+        #expect(after == before)
+        #expect(nodes.seen.withLock { $0.filter { $0 == "chunk" }.count } >= 1)
+        #expect(nodes.seen.withLock { Array($0.suffix(2)) } == ["finish", "adopt"])
+    }
+
+    @Test(arguments: ["begin", "chunk", "finish"])
+    func aMoveCutBeforeTheRenameLeavesTheSourceServingAndTheTargetEmpty(step: String) throws {
+        let nodes = try TwoNodes()
+        try nodes.source.serve(service: "books", partition: 3)
+        try nodes.source.write(50, partition: 3)
+        nodes.failAt.withLock { $0 = step }
+
+        let reply = try nodes.move(3, to: "w2")
+
+        #expect(reply["ok"] == .bool(false))
+        let message = reply["error"]?["message"]
+        #expect(message.map { "\($0)".contains("stopped at step copy") } == true, "\(reply)")
+        #expect(reply["error"]?["code"] == .string("unavailable"))
+        #expect(nodes.source.served == ["p3"])
+        #expect(try nodes.entries(nodes.source) == ["p3"])
+        #expect(try nodes.entries(nodes.target) == [], "the abort removed the incoming copy")
+        try nodes.source.write(1, partition: 3)  // and it takes writes again
+    }
+
+    @Test func aMoveToAnUnknownNodeFailsAndThePartitionKeepsBeingServed() throws {
+        let nodes = try TwoNodes()
+        try nodes.source.serve(service: "books", partition: 3)
+
+        let reply = try nodes.move(3, to: "w9")
+
+        #expect(reply["ok"] == .bool(false))
+        #expect(reply["error"]?["code"] == .string("unavailable"))
+        #expect(nodes.source.served == ["p3"])
+        #expect(try nodes.entries(nodes.source) == ["p3"])
+    }
+
+    @Test func aMoveWhoseAdoptIsLostIsFinishedByRunningItAgain() throws {
+        let nodes = try TwoNodes()
+        try nodes.source.serve(service: "books", partition: 3)
+        try nodes.source.write(10, partition: 3)
+        nodes.failAt.withLock { $0 = "adopt" }
+
+        let failed = try nodes.move(3, to: "w2")
+
+        #expect(failed["error"]?["code"] == .string("conflict"), "\(failed)")
+        #expect(nodes.source.served == [] && nodes.target.served == [], "nobody serves it: never two owners")
+        #expect(try nodes.entries(nodes.target) == ["p3.received"])
+
+        nodes.failAt.withLock { $0 = nil }
+        let finished = try nodes.move(3, to: "w2")
+
+        #expect(finished["ok"] == .bool(true), "\(finished)")
+        #expect(finished["result"]?["resumed"] == .bool(true))
+        #expect(nodes.target.served == ["p3"])
+        #expect(try nodes.entries(nodes.target) == ["p3"])
+    }
+
+    @Test func movingAPartitionThatIsNotHeldChangesNothing() throws {
+        let nodes = try TwoNodes()
+        let reply = try nodes.move(5, to: "w2")
+        #expect(reply["error"]?["code"] == .string("unavailable"))
+        #expect(nodes.seen.withLock { $0 } == [])
+    }
+
+    @Test func malformedMoveRequestsAreRefusedWithTheFieldAtFault() throws {
+        let nodes = try TwoNodes()
+        let target = try #require(nodes.services["lyceum.node.w2"])
+        let cases: [([[UInt8]], String)] = [
+            ([Array(#"{"op":"receive","step":"chunk","service":"books","partition":1,"from":"w1","to":"w2","file":"x","offset":0,"crc32c":0}"#.utf8)], "$"),
+            ([Array(#"{"op":"move","service":"books","partition":1,"to":"a/b"}"#.utf8)], "$.to"),
+            ([Array(#"{"op":"move","service":"books","partition":4096,"to":"w2"}"#.utf8)], "$.partition"),
+            ([Array(#"{"op":"adopt","service":"books","partition":1,"from":"w1","to":"w2","files":[],"extra":1}"#.utf8)], "$.extra"),
+            ([Array(#"{"op":"receive","step":"wait","service":"books","partition":1,"from":"w1","to":"w2"}"#.utf8)], "$.step"),
+            ([Array(#"{"op":"receive","step":"begin","service":"books","partition":1,"from":"w1","to":"w3"}"#.utf8)], "$.to"),
+        ]
+        for (frames, field) in cases {
+            let reply = try JSONParser().parse(target.answer(frames))
+            #expect(reply["error"]?["code"] == .string("bad_request"), "\(reply)")
+            #expect(reply["error"]?["field"] == .string(field), "\(reply)")
+        }
+        #expect(try nodes.entries(nodes.target) == [])
+    }
+}
+
+@Suite struct PartitionHoldersTests {
+    private func describe(held: [(String, Int)], moved: [(String, Int, String)] = []) -> JSONValue {
+        ["node": "x",
+         "held": .array(held.map { ["service": .string($0.0), "partition": .integer($0.1), "state": "serving"] }),
+         "moved": .array(moved.map { ["service": .string($0.0), "partition": .integer($0.1), "to": .string($0.2)] })]
+    }
+
+    @Test func theMoveGoesToTheOneHolderOrToTheNodeThatGaveThePartitionUpForTheTarget() {
+        let describes = [
+            "w1": describe(held: [("books", 3), ("progress", 3)]),
+            "w2": describe(held: [("books", 4)], moved: [("books", 5, "w3"), ("books", 6, "w1")]),
+            "w3": describe(held: []),
+        ]
+        func source(_ service: String, _ partition: Int, to target: String) -> Result<String, PartitionMoveCommand.Refusal> {
+            PartitionHolders(service: service, partition: partition, target: target, describes: describes).source(target: target)
+        }
+        #expect(source("books", 3, to: "w2") == .success("w1"))
+        #expect(source("progress", 3, to: "w3") == .success("w1"))
+        #expect(source("books", 4, to: "w2") == .failure(.alreadyThere))
+        #expect(source("books", 5, to: "w3") == .success("w2"), "finishing the move whose adopt was lost")
+        #expect(source("books", 5, to: "w1") == .failure(.noHolder), "a copy given up for another target is not this move's")
+        #expect(source("books", 7, to: "w1") == .failure(.noHolder))
+        let twice = ["w1": describe(held: [("books", 3)]), "w2": describe(held: [("books", 3)])]
+        #expect(PartitionHolders(service: "books", partition: 3, target: "w3", describes: twice).source(target: "w3") == .failure(.ambiguous(["w1", "w2"])))
+    }
+}
+
+@Suite struct RebalancePlanTests {
+    @Test func everyNodeEndsWithTheFloorOrCeilingOfTheShareInTheFewestMoves() {
+        let plan = RebalancePlan(holdings: ["w1": Array(0..<8), "w2": [], "w3": []])
+        #expect(plan.moves == [
+            .init(partition: 7, from: "w1", to: "w2"), .init(partition: 6, from: "w1", to: "w3"),
+            .init(partition: 5, from: "w1", to: "w2"), .init(partition: 4, from: "w1", to: "w3"),
+            .init(partition: 3, from: "w1", to: "w2"),
+        ])
+        var counts = ["w1": 8, "w2": 0, "w3": 0]
+        for move in plan.moves {
+            counts[move.from]! -= 1
+            counts[move.to]! += 1
+        }
+        #expect(counts.values.sorted() == [2, 3, 3])
+    }
+
+    @Test func aBalancedOrSingleNodeClusterNeedsNoMove() {
+        #expect(RebalancePlan(holdings: ["w1": [0, 1, 2], "w2": [3, 4]]).moves == [])
+        #expect(RebalancePlan(holdings: ["w1": [0, 1, 2]]).moves == [])
+        #expect(RebalancePlan(holdings: [:]).moves == [])
+    }
+}
+
+/// The same move through a real broker on loopback: chunks of 256 KiB and their second frames
+/// travel as 7/MDP requests between the node services' worker pools.
+@Suite struct PartitionMoveThroughBrokerTests {
+    @Test func aPartitionLargerThanAChunkMovesThroughTheBroker() throws {
+        let root = try TemporaryDirectory()
+        defer { root.remove() }
+        let context = try Context()
+        let broker = try Broker(endpoints: ["tcp://127.0.0.1:*"], context: context)
+        let brokerThread = ServiceThread(broker, name: "broker")
+        defer { _ = brokerThread.stop() }
+        let endpoint = try #require(try broker.waitUntilBound().first)
+        let custodies = ["w1", "w2"].map { JournalCustody(node: $0, data: root.path + "/" + $0) }
+        defer { custodies.forEach { $0.close() } }
+        try FileManager.default.createDirectory(atPath: custodies[1].data + "/books", withIntermediateDirectories: true)
+        var threads: [ServiceThread] = []
+        defer { threads.forEach { _ = $0.stop() } }
+        for custody in custodies {
+            let caller = try NodeCaller(endpoints: [endpoint], security: .plaintext)
+            let moves = PartitionMoves(custody: custody, call: caller.call)
+            let pool = try WorkerPool(endpoint: endpoint, service: "lyceum.node.\(custody.node)", sessions: 2, context: context,
+                                      handler: moves.handler { _, _, _ in [ServiceError(.unknownOp, "only moves here").replyFrame] })
+            threads.append(ServiceThread(pool, name: custody.node))
+        }
+        try custodies[0].serve(service: "books", partition: 9)
+        try custodies[0].write(6000, partition: 9)
+        let journal = custodies[0].directory(service: "books", partition: 9) + "/journal.jsonl"
+        let before = try Data(contentsOf: URL(fileURLWithPath: journal))
+        #expect(before.count > 2 * JournalChunk.maxBytes, "the journal spans several chunks")
+
+        let client = Client(endpoint: endpoint, configuration: ClientConfiguration(timeout: .seconds(60), attempts: 1), context: context)
+        defer { client.close() }
+        #expect(try eventually { try client.isRegistered("lyceum.node.w2") })
+        let request = PartitionMoveRequest.move(PartitionMoveTicket(service: "books", partition: 9, from: "", to: "w2"))
+        let reply = try JSONParser().parse(try #require(client.call("lyceum.node.w1", body: request.frames).first))
+
+        #expect(reply["ok"] == .bool(true), "\(reply)")
+        #expect(reply["result"]?["chunks"] == .integer(Int((before.count + JournalChunk.maxBytes - 1) / JournalChunk.maxBytes)))
+        #expect(custodies[0].served == [] && custodies[1].served == ["p9"])
+        let after = try Data(contentsOf: URL(fileURLWithPath: custodies[1].directory(service: "books", partition: 9) + "/journal.jsonl"))
+        #expect(after == before)
+    }
+}
