@@ -361,15 +361,20 @@ verb_up() {
   for host in "${WORKER_HOSTS[@]}"; do initialise_partitions "$host" "$index"; index=$((index + 1)); done
   for host in "${WORKER_HOSTS[@]}"; do start_processes "$host"; done
   await_ready
-  # The traps change without a gap: a Ctrl-C right after "cluster ready" must still tear down.
+  # Everything printed from here is made first: a Ctrl-C right after "cluster ready" must find
+  # the script in simple commands, not amid a command substitution.
+  local ready environment
+  ready="cluster ready: brokers $(endpoint b1 $PORT) $(endpoint b2 $PORT), $partitions partitions, state in $state"
+  environment=$(print_environment)
+  # The traps change without a gap.
   if [ "$foreground" -eq 1 ]; then
     trap 'teardown "$keep_state"; echo "cluster down"; exit 0' INT TERM
   else
     trap - INT TERM
   fi
   trap - EXIT
-  echo "cluster ready: brokers $(endpoint b1 $PORT) $(endpoint b2 $PORT), $partitions partitions, state in $state"
-  print_environment
+  echo "$ready"
+  echo "$environment"
   if [ "$foreground" -eq 1 ]; then
     note "up in the foreground; Ctrl-C tears it down"
     while true; do sleep 1 & wait $!; done

@@ -23,7 +23,8 @@ struct CommandResult: CustomStringConvertible {
 /// `waitUntilExit` never returned), which hung the suite; `waitpid` on the child's own pid cannot
 /// miss it. The program starts as from a shell: no signal blocked (the test runner's threads
 /// block SIGINT and SIGTERM, and bash could never unblock them) and both at their default actions
-/// (bash cannot trap a signal ignored when it starts).
+/// (bash cannot trap a signal ignored when it starts). It leads a process group of its own, so
+/// that ``send(_:)`` reaches it and its children together, as a terminal's Ctrl-C does.
 final class Command: @unchecked Sendable {
     // `status` is written by whichever thread reaps the child, under `lock`.
     private let lock = NSLock()
@@ -54,7 +55,8 @@ final class Command: @unchecked Sendable {
         sigaddset(&defaults, SIGTERM)
         posix_spawnattr_setsigmask(&attributes, &none)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
         let variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0)=\($1)" }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = variables.map { strdup($0) } + [nil]
@@ -89,9 +91,9 @@ final class Command: @unchecked Sendable {
         eventually(timeout: timeout) { standardOutput.split(separator: "\n").contains { $0.hasPrefix(prefix) } }
     }
 
-    /// Sends `signal` (if it still runs).
+    /// Sends `signal` to its process group (if it still runs).
     func send(_ signal: Int32) {
-        if reap(blocking: false) == nil { kill(processIdentifier, signal) }
+        if reap(blocking: false) == nil { kill(-processIdentifier, signal) }
     }
 
     /// Its exit status (128 + the signal when a signal ended it) once it ended within `timeout`.
@@ -104,10 +106,10 @@ final class Command: @unchecked Sendable {
         return status
     }
 
-    /// Kills it if it still runs, and reaps it.
+    /// Kills it and its process group if it still runs, and reaps it.
     func stop() {
         guard reap(blocking: false) == nil else { return }
-        kill(processIdentifier, SIGKILL)
+        kill(-processIdentifier, SIGKILL)
         _ = reap(blocking: true)
     }
 
