@@ -118,6 +118,15 @@ let package = Package(
             exclude: ["Attackers"]
         ),
 
+        // Issue 17's cluster scenarios: deploy/netns-cluster.sh makes network namespaces for two
+        // brokers, three worker hosts and a client; the real `lyceum` (the dependency builds it)
+        // runs in them, and the Python ledger client (Clients/) checks what was acknowledged.
+        .testTarget(
+            name: "ClusterTests",
+            dependencies: ["Partitions", "LyceumTestSupport", "lyceum"],
+            exclude: ["Clients"]
+        ),
+
         // Benchmarks are executables, never timed tests: `make bench-zmq` runs this one.
         .executableTarget(
             name: "zmq-throughput",

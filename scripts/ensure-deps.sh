@@ -8,7 +8,8 @@
 #                               wheel (pip-installing clients/python offline), systemd-analyze,
 #                               tmux (the real terminal `lyceum watch` is tested in), libczmq4
 #                               (zcert, for the certificate interop tests), chromium (the
-#                               browser the dashboard is tested in, headless)
+#                               browser the dashboard is tested in, headless), iproute2 (the
+#                               network namespaces of deploy/netns-cluster.sh and ClusterTests)
 #   ensure-deps.sh bench      + redis-server, redis-benchmark (reference figures)
 #   ensure-deps.sh nats       + nats-server, go and Debian's nats.go sources (`make bench`'s NATS
 #                               rows, built offline; the test suite skips them without these)
@@ -26,7 +27,8 @@ for group in "$@"; do
       command -v systemd-analyze >/dev/null || missing+=(systemd)
       [ -x /usr/bin/tmux ] || missing+=(tmux)
       /sbin/ldconfig -p | grep -q 'libczmq\.so\.4 ' || missing+=(libczmq4)
-      command -v chromium >/dev/null || missing+=(chromium) ;;
+      command -v chromium >/dev/null || missing+=(chromium)
+      [ -x /usr/sbin/ip ] || [ -x /sbin/ip ] || [ -x /usr/bin/ip ] || missing+=(iproute2) ;;
     bench)
       command -v redis-server >/dev/null || missing+=(redis-server)
       command -v redis-benchmark >/dev/null || missing+=(redis-tools) ;;

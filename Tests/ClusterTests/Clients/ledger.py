@@ -1,0 +1,158 @@
+"""A client of the netns cluster that keeps a ledger of what the cluster acknowledged, so a test can
+check afterwards that nothing acknowledged was lost and nothing was applied twice.
+
+    ledger.py write  --out FILE --learners a,b,… --seconds S [--in-flight K] [--run NAME]
+    ledger.py verify --ledger FILE [FILE…]
+    ledger.py probe  --learners a,b,…
+
+Every command takes the brokers (``--brokers EP,EP``, tried in order, failing over) and the CURVE
+certificates (``--key SECRET --server-key PUBLIC``), ``--timeout`` seconds per attempt and
+``--attempts``. Each prints one JSON object on stdout:
+
+- ``write`` creates books for the learners in turn, ``--in-flight`` at a time, for ``--seconds``
+  (bounded: it stops sending then and waits for what is in flight, at most timeout × attempts
+  more). Each create has a unique title and ``request_id``; a reply whose book is not the one
+  asked for counts as ``wrong``. Every acknowledged create is appended to ``--out`` as a JSON line
+  before the next is sent. Prints ``{"acknowledged", "wrong", "errors": {code: count}}``.
+- ``verify`` lists each learner's books (every page) and checks that each acknowledged book is
+  there with its title, and that no title appears twice. Prints ``{"checked", "missing",
+  "duplicates", "examples"}``.
+- ``probe`` sends one ``list`` per learner at once and prints, per learner, ``{"ok", "code",
+  "seconds"}``: how each was answered and how long it took.
+
+Run by the ClusterTests with /usr/bin/python3 inside the client host's namespace, with
+clients/python on PYTHONPATH.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import json
+import sys
+import time
+from collections import Counter
+from typing import Any
+
+from lyceum_client import aio
+from lyceum_client.errors import LyceumError
+
+
+def connect(arguments: argparse.Namespace) -> aio.Client:
+    return aio.Client(arguments.brokers.split(","), timeout=arguments.timeout, attempts=arguments.attempts,
+                      curve_certificate=arguments.key, server_certificate=arguments.server_key)
+
+
+async def write(arguments: argparse.Namespace) -> dict[str, Any]:
+    learners = arguments.learners.split(",")
+    sequence = itertools.count()
+    errors: Counter[str] = Counter()
+    outcome = {"acknowledged": 0, "wrong": 0}
+    stop_at = time.monotonic() + arguments.seconds
+    async with connect(arguments) as client:
+        with open(arguments.out, "a", encoding="utf-8") as ledger:
+            async def one_writer() -> None:
+                while time.monotonic() < stop_at:
+                    number = next(sequence)
+                    learner = learners[number % len(learners)]
+                    title = f"{arguments.run}-{number}"
+                    body = {"op": "create", "learner": learner, "title": title, "author": "Ledger",
+                            "genre": "Mystery", "rating": 3, "request_id": title}
+                    try:
+                        result = await client.call("books", body)
+                    except LyceumError as error:
+                        errors[error.code] += 1
+                        continue
+                    book = result.get("book", {}) if isinstance(result, dict) else {}
+                    if book.get("title") != title or not book.get("id"):
+                        outcome["wrong"] += 1
+                        continue
+                    ledger.write(json.dumps({"learner": learner, "title": title, "id": book["id"]}) + "\n")
+                    ledger.flush()
+                    outcome["acknowledged"] += 1
+            await asyncio.gather(*(one_writer() for _ in range(arguments.in_flight)))
+    return {**outcome, "errors": dict(errors)}
+
+
+async def verify(arguments: argparse.Namespace) -> dict[str, Any]:
+    expected: dict[str, dict[str, str]] = {}
+    for path in arguments.ledger:
+        with open(path, encoding="utf-8") as ledger:
+            for line in ledger:
+                entry = json.loads(line)
+                expected.setdefault(entry["learner"], {})[entry["id"]] = entry["title"]
+    missing, duplicates, examples = 0, 0, []
+    async with connect(arguments) as client:
+        for learner, books in sorted(expected.items()):
+            found: dict[str, str] = {}
+            titles: Counter[str] = Counter()
+            cursor = None
+            while True:
+                body: dict[str, Any] = {"op": "list", "learner": learner, "limit": 100}
+                if cursor is not None:
+                    body["cursor"] = cursor
+                page = await client.call("books", body)
+                for book in page["books"]:
+                    found[book["id"]] = book["title"]
+                    titles[book["title"]] += 1
+                cursor = page.get("next_cursor")
+                if cursor is None:
+                    break
+            for book_id, title in books.items():
+                if found.get(book_id) != title:
+                    missing += 1
+                    if len(examples) < 10:
+                        examples.append(f"{learner}: {title} ({book_id}) missing")
+            for title, count in titles.items():
+                if count > 1:
+                    duplicates += count - 1
+                    if len(examples) < 10:
+                        examples.append(f"{learner}: {title} applied {count} times")
+    checked = sum(len(books) for books in expected.values())
+    return {"checked": checked, "missing": missing, "duplicates": duplicates, "examples": examples}
+
+
+async def probe(arguments: argparse.Namespace) -> dict[str, Any]:
+    async with connect(arguments) as client:
+        async def one(learner: str) -> dict[str, Any]:
+            started = time.monotonic()
+            try:
+                await client.call("books", {"op": "list", "learner": learner, "limit": 1})
+                outcome: dict[str, Any] = {"ok": True, "code": None}
+            except LyceumError as error:
+                outcome = {"ok": False, "code": error.code}
+            outcome["seconds"] = round(time.monotonic() - started, 3)
+            return outcome
+        learners = arguments.learners.split(",")
+        answers = await asyncio.gather(*(one(learner) for learner in learners))
+    return dict(zip(learners, answers))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("command", choices=["write", "verify", "probe"])
+    parser.add_argument("--brokers", required=True)
+    parser.add_argument("--key", required=True)
+    parser.add_argument("--server-key", required=True)
+    parser.add_argument("--timeout", type=float, default=2.5)
+    parser.add_argument("--attempts", type=int, default=3)
+    parser.add_argument("--learners")
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--in-flight", type=int, default=8)
+    parser.add_argument("--run", default="w")
+    parser.add_argument("--out")
+    parser.add_argument("--ledger", nargs="+")
+    arguments = parser.parse_args()
+    needs = {"write": ["out", "learners"], "verify": ["ledger"], "probe": ["learners"]}[arguments.command]
+    for name in needs:
+        if getattr(arguments, name) is None:
+            parser.error(f"{arguments.command} needs --{name}")
+    if not 0 < arguments.seconds <= 120 or not 1 <= arguments.in_flight <= 64:
+        parser.error("--seconds must be in (0, 120] and --in-flight in 1-64: the load is bounded")
+    command = {"write": write, "verify": verify, "probe": probe}[arguments.command]
+    print(json.dumps(asyncio.run(command(arguments))))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

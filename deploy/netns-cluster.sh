@@ -1,0 +1,540 @@
+#!/usr/bin/env bash
+# A sharded Lyceum cluster on a real network inside this machine: Linux network namespaces for
+# two broker hosts (b1, b2), three worker hosts (w1, w2, w3) and a client host (c1), each with one
+# veth link to a bridge in a switch namespace (sw) and its own address, CURVE on every socket.
+# Every address lives inside namespaces this script creates; nothing is added to the machine's
+# own network. Needs root and iproute2.
+#
+# usage: deploy/netns-cluster.sh VERB [options]
+#   up [--foreground]    create the network and keys, start the processes, return once every
+#                        partition has an owner registered with both brokers (bounded by
+#                        --timeout); --foreground then waits, and tears down on Ctrl-C/SIGTERM.
+#                        A failure or Ctrl-C while coming up tears down what was made (the state
+#                        directory is kept, for its logs).
+#   down [--keep-state]  stop every process (TERM, then KILL after a bound), delete the
+#                        namespaces and their links, and the state directory unless --keep-state.
+#                        Idempotent; safe on a half-made cluster.
+#   status               namespaces, addresses, links, processes, and `lyceum status` of each broker
+#   env                  shell assignments of what a client needs (eval them): LYCEUM_BROKER,
+#                        LYCEUM_CURVE_SECRET_KEY (the admin key), LYCEUM_CURVE_SERVER_KEY and NETNS_*
+#   exec HOST CMD...     run CMD in HOST's namespace (e.g. `exec c1 lyceum status`)
+#   kill HOST            kill -9 every process in HOST's namespace
+#   start HOST           start HOST's processes again with the same data and keys, and wait as up
+#   link HOST down|up    take HOST's link down or up (its end at the bridge)
+# options (up; the other verbs read them from the state directory):
+#   --state DIR          logs, data, keys, pids (default /tmp/lyceum-netns)
+#   --prefix P           namespace names P-b1 … (default lyc-; also PREFIX=)
+#   --subnet A.B.C       the /24 the hosts live in (default 10.77.0): b1 .11, b2 .12, w1 .21,
+#                        w2 .22, w3 .23, c1 .31
+#   --partitions N       partitions of books and progress (default 16; 0: one unpartitioned
+#                        books+progress worker on w1)
+#   --heartbeat MS       heartbeat-interval of every process (default 2500; expiry is 3 intervals)
+#   --timeout S          how long up and start wait for the cluster (default 90)
+# LYCEUM=PATH selects the binary; by default the script builds a release one once
+# (`swift build -c release --product lyceum`) and uses .build/release/lyceum.
+set -euo pipefail
+
+readonly HOSTS=(b1 b2 w1 w2 w3 c1)
+readonly BROKER_HOSTS=(b1 b2)
+readonly WORKER_HOSTS=(w1 w2 w3)
+readonly PORT=5555 EVENTS_PORT=5556 FORWARDER_PORT=5558
+# What TERM is given before KILL: a worker drains for up to 10 s (README, "Signals").
+readonly STOP_GRACE=12
+
+repository=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+state=/tmp/lyceum-netns
+prefix=${PREFIX:-lyc-}
+# Without a state directory, down removes namespaces by prefix only when told the prefix.
+prefix_given=${PREFIX:+1}
+subnet=10.77.0
+partitions=16
+heartbeat=2500
+timeout=90
+foreground=0
+keep_state=0
+lyceum=${LYCEUM:-}
+
+fail() { echo "netns-cluster: $*" >&2; exit 1; }
+usage_error() { echo "netns-cluster: $*" >&2; echo "usage: deploy/netns-cluster.sh up|down|status|env|exec|kill|start|link [options] (--help)" >&2; exit 2; }
+note() { echo "netns-cluster: $*" >&2; }
+
+# --- settings -------------------------------------------------------------------------------
+
+octet() {
+  case "$1" in b1) echo 11 ;; b2) echo 12 ;; w1) echo 21 ;; w2) echo 22 ;; w3) echo 23 ;; c1) echo 31 ;;
+    *) usage_error "unknown host '$1' (hosts: ${HOSTS[*]})" ;; esac
+}
+check_host() { case " ${HOSTS[*]} " in *" $1 "*) ;; *) usage_error "unknown host '$1' (hosts: ${HOSTS[*]})" ;; esac; }
+address() { echo "$subnet.$(octet "$1")"; }
+namespace() { echo "$prefix$1"; }
+switch_namespace() { echo "${prefix}sw"; }
+endpoint() { echo "tcp://$(address "$1"):$2"; }
+
+# The partitions worker host number $1 (0-based) owns: contiguous, as even as the count allows.
+owned_range() {
+  local index=$1 count=${#WORKER_HOSTS[@]}
+  local first=$((index * partitions / count)) last=$(((index + 1) * partitions / count - 1))
+  if [ "$first" -eq "$last" ]; then echo "$first"; else echo "$first-$last"; fi
+}
+
+# The settings `up` chose are kept in the state directory, so later verbs act on that cluster.
+save_settings() {
+  printf 'prefix=%q\nsubnet=%q\npartitions=%q\nheartbeat=%q\ntimeout=%q\nlyceum=%q\n' \
+    "$prefix" "$subnet" "$partitions" "$heartbeat" "$timeout" "$lyceum" >"$state/cluster.env"
+}
+load_settings() {
+  [ -f "$state/cluster.env" ] || return 1
+  # shellcheck source=/dev/null
+  . "$state/cluster.env"
+}
+
+validate_settings() {
+  [[ "$prefix" =~ ^[A-Za-z0-9_.-]{1,20}$ ]] || usage_error "--prefix must be 1-20 of A-Z a-z 0-9 _ . -, got '$prefix'"
+  [[ "$subnet" =~ ^([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})$ ]] || usage_error "--subnet takes the first three octets of a /24, e.g. 10.77.0, got '$subnet'"
+  local part
+  for part in "${BASH_REMATCH[@]:1}"; do [ "$part" -le 255 ] || usage_error "--subnet: $part is not an octet"; done
+  [[ "$partitions" =~ ^[0-9]+$ ]] && { [ "$partitions" -eq 0 ] || { [ "$partitions" -ge ${#WORKER_HOSTS[@]} ] && [ "$partitions" -le 4096 ]; }; } \
+    || usage_error "--partitions must be 0 or ${#WORKER_HOSTS[@]}-4096, got '$partitions'"
+  [[ "$heartbeat" =~ ^[1-9][0-9]*$ ]] || usage_error "--heartbeat must be a positive number of ms, got '$heartbeat'"
+  [[ "$state" =~ ^[A-Za-z0-9_./+-]+$ ]] || usage_error "--state must be a path of A-Z a-z 0-9 _ . / + -, got '$state'"
+  [[ "$timeout" =~ ^[1-9][0-9]*$ ]] || usage_error "--timeout must be a positive number of seconds, got '$timeout'"
+}
+
+# --- the network ----------------------------------------------------------------------------
+
+namespace_exists() { [ -e "/var/run/netns/$1" ]; }
+
+make_network() {
+  local switch host ns
+  switch=$(switch_namespace)
+  ip netns add "$switch"
+  ip -n "$switch" link set lo up
+  ip -n "$switch" link add br0 type bridge
+  ip -n "$switch" link set br0 up
+  for host in "${HOSTS[@]}"; do
+    ns=$(namespace "$host")
+    ip netns add "$ns"
+    ip -n "$ns" link set lo up
+    # Both ends are created inside namespaces, so no name is taken in the machine's own.
+    ip -n "$switch" link add "$host" type veth peer name eth0 netns "$ns"
+    ip -n "$switch" link set "$host" master br0 up
+    ip -n "$ns" addr add "$(address "$host")/24" dev eth0
+    ip -n "$ns" link set eth0 up
+  done
+}
+
+# --- keys -----------------------------------------------------------------------------------
+
+# Each host's directory holds only what that host would: its secret key and the public
+# certificates it trusts. The brokers share one key pair (clients see one server key).
+make_keys() {
+  local scratch="$state/keys" host broker
+  mkdir -p "$scratch"
+  "$lyceum" keys generate broker --dir "$scratch" --role admin >/dev/null
+  for host in "${WORKER_HOSTS[@]}"; do "$lyceum" keys generate "$host" --dir "$scratch" --role worker >/dev/null; done
+  "$lyceum" keys generate admin --dir "$scratch" --role admin >/dev/null
+  "$lyceum" keys generate app --dir "$scratch" --role app >/dev/null
+  for host in "${BROKER_HOSTS[@]}"; do
+    mkdir -p "$state/$host/keys/authorized"
+    cp -p "$scratch/broker" "$scratch/broker_secret" "$state/$host/keys/"
+    cp -p "$scratch/admin" "$scratch/app" "$state/$host/keys/authorized/"
+  done
+  for host in "${WORKER_HOSTS[@]}"; do
+    for broker in "${BROKER_HOSTS[@]}"; do cp -p "$scratch/$host" "$state/$broker/keys/authorized/"; done
+  done
+  for host in "${WORKER_HOSTS[@]}"; do
+    # The snapshot endpoint admits the brokers' key (their dashboards) and the admin's.
+    mkdir -p "$state/$host/keys/snapshot-readers"
+    cp -p "$scratch/$host" "$scratch/${host}_secret" "$scratch/broker" "$state/$host/keys/"
+    cp -p "$scratch/broker" "$scratch/admin" "$state/$host/keys/snapshot-readers/"
+  done
+  mkdir -p "$state/c1/keys"
+  cp -p "$scratch/broker" "$scratch/admin" "$scratch/admin_secret" "$scratch/app" "$scratch/app_secret" "$state/c1/keys/"
+  rm -rf "$scratch"
+}
+
+# --- configuration and processes ------------------------------------------------------------
+
+# A configuration file per host, as deploy/broker.conf and worker.conf would be on real hosts.
+write_configuration() {
+  local host=$1 file="$state/$1/lyceum.conf" broker
+  {
+    echo "# written by deploy/netns-cluster.sh for $host ($(address "$host"))"
+    echo "log-format = logfmt"
+    echo "heartbeat-interval = $heartbeat"
+    echo "heartbeat-liveness = 3"
+    case "$host" in
+      b*)
+        echo "endpoint = $(endpoint "$host" $PORT)"
+        echo "events-endpoint = $(endpoint "$host" $EVENTS_PORT)"
+        echo "forwarder-endpoint = $(endpoint "$host" $FORWARDER_PORT)"
+        echo "curve-secret-key = $state/$host/keys/broker_secret"
+        echo "authorized-keys = $state/$host/keys/authorized" ;;
+      w*)
+        for broker in "${BROKER_HOSTS[@]}"; do
+          echo "broker = $(endpoint "$broker" $PORT)"
+          echo "forwarder-endpoint = $(endpoint "$broker" $FORWARDER_PORT)"
+        done
+        echo "curve-secret-key = $state/$host/keys/${host}_secret"
+        echo "curve-server-key = $state/$host/keys/broker"
+        echo "authorized-keys = $state/$host/keys/snapshot-readers"
+        echo "data = $state/$host/data"
+        echo "durability = always"
+        echo "sessions = 4"
+        # A host whose link came back reconnects within seconds, not the default 32 s back-off.
+        echo "reconnect-initial = 500"
+        echo "reconnect-max = 2000" ;;
+    esac
+  } >"$file"
+}
+
+# The processes of a host, one per line: NAME then the lyceum arguments.
+processes_of() {
+  local host=$1 conf="$state/$1/lyceum.conf"
+  case "$host" in
+    b*)
+      if [ "$partitions" -gt 0 ]; then echo "broker broker --config $conf --partitions $partitions"
+      else echo "broker broker --config $conf"; fi ;;
+    w*)
+      if [ "$partitions" -gt 0 ]; then
+        echo "node worker --config $conf --partitions $partitions --node $host --service books --service progress"
+      elif [ "$host" = w1 ]; then
+        echo "node worker --config $conf --service books --service progress"
+      fi
+      echo "catalog worker --config $conf --service catalog" ;;
+  esac
+}
+
+# Creates a worker host's partitions once, at cluster creation; `start` reuses the data.
+initialise_partitions() {
+  local host=$1 index=$2
+  [ "$partitions" -gt 0 ] || return 0
+  ip netns exec "$(namespace "$host")" "$lyceum" partitions init --data "$state/$host/data" \
+    --partitions "$partitions" --own "$(owned_range "$index")" >>"$state/$host/logs/partitions-init.log" 2>&1 \
+    || fail "lyceum partitions init failed on $host: $(tail -n 5 "$state/$host/logs/partitions-init.log")"
+}
+
+# Starts a host's processes that are not running; each in its own session (a terminal's Ctrl-C
+# reaches only this script, which stops them in order), stdin closed, stderr in logs/NAME.log.
+start_processes() {
+  local host=$1 ns name arguments pid
+  ns=$(namespace "$host")
+  mkdir -p "$state/$host/logs"
+  while read -r name arguments; do
+    [ -n "$name" ] || continue
+    if running "$host" "$name"; then continue; fi
+    # shellcheck disable=SC2086 # the arguments are words written by processes_of
+    ip netns exec "$ns" setsid "$lyceum" $arguments </dev/null >>"$state/$host/logs/$name.log" 2>&1 &
+    echo $! >"$state/$host/$name.pid"
+    echo "started $host/$name pid $!"
+  done < <(processes_of "$host")
+}
+
+# Every process in a namespace (what `ip netns pids` finds: ours, and what `exec` ran there).
+namespace_pids() { ip netns pids "$1" 2>/dev/null || true; }
+
+# The processes of every namespace in $@, all on one line.
+pids_in() { local ns; for ns in "$@"; do namespace_pids "$ns"; done | tr '\n' ' '; }
+
+# TERM every process of the namespaces in $@ at once (they drain in parallel), then KILL
+# whatever still runs after STOP_GRACE seconds.
+stop_processes_in() {
+  local pids deadline
+  pids=$(pids_in "$@")
+  [ -n "${pids// /}" ] || return 0
+  # shellcheck disable=SC2086
+  kill -TERM $pids 2>/dev/null || true
+  deadline=$((SECONDS + STOP_GRACE))
+  while [ -n "$(pids_in "$@" | tr -d ' ')" ] && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
+  pids=$(pids_in "$@")
+  [ -n "${pids// /}" ] || return 0
+  note "killing ${pids% } after ${STOP_GRACE}s"
+  # shellcheck disable=SC2086
+  kill -KILL $pids 2>/dev/null || true
+  deadline=$((SECONDS + 5))
+  while [ -n "$(pids_in "$@" | tr -d ' ')" ] && [ $SECONDS -lt $deadline ]; do sleep 0.1; done
+}
+
+# --- readiness ------------------------------------------------------------------------------
+
+client() { ip netns exec "$(namespace c1)" "$@"; }
+
+# The services with at least one worker at broker host $1, one per line ("" when it does not answer).
+registered_services() {
+  local status
+  status=$(client "$lyceum" status --broker "$(endpoint "$1" $PORT)" --timeout 1000 \
+    --curve-secret-key "$state/c1/keys/admin_secret" --curve-server-key "$state/c1/keys/broker" 2>/dev/null) || return 0
+  grep -oE '"name":"[^"]+","workers":[1-9][0-9]*' <<<"$status" | sed -E 's/^"name":"([^"]+)".*/\1/'
+}
+
+# The services every running broker must have a worker for.
+expected_services() {
+  local service index
+  echo catalog
+  for service in books progress; do
+    if [ "$partitions" -eq 0 ]; then echo "$service"; continue; fi
+    for ((index = 0; index < partitions; index++)); do echo "$service.p$index"; done
+  done
+}
+
+# Whether process $2 of host $1 runs: its recorded pid is alive in that host's namespace (so a
+# reused pid is not mistaken for it).
+running() {
+  local pid
+  pid=$(cat "$state/$1/$2.pid" 2>/dev/null) || return 1
+  [ "$(ip netns identify "$pid" 2>/dev/null)" = "$(namespace "$1")" ]
+}
+
+# What is missing, as "b1: books.p3 progress.p3 …" lines; nothing when the cluster is ready.
+missing_registrations() {
+  local broker missing
+  for broker in "${BROKER_HOSTS[@]}"; do
+    running "$broker" broker || continue
+    missing=$(comm -23 <(expected_services | sort) <(registered_services "$broker" | sort) | tr '\n' ' ')
+    [ -z "$missing" ] || echo "$broker: ${missing% }"
+  done
+}
+
+await_ready() {
+  local deadline=$((SECONDS + timeout)) missing
+  while true; do
+    missing=$(missing_registrations)
+    [ -n "$missing" ] || return 0
+    [ $SECONDS -lt $deadline ] || break
+    sleep 0.5
+  done
+  echo "netns-cluster: not every partition had an owner registered with every broker after ${timeout}s; missing:" >&2
+  echo "$missing" | cut -c1-400 >&2
+  show_log_tails >&2
+  return 1
+}
+
+show_log_tails() {
+  local log
+  for log in "$state"/*/logs/*.log; do
+    [ -s "$log" ] || continue
+    echo "== ${log#"$state"/} (last lines)"
+    tail -n 5 "$log"
+  done
+}
+
+# --- verbs ----------------------------------------------------------------------------------
+
+# Refuses to build over someone else's files: a state directory is reused only when it is ours.
+prepare_state() {
+  if [ -e "$state" ] && [ -n "$(ls -A "$state" 2>/dev/null)" ]; then
+    [ -f "$state/cluster.env" ] || fail "$state exists and is not a netns-cluster state directory; choose another --state"
+    rm -rf "$state"
+  fi
+  mkdir -p "$state"
+}
+
+resolve_binary() {
+  if [ -z "$lyceum" ]; then
+    note "building a release lyceum (LYCEUM=PATH skips this)"
+    (cd "$repository" && swift build -c release --product lyceum >&2) || fail "swift build failed"
+    lyceum="$repository/.build/release/lyceum"
+  fi
+  [ -x "$lyceum" ] || fail "no executable lyceum at $lyceum"
+  lyceum=$(cd "$(dirname "$lyceum")" && pwd)/$(basename "$lyceum")
+}
+
+verb_up() {
+  [ "$(id -u)" -eq 0 ] || fail "up needs root (network namespaces)"
+  command -v ip >/dev/null || fail "needs iproute2's ip (apt-get install iproute2)"
+  validate_settings
+  local host
+  for host in "${HOSTS[@]}" sw; do
+    ! namespace_exists "$(namespace "$host")" || fail "namespace $(namespace "$host") exists: a cluster with prefix '$prefix' is up (down it, or choose another --prefix)"
+  done
+  resolve_binary
+  prepare_state
+  save_settings
+  # From here on, anything but success tears down what was made.
+  trap 'note "interrupted; tearing down"; exit 130' INT TERM
+  trap 'status=$?; if [ $status -ne 0 ]; then note "up failed; tearing down (logs kept in $state)"; teardown 1; fi' EXIT
+  make_network
+  make_keys
+  local index=0
+  for host in "${HOSTS[@]}"; do mkdir -p "$state/$host/logs"; [ "$host" = c1 ] || write_configuration "$host"; done
+  for host in "${BROKER_HOSTS[@]}"; do start_processes "$host"; done
+  for host in "${WORKER_HOSTS[@]}"; do initialise_partitions "$host" "$index"; index=$((index + 1)); done
+  for host in "${WORKER_HOSTS[@]}"; do start_processes "$host"; done
+  await_ready
+  # Everything printed from here is made first: a Ctrl-C right after "cluster ready" must find
+  # the script in simple commands, not amid a command substitution.
+  local ready environment
+  ready="cluster ready: brokers $(endpoint b1 $PORT) $(endpoint b2 $PORT), $partitions partitions, state in $state"
+  environment=$(print_environment)
+  # The traps change without a gap.
+  if [ "$foreground" -eq 1 ]; then
+    trap 'teardown "$keep_state"; echo "cluster down"; exit 0' INT TERM
+  else
+    trap - INT TERM
+  fi
+  trap - EXIT
+  echo "$ready"
+  echo "$environment"
+  if [ "$foreground" -eq 1 ]; then
+    note "up in the foreground; Ctrl-C tears it down"
+    while true; do sleep 1 & wait $!; done
+  fi
+}
+
+# Stops every process and deletes the namespaces; the state too unless $1 is 1.
+teardown() {
+  local keep=$1 host ns namespaces=()
+  for host in "${HOSTS[@]}" sw; do
+    if namespace_exists "$(namespace "$host")"; then namespaces+=("$(namespace "$host")"); fi
+  done
+  if [ ${#namespaces[@]} -gt 0 ]; then stop_processes_in "${namespaces[@]}"; fi
+  for ns in ${namespaces[@]+"${namespaces[@]}"}; do
+    # Deleting a namespace deletes its end of each veth, and so the whole link.
+    ip netns del "$ns" || note "could not delete namespace $ns"
+  done
+  rm -f "$state"/*/*.pid 2>/dev/null || true
+  if [ "$keep" -ne 1 ] && [ -f "$state/cluster.env" ]; then rm -rf "$state"; fi
+}
+
+verb_down() {
+  if ! load_settings; then
+    if [ -z "$prefix_given" ]; then
+      note "no cluster state in $state: nothing to do (--prefix P removes the namespaces P* by name)"
+      return 0
+    fi
+    note "no cluster state in $state; removing namespaces with prefix '$prefix'"
+  fi
+  teardown "$keep_state"
+  echo "cluster down"
+}
+
+verb_status() {
+  load_settings || fail "no cluster state in $state"
+  local host ns name pid
+  for host in "${HOSTS[@]}"; do
+    ns=$(namespace "$host")
+    if ! namespace_exists "$ns"; then echo "$host  $ns  (no namespace)"; continue; fi
+    echo "$host  $ns  $(ip -n "$ns" -br addr show dev eth0 2>/dev/null | awk '{print $3, $2}')  link $(ip -n "$(switch_namespace)" -br link show dev "$host" 2>/dev/null | awk '{print $2}')"
+    for name in broker node catalog; do
+      [ -f "$state/$host/$name.pid" ] || continue
+      pid=$(cat "$state/$host/$name.pid")
+      if running "$host" "$name"; then echo "    $name pid $pid running"; else echo "    $name pid $pid not running"; fi
+    done
+  done
+  for host in "${BROKER_HOSTS[@]}"; do
+    echo "lyceum status through $host:"
+    client "$lyceum" status --broker "$(endpoint "$host" $PORT)" --timeout 2000 \
+      --curve-secret-key "$state/c1/keys/admin_secret" --curve-server-key "$state/c1/keys/broker" || true
+  done
+}
+
+# `export NAME='VALUE'` lines, for eval.
+print_environment() {
+  local host index=0 brokers="" name value
+  for host in "${BROKER_HOSTS[@]}"; do brokers="$brokers${brokers:+,}$(endpoint "$host" $PORT)"; done
+  set -- LYCEUM_BROKER "$brokers" \
+    LYCEUM_CURVE_SECRET_KEY "$state/c1/keys/admin_secret" \
+    LYCEUM_CURVE_SERVER_KEY "$state/c1/keys/broker" \
+    NETNS_CLIENT "$(namespace c1)" \
+    NETNS_APP_KEY "$state/c1/keys/app_secret" \
+    NETNS_EVENTS "$(endpoint b1 $EVENTS_PORT),$(endpoint b2 $EVENTS_PORT)" \
+    NETNS_LYCEUM "$lyceum" \
+    NETNS_PARTITIONS "$partitions"
+  for host in "${WORKER_HOSTS[@]}"; do
+    if [ "$partitions" -gt 0 ]; then set -- "$@" "NETNS_OWNS_$host" "$(owned_range "$index")"; fi
+    index=$((index + 1))
+  done
+  while [ $# -gt 0 ]; do
+    name=$1 value=$2
+    shift 2
+    printf "export %s='%s'\n" "$name" "${value//\'/\'\\\'\'}"
+  done
+}
+
+verb_env() {
+  load_settings || fail "no cluster state in $state"
+  print_environment
+}
+
+verb_exec() {
+  [ $# -ge 2 ] || usage_error "exec needs a host and a command"
+  load_settings || fail "no cluster state in $state"
+  check_host "$1"
+  local ns
+  ns=$(namespace "$1")
+  namespace_exists "$ns" || fail "no namespace $ns"
+  shift
+  # `lyceum` in the command is the cluster's binary.
+  PATH="$(dirname "$lyceum"):$PATH" exec ip netns exec "$ns" "$@"
+}
+
+verb_kill() {
+  [ $# -eq 1 ] || usage_error "kill needs one host"
+  load_settings || fail "no cluster state in $state"
+  check_host "$1"
+  local ns pids
+  ns=$(namespace "$1")
+  namespace_exists "$ns" || fail "no namespace $ns"
+  pids=$(pids_in "$ns")
+  # shellcheck disable=SC2086
+  [ -z "${pids// /}" ] || kill -KILL $pids 2>/dev/null || true
+  local deadline=$((SECONDS + 5))
+  while [ -n "$(pids_in "$ns" | tr -d ' ')" ] && [ $SECONDS -lt $deadline ]; do sleep 0.1; done
+  echo "killed $1: ${pids% }"
+}
+
+verb_start() {
+  [ $# -eq 1 ] || usage_error "start needs one host"
+  load_settings || fail "no cluster state in $state"
+  check_host "$1"
+  namespace_exists "$(namespace "$1")" || fail "no namespace $(namespace "$1")"
+  start_processes "$1"
+  await_ready
+  echo "cluster ready"
+}
+
+verb_link() {
+  [ $# -eq 2 ] || usage_error "link needs a host and down or up"
+  load_settings || fail "no cluster state in $state"
+  check_host "$1"
+  case "$2" in down|up) ;; *) usage_error "link: '$2' is neither down nor up" ;; esac
+  ip -n "$(switch_namespace)" link set dev "$1" "$2"
+  echo "link $1 $2"
+}
+
+# --- command line ---------------------------------------------------------------------------
+
+[ $# -gt 0 ] || usage_error "no verb"
+verb=$1
+shift
+case "$verb" in -h|--help) sed -n '2,34p' "$0"; exit 0 ;; esac
+arguments=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --state) [ $# -ge 2 ] || usage_error "--state needs a directory"; state=$2; shift 2 ;;
+    --prefix) [ $# -ge 2 ] || usage_error "--prefix needs a value"; prefix=$2; prefix_given=1; shift 2 ;;
+    --subnet) [ $# -ge 2 ] || usage_error "--subnet needs a value"; subnet=$2; shift 2 ;;
+    --partitions) [ $# -ge 2 ] || usage_error "--partitions needs a value"; partitions=$2; shift 2 ;;
+    --heartbeat) [ $# -ge 2 ] || usage_error "--heartbeat needs a value"; heartbeat=$2; shift 2 ;;
+    --timeout) [ $# -ge 2 ] || usage_error "--timeout needs a value"; timeout=$2; shift 2 ;;
+    --foreground) foreground=1; shift ;;
+    --keep-state) keep_state=1; shift ;;
+    -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
+    --*) usage_error "unknown option '$1'" ;;
+    *) arguments+=("$1"); shift
+       # After exec's host comes the command, with options of its own.
+       if [ "$verb" = exec ]; then arguments+=("$@"); break; fi ;;
+  esac
+done
+
+case "$verb" in
+  up) [ ${#arguments[@]} -eq 0 ] || usage_error "up takes no arguments"; verb_up ;;
+  down) verb_down ;;
+  status) verb_status ;;
+  env) verb_env ;;
+  exec) verb_exec ${arguments[@]+"${arguments[@]}"} ;;
+  kill) verb_kill ${arguments[@]+"${arguments[@]}"} ;;
+  start) verb_start ${arguments[@]+"${arguments[@]}"} ;;
+  link) verb_link ${arguments[@]+"${arguments[@]}"} ;;
+  *) usage_error "unknown verb '$verb'" ;;
+esac
