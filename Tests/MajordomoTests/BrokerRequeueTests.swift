@@ -1,3 +1,4 @@
+import LyceumLifecycle
 import LyceumTestSupport
 import Majordomo
 import Testing
@@ -18,6 +19,11 @@ import ZeroMQ
         try socket.send(multipart: [[], bytes("MDPW01"), [0x01], bytes(service)])
         #expect(eventually { workerCount(broker) == workers })
         return socket
+    }
+
+    /// A client that sends each request once and waits long: a retry would hide a lost request.
+    static func patientClient(_ broker: RunningBroker, context: Context) -> AsyncClient {
+        AsyncClient(endpoint: broker.endpoint, configuration: ClientConfiguration(timeout: .seconds(60), attempts: 1), context: context)
     }
 
     static func workerCount(_ broker: RunningBroker) -> Int {
@@ -57,7 +63,7 @@ import ZeroMQ
         // The first to register is the first to wait, so the request goes to it.
         let leaving = try Self.registerRawWorker(broker, context: context, workers: 1)
         let staying = try Self.registerRawWorker(broker, context: context, workers: 2)
-        let client = AsyncClient(endpoint: broker.endpoint, context: context)
+        let client = Self.patientClient(broker, context: context)
         let id = try client.send(Self.service, body: [bytes("read"), Array(repeating: 0x2A, count: 100)])
         let crossed = try #require(try Self.nextRequest(leaving))
         #expect(crossed.body == [bytes("read"), Array(repeating: 0x2A, count: 100)])
@@ -77,7 +83,7 @@ import ZeroMQ
         let broker = try RunningBroker(BrokerConfiguration(heartbeat: Self.slowHeartbeat, unknownServiceTimeout: .seconds(30)), context: context)
         defer { broker.stop() }
         let leaving = try Self.registerRawWorker(broker, context: context, workers: 1)
-        let client = AsyncClient(endpoint: broker.endpoint, context: context)
+        let client = Self.patientClient(broker, context: context)
         let id = try client.send(Self.service, body: [bytes("write")])
         let crossed = try #require(try Self.nextRequest(leaving))
         try Self.sayDisconnect(leaving)
@@ -98,7 +104,7 @@ import ZeroMQ
         let broker = try RunningBroker(BrokerConfiguration(heartbeat: Self.slowHeartbeat, unknownServiceTimeout: .milliseconds(300)), context: context)
         defer { broker.stop() }
         let leaving = try Self.registerRawWorker(broker, context: context, workers: 1)
-        let client = AsyncClient(endpoint: broker.endpoint, context: context)
+        let client = Self.patientClient(broker, context: context)
         let id = try client.send(Self.service, body: [bytes("write")])
         _ = try #require(try Self.nextRequest(leaving))
         try Self.sayDisconnect(leaving)
@@ -116,7 +122,7 @@ import ZeroMQ
         let broker = try RunningBroker(configuration, context: context)
         defer { broker.stop() }
         let crashing = try Self.registerRawWorker(broker, context: context, workers: 1)
-        let client = AsyncClient(endpoint: broker.endpoint, context: context)
+        let client = Self.patientClient(broker, context: context)
         _ = try client.send(Self.service, body: [bytes("applied?")])
         _ = try #require(try Self.nextRequest(crashing))
         try crashing.set(.linger, to: 0)
@@ -124,5 +130,26 @@ import ZeroMQ
         #expect(eventually { Self.workerCount(broker) == 0 }, "purged once silent")
         let next = try Self.registerRawWorker(broker, context: context, workers: 1)
         try Self.expectNothingMoreQueued(for: next, broker, context: context)
+    }
+
+    /// A pool session that leaves without the reply its handler never sent says no DISCONNECT:
+    /// the handler may have applied the request, so no other worker may get it.
+    @Test func requestAbandonedAtAPoolsDrainTimeoutIsNotSentAgain() throws {
+        let context = try Context()
+        let broker = try RunningBroker(BrokerConfiguration(heartbeat: Self.slowHeartbeat), context: context)
+        defer { broker.stop() }
+        let held = HeldRequests()
+        let configuration = WorkerConfiguration(heartbeat: Self.slowHeartbeat, drainTimeout: .milliseconds(200))
+        let pool = try WorkerPool(endpoint: broker.endpoint, service: Self.service, sessions: 1, configuration: configuration,
+                                  context: context, handler: held.handler)
+        let thread = ServiceThread(pool, name: "stuck-pool")
+        #expect(eventually { Self.workerCount(broker) == 1 })
+        let other = try Self.registerRawWorker(broker, context: context, workers: 2)
+        let client = Self.patientClient(broker, context: context)
+        _ = try client.send(Self.service, body: [bytes("applied, never answered")])
+        #expect(eventually { held.count == 1 }, "the pool's session, first to wait, has it")
+        pool.shutdown()
+        thread.join()
+        try Self.expectNothingMoreQueued(for: other, broker, context: context)
     }
 }

@@ -112,7 +112,7 @@ final class WorkerPoolEngine {
             if wakeup.isSignaled, drainDeadline == nil { try beginDrain() }
             if let drainDeadline {
                 if sessions.allSatisfy({ $0.socket == nil }) { break }
-                if clock.now >= drainDeadline { try abandonRequestsInHand(); break }
+                if clock.now >= drainDeadline { abandonRequestsInHand(); break }
             }
             try waitForWork()
             for reply in outbox.hasReplies || waiter?.descriptorIsReadable(0) == true ? outbox.takeAll() : [] {
@@ -351,13 +351,17 @@ final class WorkerPoolEngine {
         close(session)
     }
 
-    private func abandonRequestsInHand() throws(ZMQError) {
+    /// Closes the sessions still without their reply, saying nothing: a DISCONNECT would tell
+    /// the broker the request in hand was not handled and it would give it to another worker,
+    /// though the handler may have applied it. The broker purges such a session after its
+    /// `maxRequestDuration`, as it does a crashed worker's.
+    private func abandonRequestsInHand() {
         for session in sessions where session.socket != nil {
             logger.log(.error, "no reply within the drain timeout; leaving without it", [
                 "endpoint": session.route.endpoint, "service": session.route.service, "session": String(session.index),
                 "drain_timeout_ms": "\(configuration.drainTimeout.milliseconds)",
             ])
-            try leave(session)
+            close(session)
         }
     }
 }
