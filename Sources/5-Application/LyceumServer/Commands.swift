@@ -196,7 +196,9 @@ public enum Commands {
                 var services = host.services.filter { $0.partition == nil }.map { ($0.name, handler($0)) }
                 var worker: PartitionedWorker?
                 if settings.partitionScheme != nil {
-                    let partitions = PartitionedWorker(node: settings.node, host: host, dataDirectory: settings.dataDirectory, handler: handler)
+                    let partitions = PartitionedWorker(
+                        node: settings.node, host: host, dataDirectory: settings.dataDirectory, handler: handler,
+                        changed: { hosted, served in publisher.map { snapshotsFollow(hosted, served: served, publisher: $0, host: host) } })
                     let caller = try NodeCaller(endpoints: settings.brokers, security: security.connecting)
                     let moves = PartitionMoves(custody: partitions, call: caller.call)
                     let node = NodeService.worker(node: settings.node, partitions: settings.partitions, worker: partitions)
@@ -275,6 +277,15 @@ public enum Commands {
         var table = ProgressTable()
         for snapshotTable in host.services.compactMap(\.snapshotTable) { table.merge(snapshotTable(host.catalog)) }
         return [("events", try EventPublisher(configuration: configuration, context: context, streams: host.eventStreams, table: table))]
+    }
+
+    /// Makes the progress snapshots of `publisher` follow a partition of `host` that started
+    /// (`served`) or stopped being served after the start: its learners' entries join them, or
+    /// leave them, so that a snapshot covers exactly the partitions held.
+    private static func snapshotsFollow(_ hosted: HostedService, served: Bool, publisher: EventPublisher, host: ServiceHost) {
+        guard let snapshotTable = hosted.snapshotTable else { return }
+        let table = snapshotTable(host.catalog)
+        if served { publisher.addSnapshotEntries(table) } else { publisher.removeSnapshotLearners(of: table) }
     }
 
     /// Each of `host`'s services as a Majordomo handler, counted in the process's metrics; the

@@ -94,12 +94,16 @@ public final class ServiceHost: Sendable {
     }
 
     /// Makes the instance's writes durable, unlocks its journal directory and drops it from
-    /// ``journals``: a partition that moved away, or failed to start serving.
+    /// ``journals`` and from the process's metrics: a partition that moved away, or failed to
+    /// start serving.
     func close(_ hosted: HostedService) {
         guard let journal = hosted.journal else { return }
         journal.close()
         openJournals.withLock { journals in
             if journals[hosted.name] === journal { journals[hosted.name] = nil }
+        }
+        if let partition = hosted.partition?.partition {
+            ProcessMetrics.backend.forgetSeries(matching: JournalOpener.metricDimensions(service: hosted.service.name, partition: partition))
         }
     }
 
