@@ -298,3 +298,64 @@ private final class TwoNodes: @unchecked Sendable {
         #expect(after == before)
     }
 }
+
+/// A target whose disk work for a move's `receive` takes as long as the test says: it stands
+/// for a large adopt (replaying a big journal) or a slow sync.
+private final class GatedCustody: PartitionCustody, @unchecked Sendable {
+    let node = "w2"
+    let root: String
+    let entered = DispatchSemaphore(value: 0)
+    let gate = DispatchSemaphore(value: 0)
+
+    init(root: String) { self.root = root }
+
+    func directory(service: String, partition: Int) -> String {
+        entered.signal()
+        gate.wait()
+        gate.signal()
+        return "\(root)/\(service)/p\(partition)"
+    }
+
+    func release(service: String, partition: Int) throws {}
+    func serve(service: String, partition: Int) throws {}
+}
+
+@Suite struct PartitionReceiveOffThePoolThreadTests {
+    @Test func theTargetsOtherServicesKeepAnsweringWhileAReceiveWorks() throws {
+        let root = try TemporaryDirectory()
+        defer { root.remove() }
+        let context = try Context()
+        let broker = try Broker(endpoints: ["tcp://127.0.0.1:*"], context: context)
+        let brokerThread = ServiceThread(broker, name: "broker")
+        defer { _ = brokerThread.stop() }
+        let endpoint = try #require(try broker.waitUntilBound().first)
+        let custody = GatedCustody(root: root.path)
+        try FileManager.default.createDirectory(atPath: root.path + "/books", withIntermediateDirectories: true)
+        let moves = PartitionMoves(custody: custody) { _, _ in throw ServiceError(.unavailable, "this target calls no one") }
+        // One pool, one thread, as in a worker: the node service beside another service.
+        let pool = try WorkerPool(
+            endpoints: [endpoint],
+            services: [("lyceum.node.w2", moves.handler { _, _, _ in [] }), ("catalog", { body, _, _ in body })],
+            sessions: 2, context: context)
+        let poolThread = ServiceThread(pool, name: "pool")
+        defer { _ = poolThread.stop() }
+        // Opened before the pool stops, whatever happens: a handler stuck in it would hold the pool.
+        defer { custody.gate.signal() }
+        let client = Client(endpoint: endpoint, configuration: ClientConfiguration(timeout: .seconds(3), attempts: 1), context: context)
+        defer { client.close() }
+        #expect(try eventually { try client.isRegistered("lyceum.node.w2") && client.isRegistered("catalog") })
+
+        let begin = PartitionMoveRequest.begin(PartitionMoveTicket(service: "books", partition: 3, from: "w1", to: "w2"))
+        let receiving = ThreadResult("receive") { () throws -> [[UInt8]] in
+            let sender = Client(endpoint: endpoint, configuration: ClientConfiguration(timeout: .seconds(30), attempts: 1), context: context)
+            defer { sender.close() }
+            return try sender.call("lyceum.node.w2", body: begin.frames)
+        }
+        #expect(custody.entered.wait(timeout: .now() + 10) == .success, "the receive started")
+        // The receive is stuck in its disk work; the pool's thread is not.
+        #expect(try client.call("catalog", body: [Array("still here".utf8)]) == [Array("still here".utf8)])
+        custody.gate.signal()
+        let reply = try JSONParser().parse(try #require(try receiving.value(within: .seconds(30)).first))
+        #expect(reply["ok"] == .bool(true), "\(reply)")
+    }
+}

@@ -12,6 +12,9 @@ final class PartitionMoves: Sendable {
     private let mover: PartitionMover
     private let receiver: PartitionReceiver
     private let moving = Mutex(false)
+    /// Where the target's side runs (`receive` writes and syncs chunks, `adopt` replays a whole
+    /// journal), one request at a time, in the order they came: never on the pool's thread.
+    private let receiving = DispatchQueue(label: "partition-receive")
 
     init(custody: any PartitionCustody, call: @escaping PartitionMover.Call) {
         mover = PartitionMover(custody: custody, call: call)
@@ -19,13 +22,18 @@ final class PartitionMoves: Sendable {
     }
 
     /// The node service's worker pool handler: requests whose `op` is a move op are answered
-    /// here (a `move` on a thread of its own, replying later, so the pool keeps serving the
-    /// `receive`s of other nodes' moves meanwhile), every other request by `otherwise`.
+    /// here, off the pool's thread and replying later, so that the pool's other services (the
+    /// catalog, every other partition) never wait behind a move's disk work: a `move` on a
+    /// thread of its own, the target's `receive`s and `adopt`s one after the other on another.
+    /// Every other request goes to `otherwise`.
     func handler(otherwise: @escaping WorkerPool.Handler) -> WorkerPool.Handler {
         { body, caller, later in
             guard let first = body.first, case .string(let op) = JSONParser().member("op", in: first),
                   PartitionMoveRequest.ops.contains(op) else { return otherwise(body, caller, later) }
-            guard op == "move" else { return [self.answer(body)] }
+            guard op == "move" else {
+                self.receiving.async { later.send([self.answer(body)]) }
+                return nil
+            }
             Thread.detachNewThread {
                 Thread.nameCurrent("partition-move")
                 later.send([self.answer(body)])
