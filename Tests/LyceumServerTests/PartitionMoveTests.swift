@@ -264,10 +264,8 @@ private final class TwoNodes: @unchecked Sendable {
         let root = try TemporaryDirectory()
         defer { root.remove() }
         let context = try Context()
-        let broker = try Broker(endpoints: ["tcp://127.0.0.1:*"], context: context)
-        let brokerThread = ServiceThread(broker, name: "broker")
+        let (brokerThread, endpoint) = try startBroker(context)
         defer { _ = brokerThread.stop() }
-        let endpoint = try #require(try broker.waitUntilBound().first)
         let custodies = ["w1", "w2"].map { JournalCustody(node: $0, data: root.path + "/" + $0) }
         defer { custodies.forEach { $0.close() } }
         try FileManager.default.createDirectory(atPath: custodies[1].data + "/books", withIntermediateDirectories: true)
@@ -300,20 +298,40 @@ private final class TwoNodes: @unchecked Sendable {
     }
 }
 
+/// A broker on a free loopback port, running on its thread until that thread is stopped.
+private func startBroker(_ context: Context) throws -> (thread: ServiceThread, endpoint: String) {
+    let broker = try Broker(endpoints: ["tcp://127.0.0.1:*"], context: context)
+    let thread = ServiceThread(broker, name: "broker")
+    return (thread, try #require(try broker.waitUntilBound().first))
+}
+
+/// Holds the threads that pass it until the test opens it, and tells the test one has come.
+private final class Gate: Sendable {
+    let entered = DispatchSemaphore(value: 0)
+    private let gate = DispatchSemaphore(value: 0)
+
+    /// Signals `entered`, then waits until ``open()``.
+    func pass() {
+        entered.signal()
+        gate.wait()
+        gate.signal()
+    }
+
+    /// Lets every thread pass, now and later.
+    func open() { gate.signal() }
+}
+
 /// A target whose disk work for a move's `receive` takes as long as the test says: it stands
 /// for a large adopt (replaying a big journal) or a slow sync.
 private final class GatedCustody: PartitionCustody, @unchecked Sendable {
     let node = "w2"
     let root: String
-    let entered = DispatchSemaphore(value: 0)
-    let gate = DispatchSemaphore(value: 0)
+    let gate = Gate()
 
     init(root: String) { self.root = root }
 
     func directory(service: String, partition: Int) -> String {
-        entered.signal()
-        gate.wait()
-        gate.signal()
+        gate.pass()
         return "\(root)/\(service)/p\(partition)"
     }
 
@@ -326,10 +344,8 @@ private final class GatedCustody: PartitionCustody, @unchecked Sendable {
         let root = try TemporaryDirectory()
         defer { root.remove() }
         let context = try Context()
-        let broker = try Broker(endpoints: ["tcp://127.0.0.1:*"], context: context)
-        let brokerThread = ServiceThread(broker, name: "broker")
+        let (brokerThread, endpoint) = try startBroker(context)
         defer { _ = brokerThread.stop() }
-        let endpoint = try #require(try broker.waitUntilBound().first)
         let custody = GatedCustody(root: root.path)
         try FileManager.default.createDirectory(atPath: root.path + "/books", withIntermediateDirectories: true)
         let moves = PartitionMoves(custody: custody) { _, _ in throw ServiceError(.unavailable, "this target calls no one") }
@@ -341,7 +357,7 @@ private final class GatedCustody: PartitionCustody, @unchecked Sendable {
         let poolThread = ServiceThread(pool, name: "pool")
         defer { _ = poolThread.stop() }
         // Opened before the pool stops, whatever happens: a handler stuck in it would hold the pool.
-        defer { custody.gate.signal() }
+        defer { custody.gate.open() }
         let client = Client(endpoint: endpoint, configuration: ClientConfiguration(timeout: .seconds(3), attempts: 1), context: context)
         defer { client.close() }
         #expect(try eventually { try client.isRegistered("lyceum.node.w2") && client.isRegistered("catalog") })
@@ -352,10 +368,10 @@ private final class GatedCustody: PartitionCustody, @unchecked Sendable {
             defer { sender.close() }
             return try sender.call("lyceum.node.w2", body: begin.frames)
         }
-        #expect(custody.entered.wait(timeout: .now() + 10) == .success, "the receive started")
+        #expect(custody.gate.entered.wait(timeout: .now() + 10) == .success, "the receive started")
         // The receive is stuck in its disk work; the pool's thread is not.
         #expect(try client.call("catalog", body: [Array("still here".utf8)]) == [Array("still here".utf8)])
-        custody.gate.signal()
+        custody.gate.open()
         let reply = try JSONParser().parse(try #require(try receiving.value(within: .seconds(30)).first))
         #expect(reply["ok"] == .bool(true), "\(reply)")
     }
@@ -365,8 +381,7 @@ private final class GatedCustody: PartitionCustody, @unchecked Sendable {
 /// the same request comes again.
 private final class SlowReleaseCustody: PartitionCustody, @unchecked Sendable {
     let journals: JournalCustody
-    let entered = DispatchSemaphore(value: 0)
-    let gate = DispatchSemaphore(value: 0)
+    let gate = Gate()
     var node: String { journals.node }
 
     init(_ journals: JournalCustody) { self.journals = journals }
@@ -374,9 +389,7 @@ private final class SlowReleaseCustody: PartitionCustody, @unchecked Sendable {
     func directory(service: String, partition: Int) -> String { journals.directory(service: service, partition: partition) }
 
     func release(service: String, partition: Int) throws {
-        entered.signal()
-        gate.wait()
-        gate.signal()
+        gate.pass()
         try journals.release(service: service, partition: partition)
     }
 
@@ -391,10 +404,10 @@ private final class SlowReleaseCustody: PartitionCustody, @unchecked Sendable {
         var endpoints: [String] = []
         var brokers: [ServiceThread] = []
         defer { brokers.forEach { _ = $0.stop() } }
-        for index in 0..<2 {
-            let broker = try Broker(endpoints: ["tcp://127.0.0.1:*"], context: context)
-            brokers.append(ServiceThread(broker, name: "broker-\(index)"))
-            endpoints.append(try #require(try broker.waitUntilBound().first))
+        for _ in 0..<2 {
+            let (thread, endpoint) = try startBroker(context)
+            brokers.append(thread)
+            endpoints.append(endpoint)
         }
         let journals = JournalCustody(node: "w1", data: root.path + "/w1")
         defer { journals.close() }
@@ -406,7 +419,7 @@ private final class SlowReleaseCustody: PartitionCustody, @unchecked Sendable {
         let pool = try WorkerPool(endpoints: endpoints, services: [("lyceum.node.w1", moves.handler { _, _, _ in [] })], sessions: 2, context: context)
         let poolThread = ServiceThread(pool, name: "w1")
         defer { _ = poolThread.stop() }
-        defer { source.gate.signal() }
+        defer { source.gate.open() }
         let frames = PartitionMoveRequest.move(PartitionMoveTicket(service: "books", partition: 3, from: "", to: "w2"), id: "move-42").frames
         func send(through endpoint: String) -> ThreadResult<JSONValue> {
             ThreadResult("move") {
@@ -420,12 +433,12 @@ private final class SlowReleaseCustody: PartitionCustody, @unchecked Sendable {
         #expect(try eventually { try checker.isRegistered("lyceum.node.w1") })
 
         let first = send(through: endpoints[0])
-        #expect(source.entered.wait(timeout: .now() + 10) == .success, "the move started")
+        #expect(source.gate.entered.wait(timeout: .now() + 10) == .success, "the move started")
         // The command gave up on the first broker and sends the same move through the second.
         let again = send(through: endpoints[1])
         // Likely in hand before the first ends, so that it waits for the outcome (either way it gets it).
         Thread.sleep(forTimeInterval: 0.2)
-        source.gate.signal()
+        source.gate.open()
         let outcome = try first.value(within: .seconds(30))
         #expect(outcome["ok"] == .bool(true), "\(outcome)")
         #expect(try again.value(within: .seconds(30)) == outcome, "the resend is answered with the same move's outcome")
