@@ -26,7 +26,8 @@ import Testing
         let results = try String(contentsOf: out.appendingPathComponent("results.md"), encoding: .utf8)
         for measurement in ["ZeroMQ PUSH→PULL", "catalog reads", "book reads", "durable book creates", "open loop",
                             "server restart", "journal layer replay", "resident memory",
-                            "server CPU per catalog read", "server CPU per book read", "server CPU per durable create"] {
+                            "server CPU per catalog read", "server CPU per book read", "server CPU per durable create",
+                            "4 worker processes vs 1", "one broker's routing ceiling"] {
             #expect(results.contains(measurement), "results.md lacks \(measurement)")
         }
         // Beside NATS when it is installed; otherwise a visible note says the rows were skipped.
@@ -41,7 +42,7 @@ import Testing
         // Every ratio is a number: no measurement came back empty.
         let lines = results.split(separator: "\n", omittingEmptySubsequences: false)
         let measurements = lines.drop { !$0.hasPrefix("| Measurement") }.dropFirst(2).prefix { $0.hasPrefix("| ") }
-        #expect(measurements.count >= (Self.natsInstalled ? 21 : 14))
+        #expect(measurements.count >= (Self.natsInstalled ? 24 : 17))
         for row in measurements {
             let ratio = row.split(separator: "|")[3].trimmingCharacters(in: .whitespaces)
             #expect(Double(ratio) != nil, "no ratio in: \(row)")
@@ -52,6 +53,45 @@ import Testing
             #expect(throws: Never.self) { try JSONParser().parse(Array(data)) }
         }
         #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("reads.svg").path))
+    }
+
+    /// `--only-cluster` runs the scale-out part alone: a partitioned broker with 1, 2 and 4 real
+    /// worker processes writing durably, the routing ceiling unpartitioned and partitioned, every
+    /// point in cluster.json with its load average, and the chart.
+    @Test(.enabled(if: redisInstalled, "needs redis-cli for the suite's header: scripts/ensure-deps.sh bench"),
+          .timeLimit(.minutes(3)))
+    func onlyClusterMeasuresEveryPoint() throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("lyceum-cluster-\(UUID().uuidString)")
+        defer { removeTemporary(out) }
+        let outcome = try BuiltProgram.run(Self.repository.appendingPathComponent("Benchmarks/suite.sh").path, ["--quick", "--only-cluster"],
+                                           environment: ["BIN_DIR": BuiltProgram.productsDirectory.path, "OUT": out.path],
+                                           currentDirectory: Self.repository)
+        #expect(outcome.status == 0, "\(outcome.standardError.suffix(3000))")
+        let data = try Data(contentsOf: out.appendingPathComponent("cluster.json"))
+        let cluster = try JSONParser().parse(Array(data))
+        guard case .array(let writes)? = cluster["writes"] else { Issue.record("cluster.json has no writes"); return }
+        #expect(writes.map { $0["workers"] } == [.integer(1), .integer(2), .integer(4)])
+        for point in writes {
+            guard case .integer(let requests)? = point["requests"] else { Issue.record("no requests in \(point)"); continue }
+            #expect(requests > 0)
+            #expect(point["errors"] == .integer(0), "\(point)")
+            for figure in ["broker_cpu_us_per_request", "workers_cpu_us_per_request"] {
+                guard case .double(let cpu)? = point[figure] else { Issue.record("no \(figure) in \(point)"); continue }
+                #expect(cpu > 0)
+            }
+            #expect(point["load_average"]?["before"] != nil)
+        }
+        for mode in ["unpartitioned", "partitioned"] {
+            guard case .double(let ceiling)? = cluster["routing"]?[mode]?["ceiling_requests_per_second"] else {
+                Issue.record("no routing ceiling for \(mode)"); continue
+            }
+            #expect(ceiling > 0)
+        }
+        let svg = try String(contentsOf: out.appendingPathComponent("cluster.svg"), encoding: .utf8)
+        #expect(svg.hasPrefix("<svg") && svg.contains("durable writes/s"))
+        let results = try String(contentsOf: out.appendingPathComponent("results.md"), encoding: .utf8)
+        #expect(results.contains("4 worker processes vs 1") && results.contains("Only part 7"))
+        #expect(!results.contains("catalog reads"), "--only-cluster ran other parts")
     }
 
     /// Without nats-server the NATS rows are skipped with a note saying what to install, not
