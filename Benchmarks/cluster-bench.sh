@@ -6,7 +6,7 @@
 #      evenly by `lyceum partitions init` (durability always: each partition's journal syncs on its
 #      own). `lyceum bench` sends book creates for LEARNERS learners (every partition is hit) at
 #      CONCURRENCY in flight, the same time per point, reading the broker's and the workers' CPU
-#      separately (--server-pid).
+#      separately (--server-pid) and the writes each fdatasync carried (the workers' journal metrics).
 #   2. The broker's routing ceiling: cheap requests (progress-watch, answered at once by the
 #      minimal Python workers of partition_workers.py, 32 sessions) through `lyceum broker` without
 #      and with `--partitions 16`, closed loop; the broker's CPU per request, and 1 s ÷ that: the
@@ -92,12 +92,14 @@ write_points=()
 for workers in 1 2 4; do
   log "writes: broker --partitions $partitions and $workers worker process(es), $concurrency in flight, ${run_seconds} s"
   start_broker --partitions "$partitions"
-  worker_pids=()
+  worker_pids=() metrics_ports=()
   for ((index = 0; index < workers; index++)); do
     data="$work/w$workers-$index"
     "$lyceum" partitions init --data "$data" --partitions "$partitions" --own "$(share "$index" "$workers")" --service books >/dev/null
+    metrics_ports+=("$(free_port)")
     "$lyceum" worker --broker "$endpoint" --partitions "$partitions" --node "bench-w$index" --service books --data "$data" \
-      --durability always --forwarder-endpoint "tcp://127.0.0.1:$(free_port)" --log-level warning 2>>"$work/worker-$index.log" &
+      --durability always --forwarder-endpoint "tcp://127.0.0.1:$(free_port)" --metrics-port "${metrics_ports[-1]}" \
+      --log-level warning 2>>"$work/worker-$index.log" &
     pids+=("$!")
     worker_pids+=("$!")
   done
@@ -111,9 +113,22 @@ sys.exit(0 if all(r["state"] == "owned" for r in rows if r["service"] == "books"
   server=(--server-pid "$broker_pid")
   for pid in "${worker_pids[@]}"; do server+=(--server-pid "$pid"); done
   bench "cluster-writes-$workers" --scenario book-create "${server[@]}"
+  # Appends per fdatasync over the whole run (warm-up included), from every worker's journal
+  # metrics: how many writes group commit put behind each sync.
+  appends_per_sync=$(/usr/bin/python3 - "${metrics_ports[@]}" <<'PY'
+import re, sys, urllib.request
+totals = {"appends": 0.0, "syncs": 0.0}
+for port in sys.argv[1:]:
+    text = urllib.request.urlopen("http://127.0.0.1:%s/metrics" % port, timeout=5).read().decode()
+    for kind in totals:
+        totals[kind] += sum(float(v) for v in re.findall(r"^lyceum_journal_%s_total\{[^}]*\} (\S+)$" % kind, text, re.M))
+print(round(totals["appends"] / totals["syncs"], 2) if totals["syncs"] else "null")
+PY
+)
   write_points+=("$(/usr/bin/python3 -c 'import json,sys; print(json.dumps({"workers": int(sys.argv[1]), "file": sys.argv[2],
-    "broker_pid": int(sys.argv[3]), "worker_pids": [int(p) for p in sys.argv[6:]], "load_before": sys.argv[4], "load_after": sys.argv[5]}))' \
-    "$workers" "cluster-writes-$workers.json" "$broker_pid" "$load_before" "$load_after" "${worker_pids[@]}")")
+    "broker_pid": int(sys.argv[3]), "worker_pids": [int(p) for p in sys.argv[7:]], "load_before": sys.argv[4], "load_after": sys.argv[5],
+    "appends_per_sync": json.loads(sys.argv[6])}))' \
+    "$workers" "cluster-writes-$workers.json" "$broker_pid" "$load_before" "$load_after" "$appends_per_sync" "${worker_pids[@]}")")
   stop_all
 done
 

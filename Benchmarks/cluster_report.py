@@ -35,6 +35,7 @@ def measured(directory, point):
         "requests_per_second": run["requests_per_second"],
         "p50_us": run["latency_us"]["p50"], "p99_us": run["latency_us"]["p99"],
         "broker_cpu_us_per_request": broker, "workers_cpu_us_per_request": workers,
+        "appends_per_sync": point.get("appends_per_sync"),
         "load_average": {"before": point["load_before"], "after": point["load_after"]},
     }
 
@@ -122,14 +123,14 @@ def main(facts_path, directory):
 
     base = writes[0]
     lines = [
-        "| worker processes | writes/s | × 1 worker | p50 ms | p99 ms | broker CPU µs/write | workers CPU µs/write | errors | load average before → after |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+        "| worker processes | writes/s | × 1 worker | p50 ms | p99 ms | broker CPU µs/write | workers CPU µs/write | writes per fdatasync | errors | load average before → after |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for point in writes:
-        lines.append("| %d | %s | %s | %.3f | %.3f | %s | %s | %d | %s → %s |" % (
+        lines.append("| %d | %s | %s | %.3f | %.3f | %s | %s | %s | %d | %s → %s |" % (
             point["workers"], number(point["requests_per_second"]), ratio(point["requests_per_second"], base["requests_per_second"]),
             point["p50_us"] / 1000, point["p99_us"] / 1000, number(point["broker_cpu_us_per_request"], 1),
-            number(point["workers_cpu_us_per_request"], 1), point["errors"],
+            number(point["workers_cpu_us_per_request"], 1), number(point["appends_per_sync"], 2), point["errors"],
             point["load_average"]["before"], point["load_average"]["after"]))
     lines += [
         "",
