@@ -6,7 +6,9 @@
 #      evenly by `lyceum partitions init` (durability always: each partition's journal syncs on its
 #      own). `lyceum bench` sends book creates for LEARNERS learners (every partition is hit) at
 #      CONCURRENCY in flight, the same time per point, reading the broker's and the workers' CPU
-#      separately (--server-pid) and the writes each fdatasync carried (the workers' journal metrics).
+#      separately (--server-pid) and the writes each fdatasync carried (the workers' journal metrics);
+#      with 4 workers, book reads the same way (the CPU per read the model needs). First, as the
+#      reference, the same against a plain broker and one unpartitioned worker (one journal).
 #   2. The broker's routing ceiling: cheap requests (progress-watch, answered at once by the
 #      minimal Python workers of partition_workers.py, 32 sessions) through `lyceum broker` without
 #      and with `--partitions 16`, closed loop; the broker's CPU per request, and 1 s ÷ that: the
@@ -87,35 +89,18 @@ bench() {
   load_after=$(loadavg)
 }
 
-# 1. Durable writes with 1, 2 and 4 worker processes.
-write_points=()
-for workers in 1 2 4; do
-  log "writes: broker --partitions $partitions and $workers worker process(es), $concurrency in flight, ${run_seconds} s"
-  start_broker --partitions "$partitions"
-  worker_pids=() metrics_ports=()
-  for ((index = 0; index < workers; index++)); do
-    data="$work/w$workers-$index"
-    "$lyceum" partitions init --data "$data" --partitions "$partitions" --own "$(share "$index" "$workers")" --service books >/dev/null
-    metrics_ports+=("$(free_port)")
-    "$lyceum" worker --broker "$endpoint" --partitions "$partitions" --node "bench-w$index" --service books --data "$data" \
-      --durability always --forwarder-endpoint "tcp://127.0.0.1:$(free_port)" --metrics-port "${metrics_ports[-1]}" \
-      --log-level warning 2>>"$work/worker-$index.log" &
-    pids+=("$!")
-    worker_pids+=("$!")
-  done
-  # Ready when every books partition has one owner: `status` asks every node what it holds.
-  until "$lyceum" status --broker "$endpoint" --partitions "$partitions" --timeout 1000 2>/dev/null \
-      | /usr/bin/python3 -c 'import json,sys; rows=json.load(sys.stdin)["partitions"]["table"]
-sys.exit(0 if all(r["state"] == "owned" for r in rows if r["service"] == "books") else 1)' 2>/dev/null; do
-    check_alive
-    sleep 0.1
-  done
-  server=(--server-pid "$broker_pid")
-  for pid in "${worker_pids[@]}"; do server+=(--server-pid "$pid"); done
-  bench "cluster-writes-$workers" --scenario book-create "${server[@]}"
-  # Appends per fdatasync over the whole run (warm-up included), from every worker's journal
-  # metrics: how many writes group commit put behind each sync.
-  appends_per_sync=$(/usr/bin/python3 - "${metrics_ports[@]}" <<'PY'
+# The facts of the run NAME.json just measured: point NAME PARTITIONS WORKERS APPENDS_PER_SYNC
+# (null when not read).
+point() {
+  /usr/bin/python3 -c 'import json,sys; print(json.dumps({"file": sys.argv[1] + ".json", "partitions": int(sys.argv[2]),
+    "workers": int(sys.argv[3]), "appends_per_sync": json.loads(sys.argv[4]), "broker_pid": int(sys.argv[5]),
+    "load_before": sys.argv[6], "load_after": sys.argv[7], "worker_pids": [int(p) for p in sys.argv[8:]]}))' \
+    "$1" "$2" "$3" "$4" "$broker_pid" "$load_before" "$load_after" "${worker_pids[@]}"
+}
+# Appends per fdatasync over the whole run (warm-up included) of the workers whose metrics are on
+# PORTS: how many writes group commit put behind each sync.
+appends_per_sync() {
+  /usr/bin/python3 - "$@" <<'PY'
 import re, sys, urllib.request
 totals = {"appends": 0.0, "syncs": 0.0}
 for port in sys.argv[1:]:
@@ -124,11 +109,57 @@ for port in sys.argv[1:]:
         totals[kind] += sum(float(v) for v in re.findall(r"^lyceum_journal_%s_total\{[^}]*\} (\S+)$" % kind, text, re.M))
 print(round(totals["appends"] / totals["syncs"], 2) if totals["syncs"] else "null")
 PY
-)
-  write_points+=("$(/usr/bin/python3 -c 'import json,sys; print(json.dumps({"workers": int(sys.argv[1]), "file": sys.argv[2],
-    "broker_pid": int(sys.argv[3]), "worker_pids": [int(p) for p in sys.argv[7:]], "load_before": sys.argv[4], "load_after": sys.argv[5],
-    "appends_per_sync": json.loads(sys.argv[6])}))' \
-    "$workers" "cluster-writes-$workers.json" "$broker_pid" "$load_before" "$load_after" "$appends_per_sync" "${worker_pids[@]}")")
+}
+
+# 1. Durable writes with 1, 2 and 4 partitioned worker processes, and first the unpartitioned
+# reference: a plain broker and one worker holding one books journal.
+write_points=() read_points=()
+for workers in unpartitioned 1 2 4; do
+  if [ "$workers" = unpartitioned ]; then
+    log "writes: broker and one unpartitioned worker (one journal), $concurrency in flight, ${run_seconds} s"
+    start_broker
+  else
+    log "writes: broker --partitions $partitions and $workers worker process(es), $concurrency in flight, ${run_seconds} s"
+    start_broker --partitions "$partitions"
+  fi
+  worker_pids=() metrics_ports=()
+  for ((index = 0; index < ${workers/unpartitioned/1}; index++)); do
+    data="$work/w$workers-$index"
+    flags=()
+    if [ "$workers" != unpartitioned ]; then
+      "$lyceum" partitions init --data "$data" --partitions "$partitions" --own "$(share "$index" "$workers")" --service books >/dev/null
+      flags=(--partitions "$partitions" --node "bench-w$index")
+    fi
+    metrics_ports+=("$(free_port)")
+    "$lyceum" worker --broker "$endpoint" "${flags[@]}" --service books --data "$data" --durability always \
+      --forwarder-endpoint "tcp://127.0.0.1:$(free_port)" --metrics-port "${metrics_ports[-1]}" \
+      --log-level warning 2>>"$work/worker-$index.log" &
+    pids+=("$!")
+    worker_pids+=("$!")
+  done
+  # Ready when every books partition has one owner (`status` asks every node what it holds), or
+  # unpartitioned, when books answers.
+  until if [ "$workers" = unpartitioned ]; then
+          "$lyceum" call --broker "$endpoint" --timeout 1000 books '{"op":"list","learner":"probe"}' >/dev/null 2>&1
+        else
+          "$lyceum" status --broker "$endpoint" --partitions "$partitions" --timeout 1000 2>/dev/null \
+            | /usr/bin/python3 -c 'import json,sys; rows=json.load(sys.stdin)["partitions"]["table"]
+sys.exit(0 if all(r["state"] == "owned" for r in rows if r["service"] == "books") else 1)' 2>/dev/null
+        fi; do
+    check_alive
+    sleep 0.1
+  done
+  server=(--server-pid "$broker_pid")
+  for pid in "${worker_pids[@]}"; do server+=(--server-pid "$pid"); done
+  bench "cluster-writes-$workers" --scenario book-create "${server[@]}"
+  used=$([ "$workers" = unpartitioned ] && echo 0 || echo "$partitions")
+  write_points+=("$(point "cluster-writes-$workers" "$used" "${workers/unpartitioned/1}" "$(appends_per_sync "${metrics_ports[@]}")")")
+  case "$workers" in
+    unpartitioned|4)
+      # Reads on the same cluster (1000 books the setup creates): the model's CPU per read.
+      bench "cluster-reads-$workers" --scenario book-read --books 1000 "${server[@]}"
+      read_points+=("$(point "cluster-reads-$workers" "$used" "${workers/unpartitioned/1}" null)") ;;
+  esac
   stop_all
 done
 
@@ -157,9 +188,8 @@ for mode in unpartitioned partitioned; do
     sleep 0.1
   done
   bench "cluster-routing-$mode" --scenario progress-watch --server-pid "$broker_pid"
-  routing_points+=("\"$mode\": $(/usr/bin/python3 -c 'import json,sys; print(json.dumps({"workers": 0, "file": sys.argv[1],
-    "broker_pid": int(sys.argv[2]), "worker_pids": [], "load_before": sys.argv[3], "load_after": sys.argv[4]}))' \
-    "cluster-routing-$mode.json" "$broker_pid" "$load_before" "$load_after")")
+  worker_pids=()
+  routing_points+=("\"$mode\": $(point "cluster-routing-$mode" "$([ "$mode" = partitioned ] && echo "$partitions" || echo 0)" 0 null)")
   stop_all
 done
 
@@ -185,6 +215,7 @@ PY
   "learners": $learners, "durability": "always", "routing_sessions": $sessions, "quick": $([ "$quick" = 1 ] && echo true || echo false)},
  "fsyncs_per_second": $fsyncs,
  "writes": [${write_points[*]}],
+ "reads": [${read_points[*]}],
  "routing": {${routing_points[*]}}}
 JSON
 )

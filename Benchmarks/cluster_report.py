@@ -53,13 +53,14 @@ def ceiling(point):
     return 1e6 / cpu if cpu else None
 
 
-def svg_chart(points, title, partitions):
+def svg_chart(points, reference, title, partitions):
     """writes/s (bars) and, on the same scale, the 1-worker figure times the workers (the dashed line
-    that perfect scaling would follow) against the number of worker processes."""
+    that perfect scaling would follow) and the unpartitioned reference (dotted), against the number
+    of worker processes."""
     width, height, left, right, top, bottom = 640, 400, 80, 30, 50, 60
     plot_w, plot_h = width - left - right, height - top - bottom
     base = points[0]["requests_per_second"] / points[0]["workers"]
-    highest = max([p["requests_per_second"] for p in points] + [base * p["workers"] for p in points])
+    highest = max([p["requests_per_second"] for p in points] + [base * p["workers"] for p in points] + [reference["requests_per_second"]])
     step = 1
     while highest / step > 8:
         for factor in (2, 2.5, 2):
@@ -97,6 +98,13 @@ def svg_chart(points, title, partitions):
     out.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#d62728" stroke-width="2" stroke-dasharray="6 4"/>'
                % (left + 10, top + 12, left + 40, top + 12))
     out.append('<text x="%d" y="%d">1 worker × N (linear scaling)</text>' % (left + 46, top + 16))
+    level = y(reference["requests_per_second"])
+    out.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#555" stroke-width="2" stroke-dasharray="2 3"/>'
+               % (left, level, left + plot_w, level))
+    out.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#555" stroke-width="2" stroke-dasharray="2 3"/>'
+               % (left + 10, top + 30, left + 40, top + 30))
+    out.append('<text x="%d" y="%d">1 unpartitioned worker, one journal: %s/s</text>'
+               % (left + 46, top + 34, "{:,.0f}".format(reference["requests_per_second"])))
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -105,32 +113,52 @@ def escaped(text):
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
 
+def setup(point):
+    """How a point's cluster was made, as its table row names it."""
+    if point["partitions"] == 0:
+        return "1, unpartitioned (one journal)"
+    return "%d, %d partitions" % (point["workers"], point["partitions"])
+
+
 def main(facts_path, directory):
     with open(facts_path) as file:
         facts = json.load(file)
-    writes = [measured(directory, point) for point in facts["writes"]]
+    points = [measured(directory, point) | {"partitions": point["partitions"]} for point in facts["writes"]]
+    reference = next(point for point in points if point["partitions"] == 0)
+    writes = [point for point in points if point["partitions"] > 0]
+    reads = [measured(directory, point) | {"partitions": point["partitions"]} for point in facts["reads"]]
     routing = {name: measured(directory, point) for name, point in facts["routing"].items()}
     for point in routing.values():
         point["ceiling_requests_per_second"] = ceiling(point)
     summary = {"machine": facts["machine"], "settings": facts["settings"], "fsyncs_per_second": facts["fsyncs_per_second"],
-               "writes": writes, "routing": routing}
+               "writes": writes, "unpartitioned_writes": reference, "reads": reads, "routing": routing}
     with open(os.path.join(directory, "cluster.json"), "w") as file:
         json.dump(summary, file, indent=2)
         file.write("\n")
     with open(os.path.join(directory, "cluster.svg"), "w") as file:
-        file.write(svg_chart(writes, "Durable book creates through one broker, %d in flight" % facts["settings"]["in_flight"],
+        file.write(svg_chart(writes, reference, "Durable book creates through one broker, %d in flight" % facts["settings"]["in_flight"],
                              facts["settings"]["partitions"]))
 
     base = writes[0]
     lines = [
-        "| worker processes | writes/s | × 1 worker | p50 ms | p99 ms | broker CPU µs/write | workers CPU µs/write | writes per fdatasync | errors | load average before → after |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+        "| worker processes | writes/s | × 1 partitioned worker | p50 ms | p99 ms | broker CPU µs/write | workers CPU µs/write | writes per fdatasync | errors | load average before → after |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
-    for point in writes:
-        lines.append("| %d | %s | %s | %.3f | %.3f | %s | %s | %s | %d | %s → %s |" % (
-            point["workers"], number(point["requests_per_second"]), ratio(point["requests_per_second"], base["requests_per_second"]),
+    for point in [reference] + writes:
+        lines.append("| %s | %s | %s | %.3f | %.3f | %s | %s | %s | %d | %s → %s |" % (
+            setup(point), number(point["requests_per_second"]), ratio(point["requests_per_second"], base["requests_per_second"]),
             point["p50_us"] / 1000, point["p99_us"] / 1000, number(point["broker_cpu_us_per_request"], 1),
             number(point["workers_cpu_us_per_request"], 1), number(point["appends_per_sync"], 2), point["errors"],
+            point["load_average"]["before"], point["load_average"]["after"]))
+    lines += [
+        "",
+        "| book reads: worker processes | reads/s | p50 ms | p99 ms | broker CPU µs/read | workers CPU µs/read | errors | load average before → after |",
+        "|---|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for point in reads:
+        lines.append("| %s | %s | %.3f | %.3f | %s | %s | %d | %s → %s |" % (
+            setup(point), number(point["requests_per_second"]), point["p50_us"] / 1000, point["p99_us"] / 1000,
+            number(point["broker_cpu_us_per_request"], 1), number(point["workers_cpu_us_per_request"], 1), point["errors"],
             point["load_average"]["before"], point["load_average"]["after"]))
     lines += [
         "",
