@@ -9,10 +9,14 @@
 # read run) and anything else a run pays once cancels out. All of serve's threads count: the
 # broker, the journal's acknowledger, metrics.
 #
+# BENCH_ARGS adds options to both runs, e.g. BENCH_ARGS="--rate 300" for requests that arrive one
+# at a time (open loop): the cost of a request that shares its wake-ups with no other.
+#
 # Usage: Benchmarks/request-cost.sh LYCEUM SCENARIO [N1] [N2] [DURABILITY]
 #   e.g. Benchmarks/request-cost.sh .build/release/lyceum book-create 2000 6000 always
 # Prints: SCENARIO instructions_per_request (and the two dumps' totals on stderr). KEEP=DIR
-# copies each dump there, for callgrind_annotate.
+# copies each dump there as callgrind.N (N requests), for callgrind_annotate or
+# Benchmarks/callgrind-layers.py, which subtracts the N1 dump from the N2 one as this script does.
 set -euo pipefail
 lyceum=$1 scenario=$2 n1=${3:-2000} n2=${4:-6000} durability=${5:-always}
 work=$(mktemp -d "${TMPDIR:-/tmp}/lyceum-request-cost.XXXXXX")
@@ -35,10 +39,10 @@ done
 measure() {
   callgrind_control -z "$serve_pid" >/dev/null 2>&1
   "$lyceum" bench --endpoint "$endpoint" --scenario "$scenario" --in-flight 50 --requests "$1" --warmup 0s \
-    --timeout 60s --progress 60s >/dev/null 2>"$work/bench.log" || { cat "$work/bench.log" >&2; exit 1; }
+    --timeout 60s --progress 60s ${BENCH_ARGS:-} >/dev/null 2>"$work/bench.log" || { cat "$work/bench.log" >&2; exit 1; }
   rm -f "$work"/callgrind.out.*
   callgrind_control -d "$serve_pid" >/dev/null 2>&1
-  [ -z "${KEEP:-}" ] || cp "$work"/callgrind.out.* "$KEEP"/
+  [ -z "${KEEP:-}" ] || cat "$work"/callgrind.out.* >"$KEEP/callgrind.$1"
   # One dump file of all threads; its `totals:` line is the sum.
   cat "$work"/callgrind.out.* | awk '/^totals:/ { sum += $2 } END { print sum }'
 }

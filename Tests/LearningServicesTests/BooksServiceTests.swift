@@ -1,3 +1,4 @@
+import Books
 import JSON
 import Journal
 import LearningServices
@@ -116,6 +117,40 @@ import Testing
         for change in log.changes { try replayed.apply(change) }
         #expect(replayed.ledger.count == RequestLedger.retainedPerLearner)
         #expect(replayed.library.count == RequestLedger.retainedPerLearner + 5)
+    }
+
+    /// Writes store the book they planned without decoding its journal record (issue 19); the
+    /// state must still be exactly what replaying that record gives, for every kind of text,
+    /// and for a book journaled by an older build with an id spelled in uppercase.
+    @Test func theStateAWriteLeavesIsTheStateItsRecordsReplayTo() throws {
+        let spelled = Book(
+            id: "ABCDEF00-0000-4000-8000-00000000000A", learner: "ada", title: "Old", author: "Older", genre: .kids, rating: 2,
+            review: "", version: 1, createdAt: 1_767_603_000_000, updatedAt: 1_767_603_000_000)
+        let seeded = JournalChange.put(BookLibrary.collection, key: "ada/" + spelled.id, value: spelled.journalValue())
+        var seededState = BooksState()
+        try seededState.apply(seeded)
+        let log = InMemoryChangeLog()
+        let service = BooksService(state: seededState, log: log, environment: deterministicEnvironment())
+        for (index, title) in ["Dune", "Ἀλήθεια 🦉", #"Quote \" and \\ and \n"#, "émile", "ZEBRA"].enumerated() {
+            let created = try service.call(
+                #"{"op":"create","learner":"l\#(index % 2)","title":"\#(title)","author":"A\#(index)","genre":"Kids","rating":\#(index % 5 + 1)}"#)
+            guard case .string(let id)? = result(created)?["book"]?["id"] else {
+                Issue.record("create \(index) was refused: \(created)")
+                return
+            }
+            let updated = try service.call(#"{"op":"update","learner":"l\#(index % 2)","id":"\#(id)","review":"r\#(index) 🦉","title":"T\#(title)"}"#)
+            #expect(updated["ok"] == true)
+        }
+        #expect(try service.call(#"{"op":"update","learner":"ada","id":"\#(spelled.id)","rating":5}"#)["ok"] == true)
+
+        var replayed = BooksState()
+        for change in [seeded] + log.changes { try replayed.apply(change) }
+        let live = service.currentState
+        #expect(live.library.count == 6)
+        #expect(live.library.count == replayed.library.count)
+        let order = { (a: JournalChange, b: JournalChange) in a.key < b.key }
+        #expect(live.snapshot().sorted(by: order) == replayed.snapshot().sorted(by: order))
+        #expect(live.library.book(spelled.id, of: "ada")?.id == spelled.id)
     }
 
     @Test func handlesConcurrentCallersWithoutLosingWrites() async throws {

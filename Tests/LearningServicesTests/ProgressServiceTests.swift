@@ -1,5 +1,6 @@
 import Catalog
 import JSON
+import Journal
 import LearningServices
 import Progress
 import Testing
@@ -74,6 +75,37 @@ import Testing
         #expect(errorCode(reply) == code)
         #expect(reply["error"]?["field"] == .string(field))
         #expect(event == nil && log.records.isEmpty)
+    }
+
+    /// Writes store the record they planned without decoding its journal payload (issue 19);
+    /// the records and the course aggregates must still be exactly what replaying the
+    /// payloads gives.
+    @Test func theStateAWriteLeavesIsTheStateItsRecordsReplayTo() throws {
+        let writes = [
+            #"{"op":"begin_course","learner":"ada","course":"1"}"#,
+            #"{"op":"mark_watched","learner":"ada","course":"1","lesson":"1"}"#,
+            #"{"op":"save_position","learner":"ada","course":"1","lesson":"2","position_seconds":42.123456789}"#,
+            #"{"op":"save_position","learner":"ada","course":"1","lesson":"2","position_seconds":0.1}"#,
+            #"{"op":"submit_quiz","learner":"ada","course":"1","answers":[2,1,1]}"#,
+            #"{"op":"submit_quiz","learner":"ada","course":"1","answers":[2,0,1],"request_id":"q-2"}"#,
+            #"{"op":"mark_watched","learner":"ben","course":"2","lesson":"1"}"#,
+            #"{"op":"mark_unwatched","learner":"ada","course":"1","lesson":"1"}"#,
+            #"{"op":"submit_quiz","learner":"ben","course":"1","answers":[0,0,0]}"#,
+        ]
+        for write in writes { #expect(send(write).reply["ok"] == true, "\(write)") }
+
+        var replayed = ProgressState()
+        for change in log.changes { try replayed.apply(change) }
+        let live = service.currentState
+        let order = { (a: JournalChange, b: JournalChange) in a.key < b.key }
+        #expect(live.records.snapshot().sorted(by: order) == replayed.records.snapshot().sorted(by: order))
+        for course in ["1", "2"] {
+            #expect(live.records.statistics(of: course) == replayed.records.statistics(of: course))
+            for learner in ["ada", "ben"] {
+                #expect(live.records.progress(of: learner, in: course) == replayed.records.progress(of: learner, in: course))
+            }
+        }
+        #expect(live.records.progress(of: "ada", in: "1")?.positions["2"] == 0.1)
     }
 
     @Test func retriedWritesSurviveARestart() throws {

@@ -17,13 +17,18 @@ private struct RefusingState: LedgeredState {
 /// A journaled change the live state could not take is reported, not dropped: the write gets an
 /// error reply, and every later capture throws, so no compaction snapshots a state without it.
 @Suite struct UnappliedChangeTests {
-    @Test func aChangeTheStateRefusesFailsTheWriteAndEveryLaterCapture() throws {
+    /// With and without a plan that performs its changes itself (`WritePlan.perform`).
+    @Test(arguments: [false, true])
+    func aChangeTheStateRefusesFailsTheWriteAndEveryLaterCapture(performedByThePlan: Bool) throws {
         let log = InMemoryChangeLog()
         let core = ServiceCore(state: RefusingState(), log: log)
         let request = try Request(Array(#"{"op":"put","learner":"ada"}"#.utf8))
         let replies = Replies()
+        let change = JournalChange.put("things", key: "ada/1", value: Array("{}".utf8))
         core.write(request, learner: "ada", plan: { _ throws(ServiceError) in
-            WritePlan<Never>(result: Array("{}".utf8), changes: [.put("things", key: "ada/1", value: Array("{}".utf8))], event: nil)
+            WritePlan<RefusingState, Never>(
+                result: Array("{}".utf8), changes: [change], event: nil,
+                perform: performedByThePlan ? { (state) throws(UndecodableValue) in try state.apply(change) } : nil)
         }) { replies.append($0.reply) }
         let reply = String(decoding: try #require(replies.first), as: UTF8.self)
         #expect(reply.contains(#""code":"internal""#) && reply.contains("things/ada/1"), "\(reply)")

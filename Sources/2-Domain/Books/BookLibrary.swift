@@ -89,13 +89,27 @@ public struct BookLibrary: JournalState, Sendable {
         // replay does not split every key into new strings. Payloads this build wrote go
         // straight into their stored form; others are decoded generally, which names any fault.
         if let (learner, id, stored) = StoredBook.decoded(journalValue: value) {
-            if shelves[learner, default: [:]].updateValue(stored, forKey: id) == nil { count += 1 }
+            insert(stored, id: id, learner: learner)
             return
         }
         let book: Book
         do throws(ValueDecodingError) { book = try Book(journalValue: value) } catch { throw UndecodableValue(change, error) }
         guard let id = BookID(book.id) else { throw UndecodableValue(change, .malformed("the id \"\(book.id)\" is not a book id")) }
-        if shelves[book.learner, default: [:]].updateValue(StoredBook(book, id: id), forKey: id) == nil { count += 1 }
+        insert(StoredBook(book, id: id), id: id, learner: book.learner)
+    }
+
+    /// Stores `book`, whose put `change` is (as `creation` or `update` planned it), leaving the
+    /// library exactly as `apply(change)` would but without decoding the payload it was just
+    /// encoded into: the write path keeps the `Book` it planned.
+    /// - Throws: what `apply(change)` throws, for a book whose id is no book id; nothing
+    ///   changes then.
+    public mutating func store(_ book: Book, by change: JournalChange) throws(UndecodableValue) {
+        guard let id = BookID(book.id) else { return try apply(change) }
+        insert(StoredBook(book, id: id), id: id, learner: book.learner)
+    }
+
+    private mutating func insert(_ stored: StoredBook, id: BookID, learner: String) {
+        if shelves[learner, default: [:]].updateValue(stored, forKey: id) == nil { count += 1 }
     }
 
     /// One put per book.

@@ -36,11 +36,12 @@ struct StoredBook: Sendable {
     /// Packs `book`, whose id parses as `id`.
     init(_ book: Book, id: BookID) {
         self.init(reservingTextBytes: book.id.utf8.count + book.title.utf8.count + book.author.utf8.count + book.review.utf8.count)
-        let spelled = Self.hasUppercase(book.id.utf8) ? book.id : ""
-        for (field, text) in [(Text.id, spelled), (.title, book.title), (.author, book.author), (.review, book.review)] {
-            bytes.append(contentsOf: text.utf8)
-            setLength(text.utf8.count, of: field)
-        }
+        // Field by field, not over an array of (field, text) pairs: every create and update
+        // packs its book on the write path, and that array was a heap allocation each time.
+        append(Self.hasUppercase(book.id.utf8) ? book.id : "", as: .id)
+        append(book.title, as: .title)
+        append(book.author, as: .author)
+        append(book.review, as: .review)
         finish(version: book.version, createdAt: book.createdAt, updatedAt: book.updatedAt, rating: book.rating, genre: book.genre)
     }
 
@@ -144,6 +145,11 @@ struct StoredBook: Sendable {
 
     private func length(of text: Text) -> Int {
         Int(bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: Self.lengthsOffset + 4 * text.rawValue, as: UInt32.self) })
+    }
+
+    private mutating func append(_ text: String, as field: Text) {
+        bytes.append(contentsOf: text.utf8)
+        setLength(text.utf8.count, of: field)
     }
 
     private mutating func setLength(_ count: Int, of text: Text) {

@@ -94,11 +94,12 @@ public final class BooksService: JournaledService {
         let book = try domain { () throws(BookError) in
             try BookDraft(title: draft.0, author: draft.1, genre: try Book.genre(named: draft.2), rating: draft.3, review: draft.4)
         }
-        core.write(request, learner: learner, plan: { (state) -> WritePlan<BookEvent> in
+        core.write(request, learner: learner, plan: { (state) -> WritePlan<BooksState, BookEvent> in
             let (created, change) = state.library.creation(of: book, id: environment.makeID(), learner: learner, now: environment.now())
             return WritePlan(
                 result: created.resultJSON, changes: [change],
-                event: BookEvent(kind: .created, learner: learner, bookID: created.id, book: created))
+                event: BookEvent(kind: .created, learner: learner, bookID: created.id, book: created),
+                perform: { (state) throws(UndecodableValue) in try state.store(created, by: change) })
         }, completion: completion)
     }
 
@@ -130,13 +131,14 @@ public final class BooksService: JournaledService {
                 title: fields.0, author: fields.1, genre: try fields.2.map { (name) throws(BookError) in try Book.genre(named: name) },
                 rating: fields.3, review: fields.4)
         }
-        core.write(request, learner: learner, plan: { (state) throws(ServiceError) -> WritePlan<BookEvent> in
+        core.write(request, learner: learner, plan: { (state) throws(ServiceError) -> WritePlan<BooksState, BookEvent> in
             let (updated, change) = try domain { () throws(BookError) in
                 try state.library.update(id, of: learner, with: patch, expectedVersion: expected, now: environment.now())
             }
             return WritePlan(
                 result: updated.resultJSON, changes: [change],
-                event: BookEvent(kind: .updated, learner: learner, bookID: id, book: updated))
+                event: BookEvent(kind: .updated, learner: learner, bookID: id, book: updated),
+                perform: { (state) throws(UndecodableValue) in try state.store(updated, by: change) })
         }, completion: completion)
     }
 
@@ -145,7 +147,7 @@ public final class BooksService: JournaledService {
             (try reader.learner(in: partition), try reader.id("id"), try reader.optionalInteger("expected_version", in: 1...Int.max))
         }
         try caller.authorize(actingFor: learner)
-        core.write(request, learner: learner, plan: { (state) throws(ServiceError) -> WritePlan<BookEvent> in
+        core.write(request, learner: learner, plan: { (state) throws(ServiceError) -> WritePlan<BooksState, BookEvent> in
             let change = try domain { () throws(BookError) in
                 try state.library.deletion(of: id, of: learner, expectedVersion: expected)
             }

@@ -22,6 +22,13 @@ public struct BooksState: LedgeredState {
         }
     }
 
+    /// Stores `book`, which `change` (a put `BookLibrary` planned) encodes, as applying `change`
+    /// would, without decoding its payload.
+    /// - Throws: what `apply(change)` throws; nothing changes then.
+    mutating func store(_ book: Book, by change: JournalChange) throws(UndecodableValue) {
+        try library.store(book, by: change)
+    }
+
     /// Changes that rebuild the books and the ledger.
     public func snapshot() -> [JournalChange] { library.snapshot() + ledger.snapshot() }
 

@@ -122,7 +122,7 @@ public final class ProgressService: JournaledService {
         try caller.authorize(actingFor: learner)
         let course = try catalog.existingCourse(courseID)
         let now = environment.now()
-        core.write(request, learner: learner, plan: { (state) throws(ServiceError) -> WritePlan<ProgressEvent> in
+        core.write(request, learner: learner, plan: { (state) throws(ServiceError) -> WritePlan<ProgressState, ProgressEvent> in
             let outcome: ProgressOutcome
             do throws(ProgressError) {
                 outcome = try state.records.plan(action, by: learner, in: course, now: now)
@@ -140,7 +140,10 @@ public final class ProgressService: JournaledService {
                 result.append("wrong", .array(attempt.wrong.map(JSONValue.string)))
             }
             result.append("progress", outcome.summary.json)
-            return WritePlan(result: JSONValue.object(result).serialized(), changes: outcome.change.map { [$0] } ?? [], event: outcome.event)
+            let record = outcome.progress
+            return WritePlan(
+                result: JSONValue.object(result).serialized(), changes: outcome.change.map { [$0] } ?? [], event: outcome.event,
+                perform: outcome.change == nil ? nil : { (state) in state.store(record) })
         }, completion: completion)
     }
 

@@ -22,6 +22,10 @@ public struct ProgressState: LedgeredState {
         }
     }
 
+    /// Stores `record`, which a `progress` put the records planned encodes, as applying that
+    /// put would, without decoding it.
+    mutating func store(_ record: CourseProgress) { records.store(record) }
+
     /// Changes that rebuild the records and the ledger.
     public func snapshot() -> [JournalChange] { records.snapshot() + ledger.snapshot() }
 }

@@ -84,6 +84,13 @@ public struct ProgressRecords: JournalState, Sendable {
         // A put's payload names its learner and course (the key is derived from them on write).
         let record: CourseProgress
         do throws(ValueDecodingError) { record = try CourseProgress(journalValue: value) } catch { throw UndecodableValue(change, error) }
+        store(record)
+    }
+
+    /// Stores `record` under its learner and course, keeping the aggregates in step: what
+    /// applying a put of `record.journalValue()` does, without decoding the payload (the write
+    /// path keeps the record it planned).
+    public mutating func store(_ record: CourseProgress) {
         if let old = learners[record.learner]?.updateValue(record, forKey: record.course) {
             statistics[record.course, default: CourseStatistics()].add(old, sign: -1)
         } else if learners[record.learner] == nil {
