@@ -49,12 +49,8 @@ lyceum=$BIN_DIR/lyceum
 work=$(mktemp -d "${TMPDIR:-/tmp}/lyceum-cluster.XXXXXX")
 pids=()
 # TERM every process of the current point, then wait for each (workers drain and sync first).
-stop_all() {
-  local pid
-  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  pids=()
-}
+source Benchmarks/processes.sh
+stop_all() { stop_processes "${pids[@]}"; pids=(); }
 trap 'stop_all; rm -rf "$work"' EXIT
 
 log() { echo "cluster-bench: $*" >&2; }

@@ -68,12 +68,8 @@ stop_redis() {
 }
 stop_lyceum() { [ -z "$lyceum_pid" ] || { kill -TERM "$lyceum_pid" 2>/dev/null || true; wait "$lyceum_pid" 2>/dev/null || true; lyceum_pid=""; }; }
 # Processes of part 6 (broker, worker, nats-server, responder): TERM, then wait for each.
-stop_extra() {
-  local pid
-  for pid in "${extra_pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${extra_pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  extra_pids=()
-}
+source Benchmarks/processes.sh
+stop_extra() { stop_processes "${extra_pids[@]}"; extra_pids=(); }
 trap 'stop_lyceum; stop_redis; stop_extra; rm -rf "$work"' EXIT
 
 log() { echo "suite: $*" >&2; }

@@ -14,14 +14,19 @@ import Testing
         && FileManager.default.isExecutableFile(atPath: "/usr/bin/go")
         && FileManager.default.fileExists(atPath: "/usr/share/gocode/src/github.com/nats-io/nats.go")
 
+    /// Runs `Benchmarks/suite.sh` with `arguments` on the binaries this build made, writing to `out`.
+    static func suite(_ arguments: [String], out: URL, environment: [String: String] = [:]) throws -> BuiltProgram.Outcome {
+        try BuiltProgram.run(repository.appendingPathComponent("Benchmarks/suite.sh").path, arguments,
+                             environment: ["BIN_DIR": BuiltProgram.productsDirectory.path, "OUT": out.path].merging(environment) { $1 },
+                             currentDirectory: repository)
+    }
+
     @Test(.enabled(if: redisInstalled, "needs redis-server and redis-benchmark: scripts/ensure-deps.sh bench"),
           .timeLimit(.minutes(5)))
     func quickModeMeasuresEverything() throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("lyceum-suite-\(UUID().uuidString)")
         defer { removeTemporary(out) }
-        let outcome = try BuiltProgram.run(Self.repository.appendingPathComponent("Benchmarks/suite.sh").path, ["--quick"],
-                                           environment: ["BIN_DIR": BuiltProgram.productsDirectory.path, "OUT": out.path],
-                                           currentDirectory: Self.repository)
+        let outcome = try Self.suite(["--quick"], out: out)
         #expect(outcome.status == 0, "\(outcome.standardError.suffix(3000))")
         let results = try String(contentsOf: out.appendingPathComponent("results.md"), encoding: .utf8)
         for measurement in ["ZeroMQ PUSH→PULL", "catalog reads", "book reads", "durable book creates", "open loop",
@@ -63,9 +68,7 @@ import Testing
     func onlyClusterMeasuresEveryPoint() throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("lyceum-cluster-\(UUID().uuidString)")
         defer { removeTemporary(out) }
-        let outcome = try BuiltProgram.run(Self.repository.appendingPathComponent("Benchmarks/suite.sh").path, ["--quick", "--only-cluster"],
-                                           environment: ["BIN_DIR": BuiltProgram.productsDirectory.path, "OUT": out.path],
-                                           currentDirectory: Self.repository)
+        let outcome = try Self.suite(["--quick", "--only-cluster"], out: out)
         #expect(outcome.status == 0, "\(outcome.standardError.suffix(3000))")
         let data = try Data(contentsOf: out.appendingPathComponent("cluster.json"))
         let cluster = try JSONParser().parse(Array(data))
@@ -100,10 +103,7 @@ import Testing
     func natsRowsAreSkippedVisiblyWithoutNATS() throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("lyceum-nats-\(UUID().uuidString)")
         defer { if FileManager.default.fileExists(atPath: out.path) { removeTemporary(out) } }
-        let outcome = try BuiltProgram.run(Self.repository.appendingPathComponent("Benchmarks/suite.sh").path, ["--quick", "--only-nats"],
-                                           environment: ["BIN_DIR": BuiltProgram.productsDirectory.path, "OUT": out.path,
-                                                         "NATS_SERVER": "/nonexistent/nats-server"],
-                                           currentDirectory: Self.repository)
+        let outcome = try Self.suite(["--quick", "--only-nats"], out: out, environment: ["NATS_SERVER": "/nonexistent/nats-server"])
         #expect(outcome.status == 1)
         #expect(outcome.standardError.contains("NATS rows skipped: nats-server"), "\(outcome.standardError.suffix(2000))")
         #expect(outcome.standardError.contains("scripts/ensure-deps.sh nats"))
@@ -114,9 +114,7 @@ import Testing
     func shortSoakSamplesMemory() throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("lyceum-soak-\(UUID().uuidString)")
         defer { removeTemporary(out) }
-        let outcome = try BuiltProgram.run(Self.repository.appendingPathComponent("Benchmarks/suite.sh").path, ["--soak", "3"],
-                                           environment: ["BIN_DIR": BuiltProgram.productsDirectory.path, "OUT": out.path],
-                                           currentDirectory: Self.repository)
+        let outcome = try Self.suite(["--soak", "3"], out: out)
         #expect(outcome.status == 0, "\(outcome.standardError.suffix(3000))")
         let samples = try String(contentsOf: out.appendingPathComponent("soak-rss.csv"), encoding: .utf8).split(separator: "\n")
         #expect(samples.count >= 2)
