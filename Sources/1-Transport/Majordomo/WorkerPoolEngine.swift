@@ -423,12 +423,15 @@ final class WorkerPoolEngine {
     }
 
     /// Starts removing `service`: its idle sessions leave at once, those with a request in hand
-    /// once they have replied, within the drain timeout.
+    /// once they have replied, within the drain timeout. A REQUEST already waiting in an idle
+    /// session's socket is taken first: the broker counts it as that worker's, and would forget
+    /// it at the DISCONNECT, leaving its client to time out.
     private func beginRemoval(of service: String, completion: @escaping @Sendable () -> Void) throws(ZMQError) {
         let deadline = clock.now + configuration.drainTimeout
         for session in sessions where !session.isVacant && session.route.service == service {
             session.isLeaving = true
             session.reconnectAt = nil
+            if session.socket != nil, session.inHand == nil { try receive(on: session) }
             if session.socket != nil, session.inHand == nil { try leave(session) }
         }
         removals.append((service, deadline, completion))
