@@ -52,6 +52,13 @@ bench:
 	@scripts/ensure-deps.sh bench nats
 	Benchmarks/suite.sh
 
+## Scale-out (issue 17): durable writes through one `broker --partitions 16` with 1, 2 and 4 partitioned
+## worker processes, and one broker's routing ceiling; cluster.md, .json and .svg in bench-results/<date>/.
+.PHONY: bench-cluster
+bench-cluster:
+	@scripts/ensure-deps.sh bench
+	Benchmarks/suite.sh --only-cluster
+
 ## Ten minutes of the mix at 50% of its peak: resident memory sampled, no errors allowed.
 soak:
 	@scripts/ensure-deps.sh bench

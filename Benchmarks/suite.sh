@@ -14,13 +14,16 @@
 #      Skipped, with a note in results.md, when nats-server, go or Debian's nats.go are missing.
 #   Server CPU per request (utime+stime of the server processes from /proc/PID/stat over the
 #   measured interval ÷ measured requests) beside every Lyceum, Redis and NATS throughput row.
-#   7. --soak only: the mix at 50% of its peak for SOAK seconds, RSS sampled, no errors allowed.
+#   7. Scale-out (issue 17, Benchmarks/cluster-bench.sh): durable writes through one partitioned broker
+#      with 1, 2 and 4 worker processes, and one broker's routing ceiling, unpartitioned and partitioned.
+#   8. --soak only: the mix at 50% of its peak for SOAK seconds, RSS sampled, no errors allowed.
 # Writes results.md, the JSON of every run and SVG charts to OUT (default bench-results/<date>).
 #
-# Usage: Benchmarks/suite.sh [--quick] [--soak SECONDS | --only-nats]
+# Usage: Benchmarks/suite.sh [--quick] [--soak SECONDS | --only-nats | --only-cluster]
 #   --quick          seconds, not minutes: tiny counts, one round; the test suite runs this
 #   --soak SECONDS   only the soak (make soak: 600)
 #   --only-nats      only part 6, the NATS rows and the Lyceum rows beside them (for a busy machine)
+#   --only-cluster   only part 7, the scale-out rows (cluster.md, cluster.json and cluster.svg in OUT too)
 # Environment: BIN_DIR (lyceum, zmq-throughput and journal-bench already built; else a release
 # build), OUT, RECORDS (default 1000000), RUN_SECONDS (default 10), CONCURRENCY (default 50),
 # NATS_SERVER (default: nats-server on PATH, else /usr/sbin/nats-server).
@@ -29,13 +32,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-quick=0 soak=0 only_nats=0
+quick=0 soak=0 only_nats=0 only_cluster=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1 ;;
     --only-nats) only_nats=1 ;;
+    --only-cluster) only_cluster=1 ;;
     --soak) soak=${2:?--soak needs SECONDS}; shift ;;
-    *) echo "usage: Benchmarks/suite.sh [--quick] [--soak SECONDS | --only-nats]" >&2; exit 2 ;;
+    *) echo "usage: Benchmarks/suite.sh [--quick] [--soak SECONDS | --only-nats | --only-cluster]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -64,12 +68,8 @@ stop_redis() {
 }
 stop_lyceum() { [ -z "$lyceum_pid" ] || { kill -TERM "$lyceum_pid" 2>/dev/null || true; wait "$lyceum_pid" 2>/dev/null || true; lyceum_pid=""; }; }
 # Processes of part 6 (broker, worker, nats-server, responder): TERM, then wait for each.
-stop_extra() {
-  local pid
-  for pid in "${extra_pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${extra_pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  extra_pids=()
-}
+source Benchmarks/processes.sh
+stop_extra() { stop_processes "${extra_pids[@]}"; extra_pids=(); }
 trap 'stop_lyceum; stop_redis; stop_extra; rm -rf "$work"' EXIT
 
 log() { echo "suite: $*" >&2; }
@@ -78,8 +78,9 @@ free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("12
 rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 now() { date +%s.%N; }
 # A member of a `lyceum bench --json` result: json FILE requests_per_second | latency_us/p99.9 | …
+# (an array's element by its index: writes/0/workers)
 json() { /usr/bin/python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))
-for k in sys.argv[2].split("/"): v=v[k]
+for k in sys.argv[2].split("/"): v=v[int(k)] if isinstance(v, list) else v[k]
 print(v)' "$1" "$2"; }
 ms() { awk -v us="$1" 'BEGIN { printf "%.3f", us / 1000 }'; }
 # utime+stime of PIDs, in clock ticks, from /proc/PID/stat (fields counted after the command name).
@@ -204,7 +205,7 @@ if [ "$soak" != 0 ]; then
 fi
 
 # Parts 1–5 (not indented, so that this block's lines stay as they were).
-if [ "$only_nats" = 0 ]; then
+if [ "$only_nats" = 0 ] && [ "$only_cluster" = 0 ]; then
 # 1. ZeroMQ: the Swift wrapper vs C.
 log "1/5 ZeroMQ PUSH→PULL, Swift vs C"
 zmq=$(ZMQ_THROUGHPUT_BIN=$BIN_DIR/zmq-throughput Benchmarks/zmq-throughput.sh "$zmq_messages" 32 "$zmq_rounds" 2>/dev/null)
@@ -311,11 +312,15 @@ nats_server=${NATS_SERVER:-$(command -v nats-server || echo /usr/sbin/nats-serve
 [ -x "$nats_server" ] || nats_missing+=(nats-server)
 command -v go >/dev/null || nats_missing+=(go)
 [ -d /usr/share/gocode/src/github.com/nats-io/nats.go ] || nats_missing+=(golang-github-nats-io-go-nats-dev)
-if [ ${#nats_missing[@]} -gt 0 ]; then
+nats_ran=0
+if [ "$only_cluster" = 1 ]; then
+  log "5/5 skipped (--only-cluster)"
+elif [ ${#nats_missing[@]} -gt 0 ]; then
   nats_note="**NATS rows skipped: ${nats_missing[*]} not installed (\`scripts/ensure-deps.sh nats\`, which \`make bench\` runs).**"
   log "5/5 ${nats_note//\*/}"
   [ "$only_nats" = 0 ] || exit 1
 else
+  nats_ran=1
   log "5/5 beside NATS: building Benchmarks/NATSLoad against Debian's nats.go (no network)"
   # GOPATH mode over Debian's packaged sources; a cache under the run's directory when the
   # environment names none (go refuses to run without one).
@@ -410,13 +415,31 @@ PY
   goal "writes under interval ≥ 1.0× JetStream publish+ack" "$(divide "$interval_rps" "$js_rps")×" "≥ 1.0×" "$(at_most 1 "$(divide "$interval_rps" "$js_rps")")"
 fi
 
-charts=()
+# 7. Scale-out: Benchmarks/cluster-bench.sh writes cluster.md, cluster.json and cluster.svg beside these.
 if [ "$only_nats" = 0 ]; then
+  log "7 scale-out: writes with 1, 2, 4 partitioned worker processes; one broker's routing ceiling"
+  BIN_DIR=$BIN_DIR OUT=$out RUN_SECONDS=$run_seconds CONCURRENCY=$concurrency Benchmarks/cluster-bench.sh \
+    $([ "$quick" = 1 ] && echo --quick) >/dev/null
+  cluster() { json "$out/cluster.json" "$1"; }
+  for index in 1 2; do
+    workers=$(cluster "writes/$index/workers")
+    row "durable book creates through one broker --partitions 16, writes/s: $workers worker processes vs 1" \
+      "$(printf %.0f "$(cluster "writes/$index/requests_per_second")")" "$(printf %.0f "$(cluster writes/0/requests_per_second)")" \
+      "$(divide "$(cluster "writes/$index/requests_per_second")" "$(cluster writes/0/requests_per_second)")"
+  done
+  partitioned_ceiling=$(cluster routing/partitioned/ceiling_requests_per_second)
+  unpartitioned_ceiling=$(cluster routing/unpartitioned/ceiling_requests_per_second)
+  row "one broker's routing ceiling (1 s ÷ broker CPU per request), req/s: --partitions 16 vs unpartitioned" \
+    "$(printf %.0f "$partitioned_ceiling")" "$(printf %.0f "$unpartitioned_ceiling")" "$(divide "$partitioned_ceiling" "$unpartitioned_ceiling")"
+fi
+
+charts=()
+if [ "$only_nats" = 0 ] && [ "$only_cluster" = 0 ]; then
   "$lyceum" bench plot "$out/reads.svg" "$out/catalog-read.json" "$out/book-read.json" "$out/curve-book-read.json" "$out/book-read-open.json" "$out/redis-get.json"
   "$lyceum" bench plot "$out/writes.svg" "$out/book-create.json" "$out/curve-book-create.json" "$out/redis-set-always.json"
   charts+=(reads writes)
 fi
-if [ -z "$nats_note" ]; then
+if [ "$nats_ran" = 1 ]; then
   "$lyceum" bench plot "$out/nats.svg" "$out/worker-catalog-read.json" "$out/nats-request.json" "$out/book-create-interval.json" "$out/nats-jetstream.json"
   charts+=(nats)
 fi
@@ -431,6 +454,8 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
   echo "$([ "$quick" = 1 ] && echo "**Quick mode: tiny counts, figures are not meaningful.**")"
   [ -z "$nats_note" ] || echo "$nats_note"
   [ "$only_nats" = 0 ] || echo "**Only part 6 (\`--only-nats\`): the NATS rows and the Lyceum rows beside them.**"
+  [ "$only_cluster" = 0 ] || echo "**Only part 7 (\`--only-cluster\`): the scale-out rows.**"
+  [ "$only_nats" = 1 ] || echo "Scale-out (part 7): one \`lyceum broker --partitions 16\` and partitioned worker processes; every point, its load average and CPU per write in [cluster.md](cluster.md)."
   echo
   echo "Lyceum runs as one \`lyceum serve\` process (the broker answers catalog, books and progress itself; journals under \`always\`), driven by"
   echo "\`lyceum bench\` with 4 connections, ${run_seconds} s per run after a $warmup warm-up; Redis by \`redis-benchmark\` (200-byte values)."

@@ -10,7 +10,8 @@
 #                               (zcert, for the certificate interop tests), chromium (the
 #                               browser the dashboard is tested in, headless), iproute2 (the
 #                               network namespaces of deploy/netns-cluster.sh and ClusterTests)
-#   ensure-deps.sh bench      + redis-server, redis-benchmark (reference figures)
+#   ensure-deps.sh bench      + redis-server, redis-benchmark (reference figures), pyzmq (the
+#                               minimal workers of the routing benchmarks)
 #   ensure-deps.sh nats       + nats-server, go and Debian's nats.go sources (`make bench`'s NATS
 #                               rows, built offline; the test suite skips them without these)
 set -euo pipefail
@@ -31,7 +32,8 @@ for group in "$@"; do
       [ -x /usr/sbin/ip ] || [ -x /sbin/ip ] || [ -x /usr/bin/ip ] || missing+=(iproute2) ;;
     bench)
       command -v redis-server >/dev/null || missing+=(redis-server)
-      command -v redis-benchmark >/dev/null || missing+=(redis-tools) ;;
+      command -v redis-benchmark >/dev/null || missing+=(redis-tools)
+      /usr/bin/python3 -c 'import zmq' 2>/dev/null || missing+=(python3-zmq) ;;
     nats)
       [ -x /usr/sbin/nats-server ] || missing+=(nats-server)
       command -v go >/dev/null || missing+=(golang-go)

@@ -14,19 +14,25 @@ import Testing
         && FileManager.default.isExecutableFile(atPath: "/usr/bin/go")
         && FileManager.default.fileExists(atPath: "/usr/share/gocode/src/github.com/nats-io/nats.go")
 
+    /// Runs `Benchmarks/suite.sh` with `arguments` on the binaries this build made, writing to `out`.
+    static func suite(_ arguments: [String], out: URL, environment: [String: String] = [:]) throws -> BuiltProgram.Outcome {
+        try BuiltProgram.run(repository.appendingPathComponent("Benchmarks/suite.sh").path, arguments,
+                             environment: ["BIN_DIR": BuiltProgram.productsDirectory.path, "OUT": out.path].merging(environment) { $1 },
+                             currentDirectory: repository)
+    }
+
     @Test(.enabled(if: redisInstalled, "needs redis-server and redis-benchmark: scripts/ensure-deps.sh bench"),
           .timeLimit(.minutes(5)))
     func quickModeMeasuresEverything() throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("lyceum-suite-\(UUID().uuidString)")
         defer { removeTemporary(out) }
-        let outcome = try BuiltProgram.run(Self.repository.appendingPathComponent("Benchmarks/suite.sh").path, ["--quick"],
-                                           environment: ["BIN_DIR": BuiltProgram.productsDirectory.path, "OUT": out.path],
-                                           currentDirectory: Self.repository)
+        let outcome = try Self.suite(["--quick"], out: out)
         #expect(outcome.status == 0, "\(outcome.standardError.suffix(3000))")
         let results = try String(contentsOf: out.appendingPathComponent("results.md"), encoding: .utf8)
         for measurement in ["ZeroMQ PUSH→PULL", "catalog reads", "book reads", "durable book creates", "open loop",
                             "server restart", "journal layer replay", "resident memory",
-                            "server CPU per catalog read", "server CPU per book read", "server CPU per durable create"] {
+                            "server CPU per catalog read", "server CPU per book read", "server CPU per durable create",
+                            "4 worker processes vs 1", "one broker's routing ceiling"] {
             #expect(results.contains(measurement), "results.md lacks \(measurement)")
         }
         // Beside NATS when it is installed; otherwise a visible note says the rows were skipped.
@@ -41,7 +47,7 @@ import Testing
         // Every ratio is a number: no measurement came back empty.
         let lines = results.split(separator: "\n", omittingEmptySubsequences: false)
         let measurements = lines.drop { !$0.hasPrefix("| Measurement") }.dropFirst(2).prefix { $0.hasPrefix("| ") }
-        #expect(measurements.count >= (Self.natsInstalled ? 21 : 14))
+        #expect(measurements.count >= (Self.natsInstalled ? 24 : 17))
         for row in measurements {
             let ratio = row.split(separator: "|")[3].trimmingCharacters(in: .whitespaces)
             #expect(Double(ratio) != nil, "no ratio in: \(row)")
@@ -54,16 +60,50 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("reads.svg").path))
     }
 
+    /// `--only-cluster` runs the scale-out part alone: a partitioned broker with 1, 2 and 4 real
+    /// worker processes writing durably, the routing ceiling unpartitioned and partitioned, every
+    /// point in cluster.json with its load average, and the chart.
+    @Test(.enabled(if: redisInstalled, "needs redis-cli for the suite's header: scripts/ensure-deps.sh bench"),
+          .timeLimit(.minutes(3)))
+    func onlyClusterMeasuresEveryPoint() throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("lyceum-cluster-\(UUID().uuidString)")
+        defer { removeTemporary(out) }
+        let outcome = try Self.suite(["--quick", "--only-cluster"], out: out)
+        #expect(outcome.status == 0, "\(outcome.standardError.suffix(3000))")
+        let data = try Data(contentsOf: out.appendingPathComponent("cluster.json"))
+        let cluster = try JSONParser().parse(Array(data))
+        guard case .array(let writes)? = cluster["writes"] else { Issue.record("cluster.json has no writes"); return }
+        #expect(writes.map { $0["workers"] } == [.integer(1), .integer(2), .integer(4)])
+        for point in writes {
+            guard case .integer(let requests)? = point["requests"] else { Issue.record("no requests in \(point)"); continue }
+            #expect(requests > 0)
+            #expect(point["errors"] == .integer(0), "\(point)")
+            for figure in ["broker_cpu_us_per_request", "workers_cpu_us_per_request"] {
+                guard case .double(let cpu)? = point[figure] else { Issue.record("no \(figure) in \(point)"); continue }
+                #expect(cpu > 0)
+            }
+            #expect(point["load_average"]?["before"] != nil)
+        }
+        for mode in ["unpartitioned", "partitioned"] {
+            guard case .double(let ceiling)? = cluster["routing"]?[mode]?["ceiling_requests_per_second"] else {
+                Issue.record("no routing ceiling for \(mode)"); continue
+            }
+            #expect(ceiling > 0)
+        }
+        let svg = try String(contentsOf: out.appendingPathComponent("cluster.svg"), encoding: .utf8)
+        #expect(svg.hasPrefix("<svg") && svg.contains("durable writes/s"))
+        let results = try String(contentsOf: out.appendingPathComponent("results.md"), encoding: .utf8)
+        #expect(results.contains("4 worker processes vs 1") && results.contains("Only part 7"))
+        #expect(!results.contains("catalog reads"), "--only-cluster ran other parts")
+    }
+
     /// Without nats-server the NATS rows are skipped with a note saying what to install, not
     /// failed; `--only-nats`, which has nothing else to run, exits 1 before starting anything.
     @Test(.timeLimit(.minutes(1)))
     func natsRowsAreSkippedVisiblyWithoutNATS() throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("lyceum-nats-\(UUID().uuidString)")
         defer { if FileManager.default.fileExists(atPath: out.path) { removeTemporary(out) } }
-        let outcome = try BuiltProgram.run(Self.repository.appendingPathComponent("Benchmarks/suite.sh").path, ["--quick", "--only-nats"],
-                                           environment: ["BIN_DIR": BuiltProgram.productsDirectory.path, "OUT": out.path,
-                                                         "NATS_SERVER": "/nonexistent/nats-server"],
-                                           currentDirectory: Self.repository)
+        let outcome = try Self.suite(["--quick", "--only-nats"], out: out, environment: ["NATS_SERVER": "/nonexistent/nats-server"])
         #expect(outcome.status == 1)
         #expect(outcome.standardError.contains("NATS rows skipped: nats-server"), "\(outcome.standardError.suffix(2000))")
         #expect(outcome.standardError.contains("scripts/ensure-deps.sh nats"))
@@ -74,9 +114,7 @@ import Testing
     func shortSoakSamplesMemory() throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("lyceum-soak-\(UUID().uuidString)")
         defer { removeTemporary(out) }
-        let outcome = try BuiltProgram.run(Self.repository.appendingPathComponent("Benchmarks/suite.sh").path, ["--soak", "3"],
-                                           environment: ["BIN_DIR": BuiltProgram.productsDirectory.path, "OUT": out.path],
-                                           currentDirectory: Self.repository)
+        let outcome = try Self.suite(["--soak", "3"], out: out)
         #expect(outcome.status == 0, "\(outcome.standardError.suffix(3000))")
         let samples = try String(contentsOf: out.appendingPathComponent("soak-rss.csv"), encoding: .utf8).split(separator: "\n")
         #expect(samples.count >= 2)

@@ -34,7 +34,9 @@ struct EventsTests {
                 }
             }
             #expect(events == ["1"])
-            #expect(repair?.expected == 2 && repair?.seen == 3)
+            // Event 3 reveals the gap (seen 3), or a heartbeat published between events 2 and 3
+            // does first (it carries the last number, 2), which a loaded machine makes likely.
+            #expect(repair?.expected == 2 && (2...3).contains(repair?.seen ?? 0))
             let mirrored = try #require(updates.entries.values.first { $0.learner == "gap" })
             #expect(mirrored.progress.watchedCount == 3)
             try relay.stop()

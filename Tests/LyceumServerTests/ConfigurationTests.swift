@@ -123,13 +123,33 @@ struct ConfigurationTests {
         #expect(broker.endpoints == ["tcp://0.0.0.0:5555"])
         #expect(broker.metricsPort == 9464)
         #expect(broker.logFormat == .logfmt)
+        #expect(broker.partitions == 64)
         let worker = try Self.resolve(["--config", deploy + "/worker.conf"])
-        #expect(worker.brokers == ["tcp://broker.internal:5555"])
+        #expect(worker.brokers == ["tcp://b1.internal:5555", "tcp://b2.internal:5555"])
+        #expect(worker.forwarderEndpoints == ["tcp://b1.internal:5558", "tcp://b2.internal:5558"])
         #expect(worker.dataDirectory == "/var/lib/lyceum")
         #expect(worker.sessionsPerService == 8)
         #expect(worker.reconnectMaximum == .seconds(32))
         // Every setting the example files leave out keeps its default, and says so.
         #expect(worker.origins[.metricsPort] == nil)
+    }
+
+    /// lyceum-shard.service: worker.conf, then shard.env's variables, then the unit's flags make a
+    /// partitioned worker of the cluster's count, with sessions that fit its budget.
+    @Test func theShardUnitsEnvironmentFileMakesAPartitionedWorker() throws {
+        let deploy = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../deploy").standardized.path
+        let lines = try String(contentsOfFile: deploy + "/shard.env", encoding: .utf8).split(separator: "\n")
+        var environment: [String: String] = [:]
+        for line in lines where !line.hasPrefix("#") {
+            guard let equals = line.firstIndex(of: "=") else { continue }
+            environment[String(line[..<equals])] = String(line[line.index(after: equals)...])
+        }
+        let shard = try Self.resolve(["--config", deploy + "/worker.conf", "--service", "books", "--service", "progress"], environment)
+        let broker = try Self.resolve(["--config", deploy + "/broker.conf"])
+        #expect(shard.partitions == broker.partitions)
+        #expect(shard.services == ["books", "progress"])
+        #expect(shard.sessionsPerService == 4)
+        #expect(shard.metricsPort == 9465)
     }
 
     @Test func lyceumConfigPrintsEveryValueWithItsSourceInTheFormatItReads() throws {

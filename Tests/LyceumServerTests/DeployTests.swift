@@ -22,7 +22,7 @@ struct DeployTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         // verify checks that ExecStart's binary exists: point it at the one just built.
-        for unit in ["lyceum-broker.service", "lyceum-worker@.service"] {
+        for unit in ["lyceum-broker.service", "lyceum-worker@.service", "lyceum-shard.service"] {
             let text = try String(contentsOf: Self.deploy.appendingPathComponent("systemd/" + unit), encoding: .utf8)
             #expect(text.contains("ExecReload=/bin/kill -HUP $MAINPID"))
             #expect(text.contains("Restart=on-failure"))
@@ -34,7 +34,10 @@ struct DeployTests {
         let worker = try String(contentsOfFile: directory.path + "/lyceum-worker@.service", encoding: .utf8)
         #expect(worker.contains("ReadWritePaths=/var/lib/lyceum"))
         try worker.write(toFile: directory.path + "/lyceum-worker@books.service", atomically: true, encoding: .utf8)
-        for unit in ["lyceum-broker.service", "lyceum-worker@.service", "lyceum-worker@books.service"] {
+        let shard = try String(contentsOfFile: directory.path + "/lyceum-shard.service", encoding: .utf8)
+        #expect(shard.contains("ReadWritePaths=/var/lib/lyceum"))
+        #expect(shard.contains("EnvironmentFile=/etc/lyceum/shard.env"))
+        for unit in ["lyceum-broker.service", "lyceum-worker@.service", "lyceum-worker@books.service", "lyceum-shard.service"] {
             let result = try Self.run(Self.systemdAnalyze!, ["verify", directory.path + "/" + unit])
             #expect(result.status == 0 && result.output.isEmpty, "\(unit): \(result.output)")
         }

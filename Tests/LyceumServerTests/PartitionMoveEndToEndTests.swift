@@ -1,3 +1,5 @@
+import Catalog
+import Events
 import Foundation
 import LyceumTestSupport
 import Majordomo
@@ -13,8 +15,11 @@ private final class TwoWorkerCluster: @unchecked Sendable {
     let endpoint: String
     let broker: LyceumProcess
     var workers: [String: LyceumProcess] = [:]
+    /// Each node's options beyond the common ones.
+    let options: [String: [String]]
 
-    init() throws {
+    init(options: [String: [String]] = [:]) throws {
+        self.options = options
         data = try TemporaryDirectory()
         endpoint = try freeLoopbackEndpoint()
         for (node, owned) in [("w1", "0-3"), ("w2", "4-7")] {
@@ -39,7 +44,7 @@ private final class TwoWorkerCluster: @unchecked Sendable {
         workers[node] = try LyceumProcess([
             "worker", "--broker", endpoint, "--forwarder-endpoint", try freeLoopbackEndpoint(), "--partitions", "8", "--node", node,
             "--data", root(node), "--service", "books", "--service", "progress", "--sessions", "2", "--durability", "always",
-        ])
+        ] + options[node, default: []])
         let client = self.client(timeout: .milliseconds(500))
         defer { client.close() }
         let up = waitUntil(timeout: .seconds(30)) { (try? client.isRegistered(service)) == true && (try? client.isRegistered("lyceum.node.\(node)")) == true }
@@ -123,6 +128,55 @@ private final class WriteLoad: @unchecked Sendable {
         let describe = try parse(try client.call("lyceum.node.w1", body: [Array(#"{"op":"describe"}"#.utf8)])[0])
         let held = (describe.result["held"] as? [[String: Any]] ?? []).filter { $0["service"] as? String == "books" }.compactMap { $0["partition"] as? Int }
         #expect(held == [0, 1, 3], "\(describe)")
+    }
+
+    @Test func aMovedProgressPartitionLeavesTheSourcesSnapshotsAndMetricsAndJoinsTheTargets() throws {
+        var options: [String: [String]] = [:]
+        var metricsPorts: [String: Int] = [:]
+        var snapshots: [String: String] = [:]
+        for node in ["w1", "w2"] {
+            metricsPorts[node] = try freeLoopbackPort()
+            snapshots[node] = try freeLoopbackEndpoint()
+            options[node] = ["--metrics-port", String(metricsPorts[node]!), "--snapshot-endpoint", snapshots[node]!]
+        }
+        let cluster = try TwoWorkerCluster(options: options)
+        let learner = PartitionedCluster.learner(in: 2)
+        let course = try #require(try Catalog.sample().courses.first { !$0.lessons.isEmpty })
+        let client = cluster.client(timeout: .seconds(10))
+        defer { client.close() }
+        let begun = try parse(try client.call("progress.p2", body: [Array(#"{"op":"begin_course","learner":"\#(learner)","course":"\#(course.id)"}"#.utf8)])[0])
+        #expect(begun.isOK, "\(begun)")
+        let context = try Context()
+        #expect(try eventually { try Self.snapshotLearners(snapshots["w1"]!, context: context) == [learner] })
+        #expect(try Self.snapshotLearners(snapshots["w2"]!, context: context) == [])
+
+        let moved = try cluster.move(["2", "--to", "w2", "--service", "progress"])
+
+        #expect(moved.status == 0, "\(moved.stdout)\n\(moved.stderr)")
+        // The snapshots follow the partitions held: the learner left w1's and joined w2's.
+        #expect(try eventually { try Self.snapshotLearners(snapshots["w1"]!, context: context) == [] })
+        #expect(try eventually { try Self.snapshotLearners(snapshots["w2"]!, context: context) == [learner] })
+        // So do the journal metrics: one process at a time reports progress.p2's journal.
+        let progressPartitions = { (node: String) in
+            Set(try Metrics.scrape(port: metricsPorts[node]!).samples
+                .filter { $0.name == "lyceum_journal_last_sequence" && $0.labels["service"] == "progress" }.compactMap { $0.labels["partition"] })
+        }
+        #expect(try progressPartitions("w1") == ["0", "1", "3"])
+        #expect(try progressPartitions("w2") == ["2", "4", "5", "6", "7"])
+    }
+
+    /// The learners in the progress snapshot a worker answers at `endpoint`.
+    private static func snapshotLearners(_ endpoint: String, context: Context) throws -> Set<String> {
+        let socket = try context.socket(.dealer)
+        defer { socket.close() }
+        try socket.set(.linger, to: 0)
+        try socket.set(.receiveTimeout, to: 5000)
+        try socket.connect(endpoint)
+        _ = try socket.send(multipart: [Array(SnapshotProtocol.snapshotCommand.utf8), Array(EventTopic.progress.utf8)])
+        let reply = try #require(try socket.receiveMultipart())
+        try #require(reply.count == 2 && reply[0] == Array(SnapshotProtocol.snapshotCommand.utf8), "\(reply)")
+        let entries = try #require(try parse(reply[1])["entries"] as? [[String: Any]])
+        return Set(entries.compactMap { $0["learner"] as? String })
     }
 
     @Test func aMoveToAnUnknownNodeFailsCleanlyAndThePartitionKeepsBeingServed() throws {

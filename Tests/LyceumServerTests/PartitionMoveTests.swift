@@ -193,6 +193,7 @@ private final class TwoNodes: @unchecked Sendable {
             ([Array(#"{"op":"receive","step":"chunk","service":"books","partition":1,"from":"w1","to":"w2","file":"x","offset":0,"crc32c":0}"#.utf8)], "$"),
             ([Array(#"{"op":"move","service":"books","partition":1,"to":"a/b"}"#.utf8)], "$.to"),
             ([Array(#"{"op":"move","service":"books","partition":4096,"to":"w2"}"#.utf8)], "$.partition"),
+            ([Array(#"{"op":"move","service":"books","partition":1,"to":"w2","move_id":"a/b"}"#.utf8)], "$.move_id"),
             ([Array(#"{"op":"adopt","service":"books","partition":1,"from":"w1","to":"w2","files":[],"extra":1}"#.utf8)], "$.extra"),
             ([Array(#"{"op":"receive","step":"wait","service":"books","partition":1,"from":"w1","to":"w2"}"#.utf8)], "$.step"),
             ([Array(#"{"op":"receive","step":"begin","service":"books","partition":1,"from":"w1","to":"w3"}"#.utf8)], "$.to"),
@@ -263,10 +264,8 @@ private final class TwoNodes: @unchecked Sendable {
         let root = try TemporaryDirectory()
         defer { root.remove() }
         let context = try Context()
-        let broker = try Broker(endpoints: ["tcp://127.0.0.1:*"], context: context)
-        let brokerThread = ServiceThread(broker, name: "broker")
+        let (brokerThread, endpoint) = try startBroker(context)
         defer { _ = brokerThread.stop() }
-        let endpoint = try #require(try broker.waitUntilBound().first)
         let custodies = ["w1", "w2"].map { JournalCustody(node: $0, data: root.path + "/" + $0) }
         defer { custodies.forEach { $0.close() } }
         try FileManager.default.createDirectory(atPath: custodies[1].data + "/books", withIntermediateDirectories: true)
@@ -296,5 +295,159 @@ private final class TwoNodes: @unchecked Sendable {
         #expect(custodies[0].served == [] && custodies[1].served == ["p9"])
         let after = try Data(contentsOf: URL(fileURLWithPath: custodies[1].directory(service: "books", partition: 9) + "/journal.jsonl"))
         #expect(after == before)
+    }
+}
+
+/// A broker on a free loopback port, running on its thread until that thread is stopped.
+private func startBroker(_ context: Context) throws -> (thread: ServiceThread, endpoint: String) {
+    let broker = try Broker(endpoints: ["tcp://127.0.0.1:*"], context: context)
+    let thread = ServiceThread(broker, name: "broker")
+    return (thread, try #require(try broker.waitUntilBound().first))
+}
+
+/// Holds the threads that pass it until the test opens it, and tells the test one has come.
+private final class Gate: Sendable {
+    let entered = DispatchSemaphore(value: 0)
+    private let gate = DispatchSemaphore(value: 0)
+
+    /// Signals `entered`, then waits until ``open()``.
+    func pass() {
+        entered.signal()
+        gate.wait()
+        gate.signal()
+    }
+
+    /// Lets every thread pass, now and later.
+    func open() { gate.signal() }
+}
+
+/// A target whose disk work for a move's `receive` takes as long as the test says: it stands
+/// for a large adopt (replaying a big journal) or a slow sync.
+private final class GatedCustody: PartitionCustody, @unchecked Sendable {
+    let node = "w2"
+    let root: String
+    let gate = Gate()
+
+    init(root: String) { self.root = root }
+
+    func directory(service: String, partition: Int) -> String {
+        gate.pass()
+        return "\(root)/\(service)/p\(partition)"
+    }
+
+    func release(service: String, partition: Int) throws {}
+    func serve(service: String, partition: Int) throws {}
+}
+
+@Suite struct PartitionReceiveOffThePoolThreadTests {
+    @Test func theTargetsOtherServicesKeepAnsweringWhileAReceiveWorks() throws {
+        let root = try TemporaryDirectory()
+        defer { root.remove() }
+        let context = try Context()
+        let (brokerThread, endpoint) = try startBroker(context)
+        defer { _ = brokerThread.stop() }
+        let custody = GatedCustody(root: root.path)
+        try FileManager.default.createDirectory(atPath: root.path + "/books", withIntermediateDirectories: true)
+        let moves = PartitionMoves(custody: custody) { _, _ in throw ServiceError(.unavailable, "this target calls no one") }
+        // One pool, one thread, as in a worker: the node service beside another service.
+        let pool = try WorkerPool(
+            endpoints: [endpoint],
+            services: [("lyceum.node.w2", moves.handler { _, _, _ in [] }), ("catalog", { body, _, _ in body })],
+            sessions: 2, context: context)
+        let poolThread = ServiceThread(pool, name: "pool")
+        defer { _ = poolThread.stop() }
+        // Opened before the pool stops, whatever happens: a handler stuck in it would hold the pool.
+        defer { custody.gate.open() }
+        let client = Client(endpoint: endpoint, configuration: ClientConfiguration(timeout: .seconds(3), attempts: 1), context: context)
+        defer { client.close() }
+        #expect(try eventually { try client.isRegistered("lyceum.node.w2") && client.isRegistered("catalog") })
+
+        let begin = PartitionMoveRequest.begin(PartitionMoveTicket(service: "books", partition: 3, from: "w1", to: "w2"))
+        let receiving = ThreadResult("receive") { () throws -> [[UInt8]] in
+            let sender = Client(endpoint: endpoint, configuration: ClientConfiguration(timeout: .seconds(30), attempts: 1), context: context)
+            defer { sender.close() }
+            return try sender.call("lyceum.node.w2", body: begin.frames)
+        }
+        #expect(custody.gate.entered.wait(timeout: .now() + 10) == .success, "the receive started")
+        // The receive is stuck in its disk work; the pool's thread is not.
+        #expect(try client.call("catalog", body: [Array("still here".utf8)]) == [Array("still here".utf8)])
+        custody.gate.open()
+        let reply = try JSONParser().parse(try #require(try receiving.value(within: .seconds(30)).first))
+        #expect(reply["ok"] == .bool(true), "\(reply)")
+    }
+}
+
+/// A source whose release waits until the test lets it, so that a move is still running when
+/// the same request comes again.
+private final class SlowReleaseCustody: PartitionCustody, @unchecked Sendable {
+    let journals: JournalCustody
+    let gate = Gate()
+    var node: String { journals.node }
+
+    init(_ journals: JournalCustody) { self.journals = journals }
+
+    func directory(service: String, partition: Int) -> String { journals.directory(service: service, partition: partition) }
+
+    func release(service: String, partition: Int) throws {
+        gate.pass()
+        try journals.release(service: service, partition: partition)
+    }
+
+    func serve(service: String, partition: Int) throws { try journals.serve(service: service, partition: partition) }
+}
+
+@Suite struct PartitionMoveResentTests {
+    @Test func aMoveSentAgainThroughAnotherBrokerGetsTheSameMovesOutcome() throws {
+        let root = try TemporaryDirectory()
+        defer { root.remove() }
+        let context = try Context()
+        var endpoints: [String] = []
+        var brokers: [ServiceThread] = []
+        defer { brokers.forEach { _ = $0.stop() } }
+        for _ in 0..<2 {
+            let (thread, endpoint) = try startBroker(context)
+            brokers.append(thread)
+            endpoints.append(endpoint)
+        }
+        let journals = JournalCustody(node: "w1", data: root.path + "/w1")
+        defer { journals.close() }
+        try journals.serve(service: "books", partition: 3)
+        try journals.write(5, partition: 3)
+        let source = SlowReleaseCustody(journals)
+        // A target that takes every receive and adopt.
+        let moves = PartitionMoves(custody: source) { _, _ in [(["node": "w2"] as JSONValue).successReplyFrame] }
+        let pool = try WorkerPool(endpoints: endpoints, services: [("lyceum.node.w1", moves.handler { _, _, _ in [] })], sessions: 2, context: context)
+        let poolThread = ServiceThread(pool, name: "w1")
+        defer { _ = poolThread.stop() }
+        defer { source.gate.open() }
+        let frames = PartitionMoveRequest.move(PartitionMoveTicket(service: "books", partition: 3, from: "", to: "w2"), id: "move-42").frames
+        func send(through endpoint: String) -> ThreadResult<JSONValue> {
+            ThreadResult("move") {
+                let client = Client(endpoint: endpoint, configuration: ClientConfiguration(timeout: .seconds(30), attempts: 1), context: context)
+                defer { client.close() }
+                return try JSONParser().parse(try #require(try client.call("lyceum.node.w1", body: frames).first))
+            }
+        }
+        let checker = Client(endpoint: endpoints[1], configuration: ClientConfiguration(timeout: .seconds(3), attempts: 1), context: context)
+        defer { checker.close() }
+        #expect(try eventually { try checker.isRegistered("lyceum.node.w1") })
+
+        let first = send(through: endpoints[0])
+        #expect(source.gate.entered.wait(timeout: .now() + 10) == .success, "the move started")
+        // The command gave up on the first broker and sends the same move through the second.
+        let again = send(through: endpoints[1])
+        // Likely in hand before the first ends, so that it waits for the outcome (either way it gets it).
+        Thread.sleep(forTimeInterval: 0.2)
+        source.gate.open()
+        let outcome = try first.value(within: .seconds(30))
+        #expect(outcome["ok"] == .bool(true), "\(outcome)")
+        #expect(try again.value(within: .seconds(30)) == outcome, "the resend is answered with the same move's outcome")
+        // Sent once more after it ended: the same outcome again, not a second move.
+        #expect(try send(through: endpoints[1]).value(within: .seconds(30)) == outcome)
+        #expect(journals.served == [])
+        // The same id for another move is refused, naming the field.
+        let other = PartitionMoveRequest.move(PartitionMoveTicket(service: "books", partition: 4, from: "", to: "w2"), id: "move-42").frames
+        let refused = try JSONParser().parse(try #require(try checker.call("lyceum.node.w1", body: other).first))
+        #expect(refused["error"]?["field"] == .string("$.move_id"), "\(refused)")
     }
 }

@@ -158,6 +158,24 @@ import Testing
         #expect(worker.standardError.contains("holds no partition of progress"), "\(worker.standardError)")
     }
 
+    @Test func theWorkersThreadsDoNotGrowWithThePartitionsItHoldsBeyondTheirJournals() throws {
+        // One pool for every partition: only each journal's own threads come with a partition.
+        // The logger's summary thread starts with the first burst of log lines, whatever the count.
+        func threads(owned: String, registering services: [String]) throws -> [String] {
+            let cluster = try PartitionedCluster(owned: owned)
+            try cluster.startWorker(registering: services)
+            let tasks = "/proc/\(try #require(cluster.worker).processIdentifier)/task"
+            return try FileManager.default.contentsOfDirectory(atPath: tasks).map { task in
+                try String(contentsOfFile: "\(tasks)/\(task)/comm", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            }.sorted()
+        }
+        let one = try threads(owned: "0", registering: ["books.p0", "progress.p0", "lyceum.node.w1"])
+        let sixteen = try threads(owned: "0-7", registering: PartitionedCluster.servicesOfPartitions0to3 + (4...7).flatMap { ["books.p\($0)", "progress.p\($0)"] })
+        let notJournals = { (names: [String]) in names.filter { !$0.hasPrefix("journal-") && $0 != "log-summaries" } }
+        #expect(notJournals(sixteen) == notJournals(one), "2 partitions: \(one.count) threads \(one); 16 partitions: \(sixteen.count) threads \(sixteen)")
+        #expect(!sixteen.contains { $0.hasPrefix("books.p") || $0.hasPrefix("progress.p") }, "\(sixteen)")
+    }
+
     /// The node service's `held` list.
     static func describe(_ cluster: PartitionedCluster) throws -> [[String: String]] {
         let reply = try cluster.call("lyceum.node.w1", #"{"op":"describe"}"#)

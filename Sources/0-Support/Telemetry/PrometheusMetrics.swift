@@ -44,6 +44,18 @@ public final class PrometheusMetrics: MetricsFactory {
         }
     }
 
+    /// Stops rendering every series whose labels include all of `dimensions`: what a resource
+    /// that is gone reported (a partition's journal that moved to another process), so that the
+    /// exposition no longer shows it as this process's. Handlers still held keep working,
+    /// unrendered; making the series again starts it afresh (a counter from zero, which
+    /// Prometheus takes as a reset).
+    public func forgetSeries(matching dimensions: [(String, String)]) {
+        let wanted = dimensions.map { Dimension(name: $0.0, value: $0.1) }
+        series.withLock { series in
+            series = series.filter { key, _ in !wanted.allSatisfy { key.dimensions.contains($0) } }
+        }
+    }
+
     /// Every family described, then every other one, with its samples in label order.
     public func exposition() -> String {
         let all = series.withLock { $0 }

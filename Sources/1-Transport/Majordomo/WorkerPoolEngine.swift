@@ -10,7 +10,12 @@ import ZeroMQ
 /// runtime's exclusivity checks, which guard nothing here and cost a call each.
 final class PoolSession {
     let index: Int
-    let route: WorkerPoolEngine.Route
+    /// What the session serves; a vacant slot keeps its last route until it is taken again.
+    @exclusivity(unchecked) var route: WorkerPoolEngine.Route
+    /// Whether its service is being removed: it leaves once it has replied, and never reconnects.
+    @exclusivity(unchecked) var isLeaving = false
+    /// Whether the slot serves nothing (its service was removed) and waits for a service added.
+    @exclusivity(unchecked) var isVacant = false
     /// `nil` while the session waits to reconnect, and once it has left.
     @exclusivity(unchecked) var socket: Socket?
     /// The socket's position in the pool's current ``SocketWaiter``.
@@ -39,6 +44,16 @@ final class PoolSession {
         self.reconnectDelay = reconnectDelay
         reconnectAt = now
     }
+
+    /// Makes a vacant slot a new session of `route`, connecting at the next timer check.
+    func occupy(_ route: WorkerPoolEngine.Route, now: ContinuousClock.Instant, reconnectDelay: Duration) {
+        self.route = route
+        isVacant = false
+        isLeaving = false
+        acceptedByBroker = false
+        self.reconnectDelay = reconnectDelay
+        reconnectAt = now
+    }
 }
 
 /// A ``WorkerPool``'s sessions and loop, confined to the thread running ``WorkerPool/run()``;
@@ -59,7 +74,15 @@ final class WorkerPoolEngine {
     private let clock = ContinuousClock()
     /// `configuration.heartbeat.expiry`, computed once: the product is costly for a per-message value.
     private let heartbeatExpiry: Duration
-    private let sessions: [PoolSession]
+    private let changes: WorkerPoolServices
+    /// Every slot: the sessions, and those whose service was removed (vacant, reused first). A
+    /// session keeps its index for life, since deferred replies name it.
+    @exclusivity(unchecked) private var sessions: [PoolSession] = []
+    @exclusivity(unchecked) private var vacant: [Int] = []
+    /// The services being removed: when their sessions must have replied, and whom to tell once they left.
+    @exclusivity(unchecked) private var removals: [(service: String, deadline: ContinuousClock.Instant, completion: @Sendable () -> Void)] = []
+    private let brokerEndpoints: [String]
+    private let sessionsPerRoute: Int
     /// Longest time one pass spends handling requests before it sends the deferred replies
     /// posted meanwhile: the same bound as the broker's default `maxBatchDuration`.
     private static let batchDuration = Duration.milliseconds(2)
@@ -74,38 +97,37 @@ final class WorkerPoolEngine {
     /// timers only when one may be due rather than on every wake-up. Replies and messages only
     /// move timers later; whatever moves one earlier lowers it.
     @exclusivity(unchecked) private var timersDue: ContinuousClock.Instant
-    /// The brokers and the services, comma-separated, for the log lines about the whole pool.
+    /// The brokers, comma-separated, for the log lines about the whole pool.
     private let endpoints: String
-    private let services: String
 
-    /// An engine with `sessionsPerRoute` sessions for each of `routes`.
+    /// An engine with `sessionsPerRoute` sessions for each of `services` at each of `endpoints`;
+    /// it applies the changes `changes` queues as it runs.
     init(
-        routes: [Route], sessionsPerRoute: Int, configuration: WorkerConfiguration, context: Context,
-        wakeup: Wakeup, outbox: ReplyOutbox, logger: Logger
+        endpoints: [String], services: [(name: String, handler: WorkerPool.Handler)], sessionsPerRoute: Int,
+        configuration: WorkerConfiguration, context: Context, wakeup: Wakeup, outbox: ReplyOutbox, changes: WorkerPoolServices, logger: Logger
     ) {
         self.configuration = configuration
         self.context = context
         self.wakeup = wakeup
         self.outbox = outbox
+        self.changes = changes
         self.logger = logger
+        brokerEndpoints = endpoints
+        self.sessionsPerRoute = sessionsPerRoute
         heartbeatExpiry = configuration.heartbeat.expiry
-        let now = clock.now
-        timersDue = now
-        let sessionRoutes = routes.flatMap { route in repeatElement(route, count: sessionsPerRoute) }
-        sessions = sessionRoutes.enumerated().map { index, route in
-            PoolSession(index: index, route: route, now: now, reconnectDelay: configuration.reconnectInitialDelay)
-        }
-        endpoints = Self.distinct(routes.map(\.endpoint)).joined(separator: ",")
-        services = Self.distinct(routes.map(\.service)).joined(separator: ",")
+        timersDue = clock.now
+        self.endpoints = endpoints.joined(separator: ",")
+        for service in services { add(service.name, handler: service.handler) }
     }
 
-    /// `values` without repeats, in their first order: what the pool's log lines name.
-    private static func distinct(_ values: [String]) -> [String] {
+    /// The services with sessions, comma-separated, for the log lines about the whole pool.
+    private var services: String {
         var seen: Set<String> = []
-        return values.filter { seen.insert($0).inserted }
+        return sessions.filter { !$0.isVacant && seen.insert($0.route.service).inserted }.map(\.route.service).joined(separator: ",")
     }
 
     func run() throws(ZMQError) {
+        defer { completeRemovals() }
         try keepTime(now: clock.now)
         logger.log(.info, "worker ready", ["endpoints": endpoints, "services": services, "sessions": String(sessions.count)])
         while true {
@@ -114,6 +136,8 @@ final class WorkerPoolEngine {
                 if sessions.allSatisfy({ $0.socket == nil }) { break }
                 if clock.now >= drainDeadline { abandonRequestsInHand(); break }
             }
+            if changes.hasChanges { try apply(changes.take()) }
+            if !removals.isEmpty { try finishRemovals() }
             try waitForWork()
             for reply in outbox.hasReplies || waiter?.descriptorIsReadable(0) == true ? outbox.takeAll() : [] {
                 let session = sessions[reply.session]
@@ -164,7 +188,7 @@ final class WorkerPoolEngine {
             }
             // The shutdown pipe stays readable once signaled: left out while draining, or the
             // loop would spin.
-            let descriptors = drainDeadline == nil ? [outbox.fileDescriptor, wakeup.fileDescriptor] : [outbox.fileDescriptor]
+            let descriptors = [outbox.fileDescriptor, changes.fileDescriptor] + (drainDeadline == nil ? [wakeup.fileDescriptor] : [])
             waiter = try SocketWaiter(sockets: sockets, fileDescriptors: descriptors)
         }
         let now = clock.now
@@ -175,7 +199,7 @@ final class WorkerPoolEngine {
 
     /// The earliest moment a session's timer needs the loop.
     private func nextTimer() -> ContinuousClock.Instant {
-        var next = clock.now + .seconds(3600)
+        var next = removals.map(\.deadline).min() ?? clock.now + .seconds(3600)
         for session in sessions {
             if session.socket != nil {
                 next = min(next, session.nextHeartbeat)
@@ -261,7 +285,7 @@ final class WorkerPoolEngine {
         let now = clock.now
         session.brokerExpiry = now + heartbeatExpiry
         session.nextHeartbeat = now + configuration.heartbeat.interval
-        if drainDeadline != nil { try leave(session) }
+        if drainDeadline != nil || session.isLeaving { try leave(session) }
     }
 
     // MARK: Timers and connections
@@ -310,6 +334,8 @@ final class WorkerPoolEngine {
     /// after the back-off.
     private func lose(_ session: PoolSession, now: ContinuousClock.Instant) {
         close(session)
+        // A session whose service is being removed has left, whatever the reason.
+        guard !session.isLeaving else { return }
         // A broker that served or heartbeated accepted the session: start the back-off over.
         if session.acceptedByBroker { session.reconnectDelay = configuration.reconnectInitialDelay }
         logger.log(.info, "reconnecting", [
@@ -351,17 +377,102 @@ final class WorkerPoolEngine {
         close(session)
     }
 
-    /// Closes the sessions still without their reply, saying nothing: a DISCONNECT would tell
-    /// the broker the request in hand was not handled and it would give it to another worker,
-    /// though the handler may have applied it. The broker purges such a session after its
-    /// `maxRequestDuration`, as it does a crashed worker's.
     private func abandonRequestsInHand() {
-        for session in sessions where session.socket != nil {
-            logger.log(.error, "no reply within the drain timeout; leaving without it", [
-                "endpoint": session.route.endpoint, "service": session.route.service, "session": String(session.index),
-                "drain_timeout_ms": "\(configuration.drainTimeout.milliseconds)",
-            ])
-            close(session)
+        for session in sessions where session.socket != nil { abandonRequest(of: session) }
+    }
+
+    /// Closes a session still without the reply it owes, past the drain timeout, saying
+    /// nothing: a DISCONNECT would tell the broker the request in hand was not handled and it
+    /// would give it to another worker, though the handler may have applied it. The broker
+    /// purges such a session after its `maxRequestDuration`, as it does a crashed worker's.
+    private func abandonRequest(of session: PoolSession) {
+        logger.log(.error, "no reply within the drain timeout; leaving without it", [
+            "endpoint": session.route.endpoint, "service": session.route.service, "session": String(session.index),
+            "drain_timeout_ms": "\(configuration.drainTimeout.milliseconds)",
+        ])
+        close(session)
+    }
+
+    // MARK: Adding and removing services
+
+    /// Applies the additions and removals other threads queued, in their order.
+    private func apply(_ queued: [WorkerPoolServices.Change]) throws(ZMQError) {
+        for change in queued {
+            switch change {
+            case .add(let service, let handler):
+                add(service, handler: handler)
+                logger.log(.info, "service added", ["endpoints": endpoints, "service": service])
+            case .remove(let service, let completion):
+                try beginRemoval(of: service, completion: completion)
+            }
         }
+    }
+
+    /// Makes the sessions of `service` at every broker, in vacant slots first; they connect at
+    /// the next timer check (while draining, never).
+    private func add(_ service: String, handler: @escaping WorkerPool.Handler) {
+        let now = clock.now
+        for endpoint in brokerEndpoints {
+            let route = Route(endpoint: endpoint, service: service, handler: handler)
+            for _ in 0..<sessionsPerRoute {
+                if let slot = vacant.popLast() {
+                    sessions[slot].occupy(route, now: now, reconnectDelay: configuration.reconnectInitialDelay)
+                } else {
+                    sessions.append(PoolSession(index: sessions.count, route: route, now: now, reconnectDelay: configuration.reconnectInitialDelay))
+                }
+            }
+        }
+        timersDue = now
+    }
+
+    /// Starts removing `service`: its idle sessions leave at once, those with a request in hand
+    /// once they have replied, within the drain timeout. A REQUEST already waiting in an idle
+    /// session's socket is served first: the broker counts it as that worker's, and would only
+    /// requeue it at the DISCONNECT, a detour for its client.
+    private func beginRemoval(of service: String, completion: @escaping @Sendable () -> Void) throws(ZMQError) {
+        let deadline = clock.now + configuration.drainTimeout
+        for session in sessions where !session.isVacant && session.route.service == service {
+            session.isLeaving = true
+            session.reconnectAt = nil
+            if session.socket != nil, session.inHand == nil { try receive(on: session) }
+            if session.socket != nil, session.inHand == nil { try leave(session) }
+        }
+        removals.append((service, deadline, completion))
+        timersDue = min(timersDue, deadline)
+        logger.log(.info, "removing service", ["endpoints": endpoints, "service": service])
+    }
+
+    /// Completes the removals whose sessions have all left, making their slots vacant, and
+    /// makes those past their deadline leave without the replies they owe.
+    private func finishRemovals() throws(ZMQError) {
+        let now = clock.now
+        var waiting: [(service: String, deadline: ContinuousClock.Instant, completion: @Sendable () -> Void)] = []
+        for removal in removals {
+            let leaving = sessions.filter { $0.isLeaving && !$0.isVacant && $0.route.service == removal.service }
+            if leaving.contains(where: { $0.socket != nil }) {
+                guard now >= removal.deadline else {
+                    waiting.append(removal)
+                    continue
+                }
+                for session in leaving where session.socket != nil { abandonRequest(of: session) }
+            }
+            for session in leaving {
+                session.isVacant = true
+                vacant.append(session.index)
+            }
+            changes.removed(removal.service)
+            logger.log(.info, "service removed", ["endpoints": endpoints, "service": removal.service])
+            removal.completion()
+        }
+        removals = waiting
+    }
+
+    /// Completes the removals still running when the loop ends: every session has left.
+    private func completeRemovals() {
+        for removal in removals {
+            changes.removed(removal.service)
+            removal.completion()
+        }
+        removals = []
     }
 }

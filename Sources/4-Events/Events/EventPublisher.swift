@@ -56,6 +56,8 @@ public final class EventPublisher: Service {
         var courseSequences: [String: UInt64] = [:]
         var queue: [any QueuedEvent] = []
         var dropped = DroppedProgress()
+        /// Changes of the snapshot table queued since the last take, in order.
+        var snapshotChanges: [SnapshotTableChange] = []
         /// Set by the publisher thread when it found the queue empty and is about to wait; the
         /// next publish clears it and wakes the thread. While it is clear the thread is awake
         /// and will look at the queue again, so publishing makes no system call.
@@ -193,6 +195,29 @@ public final class EventPublisher: Service {
         }
     }
 
+    /// Adds `table`'s entries to what snapshots serve, after the events published before: the
+    /// state of a partition this process started serving after the publisher started (it moved
+    /// here). Its events must be published only after this call.
+    public func addSnapshotEntries(_ table: ProgressTable) {
+        queue(.add(table))
+    }
+
+    /// Removes every entry of `table`'s learners from what snapshots serve, after the events
+    /// published before: a partition this process stopped serving (it moved away), once its
+    /// last event was published.
+    public func removeSnapshotLearners(of table: ProgressTable) {
+        queue(.removeLearners(table.learners))
+    }
+
+    /// Queues a change of the snapshot table behind the events queued, and wakes the publisher thread.
+    private func queue(_ change: SnapshotTableChange) {
+        let wake = sequencer.withLock { state in
+            state.snapshotChanges.append(change)
+            return state.takeWaiting()
+        }
+        if wake { wakeup.signal() }
+    }
+
     /// Counts so far.
     public var counters: Counters { sequencer.withLock { $0.counters } }
 
@@ -326,6 +351,8 @@ public final class EventPublisher: Service {
         var snapshotStreamSequence: UInt64
         /// The state of progress events dropped since the last take, if any.
         var dropped: DroppedProgress?
+        /// The snapshot table's changes queued since the last take.
+        var snapshotChanges: [SnapshotTableChange] = []
         /// The numbers a heartbeat announces, when one is due.
         var announced: Announced?
     }
@@ -344,6 +371,7 @@ public final class EventPublisher: Service {
                 taken.dropped = state.dropped
                 state.dropped = DroppedProgress()
             }
+            if !state.snapshotChanges.isEmpty { swap(&taken.snapshotChanges, &state.snapshotChanges) }
             if announcing {
                 taken.announced = Announced(
                     sequence: state.sequence, streamSequences: state.streamSequences, courseSequences: state.courseSequences)
@@ -374,12 +402,15 @@ public final class EventPublisher: Service {
     }
 
     /// Applies a take to the snapshot state: the events in `events` of the stream snapshots
-    /// serve, the state of any dropped meanwhile, and the numbers it covers.
+    /// serve, the state of any dropped meanwhile, the table's changes, and the numbers it covers.
+    /// The changes go last: a partition's learners leave after its last events (queued before
+    /// the change), and its entries, at revision 0, never replace those of its first events.
     private static func apply(_ events: [any QueuedEvent], _ taken: Taken, to state: inout SnapshotState) {
         for event in events {
             if let entry = event.snapshotEntry { state.apply(entry, courseSequence: event.stamp.courseSequence) }
         }
         if let dropped = taken.dropped { state.apply(dropped) }
+        for change in taken.snapshotChanges { state.apply(change) }
         state.advance(sequence: taken.sequence, progressSequence: taken.snapshotStreamSequence)
     }
 

@@ -95,6 +95,14 @@ public struct ProgressTable: Sendable {
         for entry in other.entries.values { insert(entry) }
     }
 
+    /// The learners with an entry.
+    public var learners: Set<String> { Set(entries.keys.lazy.map(\.learner)) }
+
+    /// Removes every entry of the learners `learners`: the learners of a partition no longer held.
+    public mutating func removeEntries(ofLearners learners: Set<String>) {
+        entries = entries.filter { !learners.contains($0.key.learner) }
+    }
+
     /// The entries whose topic starts with `prefix`, ordered by topic.
     public func entries(matching prefix: String) -> [(topic: String, entry: ProgressEntry)] {
         entries.values.map { (topic: EventTopic.progress(course: $0.course, learner: $0.learner), entry: $0) }

@@ -17,6 +17,15 @@ struct DroppedProgress {
     }
 }
 
+/// A change of the state snapshots serve that is no event: a partition of learners that the
+/// process started or stopped holding (a partition move).
+enum SnapshotTableChange: Sendable {
+    /// Entries loaded from a partition's state, as at start (revision 0).
+    case add(ProgressTable)
+    /// Every entry of these learners goes.
+    case removeLearners(Set<String>)
+}
+
 /// What snapshots answer from (the Clone pattern's map), owned by the publisher thread: every
 /// learner's progress in every course and the sequence numbers that state corresponds to. It
 /// changes only as the thread takes events from its queue, in sequence order, so a publish
@@ -51,6 +60,17 @@ struct SnapshotState {
 
     private mutating func insert(_ entry: ProgressEntry) {
         if table.insert(entry) { topics.add(course: entry.course, learner: entry.learner) }
+    }
+
+    /// Applies a change of the partitions the publisher's process holds.
+    mutating func apply(_ change: SnapshotTableChange) {
+        switch change {
+        case .add(let added):
+            for match in added.entries(matching: EventTopic.progress) { insert(match.entry) }
+        case .removeLearners(let learners):
+            table.removeEntries(ofLearners: learners)
+            topics.remove(learners: learners)
+        }
     }
 
     /// Moves the state to the numbers of a take: every event numbered up to them has been

@@ -21,6 +21,12 @@ struct SnapshotTopicIndex {
         added.append(Topic(topic: EventTopic.progress(course: course, learner: learner), course: course, learner: learner))
     }
 
+    /// Removes the topics of the learners `learners`, whose entries left the table.
+    mutating func remove(learners: Set<String>) {
+        sorted.removeAll { learners.contains($0.learner) }
+        added.removeAll { learners.contains($0.learner) }
+    }
+
     /// The topics that start with `prefix` and come after `cursor` (all of them without one), in order.
     mutating func topics(startingWith prefix: String, after cursor: String?) -> some Sequence<Topic> {
         mergeAdded()

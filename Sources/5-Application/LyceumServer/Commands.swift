@@ -185,33 +185,32 @@ public enum Commands {
                 configuration.security = security.connecting
                 // Over CURVE the broker's server key vouches for the identity frame (protocol/majordomo.md).
                 configuration.trustsCallerIdentities = security.isCurve
-                // One pool, one thread, for every service that is not a partition's (and a
-                // partitioned worker's node service), registered with every broker. A partition's
-                // instance has a pool of its own under the PartitionedWorker, which stops and
-                // starts it alone when the partition moves.
+                // One pool, one thread, for every service registered with every broker: the
+                // unpartitioned ones, and in a partitioned worker each partition held and the node
+                // service; a partition moving in or out is added to it or removed from it alone.
                 let metrics = RequestMetrics()
                 let publisher = events.first?.service
-                var services = host.services.filter { $0.partition == nil }.map { hosted in
-                    (hosted.name, FrameHandler.handler(hosted.answer(publishingTo: publisher, metrics: metrics)))
+                let handler: PartitionedWorker.HandlerMaker = { hosted in
+                    FrameHandler.handler(hosted.answer(publishingTo: publisher, metrics: metrics))
                 }
-                var partitioned: [(String, any Service)] = []
+                var services = host.services.filter { $0.partition == nil }.map { ($0.name, handler($0)) }
+                var worker: PartitionedWorker?
                 if settings.partitionScheme != nil {
-                    let worker = PartitionedWorker(node: settings.node, host: host, dataDirectory: settings.dataDirectory) { [configuration] hosted in
-                        try WorkerPool(
-                            endpoints: settings.brokers, services: [(hosted.name, FrameHandler.handler(hosted.answer(publishingTo: publisher, metrics: metrics)))],
-                            sessions: settings.sessionsPerService, configuration: configuration, context: context)
-                    }
+                    let partitions = PartitionedWorker(
+                        node: settings.node, host: host, dataDirectory: settings.dataDirectory, handler: handler,
+                        changed: { hosted, served in publisher.map { snapshotsFollow(hosted, served: served, publisher: $0, host: host) } })
                     let caller = try NodeCaller(endpoints: settings.brokers, security: security.connecting)
-                    let moves = PartitionMoves(custody: worker, call: caller.call)
-                    let node = NodeService.worker(node: settings.node, partitions: settings.partitions, worker: worker)
-                    services.append((node.name, moves.handler(otherwise: FrameHandler.handler(node.answer))))
-                    partitioned = [("partitions", worker)]
+                    let moves = PartitionMoves(custody: partitions, call: caller.call)
+                    let node = NodeService.worker(node: settings.node, partitions: settings.partitions, worker: partitions)
+                    services += partitions.poolServices + [(node.name, moves.handler(otherwise: FrameHandler.handler(node.answer)))]
+                    worker = partitions
                 }
                 let pool = try WorkerPool(
                     endpoints: settings.brokers, services: services,
                     sessions: settings.sessionsPerService, configuration: configuration, context: context)
+                worker?.serve(on: pool)
                 return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report)
-                    + events.map { ($0.name, $0.service as any Service) } + [("workers", pool as any Service)] + partitioned
+                    + events.map { ($0.name, $0.service as any Service) } + [("workers", pool as any Service)]
             }
         } catch {
             logger.critical("cannot start", ["error": "\(error)"])
@@ -278,6 +277,15 @@ public enum Commands {
         var table = ProgressTable()
         for snapshotTable in host.services.compactMap(\.snapshotTable) { table.merge(snapshotTable(host.catalog)) }
         return [("events", try EventPublisher(configuration: configuration, context: context, streams: host.eventStreams, table: table))]
+    }
+
+    /// Makes the progress snapshots of `publisher` follow a partition of `host` that started
+    /// (`served`) or stopped being served after the start: its learners' entries join them, or
+    /// leave them, so that a snapshot covers exactly the partitions held.
+    private static func snapshotsFollow(_ hosted: HostedService, served: Bool, publisher: EventPublisher, host: ServiceHost) {
+        guard let snapshotTable = hosted.snapshotTable else { return }
+        let table = snapshotTable(host.catalog)
+        if served { publisher.addSnapshotEntries(table) } else { publisher.removeSnapshotLearners(of: table) }
     }
 
     /// Each of `host`'s services as a Majordomo handler, counted in the process's metrics; the

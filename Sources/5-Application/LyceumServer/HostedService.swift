@@ -74,13 +74,18 @@ struct JournalOpener {
     let options: JournalOptions
     let logger: Logger
 
+    /// The labels of a journal's metrics: its service, and its partition when it has one.
+    static func metricDimensions(service: String, partition: Int?) -> [(String, String)] {
+        [("service", service)] + (partition.map { [("partition", String($0))] } ?? [])
+    }
+
     /// Opens the journal and replays it into `state`, logging progress for journals large enough
     /// for a replay to take noticeable time.
     func open<State: JournalState>(replaying state: inout State) throws -> Journal {
         let started = ContinuousClock.now
         let progress = ReplayProgress(service: service, logger: logger)
         var options = options
-        options.metricDimensions = [("service", service)] + (partition.map { [("partition", String($0))] } ?? [])
+        options.metricDimensions = Self.metricDimensions(service: service, partition: partition)
         let journal = try Journal.open(directory: directory, options: options, state: &state, progress: progress.report)
         // A partition's directory (DATA/books/p3) names it.
         logger.info("journal replayed", [

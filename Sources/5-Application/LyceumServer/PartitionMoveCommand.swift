@@ -88,7 +88,10 @@ public enum PartitionMoveCommand {
     }
 
     private static func move(service: String, partition: Int, from source: String, to target: String, settings: Settings, security: ProcessSecurity) -> Int32 {
-        let request = PartitionMoveRequest.move(PartitionMoveTicket(service: service, partition: partition, from: "", to: target))
+        // One id for every time the request is sent (to the next broker after a timeout), so
+        // that the source answers a resend with this move's outcome.
+        let id = "move-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        let request = PartitionMoveRequest.move(PartitionMoveTicket(service: service, partition: partition, from: "", to: target), id: id)
         var long = settings
         // The move's own limit, unless --timeout says otherwise.
         if settings.origins[.timeout] == nil { long.timeout = moveTimeout }

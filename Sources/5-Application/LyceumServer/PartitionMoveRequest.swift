@@ -8,8 +8,10 @@ import Partitions
 /// from `lyceum partitions move`), `receive` in four steps and `adopt` (to the target, from the
 /// source). Shapes in `protocol/partitions.md`, "Moving a partition".
 enum PartitionMoveRequest: Equatable {
-    /// Move `partition` of `service`, held here, to the node `to`.
-    case move(PartitionMoveTicket)
+    /// Move `partition` of `service`, held here, to the node `to`. `id` (`move_id`), chosen by
+    /// the command once per move, makes the request recognisable when it is sent again (through
+    /// another broker after a timeout): the node answers it with the same move's outcome.
+    case move(PartitionMoveTicket, id: String? = nil)
     /// Start a fresh incoming copy.
     case begin(PartitionMoveTicket)
     /// One chunk of one file; its bytes are the request's second frame.
@@ -41,7 +43,11 @@ enum PartitionMoveRequest: Equatable {
             let ticket = try PartitionMoveTicket(reading: &reader, op: op)
             switch op {
             case "move":
-                self = .move(ticket)
+                let id = try reader.optionalString("move_id", length: 1...Identifier.maximumLength)
+                if let id, !Identifier.isValid(id) {
+                    throw JSONReadError(path: reader.path(of: "move_id"), message: "is not a move id (1-\(Identifier.maximumLength) of A-Z a-z 0-9 . _ - : @ +)")
+                }
+                self = .move(ticket, id: id)
             case "adopt":
                 self = .adopt(ticket, try Self.summaries(&reader))
             case "receive":
@@ -103,7 +109,9 @@ enum PartitionMoveRequest: Equatable {
         }
         writer.member("op", op)
         switch self {
-        case .move(let ticket): ticket.write(to: &writer)
+        case .move(let ticket, let id):
+            ticket.write(to: &writer)
+            if let id { writer.member("move_id", id) }
         case .begin(let ticket):
             ticket.write(to: &writer)
             writer.member("step", "begin")

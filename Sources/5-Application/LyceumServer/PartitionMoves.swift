@@ -7,11 +7,16 @@ import Synchronization
 
 /// The partition-move ops of a worker's node service (`move`, `receive`, `adopt`): parses the
 /// request, runs it as source or target, and answers in the services' reply contract. One move
-/// at a time leaves this node; a second gets `unavailable` while the first runs.
+/// at a time leaves this node; another gets `unavailable` while the first runs, but the same one
+/// sent again (its `move_id`) gets its outcome.
 final class PartitionMoves: Sendable {
     private let mover: PartitionMover
     private let receiver: PartitionReceiver
     private let moving = Mutex(false)
+    private let ledger = PartitionMoveLedger()
+    /// Where the target's side runs (`receive` writes and syncs chunks, `adopt` replays a whole
+    /// journal), one request at a time, in the order they came: never on the pool's thread.
+    private let receiving = DispatchQueue(label: "partition-receive")
 
     init(custody: any PartitionCustody, call: @escaping PartitionMover.Call) {
         mover = PartitionMover(custody: custody, call: call)
@@ -19,18 +24,43 @@ final class PartitionMoves: Sendable {
     }
 
     /// The node service's worker pool handler: requests whose `op` is a move op are answered
-    /// here (a `move` on a thread of its own, replying later, so the pool keeps serving the
-    /// `receive`s of other nodes' moves meanwhile), every other request by `otherwise`.
+    /// here, off the pool's thread and replying later, so that the pool's other services (the
+    /// catalog, every other partition) never wait behind a move's disk work: a `move` on a
+    /// thread of its own, the target's `receive`s and `adopt`s one after the other on another.
+    /// Every other request goes to `otherwise`.
     func handler(otherwise: @escaping WorkerPool.Handler) -> WorkerPool.Handler {
         { body, caller, later in
             guard let first = body.first, case .string(let op) = JSONParser().member("op", in: first),
                   PartitionMoveRequest.ops.contains(op) else { return otherwise(body, caller, later) }
-            guard op == "move" else { return [self.answer(body)] }
-            Thread.detachNewThread {
-                Thread.nameCurrent("partition-move")
-                later.send([self.answer(body)])
+            guard op == "move" else {
+                self.receiving.async { later.send([self.answer(body)]) }
+                return nil
+            }
+            guard case .move(let ticket, let id?)? = try? PartitionMoveRequest(frames: body) else {
+                self.startMove(body) { later.send([$0]) }
+                return nil
+            }
+            switch self.ledger.admit(id, ticket: ticket, reply: later) {
+            case .start:
+                self.startMove(body) { outcome in
+                    for waiting in self.ledger.finish(id, outcome: outcome) { waiting.send([outcome]) }
+                }
+            case .wait:
+                break
+            case .finished(let outcome):
+                return [outcome]
+            case .otherMove(let other):
+                return [ServiceError(.badRequest, "move_id \(id) names the move of \(other.name) to \(other.to), not this one", field: "$.move_id").replyFrame]
             }
             return nil
+        }
+    }
+
+    /// Runs the `move` in `frames` on a thread of its own and hands its reply frame to `done`.
+    private func startMove(_ frames: [[UInt8]], then done: @escaping @Sendable ([UInt8]) -> Void) {
+        Thread.detachNewThread {
+            Thread.nameCurrent("partition-move")
+            done(self.answer(frames))
         }
     }
 
@@ -39,7 +69,7 @@ final class PartitionMoves: Sendable {
     func answer(_ frames: [[UInt8]]) -> [UInt8] {
         do throws(ServiceError) {
             let request = try PartitionMoveRequest(frames: frames)
-            guard case .move(let ticket) = request else { return try receiver.handle(request).successReplyFrame }
+            guard case .move(let ticket, _) = request else { return try receiver.handle(request).successReplyFrame }
             guard moving.withLock({ busy in defer { busy = true }; return !busy }) else {
                 throw ServiceError(.unavailable, "another partition move is running on this node; try again when it ends")
             }

@@ -1,38 +1,57 @@
 import Foundation
-import LyceumLifecycle
 import LyceumLogging
 import Majordomo
 import Partitions
 import Synchronization
 
-/// The partitions a partitioned worker serves, each with a worker pool of its own, so that one
-/// can be stopped (its journal closed for a move) or started (after adopting one) while the
-/// others keep serving. Runs as one service of the worker's group: it starts the pools of the
-/// partitions the host opened, and on shutdown stops every pool and closes the journals of the
-/// partitions it adopted since.
-final class PartitionedWorker: Service, PartitionCustody {
-    /// Makes the worker pool that serves one partition's instance.
-    typealias PoolMaker = @Sendable (HostedService) throws -> WorkerPool
+/// The partitions a partitioned worker serves, all on the process's one worker pool: a partition
+/// moving out is removed from the pool (its requests in hand answered, its sessions leaving
+/// every broker) and its journal closed; one moving in is opened and added, while the others and
+/// every other service keep serving on the same thread. What changes follows the partitions
+/// held: the pool's services, the host's journals (status, metrics), and the progress snapshot
+/// table through `changed`.
+final class PartitionedWorker: PartitionCustody {
+    /// Makes the pool handler that answers one partition's instance.
+    typealias HandlerMaker = @Sendable (HostedService) -> WorkerPool.Handler
+    /// Told about each partition that started (`true`) or stopped (`false`) being served after
+    /// the start, once its requests have been answered; the progress snapshots follow it.
+    typealias Change = @Sendable (_ hosted: HostedService, _ served: Bool) -> Void
 
     let node: String
     private let host: ServiceHost
     private let dataDirectory: String
-    private let makePool: PoolMaker
-    private let live = Mutex<[String: (hosted: HostedService, thread: ServiceThread)]>([:])
-    private let stopping = NSCondition()
-    private let stopped = Mutex(false)
+    private let makeHandler: HandlerMaker
+    private let changed: Change
+    private let live: Mutex<[String: HostedService]>
+    /// The pool, once ``serve(on:)`` gave it.
+    private let pool = Mutex<WorkerPool?>(nil)
+    /// One release or serve at a time, so that a partition's removal and re-adding never cross.
+    private let changing = NSLock()
     private let logger = Logger(component: "worker")
 
-    init(node: String, host: ServiceHost, dataDirectory: String, makePool: @escaping PoolMaker) {
+    /// The partitions `host` opened at the start, to be served on the pool given to ``serve(on:)``.
+    init(node: String, host: ServiceHost, dataDirectory: String, handler: @escaping HandlerMaker, changed: @escaping Change = { _, _ in }) {
         self.node = node
         self.host = host
         self.dataDirectory = dataDirectory
-        self.makePool = makePool
+        makeHandler = handler
+        self.changed = changed
+        live = Mutex(Dictionary(uniqueKeysWithValues: host.services.filter { $0.partition != nil }.map { ($0.name, $0) }))
+    }
+
+    /// The pool services of the partitions held at the start, for the process's pool to start with.
+    var poolServices: [(name: String, handler: WorkerPool.Handler)] {
+        served.map { ($0.name, makeHandler($0)) }
+    }
+
+    /// Serves moves on `pool`, the process's pool, started with ``poolServices``.
+    func serve(on pool: WorkerPool) {
+        self.pool.withLock { $0 = pool }
     }
 
     /// The partitions' instances being served now, in service then partition order.
     var served: [HostedService] {
-        live.withLock { $0.values.map(\.hosted) }.sorted {
+        live.withLock { $0.values.map { $0 } }.sorted {
             ($0.service.name, $0.partition?.partition ?? -1) < ($1.service.name, $1.partition?.partition ?? -1)
         }
     }
@@ -50,54 +69,50 @@ final class PartitionedWorker: Service, PartitionCustody {
         return found
     }
 
-    func run() throws {
-        for hosted in host.services where hosted.partition != nil { try start(hosted) }
-        stopping.lock()
-        while !stopped.withLock({ $0 }) { stopping.wait() }
-        stopping.unlock()
-        let all = live.withLock { live in defer { live.removeAll() }; return Array(live.values) }
-        for entry in all { entry.thread.shutdown() }
-        for entry in all {
-            _ = entry.thread.join()
-            entry.hosted.journal?.close()
-        }
-    }
-
-    func shutdown() {
-        stopping.lock()
-        stopped.withLock { $0 = true }
-        stopping.broadcast()
-        stopping.unlock()
-    }
-
     func directory(service: String, partition: Int) -> String {
         ((dataDirectory as NSString).appendingPathComponent(service) as NSString).appendingPathComponent(PartitionName.directory(partition))
     }
 
     func release(service: String, partition: Int) throws {
         let name = PartitionName.service(service, partition: partition)
-        guard let entry = live.withLock({ $0.removeValue(forKey: name) }) else {
+        changing.lock()
+        defer { changing.unlock() }
+        guard let hosted = live.withLock({ $0[name] }) else {
             throw PartitionLayoutError(path: directory(service: service, partition: partition), "is not served by node \(node)")
         }
-        // The pool's sessions reply to the requests in hand (durable writes reply only once
-        // durable), then say DISCONNECT: the brokers hold the partition's next requests.
-        _ = entry.thread.stop()
-        entry.hosted.journal?.close()
+        // The partition's sessions reply to the requests in hand (durable writes reply only
+        // once durable), then say DISCONNECT: the brokers hold its next requests.
+        try attachedPool().removeService(name)
+        live.withLock { _ = $0.removeValue(forKey: name) }
+        host.close(hosted)
+        changed(hosted, false)
         logger.info("partition released", ["partition": name])
     }
 
     func serve(service: String, partition: Int) throws {
         let name = PartitionName.service(service, partition: partition)
+        changing.lock()
+        defer { changing.unlock() }
         guard live.withLock({ $0[name] == nil }) else { return }
-        try start(host.openPartition(of: service, partition: partition))
+        let pool = try attachedPool()
+        let hosted = try host.openPartition(of: service, partition: partition)
+        // In the snapshots before its first event can be published.
+        changed(hosted, true)
+        do {
+            try pool.addService(name, handler: makeHandler(hosted))
+        } catch {
+            changed(hosted, false)
+            host.close(hosted)
+            throw error
+        }
+        live.withLock { $0[name] = hosted }
         logger.info("partition served", ["partition": name])
     }
 
-    private func start(_ hosted: HostedService) throws {
-        let pool = try makePool(hosted)
-        let thread = ServiceThread(pool, name: hosted.name) { [logger] error in
-            if let error { logger.error("a partition's worker pool stopped", ["partition": hosted.name, "error": "\(error)"]) }
+    private func attachedPool() throws -> WorkerPool {
+        guard let pool = pool.withLock({ $0 }) else {
+            throw PartitionLayoutError(path: dataDirectory, "node \(node) is not serving yet")
         }
-        live.withLock { $0[hosted.name] = (hosted, thread) }
+        return pool
     }
 }

@@ -15,16 +15,18 @@ public struct ProcessReport: Sendable {
     public let role: String
     /// When the process started.
     public let started: ContinuousClock.Instant
-    /// The journals this process writes, by service.
-    public let journals: [String: Journal]
+    /// The journals this process writes now, by service.
+    public var journals: [String: Journal] { currentJournals() }
+    private let currentJournals: @Sendable () -> [String: Journal]
     private let backend: PrometheusMetrics
     private let uptime: Gauge
 
-    /// A report for a process started now, rendering `backend`.
-    public init(role: String, journals: [String: Journal], backend: PrometheusMetrics = ProcessMetrics.backend) {
+    /// A report for a process started now, rendering `backend`; `journals` is read each time a
+    /// report is made, so that it follows the journals opened and closed since (partition moves).
+    public init(role: String, journals: @autoclosure @escaping @Sendable () -> [String: Journal], backend: PrometheusMetrics = ProcessMetrics.backend) {
         self.role = role
         started = .now
-        self.journals = journals
+        currentJournals = journals
         self.backend = backend
         uptime = Gauge(label: "lyceum_uptime_seconds", dimensions: [("role", role)], factory: backend)
     }

@@ -5,6 +5,7 @@ import Journal
 import LearningServices
 import LyceumLogging
 import Partitions
+import Synchronization
 
 /// The learning services of one process with everything they stand on: the catalog, and for
 /// each stateful service its journal in `DATA/<service>/` (with `partitions`, one instance and
@@ -16,8 +17,10 @@ public final class ServiceHost: Sendable {
     public let services: [HostedService]
     /// The catalog being served; `reloadCatalog()` replaces it.
     public let catalog: CatalogStore
-    /// The journals, by service name.
-    public let journals: [String: Journal]
+    /// The journals open now, by service name (a partition's `books.p3`): a partitioned
+    /// worker's follow the partitions it holds.
+    public var journals: [String: Journal] { openJournals.withLock { $0 } }
+    private let openJournals: Mutex<[String: Journal]>
     /// The event streams of the registry the services come from, all of them: what a publisher
     /// for these services numbers and announces.
     public let eventStreams: [any PublishedStream]
@@ -62,7 +65,7 @@ public final class ServiceHost: Sendable {
         }
         self.services = services
         self.catalog = store
-        self.journals = Dictionary(uniqueKeysWithValues: services.compactMap { hosted in hosted.journal.map { (hosted.name, $0) } })
+        openJournals = Mutex(Dictionary(uniqueKeysWithValues: services.compactMap { hosted in hosted.journal.map { (hosted.name, $0) } }))
         self.catalogPaths = paths
         eventStreams = registry.eventStreams
         self.registry = registry
@@ -72,7 +75,8 @@ public final class ServiceHost: Sendable {
     }
 
     /// Opens and replays one more partition's instance, one that arrived while serving (a move):
-    /// its directory must hold a manifest naming exactly it. Closing its journal is the caller's.
+    /// its directory must hold a manifest naming exactly it. Its journal joins ``journals`` until
+    /// ``close(_:)``.
     /// - Throws: `PartitionLayoutError` when this host is not partitioned or the manifest
     ///   disagrees, `ServiceRegistryError`, or `JournalError`.
     func openPartition(of service: String, partition: Int) throws -> HostedService {
@@ -84,7 +88,23 @@ public final class ServiceHost: Sendable {
         resources.partition = owned
         let directory = layout.directory(of: service, partition: partition)
         let opener = JournalOpener(service: service, partition: partition, directory: directory, options: journalOptions, logger: logger)
-        return try registry.descriptor(named: service).open(resources, opener)
+        let hosted = try registry.descriptor(named: service).open(resources, opener)
+        if let journal = hosted.journal { openJournals.withLock { $0[hosted.name] = journal } }
+        return hosted
+    }
+
+    /// Makes the instance's writes durable, unlocks its journal directory and drops it from
+    /// ``journals`` and from the process's metrics: a partition that moved away, or failed to
+    /// start serving.
+    func close(_ hosted: HostedService) {
+        guard let journal = hosted.journal else { return }
+        journal.close()
+        openJournals.withLock { journals in
+            if journals[hosted.name] === journal { journals[hosted.name] = nil }
+        }
+        if let partition = hosted.partition?.partition {
+            ProcessMetrics.backend.forgetSeries(matching: JournalOpener.metricDimensions(service: hosted.service.name, partition: partition))
+        }
     }
 
     /// The service registered as `name` (`books`, or a partition's `books.p3`), when this host serves it.
