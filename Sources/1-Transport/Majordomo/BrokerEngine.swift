@@ -15,16 +15,12 @@ final class WorkerRecord {
     /// longest request duration while it has a request, so that a slow request never
     /// expires its worker.
     @exclusivity(unchecked) var expiry: ContinuousClock.Instant
-    /// The client whose request the worker has in hand; `nil` while it waits.
-    @exclusivity(unchecked) var client: [UInt8]?
-    /// The address the worker was given for that client instead of its routing id, and must
-    /// return with the reply (see ``WorkerAddresses``).
+    /// The request the worker has in hand, its body frames copies of those sent, kept until the
+    /// reply so that a DISCONNECT instead gives the request back to its queue; `nil` while it waits.
+    @exclusivity(unchecked) var request: QueuedRequest?
+    /// The address the worker was given for the request's client instead of its routing id,
+    /// and must return with the reply (see ``WorkerAddresses``).
     @exclusivity(unchecked) var clientAddress: [UInt8] = []
-    /// The routing frames the client put before its empty frame, returned with the reply.
-    @exclusivity(unchecked) var envelope: [[UInt8]] = []
-    /// The service the client addressed when it was not ``service`` (a routed request): the
-    /// reply carries it.
-    @exclusivity(unchecked) var requestedService: [UInt8]?
 
     init(identity: [UInt8], service: ServiceRecord, expiry: ContinuousClock.Instant) {
         self.identity = identity
@@ -33,14 +29,18 @@ final class WorkerRecord {
     }
 }
 
-/// A client's request waiting for a worker.
+/// A client's request, waiting for a worker or in a worker's hands.
 struct QueuedRequest {
     let client: [UInt8]
+    /// The routing frames the client put before its empty frame, returned with the reply.
     let envelope: [[UInt8]]
     /// The caller's identity to append to the worker's client address; empty without a key directory.
     let identity: [UInt8]
-    /// The frames as received, forwarded to the worker without a copy.
+    /// The frames as received (or copies, for a request given back by a worker), forwarded to
+    /// the worker without a copy.
     let body: [Message]
+    /// When the broker took the request; a request given back by a worker keeps it, so that
+    /// its wait for a worker (``BrokerConfiguration/unknownServiceTimeout``) counts from then.
     let enqueued: ContinuousClock.Instant
     /// The service the client addressed when the request was routed to another; `nil` otherwise.
     let requestedService: [UInt8]?
@@ -303,7 +303,7 @@ final class BrokerEngine {
         // receive buffer: the common case costs no copy of the body.
         let requestedService = target == nil ? nil : name
         if service.requests.isEmpty, try assign(
-            client: client, envelope: envelope, identity: identity, requestedService: requestedService,
+            client: client, envelope: envelope, identity: identity, requestedService: requestedService, enqueued: now,
             body: receiveBuffer.messages(from: bodyStart), to: service) {
             return
         }
@@ -362,10 +362,23 @@ final class BrokerEngine {
             guard let worker else { return try refuse(sender, "HEARTBEAT from an unregistered worker") }
             worker.expiry = max(worker.expiry, now + heartbeatExpiry)
         case .disconnect:
-            if let worker {
-                logger.log(.info, "worker disconnected", ["worker": PeerText.excerpt(sender), "service": PeerText.excerpt(worker.service.name)])
-                remove(worker)
+            guard let worker else { return }
+            logger.log(.info, "worker disconnected", ["worker": PeerText.excerpt(sender), "service": PeerText.excerpt(worker.service.name)])
+            let service = worker.service
+            // A request in hand crossed the DISCONNECT on the wire: a worker says DISCONNECT only
+            // without handling it (protocol/majordomo.md), so it goes first to another worker,
+            // unlike that of a worker gone silent, which may have applied it. Queued before the
+            // worker goes, so that the service outlives it.
+            if let request = worker.request {
+                worker.request = nil
+                service.requests.prepend(request)
+                queuedRequests += 1
+                logger.log(.info, "request given back by a disconnecting worker; requeued", [
+                    "worker": PeerText.excerpt(sender), "service": PeerText.excerpt(service.name), "client": PeerText.excerpt(request.client),
+                ])
             }
+            remove(worker)
+            try dispatch(service)
         case .request:
             try refuse(sender, "REQUEST from a worker")
         }
@@ -376,10 +389,11 @@ final class BrokerEngine {
     /// - Returns: `false`, sending nothing, when the worker has no request in hand or the reply
     ///   names another client address.
     private func handleReply(from worker: WorkerRecord) throws(ZMQError) -> Bool {
-        guard let client = worker.client, receiveBuffer.frame(1 + WorkerCommand.clientIndex, equals: worker.clientAddress) else { return false }
-        worker.client = nil
-        try reply(to: client, envelope: worker.envelope, service: worker.requestedService ?? worker.service.name, body: receiveBuffer.messages(from: 1 + WorkerCommand.bodyIndex))
-        worker.envelope = []
+        guard let request = worker.request, receiveBuffer.frame(1 + WorkerCommand.clientIndex, equals: worker.clientAddress) else { return false }
+        // Releases the copies of the request's body.
+        worker.request = nil
+        try reply(to: request.client, envelope: request.envelope, service: request.requestedService ?? worker.service.name,
+                  body: receiveBuffer.messages(from: 1 + WorkerCommand.bodyIndex))
         return true
     }
 
@@ -387,7 +401,7 @@ final class BrokerEngine {
     private func dispatch(_ service: ServiceRecord) throws(ZMQError) {
         while let request = service.requests.first,
               try assign(client: request.client, envelope: request.envelope, identity: request.identity,
-                         requestedService: request.requestedService, body: request.body, to: service) {
+                         requestedService: request.requestedService, enqueued: request.enqueued, body: request.body, to: service) {
             _ = service.requests.popFirst()
             queuedRequests -= 1
             receiveBuffer.recycle(request.body)
@@ -398,11 +412,16 @@ final class BrokerEngine {
     /// purging those that are not. The worker's client address is a fresh one followed by
     /// `identity`, the caller's encoded ``CallerIdentity`` (empty without a key directory); the
     /// reply will carry `requestedService` when given (a routed request), else the service's name.
+    /// The worker keeps copies of the body (`zmq_msg_copy`: a reference for a large frame) until
+    /// its reply, to requeue the request should it say DISCONNECT instead.
     /// - Returns: `false` when no waiting worker is left; the body is then as it was.
     private func assign(
-        client: [UInt8], envelope: [[UInt8]], identity: [UInt8], requestedService: [UInt8]?, body: some Collection<Message>,
-        to service: ServiceRecord
+        client: [UInt8], envelope: [[UInt8]], identity: [UInt8], requestedService: [UInt8]?, enqueued: ContinuousClock.Instant,
+        body: some Collection<Message>, to service: ServiceRecord
     ) throws(ZMQError) -> Bool {
+        guard !service.waiting.isEmpty else { return false }
+        // Made before sending empties the frames.
+        let kept = body.map(Message.init(copying:))
         while let worker = service.waiting.popFirst() {
             var address = workerAddresses.next()
             // Skipped when empty (no key directory): even an empty append reallocates the address.
@@ -411,10 +430,9 @@ final class BrokerEngine {
                 try WorkerCommand.send(.request, client: address, body: body, on: router)
             }
             if sent {
-                worker.client = client
+                worker.request = QueuedRequest(client: client, envelope: envelope, identity: identity, body: kept, enqueued: enqueued,
+                                               requestedService: requestedService)
                 worker.clientAddress = address
-                worker.envelope = envelope
-                worker.requestedService = requestedService
                 worker.expiry = max(worker.expiry, now + configuration.maxRequestDuration)
                 return true
             }
@@ -555,7 +573,7 @@ final class BrokerEngine {
         let expired = workers.values.filter { $0.expiry < now }
         for worker in expired {
             logger.log(.info, "worker expired", ["worker": PeerText.excerpt(worker.identity), "service": PeerText.excerpt(worker.service.name),
-                                                  "holding_request": worker.client == nil ? "no" : "yes"])
+                                                  "holding_request": worker.request == nil ? "no" : "yes"])
             remove(worker)
         }
     }
@@ -576,7 +594,7 @@ final class BrokerEngine {
 
     private func sendHeartbeats() throws(ZMQError) {
         let heartbeat = WorkerCommand.heartbeat.frames
-        for worker in workers.values where worker.client == nil {
+        for worker in workers.values where worker.request == nil {
             try send(to: worker.identity, heartbeat)
         }
     }

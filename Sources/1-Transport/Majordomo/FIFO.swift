@@ -9,6 +9,17 @@ struct FIFO<Element> {
 
     mutating func append(_ element: Element) { storage.append(element) }
 
+    /// Puts `element` before all the others, to be popped next: for one that was popped and
+    /// must be served again.
+    mutating func prepend(_ element: Element) {
+        if head > 0 {
+            head -= 1
+            storage[head] = element
+        } else {
+            storage.insert(element, at: 0)
+        }
+    }
+
     mutating func popFirst() -> Element? {
         guard !isEmpty else { return nil }
         let element = storage[head]

@@ -134,7 +134,7 @@ final class WorkerPoolEngine {
             if wakeup.isSignaled, drainDeadline == nil { try beginDrain() }
             if let drainDeadline {
                 if sessions.allSatisfy({ $0.socket == nil }) { break }
-                if clock.now >= drainDeadline { try abandonRequestsInHand(); break }
+                if clock.now >= drainDeadline { abandonRequestsInHand(); break }
             }
             if changes.hasChanges { try apply(changes.take()) }
             if !removals.isEmpty { try finishRemovals() }
@@ -377,17 +377,20 @@ final class WorkerPoolEngine {
         close(session)
     }
 
-    private func abandonRequestsInHand() throws(ZMQError) {
-        for session in sessions where session.socket != nil { try abandonRequest(of: session) }
+    private func abandonRequestsInHand() {
+        for session in sessions where session.socket != nil { abandonRequest(of: session) }
     }
 
-    /// Leaves without the reply the session still owes, past the drain timeout.
-    private func abandonRequest(of session: PoolSession) throws(ZMQError) {
+    /// Closes a session still without the reply it owes, past the drain timeout, saying
+    /// nothing: a DISCONNECT would tell the broker the request in hand was not handled and it
+    /// would give it to another worker, though the handler may have applied it. The broker
+    /// purges such a session after its `maxRequestDuration`, as it does a crashed worker's.
+    private func abandonRequest(of session: PoolSession) {
         logger.log(.error, "no reply within the drain timeout; leaving without it", [
             "endpoint": session.route.endpoint, "service": session.route.service, "session": String(session.index),
             "drain_timeout_ms": "\(configuration.drainTimeout.milliseconds)",
         ])
-        try leave(session)
+        close(session)
     }
 
     // MARK: Adding and removing services
@@ -424,8 +427,8 @@ final class WorkerPoolEngine {
 
     /// Starts removing `service`: its idle sessions leave at once, those with a request in hand
     /// once they have replied, within the drain timeout. A REQUEST already waiting in an idle
-    /// session's socket is taken first: the broker counts it as that worker's, and would forget
-    /// it at the DISCONNECT, leaving its client to time out.
+    /// session's socket is served first: the broker counts it as that worker's, and would only
+    /// requeue it at the DISCONNECT, a detour for its client.
     private func beginRemoval(of service: String, completion: @escaping @Sendable () -> Void) throws(ZMQError) {
         let deadline = clock.now + configuration.drainTimeout
         for session in sessions where !session.isVacant && session.route.service == service {
@@ -451,7 +454,7 @@ final class WorkerPoolEngine {
                     waiting.append(removal)
                     continue
                 }
-                for session in leaving where session.socket != nil { try abandonRequest(of: session) }
+                for session in leaving where session.socket != nil { abandonRequest(of: session) }
             }
             for session in leaving {
                 session.isVacant = true

@@ -13,6 +13,17 @@ public final class Message {
         zmq_msg_init(pointer)
     }
 
+    /// Creates a message holding the same frame as `source`, which keeps its own
+    /// (`zmq_msg_copy`): a frame of more than 33 bytes is shared, reference-counted, not copied;
+    /// a smaller one is copied. Sending either message empties that one only, so a copy keeps a
+    /// frame that is sent on, for as long as it lives.
+    public init(copying source: Message) {
+        pointer = .allocate(capacity: 1)
+        zmq_msg_init(pointer)
+        // Fails only for a message that was never initialised (EFAULT), which both are.
+        zmq_msg_copy(pointer, source.pointer)
+    }
+
     deinit {
         zmq_msg_close(pointer)
         pointer.deallocate()
