@@ -18,6 +18,9 @@ OK = b'{"ok":true,"result":{}}'
 
 def main(endpoint, services):
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    # A parent such as the test runner may start us with SIGTERM blocked (the mask is inherited),
+    # and a blocked SIGTERM would never stop us.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
     context = zmq.Context()
     poller = zmq.Poller()
     sockets = []
