@@ -66,6 +66,8 @@ public enum CourseStatisticsFanOut {
     /// ``partialOp`` request is forwarded only for callers that may perform trusted operations,
     /// since the partition sees the coordinator's key, not the caller's.
     public static func plan(_ frame: [UInt8], caller: Caller) -> Plan {
+        // Not swallowed: a frame that is not a request goes to a partition, whose service gives
+        // the caller exactly the error an unpartitioned process would.
         guard var request = try? Request(frame) else { return .forward }
         do throws(ServiceError) {
             switch request.op {
@@ -113,6 +115,8 @@ public enum CourseStatisticsFanOut {
 
     /// The figures of a successful ``partialOp`` reply; `nil` for anything else.
     private static func figures(of reply: [UInt8]) -> Figures? {
+        // Not swallowed: `merge` passes any reply that is not a partial's figures (a partition's
+        // error) on to the caller unchanged.
         guard case .object(let object)? = try? JSONParser(maxBytes: 1 << 16, maxDepth: 4).parse(reply),
               case .bool(true)? = object["ok"], case .object(let result)? = object["result"],
               case .string(let course)? = result["course"], case .integer(let started)? = result["learners_started"],
