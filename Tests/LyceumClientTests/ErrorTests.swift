@@ -67,7 +67,7 @@ struct ErrorTests {
             let impatient = try serve.client(timeout: .milliseconds(300), attempts: 2)
             defer { impatient.close() }
             _ = try await impatient.catalog.listCategories()
-            serve.process.send(SIGSTOP)
+            #expect(serve.process.suspend())
             defer { serve.process.send(SIGCONT) }
             let silent = await lyceumError { () async throws(LyceumError) in try await impatient.catalog.listCategories() }
             #expect(silent?.code == .timedOut, "\(String(describing: silent))")
@@ -91,7 +91,7 @@ struct ErrorTests {
                 return (try? await lyceum.catalog.listCategories()) != nil
             })
 
-            worker.send(SIGSTOP)
+            #expect(worker.suspend())
             defer { worker.send(SIGCONT) }
             // One books request goes to the stopped worker, one more waits in the queue (the whole
             // broker's limit too), and then the service's queue and the broker's are full.

@@ -77,6 +77,30 @@ public final class LyceumProcess: @unchecked Sendable {
     /// Sends `signal` without waiting, e.g. SIGHUP.
     public func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
+    /// Stops the process with SIGSTOP and returns once every one of its threads is stopped.
+    ///
+    /// `kill` returns before a busy machine has scheduled the threads that must act on the
+    /// signal; until then the others keep answering, so a test that relies on silence waits.
+    /// - Returns: `false` if some thread was still running after `timeout`.
+    @discardableResult
+    public func suspend(timeout: Duration = .seconds(10)) -> Bool {
+        let tasks = "/proc/\(process.processIdentifier)/task"
+        kill(process.processIdentifier, SIGSTOP)
+        return eventually(timeout: timeout) {
+            // A process that has exited has no task directory, and is not stopped.
+            guard let threads = try? FileManager.default.contentsOfDirectory(atPath: tasks), !threads.isEmpty else { return false }
+            return threads.allSatisfy { Self.isStopped(thread: "\(tasks)/\($0)/stat") }
+        }
+    }
+
+    /// Whether `/proc/PID/task/TID/stat` says the thread is stopped (`T`); its state is the
+    /// field after the parenthesised command name, which may itself hold spaces or `)`.
+    private static func isStopped(thread statPath: String) -> Bool {
+        guard let stat = FileManager.default.contents(atPath: statPath),
+              let close = stat.lastIndex(of: UInt8(ascii: ")")), close + 2 < stat.endIndex else { return false }
+        return stat[close + 2] == UInt8(ascii: "T")
+    }
+
     /// Kills the process if it still runs.
     public func stop() {
         guard process.isRunning else { return }
