@@ -6,7 +6,7 @@ import Testing
 /// each in its own network namespace, made and removed by `deploy/netns-cluster.sh` for each test.
 /// Every client runs on the client host; what a test checks is what the cluster acknowledged
 /// (Clients/ledger.py keeps the ledger), read back afterwards.
-@Suite(.serialized, .enabled(if: NetnsCluster.unavailability == nil, Comment(rawValue: NetnsCluster.unavailability ?? "")))
+@Suite(.serialized, .offTheCooperativePool, .enabled(if: NetnsCluster.unavailability == nil, Comment(rawValue: NetnsCluster.unavailability ?? "")))
 struct ClusterTests {
     /// Small enough to come up quickly, and more than one partition per worker host.
     static let partitions = 6

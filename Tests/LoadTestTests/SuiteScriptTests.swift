@@ -99,7 +99,7 @@ import Testing
 
     /// Without nats-server the NATS rows are skipped with a note saying what to install, not
     /// failed; `--only-nats`, which has nothing else to run, exits 1 before starting anything.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func natsRowsAreSkippedVisiblyWithoutNATS() throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("lyceum-nats-\(UUID().uuidString)")
         defer { if FileManager.default.fileExists(atPath: out.path) { removeTemporary(out) } }

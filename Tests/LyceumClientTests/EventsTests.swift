@@ -43,7 +43,7 @@ struct EventsTests {
         }
     }
 
-    @Test("the subscription ends when its task is cancelled", .timeLimit(.minutes(1)))
+    @Test("the subscription ends when its task is cancelled", .timeLimit(.minutes(3)))
     func cancellationEndsTheSequence() async throws {
         try await withDataDirectory { data in
             let serve = try await ServeProcess(data: data)
