@@ -45,7 +45,9 @@ import Testing
         let result = try run(fake, configuration(fake, load: .open(rate: 500, maxInFlight: 100), stop: .after(.seconds(1))))
         // Every intended send time in the measured second is used, whatever the replies do.
         #expect(abs(result.statistics.completed - 500) <= 2, "\(result.statistics.completed) requests")
-        #expect(result.measuredDuration > .milliseconds(900) && result.measuredDuration < .milliseconds(1100), "\(result.measuredDuration)")
+        // The window ends at the last reply, which cannot come before the last send's time: no
+        // upper bound, since how late a loaded machine answers is not this test's business.
+        #expect(result.measuredDuration > .milliseconds(900), "\(result.measuredDuration)")
         #expect(result.statistics.errors.isEmpty)
         // How late each send left is measured for every request, so a lagging client shows.
         #expect(result.statistics.sendLag.count == UInt64(result.statistics.completed))

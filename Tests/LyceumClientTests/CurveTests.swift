@@ -5,7 +5,7 @@ import Testing
 
 /// CURVE end to end: the client against a real `lyceum serve` that requires it, with keys made
 /// by `lyceum keys generate` and read with ``CurveClientKeys/init(secretCertificate:serverCertificate:)``.
-@Suite(.serialized)
+@Suite(.serialized, .offTheCooperativePool)
 struct CurveTests {
     @Test("requests and the event sequence go through with an authorised key", .timeLimit(.minutes(3)))
     func requestsAndEvents() async throws {

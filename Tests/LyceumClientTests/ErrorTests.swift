@@ -5,7 +5,7 @@ import LyceumTestSupport
 import Testing
 
 /// Each error a server or broker can give, as the client's typed ``LyceumError``.
-@Suite(.serialized)
+@Suite(.serialized, .offTheCooperativePool)
 struct ErrorTests {
     /// Any result at all: the tests that use it expect an error.
     private struct AnyResult: ReplyResult {

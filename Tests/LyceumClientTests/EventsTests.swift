@@ -6,7 +6,7 @@ import Testing
 import ZeroMQ
 
 /// The progress event sequence against a real serve, through a relay that loses one event.
-@Suite(.serialized)
+@Suite(.serialized, .offTheCooperativePool)
 struct EventsTests {
     @Test("a lost event shows as a gap and is repaired from a snapshot")
     func gapRepairedFromSnapshot() async throws {

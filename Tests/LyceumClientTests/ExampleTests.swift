@@ -4,7 +4,7 @@ import Testing
 
 /// The README's example (Examples/SwiftClientExample), built as an executable, run as written
 /// against a real serve.
-@Suite struct ExampleTests {
+@Suite(.offTheCooperativePool) struct ExampleTests {
     @Test func readmeExampleRuns() async throws {
         try await withDataDirectory { data in
             let serve = try await ServeProcess(data: data)

@@ -2,7 +2,7 @@ import LyceumClient
 import Testing
 
 /// Every operation of the three services once, through the client, against a real serve.
-@Suite(.serialized)
+@Suite(.serialized, .offTheCooperativePool)
 struct OperationsTests {
     @Test func everyBooksOperation() async throws {
         try await withDataDirectory { data in

@@ -5,7 +5,7 @@ import Testing
 
 /// Retries carry the write's `request_id`, so the server applies it once; fail-over moves to the
 /// next broker.
-@Suite(.serialized)
+@Suite(.serialized, .offTheCooperativePool)
 struct RetryTests {
     @Test("a create retried while the server is stopped is applied once")
     func retriedCreateAppliedOnce() async throws {

@@ -61,7 +61,7 @@ final class TwoBrokerCluster: @unchecked Sendable {
     }
 }
 
-@Suite(.serialized)
+@Suite(.serialized, .offTheCooperativePool)
 struct SeveralBrokersTests {
     @Test("a broker killed during a write load: every acknowledged write is readable through the other, none applied twice")
     func writesSurviveABrokerKilledMidLoad() async throws {

@@ -8,10 +8,12 @@ import Glibc
 /// killed by `stop()` or when released, so a failing test leaves nothing behind.
 public final class LyceumProcess: @unchecked Sendable {
     // Foundation's Process and the buffers are touched from the pipes' handler threads and the
-    // test's; `lock` guards the buffers.
+    // test's; `lock` guards the buffers and the count of pipes still open.
     private let process = Process()
     private let lock = NSLock()
-    private var collected = (stdout: "", stderr: "")
+    private var collected = (stdout: Data(), stderr: Data())
+    /// The pipes whose end has not been read yet, so that the output is known to be whole.
+    private var openPipes = 0
 
     /// Starts `lyceum` with `arguments`. A non-empty `launcher` (e.g. `["/usr/bin/prlimit",
     /// "--nofile=1024:1024", "--"]`) runs first and must exec `lyceum` in its own process, so
@@ -25,12 +27,7 @@ public final class LyceumProcess: @unchecked Sendable {
             process.executableURL = Self.executable
             process.arguments = arguments
         }
-        let output = Pipe()
-        process.standardOutput = output
-        output.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let text = String(decoding: handle.availableData, as: UTF8.self)
-            self?.lock.withLock { self?.collected.stdout += text }
-        }
+        process.standardOutput = collect(into: \.stdout)
         if let standardErrorFile {
             guard FileManager.default.createFile(atPath: standardErrorFile, contents: nil),
                   let file = FileHandle(forWritingAtPath: standardErrorFile) else {
@@ -38,22 +35,34 @@ public final class LyceumProcess: @unchecked Sendable {
             }
             process.standardError = file
         } else {
-            let errors = Pipe()
-            process.standardError = errors
-            errors.fileHandleForReading.readabilityHandler = { [weak self] handle in
-                let text = String(decoding: handle.availableData, as: UTF8.self)
-                self?.lock.withLock { self?.collected.stderr += text }
-            }
+            process.standardError = collect(into: \.stderr)
         }
         try process.run()
+    }
+
+    /// A pipe whose bytes are appended to `buffer` as they come, until its end.
+    private func collect(into buffer: WritableKeyPath<(stdout: Data, stderr: Data), Data> & Sendable) -> Pipe {
+        let buffer = buffer
+        let pipe = Pipe()
+        openPipes += 1
+        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self else { return }
+            if data.isEmpty { handle.readabilityHandler = nil }
+            lock.withLock {
+                collected[keyPath: buffer].append(data)
+                if data.isEmpty { openPipes -= 1 }
+            }
+        }
+        return pipe
     }
 
     deinit { stop() }
 
     /// What the process printed on stdout so far.
-    public var standardOutput: String { lock.withLock { collected.stdout } }
+    public var standardOutput: String { lock.withLock { String(decoding: collected.stdout, as: UTF8.self) } }
     /// What the process logged on stderr so far (empty when it goes to a file).
-    public var standardError: String { lock.withLock { collected.stderr } }
+    public var standardError: String { lock.withLock { String(decoding: collected.stderr, as: UTF8.self) } }
     /// Whether it still runs.
     public var isRunning: Bool { process.isRunning }
     /// Its process id (`lyceum`'s, also behind a launcher, which execs it).
@@ -112,8 +121,9 @@ public final class LyceumProcess: @unchecked Sendable {
     public func waitForExit(timeout: Duration = .seconds(20)) -> Int32? {
         guard eventually(timeout: timeout, { !process.isRunning }) else { return nil }
         process.waitUntilExit()
-        // The pipes' last bytes may still be in flight to the handlers.
-        Thread.sleep(forTimeInterval: 0.05)
+        // The handlers may still hold the last bytes when the exit is seen. Bounded: a child the
+        // process left behind may keep a pipe open.
+        _ = eventually(timeout: .seconds(10)) { lock.withLock { openPipes == 0 } }
         return process.terminationStatus
     }
 

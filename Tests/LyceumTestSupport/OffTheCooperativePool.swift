@@ -3,12 +3,15 @@ import Synchronization
 import Testing
 
 /// A trait that runs each test of a suite on threads of its own instead of Swift's cooperative
-/// pool. For long synchronous tests (processes, namespaces, `waitpid`): on a 2-core machine the
-/// pool has two threads, and a suite that blocks one for minutes leaves every async test of the
-/// run one thread, long enough to exceed their time limits before their bodies start.
+/// pool, which has one thread per core and runs every synchronous test body to its end: on a
+/// 2-core machine, the suite's blocking process tests keep it busy for minutes.
 ///
-/// Use it on `.serialized` suites only: it removes the pool's bound on how many such tests run
-/// at once.
+/// - Async tests that time a server (stop it, call, continue it) need it: on the pool, each
+///   continuation after an `await` waits behind that backlog, so the steps land minutes apart.
+/// - Long blocking `.serialized` suites (ClusterTests) use it to give the pool back.
+///
+/// Every job gets a thread, so it removes the pool's bound on how many tests run at once: use it
+/// on async or `.serialized` suites only.
 public struct OffTheCooperativePool: SuiteTrait, TestTrait, TestScoping {
     /// Applies to every test in the suite.
     public var isRecursive: Bool { true }
