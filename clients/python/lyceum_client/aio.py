@@ -4,10 +4,13 @@ One DEALER carries every request in flight, each behind an 8-byte tag that the b
 front of its reply (protocol/majordomo.md, "Client envelopes"), so replies find their requests in
 whatever order they come. A request without a reply after ``timeout`` is sent again under a new
 tag, after a back-off, up to ``attempts`` times in all; a reply to any of its tags completes it.
-When no reply at all has come on the socket since the request was sent, the connection is taken
-for dead: the socket is closed and a new one connects to the next broker in ``endpoints`` (the
-Lazy Pirate pattern, with fail-over). Writes carry a ``request_id`` chosen once per call, so a
-retry the server already applied returns the first reply and applies nothing.
+The socket is closed and a new one connects to the next broker in ``endpoints`` (the Lazy Pirate
+pattern, with fail-over) when the connection looks dead (no reply at all came on it since a
+request that timed out was sent) or when the broker answers ``service_unknown`` (it has no worker
+for the service; another broker may). The other requests in flight on the closed socket are sent
+again on the new one at once, as LyceumClient's ConnectionLoop does; ``queue_full`` and
+``overloaded`` are retried on the same socket. Writes carry a ``request_id`` chosen once per
+call, so a retry the server already applied returns the first reply and applies nothing.
 """
 from __future__ import annotations
 
@@ -31,11 +34,19 @@ DEFAULT_ENDPOINT = "tcp://127.0.0.1:5555"
 
 @dataclass
 class _Request:
-    """A request in flight: its frames, the tags of its attempts, and the current attempt's reply."""
+    """A request in flight: its frames, the tags of its attempts, and the current attempt's reply
+    (``None`` when the attempt's connection was closed to fail over)."""
     service: bytes
     frame: bytes
     tags: list[bytes] = field(default_factory=list)
-    reply: Optional[asyncio.Future[list[bytes]]] = None
+    reply: Optional[asyncio.Future[Optional[list[bytes]]]] = None
+
+    def abandoned(self) -> bool:
+        """Whether the current attempt ended because its connection was closed to fail over (a
+        timeout cancels the reply instead)."""
+        reply = self.reply
+        return (reply is not None and reply.done() and not reply.cancelled() and reply.exception() is None
+                and reply.result() is None)
 
 
 class ClientOptions(TypedDict, total=False):
@@ -127,26 +138,30 @@ class Client:
                 for attempt in range(self._attempts):
                     if attempt:
                         await asyncio.sleep(self._delay(attempt))
-                    body = await self._attempt(request)
+                    body, generation = await self._attempt(request)
                     if body is None:
                         failure = Timeout(f"no reply from {call.service} within {self._timeout:g} s on any of "
-                                          f"{attempt + 1} attempts ({', '.join(self._endpoints)})",
-                                          service=call.service)
+                                          f"{attempt + 1} attempts ({', '.join(self._endpoints)})"
+                                          + ("; the last one's connection was closed to fail over"
+                                             if request.abandoned() else ""), service=call.service)
                         continue
                     try:
                         return call.decode(decode_result(call.service, body))
                     except LyceumError as error:
                         if not error.retryable:
                             raise
+                        if error.fails_over:
+                            self._fail_over(generation)
                         failure = error
                 raise failure
             finally:
                 for tag in request.tags:
                     self._waiting.pop(tag, None)
 
-    async def _attempt(self, request: _Request) -> Optional[list[bytes]]:
-        """Sends the request under a new tag and waits for a reply to any of its tags; ``None`` on
-        a timeout, after failing over when the connection looks dead."""
+    async def _attempt(self, request: _Request) -> tuple[Optional[list[bytes]], int]:
+        """Sends the request under a new tag and waits for a reply to any of its tags; returns the
+        reply body (``None`` when none came: a timeout, after failing over when the connection
+        looks dead, or the connection closed to fail over) and the connection's generation."""
         socket, generation = self._connected()
         tag = next(self._tags).to_bytes(8, "big")
         request.tags.append(tag)
@@ -158,11 +173,11 @@ class Client:
                 # Never blocks for long: at most max_in_flight requests are queued, below the
                 # socket's high-water mark.
                 await socket.send_multipart(request_frames(tag, request.service, request.frame))
-                return await request.reply
+                return await request.reply, generation
         except (TimeoutError, zmq.ZMQError):
             if self._last_reply_at < sent_at:
                 self._fail_over(generation)
-            return None
+            return None, generation
 
     def _connected(self) -> tuple[zmq.asyncio.Socket, int]:
         if self._socket is None:
@@ -196,9 +211,14 @@ class Client:
                 request.reply.set_result(body)
 
     def _fail_over(self, generation: int) -> None:
-        # Several requests time out on the same dead socket; only the first moves on.
+        # Several requests fail on the same socket; only the first moves on.
         if generation != self._generation:
             return
+        # Replies to the others can no longer come: their attempts end now (``None``: no reply),
+        # not at their timeout.
+        for request in self._waiting.values():
+            if request.reply is not None and not request.reply.done():
+                request.reply.set_result(None)
         self._disconnect()
         self._generation += 1
         self._endpoint_index = (self._endpoint_index + 1) % len(self._endpoints)

@@ -161,6 +161,45 @@ class Serve:
         self.start()
 
 
+class Processes:
+    """``lyceum`` processes by name, each logging to its own file in a temporary directory; every
+    one is killed by the test's cleanups."""
+
+    def __init__(self, test: unittest.TestCase) -> None:
+        directory = tempfile.TemporaryDirectory(prefix="lyceum-pyclient-processes-")
+        test.addCleanup(directory.cleanup)
+        self.directory = directory.name
+        self._running: dict[str, subprocess.Popen[bytes]] = {}
+        test.addCleanup(self.kill_all)
+
+    def start(self, name: str, arguments: list[str]) -> None:
+        """Starts ``lyceum`` with ``arguments`` (and logfmt warnings to its log) as ``name``."""
+        with open(self.log(name), "ab") as log:
+            self._running[name] = subprocess.Popen(
+                [lyceum_binary(), *arguments, "--log-format", "logfmt", "--log-level", "warning"],
+                stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+
+    def log(self, name: str) -> str:
+        """The path of ``name``'s log."""
+        return os.path.join(self.directory, f"{name}.log")
+
+    def logs(self) -> str:
+        """Every log, for a failure message."""
+        return "\n".join(f"{name}:\n{Path(self.log(name)).read_text()}" for name in self._running)
+
+    def kill(self, name: str) -> None:
+        """SIGKILLs ``name`` and waits for it; nothing when it is not running."""
+        process = self._running.pop(name, None)
+        if process is not None and process.poll() is None:
+            process.send_signal(signal.SIGKILL)
+            process.wait()
+
+    def kill_all(self) -> None:
+        """Kills every process still running."""
+        for name in list(self._running):
+            self.kill(name)
+
+
 class ServeTestCase(unittest.TestCase):
     """A test with its own ``serve`` and a blocking ``client`` of it (``attempts`` as the class says)."""
     attempts = 3
