@@ -8,16 +8,9 @@ from typing import Any
 
 from lyceum_client import BookUpdate, Events, ProgressUpdate, Snapshot
 
-from .support import DroppingForwarder, ServeTestCase
+from .support import DroppingForwarder, ServeTestCase, nth_progress_event
 
 COURSE = "1"
-
-
-def nth_progress_event(n: int) -> Any:
-    """A drop rule taking out the ``n``-th progress event only."""
-    def drop(topic: str, body: dict[str, Any]) -> bool:
-        return topic.startswith("progress/") and body.get("progress_seq") == n
-    return drop
 
 
 class EventsTests(ServeTestCase):
