@@ -26,6 +26,17 @@ public struct BrokerRejection: Equatable, Sendable {
             guard let code = Code(rawValue: word) ?? Code(rawValue: String(word.map { $0 == "-" ? "_" : $0 })) else { return nil }
             self = code
         }
+
+        /// The ``MajordomoError`` code a client surfaces for a rejection with this code.
+        var errorCode: MajordomoError.Code {
+            switch self {
+            case .queueFull: .queueFull
+            case .overloaded: .brokerOverloaded
+            case .serviceUnknown: .serviceUnknown
+            case .forbidden: .forbidden
+            case .unauthenticated: .unauthenticated
+            }
+        }
     }
 
     /// Bytes every rejection frame starts with.
@@ -58,13 +69,6 @@ public struct BrokerRejection: Equatable, Sendable {
 
     /// The typed error a client surfaces for this rejection.
     func error(service: String, endpoint: String) -> MajordomoError {
-        let code: MajordomoError.Code = switch self.code {
-        case .queueFull: .queueFull
-        case .overloaded: .brokerOverloaded
-        case .serviceUnknown: .serviceUnknown
-        case .forbidden: .forbidden
-        case .unauthenticated: .unauthenticated
-        }
-        return MajordomoError(code: code, service: service, endpoint: endpoint, detail: text)
+        MajordomoError(code: code.errorCode, service: service, endpoint: endpoint, detail: text)
     }
 }

@@ -41,6 +41,10 @@ public struct MajordomoError: Error, Equatable, Sendable, CustomStringConvertibl
         /// workers registered again). Clients given several brokers fail over on these; every
         /// other code is the answer.
         public var callsForAnotherBroker: Bool { [Code.brokerUnreachable, .timedOut, .serviceUnknown].contains(self) }
+
+        /// Whether the broker answered, refusing the request (a ``BrokerRejection``): a reply
+        /// came, unlike ``timedOut`` or ``brokerUnreachable``, and nothing was applied.
+        public var isBrokerRejection: Bool { BrokerRejection.Code.allCases.contains { $0.errorCode == self } }
     }
 
     /// What went wrong.

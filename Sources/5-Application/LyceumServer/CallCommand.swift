@@ -14,6 +14,14 @@ public enum CallCommand {
         public static let errorReply: Int32 = 1
         /// No reply arrived.
         public static let noReply: Int32 = 3
+
+        /// The status of a call that failed with `error`: ``errorReply`` when the broker answered
+        /// with a refusal (`queue_full`, `overloaded`, `service_unknown`, `forbidden`,
+        /// `unauthenticated`: a reply, which the README counts with the service's error replies),
+        /// ``noReply`` for everything else, where no reply came at all.
+        static func of(_ error: any Error) -> Int32 {
+            (error as? MajordomoError)?.code.isBrokerRejection == true ? errorReply : noReply
+        }
     }
 
     /// Sends `body` to `service` through the first broker of `settings.brokers` that answers,
@@ -22,27 +30,33 @@ public enum CallCommand {
         let reply: [[UInt8]]
         do {
             reply = try callOnce(service, body: [Array(body.utf8)], settings: settings, security: security)
-        } catch let error as MajordomoError {
-            printError("lyceum call: no reply from \(service) at \(settings.brokers.joined(separator: ", ")) within \(settings.timeout) each: \(error)")
-            return Status.noReply
         } catch {
-            printError("lyceum call: \(error)")
-            return Status.noReply
-        }
-        if let rejection = BrokerRejection(body: reply) {
-            printError("lyceum call: the broker refused the request: \(rejection.code.rawValue): \(rejection.text)")
-            return Status.errorReply
+            return exitStatus(reporting: error, of: "lyceum call", calling: service, settings: settings)
         }
         for frame in reply { print(String(decoding: frame, as: UTF8.self)) }
         return isSuccess(reply) ? Status.ok : Status.errorReply
     }
 
+    /// Says on stderr why `command`'s call to `service` failed with `error` (a broker's refusal,
+    /// or no reply from any broker) and returns the exit status that says the same.
+    static func exitStatus(reporting error: any Error, of command: String, calling service: String, settings: Settings) -> Int32 {
+        let status = Status.of(error)
+        if status == Status.errorReply, let refusal = error as? MajordomoError {
+            printError("\(command): the broker at \(refusal.endpoint ?? "?") refused the request: \(refusal.code): \(refusal.detail)")
+        } else {
+            printError("\(command): no reply from \(service) at \(settings.brokers.joined(separator: ", ")) within \(settings.timeout) each: \(error)")
+        }
+        return status
+    }
+
     /// One request to `service` through the brokers of `settings.brokers`, as `call` and
     /// `status` make it: a single attempt at each broker in order, waiting `settings.timeout`
     /// each, with CURVE when `security` has keys. It moves on to the next broker only when one
-    /// was unreachable, did not answer, or had no worker for the service; the last such error is
-    /// thrown when none answered. A write that timed out may have been applied by the broker
-    /// left behind: the caller's `request_id` is what keeps its retry from applying it twice.
+    /// was unreachable, did not answer, or had no worker for the service; when none answered
+    /// otherwise it throws the last broker's refusal if any refused, else the last error (so a
+    /// refusal is not hidden behind a later broker's silence). A write that timed out may have
+    /// been applied by the broker left behind: the caller's `request_id` is what keeps its retry
+    /// from applying it twice.
     static func callOnce(_ service: String, body: [[UInt8]], settings: Settings, security: ProcessSecurity) throws -> [[UInt8]] {
         let context = try Context()
         var configuration = ClientConfiguration(timeout: settings.timeout, attempts: 1)
@@ -54,7 +68,8 @@ public enum CallCommand {
             client.close()
             switch outcome {
             case .success(let reply): return reply
-            case .failure(let error) where error.code.callsForAnotherBroker: lastError = error
+            case .failure(let error) where error.code.callsForAnotherBroker:
+                if error.code.isBrokerRejection || lastError?.code.isBrokerRejection != true { lastError = error }
             case .failure(let error): throw error
             }
         }

@@ -82,7 +82,7 @@ public enum LyceumCommands {
     public static let call = settingsCommand(
         "call", summary: "send one request, print the reply", keys: clientSecurityKeys.union([.broker, .timeout]),
         positionals: [Positional("SERVICE", help: "the service: catalog, progress, books"), Positional("JSON", help: "the request body")],
-        discussion: "exit status: 0 ok reply; 1 error reply; 2 bad command line; 3 no reply (timeout, unreachable broker)"
+        discussion: "exit status: 0 ok reply; 1 error reply (the service's, or the broker's refusal); 2 bad command line; 3 no reply (timeout, unreachable broker)"
     ) { parsed, _ throws(UsageError) in
         CallCommand.run(service: parsed.positionals[0], body: parsed.positionals[1], settings: parsed.settings,
                         security: try clientSecurity(parsed.settings))
@@ -92,7 +92,7 @@ public enum LyceumCommands {
     public static let status = settingsCommand(
         "status", summary: "ask the broker's mmi.status: services, workers, queues, journals, uptime, partitions (JSON)",
         keys: clientSecurityKeys.union([.broker, .timeout, .partitions]),
-        discussion: "exit status: 0 answered; 1 not a Lyceum broker; 2 bad command line; 3 no reply"
+        discussion: "exit status: 0 answered; 1 not a Lyceum broker, or refused; 2 bad command line; 3 no reply"
     ) { parsed, _ throws(UsageError) in StatusCommand.run(settings: parsed.settings, security: try clientSecurity(parsed.settings)) }
 
     /// `lyceum config`.

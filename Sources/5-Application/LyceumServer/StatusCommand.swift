@@ -10,14 +10,14 @@ import Majordomo
 /// owners and journals, flagging partitions with no owner or with two (PartitionOwnership).
 public enum StatusCommand {
     /// Exit statuses: 0 with the answer printed; 1 when the broker does not answer `mmi.status`
-    /// (it is not a Lyceum broker); 3 when no reply came.
+    /// (it is not a Lyceum broker) or refuses it (e.g. `forbidden` to a key without `manage`);
+    /// 3 when no reply came.
     public static func run(settings: Settings, security: ProcessSecurity = .plaintext) -> Int32 {
         let reply: [[UInt8]]
         do {
             reply = try CallCommand.callOnce(ProcessReport.statusService, body: [[]], settings: settings, security: security)
         } catch {
-            printError("lyceum status: no reply from \(settings.brokers.joined(separator: ", ")) within \(settings.timeout) each: \(error)")
-            return CallCommand.Status.noReply
+            return CallCommand.exitStatus(reporting: error, of: "lyceum status", calling: ProcessReport.statusService, settings: settings)
         }
         guard reply.count == 1, reply[0] != MDP.notImplemented else {
             printError("lyceum status: the broker at \(settings.brokers.joined(separator: ", ")) does not answer \(ProcessReport.statusService)")

@@ -83,8 +83,9 @@ class Curve:
             raise ValueError("CURVE needs both curve_certificate= and server_certificate=")
         return Curve(certificate, server_certificate)
 
-    def apply(self, socket: zmq.Socket[Any]) -> None:
-        """Makes ``socket`` a CURVE client of the server; call before connecting."""
+    def apply(self, socket: zmq.Socket[Any], server_key: Optional[bytes] = None) -> None:
+        """Makes ``socket`` a CURVE client of the server, or of the one whose public key is
+        ``server_key`` (Z85) when given; call before connecting."""
         socket.curve_publickey = self.public
         socket.curve_secretkey = self.secret
-        socket.curve_serverkey = self.server
+        socket.curve_serverkey = server_key or self.server

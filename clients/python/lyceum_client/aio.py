@@ -4,10 +4,15 @@ One DEALER carries every request in flight, each behind an 8-byte tag that the b
 front of its reply (protocol/majordomo.md, "Client envelopes"), so replies find their requests in
 whatever order they come. A request without a reply after ``timeout`` is sent again under a new
 tag, after a back-off, up to ``attempts`` times in all; a reply to any of its tags completes it.
-When no reply at all has come on the socket since the request was sent, the connection is taken
-for dead: the socket is closed and a new one connects to the next broker in ``endpoints`` (the
-Lazy Pirate pattern, with fail-over). Writes carry a ``request_id`` chosen once per call, so a
-retry the server already applied returns the first reply and applies nothing.
+A new socket connects to the next broker in ``endpoints`` (the Lazy Pirate pattern, with
+fail-over) when the connection looks dead (no reply at all came on it since a request that timed
+out was sent) or when the broker answers ``service_unknown`` (it has no worker for the service, or
+the partition; another broker may). A dead connection is closed and the other requests in flight
+on it are sent again on the new one at once, as LyceumClient's ConnectionLoop does. A broker that
+answered ``service_unknown`` is alive and may still answer the others, which may be for services
+it has: its socket stays open, for nothing new, until none of them waits on it. ``queue_full``
+and ``overloaded`` are retried on the same socket. Writes carry a ``request_id`` chosen once per
+call, so a retry the server already applied returns the first reply and applies nothing.
 """
 from __future__ import annotations
 
@@ -30,12 +35,40 @@ DEFAULT_ENDPOINT = "tcp://127.0.0.1:5555"
 
 
 @dataclass
+class _Connection:
+    """A DEALER to one broker with the task that receives its replies; ``generation`` counts the
+    client's connections, so that failures on an old one are told from failures on the current."""
+    socket: zmq.asyncio.Socket
+    receiver: asyncio.Task[None]
+    generation: int
+
+    def close(self) -> None:
+        """Stops receiving and closes the socket."""
+        self.receiver.cancel()
+        self.socket.close(linger=0)
+
+
+@dataclass
 class _Request:
-    """A request in flight: its frames, the tags of its attempts, and the current attempt's reply."""
+    """A request in flight: its frames, the tags of its attempts, the current attempt's reply
+    (``None`` when the attempt's connection was closed to fail over) and that connection's
+    generation."""
     service: bytes
     frame: bytes
     tags: list[bytes] = field(default_factory=list)
-    reply: Optional[asyncio.Future[list[bytes]]] = None
+    reply: Optional[asyncio.Future[Optional[list[bytes]]]] = None
+    generation: int = -1
+
+    def waits_on(self, generation: int) -> bool:
+        """Whether the current attempt waits for a reply on connection ``generation``."""
+        return self.generation == generation and self.reply is not None and not self.reply.done()
+
+    def abandoned(self) -> bool:
+        """Whether the current attempt ended because its connection was closed to fail over (a
+        timeout cancels the reply instead)."""
+        reply = self.reply
+        return (reply is not None and reply.done() and not reply.cancelled() and reply.exception() is None
+                and reply.result() is None)
 
 
 class ClientOptions(TypedDict, total=False):
@@ -78,8 +111,9 @@ class Client:
         self._slots = asyncio.Semaphore(max_in_flight)
         self._tags = itertools.count(1)
         self._waiting: dict[bytes, _Request] = {}
-        self._socket: Optional[zmq.asyncio.Socket] = None
-        self._receiver: Optional[asyncio.Task[None]] = None
+        self._connection: Optional[_Connection] = None
+        #: Connections failed over from after a ``service_unknown``, open while requests wait on them.
+        self._draining: list[_Connection] = []
         self._generation = 0
         self._endpoint_index = 0
         self._last_reply_at = 0.0
@@ -104,7 +138,9 @@ class Client:
     async def close(self) -> None:
         """Closes the connection; requests still waiting fail with ``LyceumError`` (``closed``)."""
         self._closed = True
-        self._disconnect()
+        for connection in self._draining + ([self._connection] if self._connection else []):
+            connection.close()
+        self._connection, self._draining = None, []
         for request in self._waiting.values():
             if request.reply is not None and not request.reply.done():
                 request.reply.set_exception(LyceumError("the client was closed", code="closed"))
@@ -127,54 +163,61 @@ class Client:
                 for attempt in range(self._attempts):
                     if attempt:
                         await asyncio.sleep(self._delay(attempt))
-                    body = await self._attempt(request)
+                    body, generation = await self._attempt(request)
                     if body is None:
                         failure = Timeout(f"no reply from {call.service} within {self._timeout:g} s on any of "
-                                          f"{attempt + 1} attempts ({', '.join(self._endpoints)})",
-                                          service=call.service)
+                                          f"{attempt + 1} attempts ({', '.join(self._endpoints)})"
+                                          + ("; the last one's connection was closed to fail over"
+                                             if request.abandoned() else ""), service=call.service)
                         continue
                     try:
                         return call.decode(decode_result(call.service, body))
                     except LyceumError as error:
                         if not error.retryable:
                             raise
+                        if error.fails_over:
+                            self._fail_over(generation, dead=False)
                         failure = error
                 raise failure
             finally:
                 for tag in request.tags:
                     self._waiting.pop(tag, None)
 
-    async def _attempt(self, request: _Request) -> Optional[list[bytes]]:
-        """Sends the request under a new tag and waits for a reply to any of its tags; ``None`` on
-        a timeout, after failing over when the connection looks dead."""
-        socket, generation = self._connected()
+    async def _attempt(self, request: _Request) -> tuple[Optional[list[bytes]], int]:
+        """Sends the request under a new tag and waits for a reply to any of its tags; returns the
+        reply body (``None`` when none came: a timeout, after failing over when the connection
+        looks dead, or the connection closed to fail over) and the connection's generation."""
+        connection = self._connected()
         tag = next(self._tags).to_bytes(8, "big")
         request.tags.append(tag)
         self._waiting[tag] = request
         request.reply = asyncio.get_running_loop().create_future()
+        request.generation = connection.generation
         sent_at = time.monotonic()
         try:
             async with asyncio.timeout(self._timeout):
                 # Never blocks for long: at most max_in_flight requests are queued, below the
                 # socket's high-water mark.
-                await socket.send_multipart(request_frames(tag, request.service, request.frame))
-                return await request.reply
+                await connection.socket.send_multipart(request_frames(tag, request.service, request.frame))
+                return await request.reply, connection.generation
         except (TimeoutError, zmq.ZMQError):
             if self._last_reply_at < sent_at:
-                self._fail_over(generation)
-            return None
+                self._fail_over(connection.generation, dead=True)
+            return None, connection.generation
+        finally:
+            self._close_drained()
 
-    def _connected(self) -> tuple[zmq.asyncio.Socket, int]:
-        if self._socket is None:
+    def _connected(self) -> _Connection:
+        if self._connection is None:
             socket = self._context.socket(zmq.DEALER)
             socket.setsockopt(zmq.LINGER, 0)
             socket.setsockopt(zmq.MAXMSGSIZE, MAX_FRAME_BYTES)
             if self._curve is not None:
                 self._curve.apply(socket)
             socket.connect(self.endpoint)
-            self._socket = socket
-            self._receiver = asyncio.get_running_loop().create_task(self._receive(socket))
-        return self._socket, self._generation
+            receiver = asyncio.get_running_loop().create_task(self._receive(socket))
+            self._connection = _Connection(socket, receiver, self._generation)
+        return self._connection
 
     async def _receive(self, socket: zmq.asyncio.Socket) -> None:
         while True:
@@ -195,21 +238,34 @@ class Client:
             if request.reply is not None and not request.reply.done():
                 request.reply.set_result(body)
 
-    def _fail_over(self, generation: int) -> None:
-        # Several requests time out on the same dead socket; only the first moves on.
-        if generation != self._generation:
+    def _fail_over(self, generation: int, *, dead: bool) -> None:
+        """Moves new attempts to the next broker, leaving connection ``generation``: closed when
+        it is ``dead``, else kept for the replies still due on it."""
+        # Several requests fail on the same socket; only the first moves on.
+        if generation != self._generation or self._connection is None:
             return
-        self._disconnect()
+        if dead:
+            # Replies to the others can no longer come: their attempts end now (``None``: no
+            # reply), not at their timeout.
+            for request in self._waiting.values():
+                if request.waits_on(generation):
+                    request.reply.set_result(None)  # type: ignore[union-attr]
+            self._connection.close()
+        else:
+            self._draining.append(self._connection)
+        self._connection = None
         self._generation += 1
         self._endpoint_index = (self._endpoint_index + 1) % len(self._endpoints)
+        self._close_drained()
 
-    def _disconnect(self) -> None:
-        if self._receiver is not None:
-            self._receiver.cancel()
-            self._receiver = None
-        if self._socket is not None:
-            self._socket.close(linger=0)
-            self._socket = None
+    def _close_drained(self) -> None:
+        """Closes the connections failed over from that no request waits on any more."""
+        if not self._draining:
+            return
+        for connection in [c for c in self._draining
+                           if not any(request.waits_on(c.generation) for request in self._waiting.values())]:
+            connection.close()
+            self._draining.remove(connection)
 
     def _delay(self, attempt: int) -> float:
         # Jitter keeps clients that failed together from retrying together.

@@ -14,6 +14,9 @@ class LyceumError(Exception):
     code: str = "error"
     #: Whether the client retries a request that failed this way (with the same ``request_id``).
     retryable: bool = False
+    #: Whether that retry goes to the next broker on a new connection: this broker cannot do
+    #: better, another may.
+    fails_over: bool = False
 
     def __init__(self, message: str, *, code: str | None = None, field: str | None = None,
                  service: str | None = None) -> None:
@@ -78,7 +81,8 @@ class Unauthenticated(LyceumError):
 
 class BrokerRejection(LyceumError):
     """The broker refused to route the request (its ``\\x00MDP-ERROR`` reply); nothing was applied.
-    Retried, after a back-off, until the attempts run out."""
+    Retried, after a back-off, until the attempts run out: on the same connection when the
+    broker is busy, through the next broker when it has no worker for the service."""
     code = "broker_rejection"
     retryable = True
 
@@ -94,8 +98,10 @@ class Overloaded(BrokerRejection):
 
 
 class ServiceUnknown(BrokerRejection):
-    """``service_unknown``: no worker is registered for the service."""
+    """``service_unknown``: no worker is registered for the service at this broker (another broker
+    may have some, or this one just restarted), so the retry fails over to the next broker."""
     code = "service_unknown"
+    fails_over = True
 
 
 class Timeout(LyceumError, TimeoutError):

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import struct
 from dataclasses import dataclass
 from typing import Any, AsyncGenerator, AsyncIterator, Iterator, Optional, Union
 
 import zmq
 import zmq.asyncio
+from zmq.utils import z85
 
 from ._loop import LoopThread
 from ._wire import Curve, PathLike
@@ -68,8 +70,10 @@ def escape(identifier: str) -> str:
 
 @dataclass
 class _Source:
-    """What is known of one publisher: its snapshot endpoint and the last numbers applied."""
+    """What is known of one publisher: the snapshot endpoint its heartbeats advertise, with that
+    endpoint's CURVE server key (Z85) when it has one, and the last numbers applied."""
     snapshot: Optional[str] = None
+    snapshot_key: Optional[bytes] = None
     last: Optional[int] = None          # None until a snapshot has been applied
     books_last: Optional[int] = None
 
@@ -79,7 +83,12 @@ class Events:
     ``books=True``, book events. Iterate it with ``for`` (blocking, on a thread of its own) or
     ``async for`` (on the running loop); each item is a ``Snapshot``, ``ProgressUpdate``,
     ``BookUpdate`` or ``BooksGap``. ``progress`` mirrors every learner-course record by topic,
-    complete and in order after each item; ``repairs`` counts the gaps repaired from snapshots."""
+    complete and in order after each item; ``repairs`` counts the gaps repaired from snapshots.
+
+    Snapshots come from the endpoint each source's heartbeats advertise, as a CURVE client of the
+    key they advertise beside it (``snapshot_key``: a worker's snapshot socket has its own key);
+    ``snapshot_endpoint`` is for sources that advertise none, with ``server_certificate``'s key.
+    The client keys are ``curve_certificate``'s for every socket."""
 
     def __init__(self, endpoint: str = DEFAULT_ENDPOINT, *, course: Optional[str] = None, books: bool = False,
                  snapshot_endpoint: Optional[str] = None, timeout: float = 5.0,
@@ -153,7 +162,7 @@ class Events:
         name = body.get("source")
         if not isinstance(name, str):
             return []
-        source = self._sources.setdefault(name, _Source(snapshot=self._snapshot_endpoint))
+        source = self._sources.setdefault(name, _Source())
         if topic == "hb/":
             return await self._heartbeat(context, name, source, body)
         if topic.startswith("books/"):
@@ -164,14 +173,20 @@ class Events:
 
     async def _heartbeat(self, context: zmq.asyncio.Context, name: str, source: _Source,
                          body: dict[str, Any]) -> list[Update]:
+        try:
+            key = _curve_key(body.get("snapshot_key"))
+        except ValueError:
+            return []  # a malformed heartbeat, dropped as any malformed message is
         if source.snapshot is None and isinstance(body.get("snapshot"), str):
-            source.snapshot = body["snapshot"]
+            source.snapshot, source.snapshot_key = body["snapshot"], key
         updates: list[Update] = []
         books_seq = body.get("books_seq")
         if self._books and isinstance(books_seq, int):
             updates += self._books_seen(name, source, books_seq)
         announced = self._number(body, heartbeat=True)
         # A heartbeat proves the subscription is live: catch up now, or repair a gap it shows.
+        if self._snapshot_address(source) is None:
+            return updates
         if source.last is None or (announced is not None and announced > source.last):
             updates.append(await self._resync(context, name, source))
         return updates
@@ -183,7 +198,7 @@ class Events:
         if number is None or entry is None:
             return []
         if source.last is None:
-            if source.snapshot is None:
+            if self._snapshot_address(source) is None:
                 return []  # its heartbeat will name the snapshot endpoint; the snapshot has this event
             return [await self._resync(context, name, source)]
         if number <= source.last:
@@ -236,9 +251,11 @@ class Events:
                         source: _Source) -> tuple[dict[str, Any], list[SnapshotEntry]]:
         """Every page of a snapshot of this subscription's prefix, with the first page (whose
         numbers count); starts over when the pages come from another source (a restart)."""
-        assert source.snapshot is not None
-        dealer = self._socket(context, zmq.DEALER)
-        dealer.connect(source.snapshot)
+        address = self._snapshot_address(source)
+        assert address is not None, "only sources with a snapshot address are resynchronised"
+        endpoint, key = address
+        dealer = self._socket(context, zmq.DEALER, server_key=key)
+        dealer.connect(endpoint)
         try:
             while True:
                 first: Optional[dict[str, Any]] = None
@@ -247,7 +264,8 @@ class Events:
                 while True:
                     await dealer.send_multipart([b"SNAPSHOT", self._prefix.encode("utf-8")] + cursor)
                     if not await dealer.poll(int(self._timeout * 1000)):
-                        raise Timeout(f"no snapshot from {source.snapshot} within {self._timeout:g} s")
+                        unkeyed = " (it requires CURVE: give curve_certificate=)" if key and self._curve is None else ""
+                        raise Timeout(f"no snapshot from {endpoint} within {self._timeout:g} s{unkeyed}")
                     page = _snapshot_page(await dealer.recv_multipart())
                     first = first or page
                     if page.get("source") != first.get("source"):
@@ -260,17 +278,28 @@ class Events:
         finally:
             dealer.close(linger=0)
 
+    def _snapshot_address(self, source: _Source) -> Optional[tuple[str, Optional[bytes]]]:
+        """Where ``source`` answers snapshot requests, and its CURVE key when it advertised one
+        (else the configured server's key applies): what its heartbeats advertise, else the
+        configured ``snapshot_endpoint``; ``None`` when neither is known."""
+        if source.snapshot is not None:
+            return source.snapshot, source.snapshot_key
+        if self._snapshot_endpoint is not None:
+            return self._snapshot_endpoint, None
+        return None
+
     def _store(self, entry: SnapshotEntry) -> None:
         # Rule 5: a late, older state never overwrites a newer one.
         held = self.progress.get(entry["topic"])
         if held is None or held["revision"] <= entry["revision"]:
             self.progress[entry["topic"]] = entry
 
-    def _socket(self, context: zmq.asyncio.Context, kind: int) -> zmq.asyncio.Socket:
+    def _socket(self, context: zmq.asyncio.Context, kind: int,
+                server_key: Optional[bytes] = None) -> zmq.asyncio.Socket:
         socket = context.socket(kind)
         socket.setsockopt(zmq.LINGER, 0)
         if self._curve is not None:
-            self._curve.apply(socket)
+            self._curve.apply(socket, server_key)
         return socket
 
 
@@ -292,6 +321,19 @@ def _entry(topic: Any, body: dict[str, Any]) -> Optional[SnapshotEntry]:
             and isinstance(revision, int) and isinstance(progress, dict)):
         return None
     return SnapshotEntry(topic=topic, learner=learner, course=course, revision=revision, progress=progress)  # type: ignore[typeddict-item]
+
+
+def _curve_key(value: Any) -> Optional[bytes]:
+    """A heartbeat's ``snapshot_key``: ``None`` for null, the Z85 text of a 32-byte key, or
+    ``ValueError`` for anything else."""
+    if value is None:
+        return None
+    try:
+        if isinstance(value, str) and len(value) == 40 and len(z85.decode(value.encode("ascii"))) == 32:
+            return value.encode("ascii")
+    except (KeyError, UnicodeEncodeError, struct.error):
+        pass  # a character outside Z85's alphabet, or a group above 2**32
+    raise ValueError("snapshot_key is not the Z85 text of a CURVE public key")
 
 
 def _snapshot_page(frames: list[bytes]) -> dict[str, Any]:

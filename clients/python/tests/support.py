@@ -53,18 +53,17 @@ def eventually(condition: Callable[[], bool], timeout: float = 20.0) -> bool:
     return condition()
 
 
-def mdp_ready(endpoint: str, curve: Optional[Key] = None) -> bool:
-    """Whether the broker at ``endpoint`` has ``books`` registered (8/MMI ``mmi.service``),
+def mdp_ready(endpoint: str, curve: Optional[Key] = None, service: bytes = b"books") -> bool:
+    """Whether the broker at ``endpoint`` has ``service`` registered (8/MMI ``mmi.service``),
     asked as ``curve`` (an ``admin`` key: the broker keeps ``mmi.*`` for them) when it needs CURVE."""
     context = zmq.Context.instance()
     request = context.socket(zmq.REQ)
     request.setsockopt(zmq.LINGER, 0)
     try:
         if curve is not None:
-            request.curve_publickey, request.curve_secretkey = zmq.auth.load_certificate(curve.secret)
-            request.curve_serverkey, _ = zmq.auth.load_certificate(curve.server)
+            curve.apply(request)
         request.connect(endpoint)
-        request.send_multipart([b"MDPC01", b"mmi.service", b"books"])
+        request.send_multipart([b"MDPC01", b"mmi.service", service])
         return bool(request.poll(500)) and request.recv_multipart()[-1] == b"200"
     finally:
         request.close()
@@ -81,6 +80,15 @@ class Key:
     def options(self) -> dict[str, str]:
         """The client options that make a client speak CURVE with this key."""
         return {"curve_certificate": self.secret, "server_certificate": self.server}
+
+    def arguments(self) -> list[str]:
+        """What makes a ``lyceum`` process (``worker``, ``call``) a CURVE client with this key."""
+        return ["--curve-secret-key", self.secret, "--curve-server-key", self.server]
+
+    def apply(self, socket: zmq.Socket[Any]) -> None:
+        """Makes ``socket`` a CURVE client of the server with this key."""
+        socket.curve_publickey, socket.curve_secretkey = zmq.auth.load_certificate(self.secret)
+        socket.curve_serverkey, _ = zmq.auth.load_certificate(self.server)
 
 
 class Keys:
@@ -103,7 +111,7 @@ class Keys:
         return Key(os.path.join(self.clients, name + "_secret"), self.server)
 
     def serve_arguments(self) -> list[str]:
-        """What makes ``serve`` require CURVE with these keys."""
+        """What makes ``serve`` (or ``broker``) require CURVE with these keys."""
         return ["--curve-secret-key", self.server + "_secret", "--authorized-keys", self.clients]
 
     @staticmethod
@@ -159,6 +167,45 @@ class Serve:
         """Stops and starts again on the same ports and data."""
         self.stop()
         self.start()
+
+
+class Processes:
+    """``lyceum`` processes by name, each logging to its own file in a temporary directory; every
+    one is killed by the test's cleanups."""
+
+    def __init__(self, test: unittest.TestCase) -> None:
+        directory = tempfile.TemporaryDirectory(prefix="lyceum-pyclient-processes-")
+        test.addCleanup(directory.cleanup)
+        self.directory = directory.name
+        self._running: dict[str, subprocess.Popen[bytes]] = {}
+        test.addCleanup(self.kill_all)
+
+    def start(self, name: str, arguments: list[str]) -> None:
+        """Starts ``lyceum`` with ``arguments`` (and logfmt warnings to its log) as ``name``."""
+        with open(self.log(name), "ab") as log:
+            self._running[name] = subprocess.Popen(
+                [lyceum_binary(), *arguments, "--log-format", "logfmt", "--log-level", "warning"],
+                stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+
+    def log(self, name: str) -> str:
+        """The path of ``name``'s log."""
+        return os.path.join(self.directory, f"{name}.log")
+
+    def logs(self) -> str:
+        """Every log, for a failure message."""
+        return "\n".join(f"{name}:\n{Path(self.log(name)).read_text()}" for name in self._running)
+
+    def kill(self, name: str) -> None:
+        """SIGKILLs ``name`` and waits for it; nothing when it is not running."""
+        process = self._running.pop(name, None)
+        if process is not None and process.poll() is None:
+            process.send_signal(signal.SIGKILL)
+            process.wait()
+
+    def kill_all(self) -> None:
+        """Kills every process still running."""
+        for name in list(self._running):
+            self.kill(name)
 
 
 class ServeTestCase(unittest.TestCase):
@@ -258,17 +305,24 @@ class ScriptedBroker(Peer):
 
 
 class DroppingForwarder(Peer):
-    """Passes every event from a publisher to its own PUB except those ``drop(topic, body)`` picks."""
+    """Passes every event from a publisher to its own PUB except those ``drop(topic, body)`` picks.
+    With ``subscribe_as`` (a ``dashboard`` key) it subscribes over CURVE and its PUB stands in
+    for the publisher: a CURVE server with the server's own key, so subscribers keep theirs."""
 
-    def __init__(self, test: unittest.TestCase, publisher: str, drop: Callable[[str, dict[str, Any]], bool]) -> None:
+    def __init__(self, test: unittest.TestCase, publisher: str, drop: Callable[[str, dict[str, Any]], bool],
+                 subscribe_as: Optional[Key] = None) -> None:
         super().__init__(test)
         self.endpoint = f"tcp://127.0.0.1:{free_port()}"
         self.dropped: list[dict[str, Any]] = []
         self._drop = drop
         self._sub = self.context.socket(zmq.SUB)
         self._sub.setsockopt(zmq.SUBSCRIBE, b"")
-        self._sub.connect(publisher)
         self._pub = self.context.socket(zmq.PUB)
+        if subscribe_as is not None:
+            subscribe_as.apply(self._sub)
+            self._pub.curve_server = True
+            _, self._pub.curve_secretkey = zmq.auth.load_certificate(subscribe_as.server + "_secret")
+        self._sub.connect(publisher)
         self._pub.bind(self.endpoint)
         self.start()
 
@@ -281,6 +335,13 @@ class DroppingForwarder(Peer):
             self.dropped.append(body)
         else:
             self._pub.send_multipart(frames)
+
+
+def nth_progress_event(n: int) -> Callable[[str, dict[str, Any]], bool]:
+    """A ``DroppingForwarder`` rule taking out the ``n``-th progress event only."""
+    def drop(topic: str, body: dict[str, Any]) -> bool:
+        return topic.startswith("progress/") and body.get("progress_seq") == n
+    return drop
 
 
 def ok(result: Any) -> bytes:

@@ -3,21 +3,19 @@ forwarder that drops events, repaired from a new snapshot (events.md, "Catching 
 from __future__ import annotations
 
 import asyncio
+import json
+import tempfile
 import unittest
 from typing import Any
 
+import zmq
+import zmq.auth
+
 from lyceum_client import BookUpdate, Events, ProgressUpdate, Snapshot
 
-from .support import DroppingForwarder, ServeTestCase
+from .support import DroppingForwarder, Peer, ServeTestCase, free_port, nth_progress_event
 
 COURSE = "1"
-
-
-def nth_progress_event(n: int) -> Any:
-    """A drop rule taking out the ``n``-th progress event only."""
-    def drop(topic: str, body: dict[str, Any]) -> bool:
-        return topic.startswith("progress/") and body.get("progress_seq") == n
-    return drop
 
 
 class EventsTests(ServeTestCase):
@@ -81,6 +79,73 @@ class EventsTests(ServeTestCase):
             self.assertEqual((update.topic, update.event["course_seq"]), ("progress/2/ada", 1))
             break
         self.assertEqual(list(events.progress), ["progress/2/ada"])
+
+
+class AdvertisingPublisher(Peer):
+    """One source's CURVE publisher (an XPUB, so that it sees the subscription arrive) and its
+    snapshot ROUTER, a CURVE server with a key of its own (``snapshot_secret``, public ``key``)
+    answering one empty page. Once subscribed to, it sends a heartbeat advertising an endpoint
+    where nobody listens with ``malformed_key``, then heartbeats advertising its ROUTER and
+    ``key``, in that order on the one connection."""
+
+    def __init__(self, test: unittest.TestCase, malformed_key: str, key: str, server_secret: bytes,
+                 snapshot_secret: bytes) -> None:
+        super().__init__(test)
+        self.endpoint = f"tcp://127.0.0.1:{free_port()}"
+        self.snapshot = f"tcp://127.0.0.1:{free_port()}"
+        self.snapshot_requests = 0
+        self._advertised = [(f"tcp://127.0.0.1:{free_port()}", malformed_key), (self.snapshot, key)]
+        self._xpub = self.context.socket(zmq.XPUB)
+        self._router = self.context.socket(zmq.ROUTER)
+        for socket, secret, endpoint in [(self._xpub, server_secret, self.endpoint),
+                                         (self._router, snapshot_secret, self.snapshot)]:
+            socket.curve_server, socket.curve_secretkey = True, secret
+            socket.bind(endpoint)
+        self.start()
+
+    def run(self) -> None:
+        poller = zmq.Poller()
+        poller.register(self._xpub, zmq.POLLIN)
+        poller.register(self._router, zmq.POLLIN)
+        subscribed = False
+        while not self._stopping.is_set():
+            for ready, _ in poller.poll(50):
+                frames = ready.recv_multipart()
+                if ready is self._router:
+                    self.snapshot_requests += 1
+                    page = {"source": "s1", "seq": 0, "progress_seq": 0, "prefix": "progress/", "course_seq": {},
+                            "next_cursor": None, "entries": []}
+                    self._router.send_multipart([frames[0], b"SNAPSHOT", json.dumps(page).encode()])
+                elif frames[0].startswith(b"\x01hb/"):
+                    subscribed = True
+            if subscribed:
+                snapshot, key = self._advertised[0]
+                self._advertised = self._advertised[1:] or self._advertised
+                body = {"source": "s1", "seq": 0, "progress_seq": 0, "books_seq": 0, "course_seq": {},
+                        "snapshot": snapshot, "snapshot_key": key}
+                self._xpub.send_multipart([b"hb/", json.dumps(body).encode()])
+
+
+class HeartbeatKeyTests(unittest.TestCase):
+    def test_a_heartbeat_with_a_malformed_snapshot_key_changes_nothing(self) -> None:
+        directory = tempfile.TemporaryDirectory()
+        self.addCleanup(directory.cleanup)
+        (server_public, server_secret), (worker_public, worker_secret), (_, client_secret) = (
+            zmq.auth.create_certificates(directory.name, name) for name in ["server", "worker", "client"])
+        key = zmq.auth.load_certificate(worker_public)[0].decode()
+        publisher = AdvertisingPublisher(self, malformed_key=key[:-1] + '"', key=key,  # '"' is not Z85
+                                         server_secret=zmq.auth.load_certificate(server_secret)[1],
+                                         snapshot_secret=zmq.auth.load_certificate(worker_secret)[1])
+
+        async def first_update() -> Any:
+            async for update in Events(publisher.endpoint, timeout=30, curve_certificate=client_secret,
+                                       server_certificate=server_public):
+                return update
+        # Had the malformed heartbeat counted, the snapshot would be asked where nobody listens.
+        update = asyncio.run(asyncio.wait_for(first_update(), 60))
+        self.assertIsInstance(update, Snapshot)
+        self.assertEqual((update.source, update.repair), ("s1", False))
+        self.assertEqual(publisher.snapshot_requests, 1)
 
 
 if __name__ == "__main__":

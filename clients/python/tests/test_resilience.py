@@ -2,15 +2,42 @@
 broker, and CURVE keys are used when given."""
 from __future__ import annotations
 
+import asyncio
 import os
 import tempfile
 import unittest
+from typing import Any
 
+import zmq
 import zmq.auth
 
 import lyceum_client
 
-from .support import LossyProxy, ScriptedBroker, Serve, ok
+from .support import LossyProxy, Peer, ScriptedBroker, Serve, free_port, ok
+
+
+class ReorderingBroker(Peer):
+    """Takes two requests, then answers the one for service ``unknown`` first, with
+    ``service_unknown``, then the other with ``reply``."""
+
+    def __init__(self, test: unittest.TestCase, unknown: bytes, reply: bytes) -> None:
+        super().__init__(test)
+        self.endpoint = f"tcp://127.0.0.1:{free_port()}"
+        self._unknown, self._reply = unknown, reply
+        self._held: list[list[bytes]] = []
+        self._router = self.context.socket(zmq.ROUTER)
+        self._router.bind(self.endpoint)
+        self.start()
+
+    def run(self) -> None:
+        self.serve([self._router], self._hold)
+
+    def _hold(self, socket: zmq.Socket[Any], frames: list[bytes]) -> None:
+        self._held.append(frames[:-1])  # the envelope, header and service; the body is not needed
+        if len(self._held) == 2:
+            unknown, known = sorted(self._held, key=lambda held: held[-1] != self._unknown)
+            socket.send_multipart(unknown + [b"\x00MDP-ERROR service_unknown no worker"])
+            socket.send_multipart(known + [self._reply])
 
 
 class RetryTests(unittest.TestCase):
@@ -45,6 +72,20 @@ class FailOverTests(unittest.TestCase):
             book = client.books.create("ada", "Emma", "Jane Austen", "Romance", 4)
             self.assertEqual(client.endpoint, second.endpoint)
             self.assertEqual([b["id"] for b in client.books.list("ada")["books"]], [book["id"]])
+
+    def test_service_unknown_leaves_the_other_requests_in_flight_their_replies(self) -> None:
+        # The broker is alive: a request for a service it has gets its reply on the connection
+        # failed over from, not a timeout (with one attempt, nothing else would save it).
+        broker = ReorderingBroker(self, b"nosuch", ok({"categories": []}))
+
+        async def both() -> list[Any]:
+            async with lyceum_client.aio.Client([broker.endpoint, f"tcp://127.0.0.1:{free_port()}"], timeout=60,
+                                                attempts=1) as client:
+                return await asyncio.gather(client.catalog.list_categories(), client.call("nosuch", {"op": "get"}),
+                                            return_exceptions=True)
+        categories, unknown = asyncio.run(asyncio.wait_for(both(), 30))
+        self.assertEqual(categories, [])
+        self.assertIsInstance(unknown, lyceum_client.ServiceUnknown)
 
 
 class CurveTests(unittest.TestCase):
