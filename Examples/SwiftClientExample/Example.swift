@@ -18,8 +18,13 @@ struct SwiftClientExample {
             events: .init(events: endpoints[1], snapshot: endpoints[2])))
         defer { lyceum.close() }
 
-        // Subscribe first, so the write below cannot be missed.
+        // Subscribe first, and wait until the subscription is live (its first snapshot is loaded,
+        // on the publisher's first heartbeat): a subscription reaches the publisher a moment
+        // after it is made, and an event published before that is only in the next snapshot.
         var updates = try lyceum.progressEvents(course: "swiftui-essentials").makeAsyncIterator()
+        while let update = try await updates.next() {
+            if case .synchronized = update { break }
+        }
 
         let book = try await lyceum.books.create(learner: "ada", title: "Dune", author: "Frank Herbert", genre: .fantasy, rating: 5)
         print("created \(book.title) (version \(book.version))")

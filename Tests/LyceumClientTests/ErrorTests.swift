@@ -84,7 +84,8 @@ struct ErrorTests {
             defer { broker.stop() }
             let worker = try LyceumProcess(["worker", "--broker", endpoint, "--service", "books", "--service", "catalog", "--sessions", "1", "--data", data])
             defer { worker.stop() }
-            let lyceum = try LyceumClient(configuration: LyceumClientConfiguration(brokers: [endpoint], timeout: .seconds(10), attempts: 1))
+            // Long enough for the held requests to outlast the status polls below on a loaded machine.
+            let lyceum = try LyceumClient(configuration: LyceumClientConfiguration(brokers: [endpoint], timeout: .seconds(90), attempts: 1))
             defer { lyceum.close() }
             #expect(await eventuallyAsync {
                 guard (try? await lyceum.books.list(learner: "ada")) != nil else { return false }

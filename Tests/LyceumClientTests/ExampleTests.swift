@@ -8,15 +8,12 @@ import Testing
     @Test func readmeExampleRuns() async throws {
         try await withDataDirectory { data in
             let serve = try await ServeProcess(data: data)
-            let example = Process()
-            example.executableURL = productsDirectory.appendingPathComponent("SwiftClientExample")
-            example.arguments = [serve.endpoint, serve.eventsEndpoint, serve.snapshotEndpoint]
-            let output = Pipe()
-            example.standardOutput = output
-            try example.run()
-            let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            example.waitUntilExit()
-            #expect(example.terminationStatus == 0)
+            let example = try ChildProcess(productsDirectory.appendingPathComponent("SwiftClientExample"),
+                                           [serve.endpoint, serve.eventsEndpoint, serve.snapshotEndpoint])
+            defer { example.stop() }
+            // Bounded: an example that waits forever for its event must fail the test, not hang the suite.
+            #expect(example.waitForExit(timeout: .seconds(120)) == 0)
+            let printed = example.lines.joined(separator: "\n")
             #expect(printed.contains("created Dune (version 1)"), "\(printed)")
             #expect(printed.contains("search: [\"SwiftUI Essentials\"]"), "\(printed)")
             #expect(printed.contains("% of swiftui-essentials"), "\(printed)")
