@@ -59,7 +59,8 @@ final class PartitionedWorker: PartitionCustody {
     /// The copies of partitions this node renamed away in moves (`DATA/<service>/p<N>.moved-to-<node>-<time>`).
     var movedAway: [(service: String, partition: Int, to: String, directory: String)] {
         var found: [(service: String, partition: Int, to: String, directory: String)] = []
-        for service in Set(host.services.compactMap { $0.partition == nil ? nil : $0.service.name }).sorted() {
+        // Every partitioned service asked for: a node may hold none of one (it joined empty, or moved all away).
+        for service in host.descriptors.filter(\.isJournaled).map(\.name).sorted() {
             let parent = (dataDirectory as NSString).appendingPathComponent(service)
             for name in ((try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? []).sorted() {
                 guard let moved = PartitionMover.movedAway(name) else { continue }

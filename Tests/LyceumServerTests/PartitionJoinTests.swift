@@ -1,0 +1,65 @@
+import Foundation
+import LyceumTestSupport
+import Testing
+
+/// A worker host joining a running partitioned cluster empty (`join`), and getting its share by
+/// `lyceum partitions rebalance` while the cluster serves; real processes on loopback.
+@Suite(.serialized) struct PartitionJoinTests {
+    @Test func aWorkerStartedEmptyWithJoinRegistersItsNodeServiceAndStatusShowsItHoldingNothing() throws {
+        let cluster = try MoveCluster()
+        try cluster.join("w3")
+
+        #expect(try cluster.held("w3") == [] && cluster.held("w3", "progress") == [])
+        #expect(cluster.workers["w3"]?.standardError.contains("waiting for partitions") == true)
+        let status = try LyceumProcess.run(["status", "--broker", cluster.endpoint])
+        #expect(status.status == 0, "\(status.stderr)")
+        let partitions = try #require(try parse(Array(status.stdout.utf8))["partitions"] as? [String: Any])
+        let nodes = try #require(partitions["nodes"] as? [[String: Any]])
+        #expect(nodes.compactMap { $0["node"] as? String } == ["w1", "w2", "w3"])
+        #expect(nodes.compactMap { $0["held"] as? Int } == [8, 8, 0])
+        #expect(partitions["unowned"] as? Int == 0 && partitions["contested"] as? Int == 0)
+    }
+
+    @Test func rebalanceGivesTheJoinedNodeItsShareAndEveryAcknowledgedWriteIsReadableFromTheNewOwners() throws {
+        let cluster = try MoveCluster()
+        try cluster.join("w3")
+        // w1 gives up its highest partition, then w2 its own (RebalancePlan): load on both, and on one that stays.
+        let loads = [3, 7, 0].map { WriteLoad(cluster, partition: $0) }
+        #expect(waitUntil(timeout: .seconds(30)) { loads.allSatisfy { $0.acknowledged.withLock { $0.count } >= 10 } })
+
+        let rebalanced = try LyceumProcess.run(["partitions", "rebalance", "--broker", cluster.endpoint], timeout: .seconds(300))
+
+        #expect(rebalanced.status == 0, "\(rebalanced.stdout)\n\(rebalanced.stderr)")
+        let counts = loads.map { $0.acknowledged.withLock { $0.count } }
+        #expect(waitUntil(timeout: .seconds(30)) { zip(loads, counts).allSatisfy { $0.acknowledged.withLock { $0.count } >= $1 + 10 } }, "writes go on")
+        for load in loads { try load.stop() }
+        for load in loads {
+            #expect(load.failures.withLock { $0 } == [], "p\(load.partition): delayed, not lost")
+            #expect(try load.unreadable(in: cluster) == [], "p\(load.partition)")
+        }
+        for service in ["books", "progress"] {
+            #expect(try cluster.held("w1", service) == [0, 1, 2], "\(service)")
+            #expect(try cluster.held("w2", service) == [4, 5, 6], "\(service)")
+            #expect(try cluster.held("w3", service) == [3, 7], "\(service)")
+        }
+        let again = try LyceumProcess.run(["partitions", "rebalance", "--broker", cluster.endpoint], timeout: .seconds(60))
+        #expect(again.status == 0 && again.stdout.contains("books: balanced over 3 nodes"), "\(again.stdout)\n\(again.stderr)")
+    }
+
+    @Test func anEmptyWorkerWithoutJoinRefusesToStartNamingTheSetting() throws {
+        let cluster = try MoveCluster()
+        let worker = try LyceumProcess(try cluster.workerArguments("w3"))
+        #expect(worker.waitForExit() == 2)
+        #expect(worker.standardError.contains("holds no partition of books") && worker.standardError.contains("--join"), "\(worker.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: cluster.root("w3")), "nothing was created")
+    }
+
+    @Test func joinDoesNotServeAnUnpartitionedJournal() throws {
+        let cluster = try MoveCluster()
+        try FileManager.default.createDirectory(atPath: cluster.root("w3") + "/books", withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: cluster.root("w3") + "/books/journal.jsonl", contents: Data()))
+        let worker = try LyceumProcess(try cluster.workerArguments("w3", ["--join"]))
+        #expect(worker.waitForExit() == 2)
+        #expect(worker.standardError.contains("books/journal.jsonl: is the journal of an unpartitioned deployment"), "\(worker.standardError)")
+    }
+}
