@@ -62,4 +62,26 @@ import Testing
         #expect(worker.waitForExit() == 2)
         #expect(worker.standardError.contains("books/journal.jsonl: is the journal of an unpartitioned deployment"), "\(worker.standardError)")
     }
+
+    @Test func aMoveToANodeWhoseSessionsWouldNotFitIsRefusedAtBeginAndTheSourceKeepsServing() throws {
+        let cluster = try MoveCluster()
+        // 128 descriptors: 16 sessions of the node service fit, 16 more for a partition do not
+        // (WorkerSessionBudget: 2 per session, 8 per instance, 64 kept).
+        try cluster.join("w3", extra: ["--sessions", "16"], launcher: ["/usr/bin/prlimit", "--nofile=128", "--"])
+
+        let moved = try cluster.move(["3", "--to", "w3", "--service", "books"])
+
+        #expect(moved.status == 1, "\(moved.stdout)\n\(moved.stderr)")
+        #expect(moved.stderr.contains("stopped at step begin") && moved.stderr.contains("node w3 cannot serve books.p3 too"), "\(moved.stderr)")
+        #expect(moved.stderr.contains("use --sessions"), "\(moved.stderr)")
+        #expect(cluster.entries("w3") == [], "nothing was received")
+        #expect(cluster.entries("w1").contains("p3") && !cluster.entries("w1").contains { $0.hasPrefix("p3.") })
+        #expect(try cluster.held("w1") == [0, 1, 2, 3])
+        #expect(cluster.workers["w1"]?.standardError.contains("partition released") == false, "the source never stopped serving it")
+        let learner = PartitionedCluster.learner(in: 3)
+        let client = cluster.client(timeout: .seconds(10))
+        defer { client.close() }
+        let created = try parse(try client.call("books.p3", body: [Array(#"{"op":"create","learner":"\#(learner)","title":"T","author":"A","genre":"Fantasy","rating":3}"#.utf8)])[0])
+        #expect(created.isOK, "\(created)")
+    }
 }

@@ -143,6 +143,7 @@ public enum Commands {
             return 1
         }
         defer { host.close() }
+        var budget: WorkerSessionBudget?
         if settings.partitionScheme != nil {
             // Many partitions' sessions need many descriptors: take what the hard limit allows.
             let sessions = WorkerSessionBudget(
@@ -152,6 +153,7 @@ public enum Commands {
                 logger.critical("cannot start", ["error": refusal])
                 return 2
             }
+            budget = sessions
             for descriptor in host.descriptors where descriptor.isJournaled && !host.services.contains(where: { $0.service.name == descriptor.name }) {
                 logger.info("holding no partition; waiting for partitions", ["service": descriptor.name, "node": settings.node])
             }
@@ -200,9 +202,9 @@ public enum Commands {
                 }
                 var services = host.services.filter { $0.partition == nil }.map { ($0.name, handler($0)) }
                 var worker: PartitionedWorker?
-                if settings.partitionScheme != nil {
+                if let budget {
                     let partitions = PartitionedWorker(
-                        node: settings.node, host: host, dataDirectory: settings.dataDirectory, handler: handler,
+                        node: settings.node, host: host, dataDirectory: settings.dataDirectory, budget: budget, handler: handler,
                         changed: { hosted, served in publisher.map { snapshotsFollow(hosted, served: served, publisher: $0, host: host) } })
                     let caller = try NodeCaller(endpoints: settings.brokers, security: security.connecting)
                     let moves = PartitionMoves(custody: partitions, call: caller.call)
