@@ -44,6 +44,15 @@ import Testing
         }
         let again = try LyceumProcess.run(["partitions", "rebalance", "--broker", cluster.endpoint], timeout: .seconds(60))
         #expect(again.status == 0 && again.stdout.contains("books: balanced over 3 nodes"), "\(again.stdout)\n\(again.stderr)")
+
+        // Adopted (w3 serves them): the sources' renamed-away copies can go, and nothing else does.
+        for node in ["w1", "w2"] {
+            let pruned = try LyceumProcess.run(["partitions", "prune", "--data", cluster.root(node)])
+            #expect(pruned.status == 0 && pruned.stdout.contains("removed 2 moved-away copies"), "\(pruned.stdout)\n\(pruned.stderr)")
+            #expect(!cluster.entries(node).contains { $0.contains(".moved-to-") } && !cluster.entries(node, "progress").contains { $0.contains(".moved-to-") })
+        }
+        #expect(try cluster.held("w1") == [0, 1, 2] && cluster.held("w2") == [4, 5, 6])
+        #expect(try loads[2].unreadable(in: cluster) == [], "p0 still served from w1 after the prune")
     }
 
     @Test func anEmptyWorkerWithoutJoinRefusesToStartNamingTheSetting() throws {

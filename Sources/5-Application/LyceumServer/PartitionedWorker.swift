@@ -63,18 +63,10 @@ final class PartitionedWorker: PartitionCustody {
         }
     }
 
-    /// The copies of partitions this node renamed away in moves (`DATA/<service>/p<N>.moved-to-<node>-<time>`).
-    var movedAway: [(service: String, partition: Int, to: String, directory: String)] {
-        var found: [(service: String, partition: Int, to: String, directory: String)] = []
-        // Every partitioned service asked for: a node may hold none of one (it joined empty, or moved all away).
-        for service in host.descriptors.filter(\.isJournaled).map(\.name).sorted() {
-            let parent = (dataDirectory as NSString).appendingPathComponent(service)
-            for name in ((try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? []).sorted() {
-                guard let moved = PartitionMover.movedAway(name) else { continue }
-                found.append((service, moved.partition, moved.to, (parent as NSString).appendingPathComponent(name)))
-            }
-        }
-        return found
+    /// The copies of partitions this node renamed away in moves, of every partitioned service
+    /// asked for (a node may have moved all of one away).
+    var movedAway: [MovedAwayCopy] {
+        MovedAwayCopy.all(in: dataDirectory, services: host.descriptors.filter(\.isJournaled).map(\.name).sorted())
     }
 
     func directory(service: String, partition: Int) -> String {
