@@ -1,6 +1,8 @@
+import Catalog
 import Foundation
 import LyceumTestSupport
 import Testing
+import ZeroMQ
 
 /// A worker host joining a running partitioned cluster empty (`join`), and getting its share by
 /// `lyceum partitions rebalance` while the cluster serves; real processes on loopback.
@@ -53,6 +55,25 @@ import Testing
         }
         #expect(try cluster.held("w1") == [0, 1, 2] && cluster.held("w2") == [4, 5, 6])
         #expect(try loads[2].unreadable(in: cluster) == [], "p0 still served from w1 after the prune")
+    }
+
+    @Test func aProgressPartitionMovedToAJoinedNodeJoinsItsSnapshots() throws {
+        let snapshots = try freeLoopbackEndpoint()
+        let cluster = try MoveCluster()
+        // Holding no progress partition yet, it still needs the publisher those moving in use.
+        try cluster.join("w3", extra: ["--snapshot-endpoint", snapshots])
+        let learner = PartitionedCluster.learner(in: 2)
+        let course = try #require(try Catalog.sample().courses.first { !$0.lessons.isEmpty })
+        let client = cluster.client(timeout: .seconds(10))
+        defer { client.close() }
+        let begun = try parse(try client.call("progress.p2", body: [Array(#"{"op":"begin_course","learner":"\#(learner)","course":"\#(course.id)"}"#.utf8)])[0])
+        #expect(begun.isOK, "\(begun)")
+
+        let moved = try cluster.move(["2", "--to", "w3", "--service", "progress"])
+
+        #expect(moved.status == 0, "\(moved.stdout)\n\(moved.stderr)")
+        let context = try Context()
+        #expect(try eventually { try PartitionMoveEndToEndTests.snapshotLearners(snapshots, context: context) == [learner] })
     }
 
     @Test func anEmptyWorkerWithoutJoinRefusesToStartNamingTheSetting() throws {

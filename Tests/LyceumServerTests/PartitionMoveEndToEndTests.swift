@@ -67,7 +67,7 @@ import ZeroMQ
     }
 
     /// The learners in the progress snapshot a worker answers at `endpoint`.
-    private static func snapshotLearners(_ endpoint: String, context: Context) throws -> Set<String> {
+    static func snapshotLearners(_ endpoint: String, context: Context) throws -> Set<String> {
         let socket = try context.socket(.dealer)
         defer { socket.close() }
         try socket.set(.linger, to: 0)
