@@ -80,6 +80,24 @@ import ZeroMQ
         return Set(entries.compactMap { $0["learner"] as? String })
     }
 
+    @Test func aMoveResentAfterTheSourceRestartedGetsTheOutcomeItHad() throws {
+        let cluster = try MoveCluster()
+        let request = [Array(#"{"op":"move","service":"books","partition":2,"to":"w2","move_id":"move-restart-1"}"#.utf8)]
+        let client = cluster.client(timeout: .seconds(60))
+        defer { client.close() }
+        let first = try client.call("lyceum.node.w1", body: request)
+        #expect(try parse(first[0]).isOK, "\(first)")
+
+        cluster.workers["w1"]?.stop()  // kill -9: the outcome was on disk before the reply
+        try cluster.start("w1", registering: "books.p0")
+        let again = try client.call("lyceum.node.w1", body: request)
+
+        #expect(again == first, "the same move's outcome, not a resumed one")
+        let other = try parse(try client.call("lyceum.node.w1", body: [Array(#"{"op":"move","service":"books","partition":3,"to":"w2","move_id":"move-restart-1"}"#.utf8)])[0])
+        #expect(other.errorCode == "bad_request", "the id names another move: \(other)")
+        #expect(try cluster.held("w1") == [0, 1, 3] && cluster.held("w2") == [2, 4, 5, 6, 7])
+    }
+
     @Test func aMoveToAnUnknownNodeFailsCleanlyAndThePartitionKeepsBeingServed() throws {
         let cluster = try MoveCluster()
         let moved = try cluster.move(["2", "--to", "w9", "--service", "books"])

@@ -463,3 +463,31 @@ private final class SlowReleaseCustody: PartitionCustody, @unchecked Sendable {
         #expect(refused["error"]?["field"] == .string("$.move_id"), "\(refused)")
     }
 }
+
+@Suite struct PartitionMoveOutcomeFileTests {
+    @Test func outcomesReadBackAsWrittenAndADamagedFileIsRefusedNamingIt() throws {
+        let root = try TemporaryDirectory()
+        defer { root.remove() }
+        let file = PartitionMoveOutcomeFile(dataDirectory: root.path)
+        #expect(try file.read() == [], "no file: no outcomes")
+        let outcomes = [
+            PartitionMoveOutcomeFile.Outcome(id: "move-1", ticket: PartitionMoveTicket(service: "books", partition: 3, from: "", to: "w2"),
+                                             reply: Array(#"{"ok":true,"result":{"partition":"books.p3","note":"\"quoted\" é"}}"#.utf8)),
+            PartitionMoveOutcomeFile.Outcome(id: "move-2", ticket: PartitionMoveTicket(service: "progress", partition: 0, from: "", to: "w3"),
+                                             reply: Array(#"{"ok":false,"error":{"code":"unavailable","message":"m"}}"#.utf8)),
+        ]
+        try file.write(outcomes)
+        #expect(try file.read() == outcomes)
+
+        for damaged in [#"{"moves":[{"move_id":"m"}]}"#, "not json", #"{"moves":[],"extra":1}"#] {
+            try Data(damaged.utf8).write(to: URL(fileURLWithPath: file.path))
+            #expect {
+                _ = try file.read()
+            } throws: { error in
+                "\(error)".contains(file.path) && "\(error)".contains("is not a list of partition move outcomes")
+            }
+        }
+        try Data(repeating: 32, count: PartitionMoveOutcomeFile.maximumBytes + 1).write(to: URL(fileURLWithPath: file.path))
+        #expect(throws: PartitionLayoutError.self) { try file.read() }
+    }
+}

@@ -207,7 +207,7 @@ public enum Commands {
                         node: settings.node, host: host, dataDirectory: settings.dataDirectory, budget: budget, handler: handler,
                         changed: { hosted, served in publisher.map { snapshotsFollow(hosted, served: served, publisher: $0, host: host) } })
                     let caller = try NodeCaller(endpoints: settings.brokers, security: security.connecting)
-                    let moves = PartitionMoves(custody: partitions, call: caller.call)
+                    let moves = PartitionMoves(custody: partitions, call: caller.call, outcomes: PartitionMoveOutcomeFile(dataDirectory: settings.dataDirectory))
                     let node = NodeService.worker(node: settings.node, partitions: settings.partitions, worker: partitions)
                     services += partitions.poolServices + [(node.name, moves.handler(otherwise: FrameHandler.handler(node.answer)))]
                     worker = partitions
