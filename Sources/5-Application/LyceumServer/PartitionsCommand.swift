@@ -56,7 +56,7 @@ public enum PartitionsCommand {
             0 pruned (or nothing to prune); 1 a directory named like a copy is not one, or cannot be removed: kept;
             2 bad command line
             """,
-        options: [dataOption, olderThanOption, serviceOption, dryRunOption]
+        options: [sourceDataOption, olderThanOption, serviceOption, dryRunOption]
     ) { parsed throws(UsageError) in
         let settings = try commandLineSettings(parsed)
         return PartitionPrune(
@@ -120,6 +120,8 @@ public enum PartitionsCommand {
         SettingKey.service.rawValue, .text(placeholder: "NAME"), help: "a partitioned service (default: books and progress)", repeatable: true)
     private static let toOption = Option(
         "to", .text(placeholder: "NODE"), help: "the node name of the worker to move the partition to", required: true)
+    private static let sourceDataOption = Option(
+        SettingKey.data.rawValue, .text(placeholder: "DIR"), help: "the data directory of the worker host that moved the partitions away", required: true)
     private static let olderThanOption = Option(
         "older-than", .duration(placeholder: "AGE"), help: "only copies renamed away longer ago than AGE (e.g. 12h, 7d); default: any")
     private static let dryRunOption = Option("dry-run", .none, help: "print what would be removed, and remove nothing")
