@@ -1,3 +1,4 @@
+import Catalog
 import Foundation
 import LyceumTestSupport
 import Majordomo
@@ -71,6 +72,19 @@ final class MoveCluster: @unchecked Sendable {
 
     func entries(_ node: String, _ service: String = "books") -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: root(node) + "/" + service)) ?? []).sorted()
+    }
+
+    /// Has a learner of `partition` begin a course (a progress record, in the snapshots of the
+    /// node serving `progress.p<partition>`); returns the learner.
+    func beginCourse(partition: Int) throws -> String {
+        let learner = PartitionedCluster.learner(in: partition)
+        let course = try #require(try Catalog.sample().courses.first { !$0.lessons.isEmpty })
+        let client = self.client(timeout: .seconds(10))
+        defer { client.close() }
+        let body = #"{"op":"begin_course","learner":"\#(learner)","course":"\#(course.id)"}"#
+        let begun = try parse(try client.call("progress.p\(partition)", body: [Array(body.utf8)])[0])
+        try #require(begun.isOK, "\(begun)")
+        return learner
     }
 
     /// The partitions of `service` that `node`'s `describe` lists as held.

@@ -1,4 +1,3 @@
-import Catalog
 import Foundation
 import LyceumTestSupport
 import Testing
@@ -62,12 +61,7 @@ import ZeroMQ
         let cluster = try MoveCluster()
         // Holding no progress partition yet, it still needs the publisher those moving in use.
         try cluster.join("w3", extra: ["--snapshot-endpoint", snapshots])
-        let learner = PartitionedCluster.learner(in: 2)
-        let course = try #require(try Catalog.sample().courses.first { !$0.lessons.isEmpty })
-        let client = cluster.client(timeout: .seconds(10))
-        defer { client.close() }
-        let begun = try parse(try client.call("progress.p2", body: [Array(#"{"op":"begin_course","learner":"\#(learner)","course":"\#(course.id)"}"#.utf8)])[0])
-        #expect(begun.isOK, "\(begun)")
+        let learner = try cluster.beginCourse(partition: 2)
 
         let moved = try cluster.move(["2", "--to", "w3", "--service", "progress"])
 

@@ -1,4 +1,3 @@
-import Catalog
 import Events
 import Foundation
 import LyceumTestSupport
@@ -41,12 +40,7 @@ import ZeroMQ
             options[node] = ["--metrics-port", String(metricsPorts[node]!), "--snapshot-endpoint", snapshots[node]!]
         }
         let cluster = try MoveCluster(options: options)
-        let learner = PartitionedCluster.learner(in: 2)
-        let course = try #require(try Catalog.sample().courses.first { !$0.lessons.isEmpty })
-        let client = cluster.client(timeout: .seconds(10))
-        defer { client.close() }
-        let begun = try parse(try client.call("progress.p2", body: [Array(#"{"op":"begin_course","learner":"\#(learner)","course":"\#(course.id)"}"#.utf8)])[0])
-        #expect(begun.isOK, "\(begun)")
+        let learner = try cluster.beginCourse(partition: 2)
         let context = try Context()
         #expect(try eventually { try Self.snapshotLearners(snapshots["w1"]!, context: context) == [learner] })
         #expect(try Self.snapshotLearners(snapshots["w2"]!, context: context) == [])
