@@ -12,7 +12,7 @@ import ZeroMQ
 
         #expect(try cluster.held("w3") == [] && cluster.held("w3", "progress") == [])
         #expect(cluster.workers["w3"]?.standardError.contains("waiting for partitions") == true)
-        let status = try LyceumProcess.run(["status", "--broker", cluster.endpoint])
+        let status = try LyceumProcess.run(["status", "--broker", cluster.endpoint], timeout: .seconds(120))
         #expect(status.status == 0, "\(status.stderr)")
         let partitions = try #require(try parse(Array(status.stdout.utf8))["partitions"] as? [String: Any])
         let nodes = try #require(partitions["nodes"] as? [[String: Any]])
@@ -43,12 +43,12 @@ import ZeroMQ
             #expect(try cluster.held("w2", service) == [4, 5, 6], "\(service)")
             #expect(try cluster.held("w3", service) == [3, 7], "\(service)")
         }
-        let again = try LyceumProcess.run(["partitions", "rebalance", "--broker", cluster.endpoint], timeout: .seconds(60))
+        let again = try LyceumProcess.run(["partitions", "rebalance", "--broker", cluster.endpoint], timeout: .seconds(120))
         #expect(again.status == 0 && again.stdout.contains("books: balanced over 3 nodes"), "\(again.stdout)\n\(again.stderr)")
 
         // Adopted (w3 serves them): the sources' renamed-away copies can go, and nothing else does.
         for node in ["w1", "w2"] {
-            let pruned = try LyceumProcess.run(["partitions", "prune", "--data", cluster.root(node)])
+            let pruned = try LyceumProcess.run(["partitions", "prune", "--data", cluster.root(node)], timeout: .seconds(120))
             #expect(pruned.status == 0 && pruned.stdout.contains("removed 2 moved-away copies"), "\(pruned.stdout)\n\(pruned.stderr)")
             #expect(!cluster.entries(node).contains { $0.contains(".moved-to-") } && !cluster.entries(node, "progress").contains { $0.contains(".moved-to-") })
         }

@@ -11,7 +11,7 @@ import Testing
     /// 1,000 bytes.
     private static func dataDirectory(copies: [String: (service: String, partition: Int)]) throws -> TemporaryDirectory {
         let data = try TemporaryDirectory()
-        #expect(try LyceumProcess.run(["partitions", "init", "--data", data.path, "--partitions", "8", "--own", "0-3"]).status == 0)
+        #expect(try LyceumProcess.run(["partitions", "init", "--data", data.path, "--partitions", "8", "--own", "0-3"], timeout: .seconds(120)).status == 0)
         for (name, manifest) in copies {
             let directory = data.path + "/" + name
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
@@ -39,11 +39,11 @@ import Testing
         try FileManager.default.createDirectory(atPath: data.path + "/books/p3.incoming", withIntermediateDirectories: false)
         let manifestBytes = try FileManager.default.attributesOfItem(atPath: data.path + "/books/p2.moved-to-w2-20200101T000000Z/PARTITION")[.size] as! Int
 
-        let dry = try LyceumProcess.run(["partitions", "prune", "--data", data.path, "--older-than", "1d", "--dry-run"])
+        let dry = try LyceumProcess.run(["partitions", "prune", "--data", data.path, "--older-than", "1d", "--dry-run"], timeout: .seconds(120))
         #expect(dry.stdout.contains("would remove \(data.path)/books/p2.moved-to-w2-20200101T000000Z (books.p2 moved to w2, \(1000 + manifestBytes) bytes)"), "\(dry.stdout)")
         #expect(Self.entries(data, "books").contains("p2.moved-to-w2-20200101T000000Z"), "a dry run removes nothing")
 
-        let pruned = try LyceumProcess.run(["partitions", "prune", "--data", data.path, "--older-than", "1d"])
+        let pruned = try LyceumProcess.run(["partitions", "prune", "--data", data.path, "--older-than", "1d"], timeout: .seconds(120))
 
         #expect(pruned.status == 1, "kept a directory that is not a copy: \(pruned.stdout)\n\(pruned.stderr)")
         #expect(pruned.stdout.contains("removed \(data.path)/books/p2.moved-to-w2-20200101T000000Z (books.p2 moved to w2, \(1000 + manifestBytes) bytes)"), "\(pruned.stdout)")
@@ -55,7 +55,7 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: data.path + "/books/p0/PARTITION"), "the link's target is intact")
 
         // Without an age, the recent copy goes too.
-        let all = try LyceumProcess.run(["partitions", "prune", "--data", data.path, "--service", "books"])
+        let all = try LyceumProcess.run(["partitions", "prune", "--data", data.path, "--service", "books"], timeout: .seconds(120))
         #expect(all.stdout.contains("removed \(data.path)/books/\(recent)") && all.stdout.contains("removed 1 moved-away copy"), "\(all.stdout)")
         #expect(!Self.entries(data, "books").contains(recent))
     }
@@ -65,7 +65,7 @@ import Testing
         let data = try Self.dataDirectory(copies: ["books/p2.moved-to-w2-20200101T000000Z": ("books", 2)])
         defer { data.remove() }
         let dataArguments = arguments.isEmpty ? [] : ["--data", data.path]
-        let refused = try LyceumProcess.run(["partitions", "prune"] + dataArguments + arguments)
+        let refused = try LyceumProcess.run(["partitions", "prune"] + dataArguments + arguments, timeout: .seconds(120))
         #expect(refused.status == 2, "\(refused.stdout)\n\(refused.stderr)")
         #expect(Self.entries(data, "books").contains("p2.moved-to-w2-20200101T000000Z"))
     }
