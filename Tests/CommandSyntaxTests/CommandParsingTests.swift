@@ -114,6 +114,14 @@ struct CommandParsingTests {
         #expect(Command("prog", summary: "", subcommands: [refusing]).main(["refusing"]) == Command.usageStatus)
     }
 
+    @Test func durationsTakeHoursAndDaysUpToACentury() throws {
+        #expect(try Self.parse(["--wait", "12h", "--data", "d", "x"]).duration("wait") == .seconds(12 * 3600))
+        #expect(try Self.parse(["--wait", "7d", "--data", "d", "x"]).duration("wait") == .seconds(7 * 86_400))
+        #expect(try Self.parse(["--wait", "2m", "--data", "d", "x"]).duration("wait") == .seconds(120))
+        // Past 64 bits of nanoseconds would trap; it is refused instead.
+        #expect(throws: UsageError.self) { try Self.parse(["--wait", "9999999d", "--data", "d", "x"]) }
+    }
+
     @Test func durationsReadBackAsTheyAreShown() {
         #expect(OptionValue.text(of: .seconds(10)) == "10s")
         #expect(OptionValue.text(of: .milliseconds(2500)) == "2500ms")

@@ -24,6 +24,13 @@ private final class JournalCustody: PartitionCustody, @unchecked Sendable {
 
     func directory(service: String, partition: Int) -> String { "\(data)/\(service)/p\(partition)" }
 
+    func isServing(service: String, partition: Int) -> Bool {
+        open.withLock { $0[directory(service: service, partition: partition)] != nil }
+    }
+
+    /// Admits every partition: its own budget is none.
+    func admit(service: String, partition: Int) throws {}
+
     func release(service: String, partition: Int) throws {
         guard let journal = open.withLock({ $0.removeValue(forKey: directory(service: service, partition: partition)) }) else {
             throw ServiceError(.notFound, "\(service).p\(partition) is not served by \(node)")
@@ -138,7 +145,8 @@ private final class TwoNodes: @unchecked Sendable {
 
         #expect(reply["ok"] == .bool(false))
         let message = reply["error"]?["message"]
-        #expect(message.map { "\($0)".contains("stopped at step copy") } == true, "\(reply)")
+        // A refused `begin` is the target's refusal before the source stopped serving.
+        #expect(message.map { "\($0)".contains("stopped at step \(step == "begin" ? "begin" : "copy")") } == true, "\(reply)")
         #expect(reply["error"]?["code"] == .string("unavailable"))
         #expect(nodes.source.served == ["p3"])
         #expect(try nodes.entries(nodes.source) == ["p3"])
@@ -335,6 +343,8 @@ private final class GatedCustody: PartitionCustody, @unchecked Sendable {
         return "\(root)/\(service)/p\(partition)"
     }
 
+    func isServing(service: String, partition: Int) -> Bool { false }
+    func admit(service: String, partition: Int) throws {}
     func release(service: String, partition: Int) throws {}
     func serve(service: String, partition: Int) throws {}
 }
@@ -387,6 +397,8 @@ private final class SlowReleaseCustody: PartitionCustody, @unchecked Sendable {
     init(_ journals: JournalCustody) { self.journals = journals }
 
     func directory(service: String, partition: Int) -> String { journals.directory(service: service, partition: partition) }
+    func isServing(service: String, partition: Int) -> Bool { journals.isServing(service: service, partition: partition) }
+    func admit(service: String, partition: Int) throws {}
 
     func release(service: String, partition: Int) throws {
         gate.pass()
@@ -449,5 +461,33 @@ private final class SlowReleaseCustody: PartitionCustody, @unchecked Sendable {
         let other = PartitionMoveRequest.move(PartitionMoveTicket(service: "books", partition: 4, from: "", to: "w2"), id: "move-42").frames
         let refused = try JSONParser().parse(try #require(try checker.call("lyceum.node.w1", body: other).first))
         #expect(refused["error"]?["field"] == .string("$.move_id"), "\(refused)")
+    }
+}
+
+@Suite struct PartitionMoveOutcomeFileTests {
+    @Test func outcomesReadBackAsWrittenAndADamagedFileIsRefusedNamingIt() throws {
+        let root = try TemporaryDirectory()
+        defer { root.remove() }
+        let file = PartitionMoveOutcomeFile(dataDirectory: root.path)
+        #expect(try file.read() == [], "no file: no outcomes")
+        let outcomes = [
+            PartitionMoveOutcomeFile.Outcome(id: "move-1", ticket: PartitionMoveTicket(service: "books", partition: 3, from: "", to: "w2"),
+                                             reply: Array(#"{"ok":true,"result":{"partition":"books.p3","note":"\"quoted\" é"}}"#.utf8)),
+            PartitionMoveOutcomeFile.Outcome(id: "move-2", ticket: PartitionMoveTicket(service: "progress", partition: 0, from: "", to: "w3"),
+                                             reply: Array(#"{"ok":false,"error":{"code":"unavailable","message":"m"}}"#.utf8)),
+        ]
+        try file.write(outcomes)
+        #expect(try file.read() == outcomes)
+
+        for damaged in [#"{"moves":[{"move_id":"m"}]}"#, "not json", #"{"moves":[],"extra":1}"#] {
+            try Data(damaged.utf8).write(to: URL(fileURLWithPath: file.path))
+            #expect {
+                _ = try file.read()
+            } throws: { error in
+                "\(error)".contains(file.path) && "\(error)".contains("is not a list of partition move outcomes")
+            }
+        }
+        try Data(repeating: 32, count: PartitionMoveOutcomeFile.maximumBytes + 1).write(to: URL(fileURLWithPath: file.path))
+        #expect(throws: PartitionLayoutError.self) { try file.read() }
     }
 }

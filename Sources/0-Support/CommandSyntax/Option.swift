@@ -47,7 +47,7 @@ public enum OptionValue: Sendable {
     case unsignedInteger(placeholder: String)
     /// A finite decimal number.
     case number(placeholder: String)
-    /// A duration: `500ms`, `10s`, `2m`, or a bare number of seconds.
+    /// A duration: `500ms`, `10s`, `2m`, `12h`, `7d`, or a bare number of seconds.
     case duration(placeholder: String)
     /// One of `choices`.
     case choice([String])
@@ -89,11 +89,13 @@ public enum OptionValue: Sendable {
         return attoseconds == 0 ? "\(seconds)s" : "\(seconds * 1000 + attoseconds / 1_000_000_000_000_000)ms"
     }
 
-    /// `500ms`, `10s`, `2m`, or a bare number of seconds; under 10⁷ of the unit.
+    /// `500ms`, `10s`, `2m`, `12h`, `7d`, or a bare number of seconds; under 10⁷ of the unit
+    /// and under a century (what 64 bits of nanoseconds hold, with room).
     static func duration(_ text: String) -> Duration? {
-        let units: [(suffix: String, nanoseconds: Double)] = [("ms", 1e6), ("s", 1e9), ("m", 60e9)]
+        let units: [(suffix: String, nanoseconds: Double)] = [("ms", 1e6), ("s", 1e9), ("m", 60e9), ("h", 3600e9), ("d", 86_400e9)]
         let unit = units.first { text.hasSuffix($0.suffix) } ?? ("", 1e9)
-        guard let number = Double(text.dropLast(unit.suffix.count)), number.isFinite, number >= 0, number < 1e7 else { return nil }
+        guard let number = Double(text.dropLast(unit.suffix.count)), number.isFinite, number >= 0, number < 1e7,
+              number * unit.nanoseconds < 36_525 * 86_400e9 else { return nil }
         return .nanoseconds(Int64(number * unit.nanoseconds))
     }
 }

@@ -143,18 +143,25 @@ public enum Commands {
             return 1
         }
         defer { host.close() }
+        var budget: WorkerSessionBudget?
         if settings.partitionScheme != nil {
             // Many partitions' sessions need many descriptors: take what the hard limit allows.
-            let budget = WorkerSessionBudget(
-                instances: (host.services.count + 1) * settings.brokers.count, sessions: settings.sessionsPerService, descriptorLimit: DescriptorLimit.raise(logger: logger))
-            if let refusal = budget.refusal {
+            let sessions = WorkerSessionBudget(
+                brokers: settings.brokers.count, sessions: settings.sessionsPerService, descriptorLimit: DescriptorLimit.raise(logger: logger))
+            // Its instances and the node service's.
+            if let refusal = sessions.refusal(instances: host.services.count + 1) {
                 logger.critical("cannot start", ["error": refusal])
                 return 2
             }
+            budget = sessions
+            for descriptor in host.descriptors where descriptor.isJournaled && !host.services.contains(where: { $0.service.name == descriptor.name }) {
+                logger.info("holding no partition; waiting for partitions", ["service": descriptor.name, "node": settings.node])
+            }
         }
         let report = ProcessReport(role: "worker", journals: host.journals)
-        // Every learner's progress must never sit on a plaintext port of a CURVE deployment.
-        if security.isCurve && security.keyRing == nil && host.services.contains(where: { $0.snapshotTable != nil }) {
+        // Every learner's progress must never sit on a plaintext port of a CURVE deployment,
+        // nor will after a partition of it moves in.
+        if security.isCurve && security.keyRing == nil && host.descriptors.contains(where: \.servesSnapshots) {
             logger.critical("cannot start", ["error": "authorized-keys: required with curve-secret-key when the worker serves progress: "
                                              + "its snapshot endpoint admits only the dashboard keys listed there"])
             return 2
@@ -195,12 +202,12 @@ public enum Commands {
                 }
                 var services = host.services.filter { $0.partition == nil }.map { ($0.name, handler($0)) }
                 var worker: PartitionedWorker?
-                if settings.partitionScheme != nil {
+                if let budget {
                     let partitions = PartitionedWorker(
-                        node: settings.node, host: host, dataDirectory: settings.dataDirectory, handler: handler,
+                        node: settings.node, host: host, dataDirectory: settings.dataDirectory, budget: budget, handler: handler,
                         changed: { hosted, served in publisher.map { snapshotsFollow(hosted, served: served, publisher: $0, host: host) } })
                     let caller = try NodeCaller(endpoints: settings.brokers, security: security.connecting)
-                    let moves = PartitionMoves(custody: partitions, call: caller.call)
+                    let moves = PartitionMoves(custody: partitions, call: caller.call, outcomes: PartitionMoveOutcomeFile(dataDirectory: settings.dataDirectory))
                     let node = NodeService.worker(node: settings.node, partitions: settings.partitions, worker: partitions)
                     services += partitions.poolServices + [(node.name, moves.handler(otherwise: FrameHandler.handler(node.answer)))]
                     worker = partitions
@@ -267,13 +274,14 @@ public enum Commands {
     }
 
     /// The publisher of the events of `host`'s services, when one of them has events (one for
-    /// all of a partitioned worker's partitions); its snapshots start from the tables of the
+    /// all of a partitioned worker's partitions, also when none is held yet: those that move in
+    /// publish through it); its snapshots start from the tables of the
     /// service instances whose events have snapshots, merged (an empty one without). It binds
     /// when it runs.
     private static func eventPublisher(
         for host: ServiceHost, configuration: EventPublisherConfiguration, context: Context
     ) throws(EventsError) -> [(name: String, service: EventPublisher)] {
-        guard host.services.contains(where: \.publishesEvents) else { return [] }
+        guard host.descriptors.contains(where: \.publishesEvents) else { return [] }
         var table = ProgressTable()
         for snapshotTable in host.services.compactMap(\.snapshotTable) { table.merge(snapshotTable(host.catalog)) }
         return [("events", try EventPublisher(configuration: configuration, context: context, streams: host.eventStreams, table: table))]

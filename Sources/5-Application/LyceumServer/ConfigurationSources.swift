@@ -156,8 +156,8 @@ public struct ConfigurationSources: Sendable {
         switch value {
         case .string(let text): return text
         case .integer(let number): return String(number)
-        // The one switch, `insecure`, may be a JSON boolean.
-        case .bool(let flag) where key == .insecure: return String(flag)
+        // A switch (`insecure`, `join`) may be a JSON boolean.
+        case .bool(let flag) where key.isSwitch: return String(flag)
         default: throw SettingsError(key: key, origin: origin, message: "expected a string or an integer, got a \(value.typeName)")
         }
     }

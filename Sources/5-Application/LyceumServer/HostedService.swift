@@ -17,8 +17,6 @@ public struct HostedService: Sendable {
     public let partition: OwnedPartition?
     /// Its journal, when it keeps one.
     public let journal: Journal?
-    /// Whether its durable writes publish events.
-    public let publishesEvents: Bool
     /// The table the publisher's snapshots start from, for a service whose events have snapshots.
     let snapshotTable: (@Sendable (CatalogStore) -> ProgressTable)?
     private let makeAnswer: @Sendable (EventPublisher?, RequestMetrics) -> FrameHandler.Answer
@@ -28,7 +26,6 @@ public struct HostedService: Sendable {
         name = partition.map { PartitionName.service(service.name, partition: $0.partition) } ?? service.name
         self.partition = partition
         self.journal = journal
-        publishesEvents = events != nil
         if let table = events?.snapshotTable {
             snapshotTable = { @Sendable catalog in table(service, catalog) }
         } else {

@@ -55,7 +55,7 @@ public enum LyceumCommands {
     /// `lyceum worker`.
     public static let worker = settingsCommand(
         "worker", summary: "only workers, registered with every broker given (--broker is required)",
-        keys: commonKeys.union(workerKeys).union([.broker, .service, .reconnectInitial, .reconnectMaximum, .forwarderEndpoint, .snapshotEndpoint, .partitions, .node])
+        keys: commonKeys.union(workerKeys).union([.broker, .service, .reconnectInitial, .reconnectMaximum, .forwarderEndpoint, .snapshotEndpoint, .partitions, .node, .join])
             .union(clientSecurityKeys).union([.authorizedKeys, .insecure])
     ) { parsed, sources throws(UsageError) in
         // Required, but from any source: the parser sees only the command line.

@@ -5,6 +5,12 @@ protocol PartitionCustody: Sendable {
     var node: String { get }
     /// The journal directory of `partition` of `service`: `DATA/<service>/p<partition>`.
     func directory(service: String, partition: Int) -> String
+    /// Whether this worker serves `partition` of `service` now.
+    func isServing(service: String, partition: Int) -> Bool
+    /// Refuses, before any of it is received, a partition this worker could not serve as well
+    /// as the ones it serves (its sessions would not fit the process); admits one it serves.
+    /// - Throws: a `ServiceError` (`unavailable`) saying why.
+    func admit(service: String, partition: Int) throws
     /// Stops serving the partition: its sessions leave every broker (which then holds its
     /// requests for up to `unknown-service-timeout`), requests in progress finish and become
     /// durable, and its journal is closed, unlocking the directory.

@@ -6,18 +6,20 @@ import LearningServices
 struct PartitionMoveFailure: Error, CustomStringConvertible {
     /// The steps of a move, in order.
     enum Step: String {
-        case release, copy, rename, adopt
+        case begin, release, copy, rename, adopt
     }
 
     let ticket: PartitionMoveTicket
     let step: Step
     let cause: any Error
 
-    /// `unavailable` before the rename (the source serves the partition again; retry any time),
+    /// `unavailable` before the rename (the source serves the partition still, or again; retry any time),
     /// `conflict` after it (the source has given it up; re-running the move finishes it).
     var serviceError: ServiceError {
         let where_ = "moving \(ticket.name) from \(ticket.from) to \(ticket.to) stopped at step \(step.rawValue): \(Self.text(cause))"
         switch step {
+        case .begin:
+            return ServiceError(.unavailable, where_ + "; \(ticket.from) kept serving \(ticket.name) and the target kept nothing")
         case .release, .copy, .rename:
             return ServiceError(.unavailable, where_ + "; \(ticket.from) serves \(ticket.name) again and the target kept nothing")
         case .adopt:

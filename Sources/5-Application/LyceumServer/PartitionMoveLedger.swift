@@ -1,12 +1,14 @@
+import LyceumLogging
 import Majordomo
 import Synchronization
 
 /// The `move`s this node runs or ran, by the `move_id` the command gave each. A `move` sent
 /// again with the same id (the command, after a timeout, through another broker) is the same
 /// move: while it runs the request waits for its outcome, afterwards it gets that outcome at
-/// once; it never starts a second move, nor gets `unavailable` for the one running. Kept in
-/// memory for the last ``remembered`` moves: a node restarted since treats the id as new, and
-/// the move then finishes or reports where the partition is (protocol/partitions.md).
+/// once; it never starts a second move, nor gets `unavailable` for the one running. The last
+/// ``remembered`` outcomes are kept, and with a file also across restarts; a move still running
+/// when the node stopped has no outcome, so a resend is a new move, which finishes it or
+/// reports where the partition is (protocol/partitions.md).
 final class PartitionMoveLedger: Sendable {
     /// What to do with a `move` request.
     enum Admission: Equatable {
@@ -29,7 +31,25 @@ final class PartitionMoveLedger: Sendable {
         var outcome: [UInt8]?
     }
 
-    private let state = Mutex<(entries: [String: Entry], finishedOrder: [String])>(([:], []))
+    private let state: Mutex<(entries: [String: Entry], finishedOrder: [String])>
+    private let file: PartitionMoveOutcomeFile?
+    private let logger = Logger(component: "partmove")
+
+    /// A ledger starting with the outcomes in `file` (none when `nil`, or when the file cannot
+    /// be read: logged, and the next outcome replaces it), and keeping them there.
+    init(file: PartitionMoveOutcomeFile? = nil) {
+        self.file = file
+        var restored: [PartitionMoveOutcomeFile.Outcome] = []
+        if let file {
+            do { restored = try file.read() } catch {
+                logger.error("partition move outcomes not restored; a resent move starts anew", ["error": error.description])
+            }
+        }
+        let kept = restored.suffix(Self.remembered)
+        state = Mutex((
+            Dictionary(kept.map { ($0.id, Entry(ticket: $0.ticket, waiting: [], outcome: $0.reply)) }, uniquingKeysWith: { _, last in last }),
+            kept.map(\.id)))
+    }
 
     /// Admits a `move` request of `ticket` with `id`, whose reply goes to `reply`.
     func admit(_ id: String, ticket: PartitionMoveTicket, reply: DeferredReply) -> Admission {
@@ -46,7 +66,8 @@ final class PartitionMoveLedger: Sendable {
         }
     }
 
-    /// Records the outcome of the move `id` and returns the requests waiting for it.
+    /// Records the outcome of the move `id` (in the file too, when there is one) and returns
+    /// the requests waiting for it.
     func finish(_ id: String, outcome: [UInt8]) -> [DeferredReply] {
         state.withLock { state in
             guard var entry = state.entries[id] else { return [] }
@@ -58,7 +79,20 @@ final class PartitionMoveLedger: Sendable {
             if state.finishedOrder.count > Self.remembered {
                 state.entries[state.finishedOrder.removeFirst()] = nil
             }
+            keep(state.finishedOrder.compactMap { id in state.entries[id].map { (id, $0) } }, finished: id)
             return waiting
+        }
+    }
+
+    /// Writes the outcomes of `finished` moves, oldest first, to the file when there is one;
+    /// a failure is logged (the outcome is still answered, and kept in memory).
+    private func keep(_ finished: [(id: String, entry: Entry)], finished id: String) {
+        guard let file else { return }
+        let outcomes = finished.compactMap { move in
+            move.entry.outcome.map { PartitionMoveOutcomeFile.Outcome(id: move.id, ticket: move.entry.ticket, reply: $0) }
+        }
+        do { try file.write(outcomes) } catch {
+            logger.error("partition move outcome not kept on disk; a resend after a restart starts anew", ["move_id": id, "error": error.description])
         }
     }
 }

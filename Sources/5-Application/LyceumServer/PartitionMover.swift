@@ -7,7 +7,8 @@ import LyceumSupport
 import Majordomo
 import Partitions
 
-/// The source's side of a partition move: stop serving the partition, copy its journal
+/// The source's side of a partition move: have the target admit the partition (`begin`), stop
+/// serving it, copy its journal
 /// directory to the target's node service in checksummed chunks, rename its own copy away
 /// durably, and only then tell the target to adopt. Before the rename every failure puts things
 /// back (the target discards its copy, this node serves the partition again); after it, the
@@ -45,7 +46,18 @@ struct PartitionMover: Sendable {
         guard target != custody.node else {
             throw PartitionMoveFailure(ticket: ticket, step: .release, cause: ServiceError(.badRequest, "the partition is already here", field: "$.to"))
         }
+        // Checked before the target hears of it: its `begin` clears any copy of the partition
+        // there, which may be one another node gave up and has yet to have adopted.
+        guard custody.isServing(service: service, partition: partition) else {
+            throw PartitionMoveFailure(ticket: ticket, step: .release, cause: ServiceError(.notFound, "\(ticket.name) is not served by node \(custody.node)"))
+        }
+        // The target admits the partition while this node still serves it: one that could not
+        // serve it (its session budget) refuses here, and nothing has changed.
+        do { try send(.begin(ticket), to: target) } catch {
+            throw PartitionMoveFailure(ticket: ticket, step: .begin, cause: error)
+        }
         do { try custody.release(service: service, partition: partition) } catch {
+            discard(ticket)
             throw PartitionMoveFailure(ticket: ticket, step: .release, cause: error)
         }
         logger.info("partition released for a move", ["partition": ticket.name, "to": target])
@@ -54,7 +66,6 @@ struct PartitionMover: Sendable {
         var step = PartitionMoveFailure.Step.copy
         do {
             let export = try JournalExport(directory: directory)
-            try send(.begin(ticket), to: target)
             let summaries = try export.forEachChunk(chunkBytes: chunkBytes) { chunk in
                 try send(.chunk(ticket, chunk), to: target)
                 copied.chunks += 1
@@ -81,16 +92,21 @@ struct PartitionMover: Sendable {
                 "resumed": false]
     }
 
-    /// Puts a move that failed before the rename back: the target forgets its copy (best
-    /// effort: a copy it keeps is never adopted, since adopting needs this node's rename, and the
-    /// next `begin` clears it) and this node serves the partition again.
+    /// Puts a move that failed before the rename back: the target forgets its copy (adopting
+    /// needs this node's rename) and this node serves the partition again.
     private func restore(_ ticket: PartitionMoveTicket, after error: any Error, step: PartitionMoveFailure.Step) {
         logger.warning("partition move failed; serving the partition again", ["partition": ticket.name, "to": ticket.to, "step": step.rawValue, "error": "\(error)"])
-        do { try send(.abort(ticket), to: ticket.to) } catch {
-            logger.warning("the target did not discard its copy", ["partition": ticket.name, "to": ticket.to, "error": "\(error)"])
-        }
+        discard(ticket)
         do { try custody.serve(service: ticket.service, partition: ticket.partition) } catch {
             logger.critical("cannot serve the partition again after a failed move", ["partition": ticket.name, "error": "\(error)"])
+        }
+    }
+
+    /// Tells the target to forget its copy, best effort: a copy it keeps is never adopted, and
+    /// the next `begin` clears it.
+    private func discard(_ ticket: PartitionMoveTicket) {
+        do { try send(.abort(ticket), to: ticket.to) } catch {
+            logger.warning("the target did not discard its copy", ["partition": ticket.name, "to": ticket.to, "error": "\(error)"])
         }
     }
 

@@ -13,14 +13,17 @@ final class PartitionMoves: Sendable {
     private let mover: PartitionMover
     private let receiver: PartitionReceiver
     private let moving = Mutex(false)
-    private let ledger = PartitionMoveLedger()
+    private let ledger: PartitionMoveLedger
     /// Where the target's side runs (`receive` writes and syncs chunks, `adopt` replays a whole
     /// journal), one request at a time, in the order they came: never on the pool's thread.
     private let receiving = DispatchQueue(label: "partition-receive")
 
-    init(custody: any PartitionCustody, call: @escaping PartitionMover.Call) {
+    /// The move ops of the node holding `custody`'s partitions, calling other nodes with
+    /// `call`; the outcomes of its moves are kept in `outcomes` when given (else in memory only).
+    init(custody: any PartitionCustody, call: @escaping PartitionMover.Call, outcomes: PartitionMoveOutcomeFile? = nil) {
         mover = PartitionMover(custody: custody, call: call)
         receiver = PartitionReceiver(custody: custody)
+        ledger = PartitionMoveLedger(file: outcomes)
     }
 
     /// The node service's worker pool handler: requests whose `op` is a move op are answered

@@ -15,7 +15,10 @@ struct PartitionReceiver: Sendable {
         case .move:
             preconditionFailure("move goes to the source's PartitionMover")
         case .begin(let ticket):
-            try perform(ticket) { try $0.begin() }
+            try perform(ticket) { copy in
+                try custody.admit(service: ticket.service, partition: ticket.partition)
+                try copy.begin()
+            }
         case .chunk(let ticket, let chunk):
             try perform(ticket) { try $0.write(chunk) }
         case .finish(let ticket, let files):

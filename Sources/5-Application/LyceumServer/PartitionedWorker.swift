@@ -1,4 +1,5 @@
 import Foundation
+import LearningServices
 import LyceumLogging
 import Majordomo
 import Partitions
@@ -20,6 +21,7 @@ final class PartitionedWorker: PartitionCustody {
     let node: String
     private let host: ServiceHost
     private let dataDirectory: String
+    private let budget: WorkerSessionBudget
     private let makeHandler: HandlerMaker
     private let changed: Change
     private let live: Mutex<[String: HostedService]>
@@ -29,11 +31,16 @@ final class PartitionedWorker: PartitionCustody {
     private let changing = NSLock()
     private let logger = Logger(component: "worker")
 
-    /// The partitions `host` opened at the start, to be served on the pool given to ``serve(on:)``.
-    init(node: String, host: ServiceHost, dataDirectory: String, handler: @escaping HandlerMaker, changed: @escaping Change = { _, _ in }) {
+    /// The partitions `host` opened at the start, to be served on the pool given to ``serve(on:)``;
+    /// one moving in is admitted while it fits `budget`.
+    init(
+        node: String, host: ServiceHost, dataDirectory: String, budget: WorkerSessionBudget, handler: @escaping HandlerMaker,
+        changed: @escaping Change = { _, _ in }
+    ) {
         self.node = node
         self.host = host
         self.dataDirectory = dataDirectory
+        self.budget = budget
         makeHandler = handler
         self.changed = changed
         live = Mutex(Dictionary(uniqueKeysWithValues: host.services.filter { $0.partition != nil }.map { ($0.name, $0) }))
@@ -56,21 +63,28 @@ final class PartitionedWorker: PartitionCustody {
         }
     }
 
-    /// The copies of partitions this node renamed away in moves (`DATA/<service>/p<N>.moved-to-<node>-<time>`).
-    var movedAway: [(service: String, partition: Int, to: String, directory: String)] {
-        var found: [(service: String, partition: Int, to: String, directory: String)] = []
-        for service in Set(host.services.compactMap { $0.partition == nil ? nil : $0.service.name }).sorted() {
-            let parent = (dataDirectory as NSString).appendingPathComponent(service)
-            for name in ((try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? []).sorted() {
-                guard let moved = PartitionMover.movedAway(name) else { continue }
-                found.append((service, moved.partition, moved.to, (parent as NSString).appendingPathComponent(name)))
-            }
-        }
-        return found
+    /// The copies of partitions this node renamed away in moves, of every partitioned service
+    /// asked for (a node may have moved all of one away).
+    var movedAway: [MovedAwayCopy] {
+        MovedAwayCopy.all(in: dataDirectory, services: host.descriptors.filter(\.isJournaled).map(\.name).sorted())
     }
 
     func directory(service: String, partition: Int) -> String {
         ((dataDirectory as NSString).appendingPathComponent(service) as NSString).appendingPathComponent(PartitionName.directory(partition))
+    }
+
+    func isServing(service: String, partition: Int) -> Bool {
+        live.withLock { $0[PartitionName.service(service, partition: partition)] != nil }
+    }
+
+    func admit(service: String, partition: Int) throws {
+        guard !isServing(service: service, partition: partition) else { return }
+        let name = PartitionName.service(service, partition: partition)
+        // The unpartitioned instances, the partitions served, the node service, and this one.
+        let instances = host.services.filter { $0.partition == nil }.count + live.withLock { $0.count } + 2
+        if let refusal = budget.refusal(instances: instances) {
+            throw ServiceError(.unavailable, "node \(node) cannot serve \(name) too: \(refusal)")
+        }
     }
 
     func release(service: String, partition: Int) throws {

@@ -8,7 +8,7 @@ public enum PartitionsCommand {
     /// `lyceum partitions` and its subcommands.
     public static let declaration = Command(
         "partitions", summary: "create a worker host's partitions of a new cluster, move them between workers",
-        subcommands: [initialize, move, rebalance])
+        subcommands: [initialize, move, rebalance, prune])
 
     /// `lyceum partitions move P --to NODE [--service S]… [--broker EP]`.
     public static let move = Command(
@@ -22,7 +22,7 @@ public enum PartitionsCommand {
         options: [toOption, serviceOption] + SettingKey.options(for: clientKeys),
         positionals: [Positional("P", help: "the partition number")]
     ) { parsed throws(UsageError) in
-        let settings = try clientSettings(parsed)
+        let settings = try commandLineSettings(parsed)
         guard let partition = Int(parsed.positionals[0]), (0..<PartitionScheme.counts.upperBound).contains(partition) else {
             throw UsageError("P: expected a partition number from 0 to \(PartitionScheme.counts.upperBound - 1), got \(parsed.positionals[0])")
         }
@@ -41,15 +41,35 @@ public enum PartitionsCommand {
         discussion: "Prints each move. exit status: as for 'partitions move', for the first move that did not succeed",
         options: [serviceOption] + SettingKey.options(for: clientKeys)
     ) { parsed throws(UsageError) in
-        let settings = try clientSettings(parsed)
+        let settings = try commandLineSettings(parsed)
         let services = try partitionedServices(settings.origins[.service] == nil ? nil : settings.services)
         return PartitionMoveCommand.rebalance(services: services, settings: settings, security: try LyceumCommands.clientSecurity(settings))
+    }
+
+    /// `lyceum partitions prune --data DIR [--older-than AGE] [--service S]… [--dry-run]`.
+    public static let prune = Command(
+        "prune", summary: "remove the copies of partitions that moves renamed away on this host",
+        discussion: """
+            Removes DIR/<service>/p<N>.moved-to-<node>-<time>/ when its manifest names partition N of that service,
+            printing each and the bytes freed; never a live p<N>. Safe only once the target has adopted the partition
+            ('lyceum status' shows it as the owner): until then the copy is what finishes the move. exit status:
+            0 pruned (or nothing to prune); 1 a directory named like a copy is not one, or cannot be removed: kept;
+            2 bad command line
+            """,
+        options: [sourceDataOption, olderThanOption, serviceOption, dryRunOption]
+    ) { parsed throws(UsageError) in
+        let settings = try commandLineSettings(parsed)
+        return PartitionPrune(
+            dataDirectory: settings.dataDirectory, services: try partitionedServices(settings.origins[.service] == nil ? nil : settings.services),
+            olderThan: parsed.duration(olderThanOption.name), dryRun: parsed.contains(dryRunOption.name)
+        ).run()
     }
 
     /// The settings a command that calls the brokers takes, from the command line.
     private static let clientKeys: Set<SettingKey> = [.broker, .timeout, .curveSecretKey, .curveServerKey]
 
-    private static func clientSettings(_ parsed: ParsedArguments) throws(UsageError) -> Settings {
+    /// The settings given as flags, over the defaults: these commands read no file or environment.
+    private static func commandLineSettings(_ parsed: ParsedArguments) throws(UsageError) -> Settings {
         do throws(SettingsError) {
             return try CommandArguments(parsed, over: Settings()).settings
         } catch {
@@ -67,12 +87,7 @@ public enum PartitionsCommand {
             """,
         options: [dataOption, countOption, ownOption, serviceOption]
     ) { parsed throws(UsageError) in
-        let settings: Settings
-        do throws(SettingsError) {
-            settings = try CommandArguments(parsed, over: Settings()).settings
-        } catch {
-            throw UsageError(error.description)
-        }
+        let settings = try commandLineSettings(parsed)
         guard let scheme = settings.partitionScheme else {
             throw UsageError(option: SettingKey.partitions.rawValue, "expected a partition count from \(PartitionScheme.counts.lowerBound) to \(PartitionScheme.counts.upperBound), got 0")
         }
@@ -105,6 +120,11 @@ public enum PartitionsCommand {
         SettingKey.service.rawValue, .text(placeholder: "NAME"), help: "a partitioned service (default: books and progress)", repeatable: true)
     private static let toOption = Option(
         "to", .text(placeholder: "NODE"), help: "the node name of the worker to move the partition to", required: true)
+    private static let sourceDataOption = Option(
+        SettingKey.data.rawValue, .text(placeholder: "DIR"), help: "the data directory of the worker host that moved the partitions away", required: true)
+    private static let olderThanOption = Option(
+        "older-than", .duration(placeholder: "AGE"), help: "only copies renamed away longer ago than AGE (e.g. 12h, 7d); default: any")
+    private static let dryRunOption = Option("dry-run", .none, help: "print what would be removed, and remove nothing")
     private static let ownOption = Option(
         "own", .text(placeholder: "RANGES"), help: "the partitions this host owns: partitions and ranges, e.g. 0-5,9", required: true)
 

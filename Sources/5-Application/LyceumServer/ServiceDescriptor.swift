@@ -29,6 +29,9 @@ public struct ServiceDescriptor: Sendable {
     /// the streams of its registry, so that heartbeats announce the same numbers whichever
     /// services a process hosts.
     public let eventStream: (any PublishedStream)?
+    /// Whether its events have snapshots, which a publisher answers from the table the
+    /// service's state seeds: a process serving it answers snapshot requests.
+    public let servesSnapshots: Bool
     /// Makes the service, replaying `journal` (opened by the host) when it is journaled.
     let open: @Sendable (ServiceResources, JournalOpener) throws -> HostedService
 
@@ -42,7 +45,7 @@ public struct ServiceDescriptor: Sendable {
     public static func stateless<Service: LearningService>(
         _ name: String, make: @escaping @Sendable (ServiceResources) -> Service
     ) -> ServiceDescriptor {
-        ServiceDescriptor(name: name, emptyState: nil, eventStream: nil) { resources, _ in
+        ServiceDescriptor(name: name, emptyState: nil, eventStream: nil, servesSnapshots: false) { resources, _ in
             HostedService(make(resources), journal: nil, events: nil, partition: resources.partition)
         }
     }
@@ -54,7 +57,7 @@ public struct ServiceDescriptor: Sendable {
         make: @escaping @Sendable (Service.State, any ChangeLog, ServiceResources) -> Service,
         events: ServiceEvents<Service>? = nil
     ) -> ServiceDescriptor {
-        ServiceDescriptor(name: name, emptyState: state, eventStream: events?.stream) { resources, opener in
+        ServiceDescriptor(name: name, emptyState: state, eventStream: events?.stream, servesSnapshots: events?.snapshotTable != nil) { resources, opener in
             var replayed = state()
             let journal = try opener.open(replaying: &replayed)
             let service = make(replayed, JournalChangeLog(journal: journal), resources)

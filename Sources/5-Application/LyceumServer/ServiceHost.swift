@@ -13,8 +13,12 @@ import Synchronization
 /// automatically as it grows. `close()` (or release) makes every write durable and unlocks the
 /// data directories.
 public final class ServiceHost: Sendable {
-    /// The services, in the order asked for.
+    /// The services' instances open at the start, in the order asked for: a partitioned
+    /// service has one per partition held, none on a worker that joined empty.
     public let services: [HostedService]
+    /// The services asked for, whether or not an instance of each is open: what a publisher
+    /// and a snapshot endpoint are needed for, before partitions move in.
+    public let descriptors: [ServiceDescriptor]
     /// The catalog being served; `reloadCatalog()` replaces it.
     public let catalog: CatalogStore
     /// The journals open now, by service name (a partition's `books.p3`): a partitioned
@@ -64,6 +68,7 @@ public final class ServiceHost: Sendable {
             throw error
         }
         self.services = services
+        self.descriptors = descriptors
         self.catalog = store
         openJournals = Mutex(Dictionary(uniqueKeysWithValues: services.compactMap { hosted in hosted.journal.map { (hosted.name, $0) } }))
         self.catalogPaths = paths
@@ -115,9 +120,12 @@ public final class ServiceHost: Sendable {
     /// The instances of `descriptor` to open, with their journal directories: one serving every
     /// learner in `DATA/<service>/`, or with `settings.partitions`, for a journaled service, one per
     /// partition held in `DATA/<service>/p<N>/` (PartitionLayout).
-    /// - Throws: `PartitionLayoutError` when a manifest disagrees or no partition is held, or
-    ///   when the directory holds the other kind of journal (partitions without `partitions`,
-    ///   an unpartitioned journal with it): serving would silently leave those learners out.
+    /// With `settings.join`, a service of which no partition is held has no instance: its
+    /// directory `DATA/<service>/` is made, for partitions to move into.
+    /// - Throws: `PartitionLayoutError` when a manifest disagrees, when no partition is held
+    ///   without `join`, or when the directory holds the other kind of journal (partitions
+    ///   without `partitions`, an unpartitioned journal with it): serving would silently leave
+    ///   those learners out.
     private static func instances(
         of descriptor: ServiceDescriptor, settings: Settings
     ) throws(PartitionLayoutError) -> [(partition: OwnedPartition?, directory: String)] {
@@ -130,8 +138,13 @@ public final class ServiceHost: Sendable {
         let layout = PartitionLayout(dataDirectory: settings.dataDirectory, scheme: scheme)
         let held = try layout.heldPartitions(of: descriptor.name)
         guard !held.isEmpty else {
-            throw PartitionLayoutError(
-                path: unpartitioned, "holds no partition of \(descriptor.name); create them with lyceum partitions init, or move some here")
+            guard settings.join else {
+                throw PartitionLayoutError(
+                    path: unpartitioned, "holds no partition of \(descriptor.name); create them with lyceum partitions init, "
+                        + "or start with join (--join) to receive them in moves (lyceum partitions rebalance)")
+            }
+            try DurableFile.makeDirectories(unpartitioned)
+            return []
         }
         return held.map { ($0, layout.directory(of: descriptor.name, partition: $0.partition)) }
     }

@@ -6,7 +6,7 @@ extension SettingKey {
     public var option: Option {
         let (placeholder, help) = helpLine
         // A switch: given, it sets the value true (CommandArguments); false is the default.
-        if self == .insecure { return Option(rawValue, .none, help: help + "\nalso \(environmentVariable)=true") }
+        if isSwitch { return Option(rawValue, .none, help: help + "\nalso \(environmentVariable)=true") }
         return Option(
             rawValue, .text(placeholder: placeholder), help: help + "\nalso \(environmentVariable)",
             default: Settings().values(of: self).joined(separator: ", "), repeatable: isRepeatable)
@@ -61,6 +61,7 @@ extension SettingKey {
         case .partitions: ("N", "the cluster's partition count for books and progress (0: unpartitioned)")
         case .node: ("NAME", "this worker's node name; its node service is lyceum.node.NAME")
         case .insecure: ("", "allow binding a non-loopback endpoint without CURVE")
+        case .join: ("", "a partitioned worker may start holding no partition, to receive its share by moves")
         }
     }
 }

@@ -119,6 +119,10 @@ public struct Settings: Sendable {
     /// A worker's node name (`node`): its node service is `lyceum.node.<node>`, and moves name
     /// it. The host name by default (its identifier characters).
     public var node = Settings.hostName
+    /// Whether a partitioned worker may start holding no partition of a service it serves
+    /// (`join`): a new host joining the cluster empty, to receive its share by moves. Off, such a
+    /// worker refuses to start, so that a mistyped `data` path is not served as an empty node.
+    public var join = false
 
     /// The partition scheme of `partitions`; `nil` when unpartitioned.
     public var partitionScheme: PartitionScheme? { try? PartitionScheme(count: partitions) }
@@ -145,6 +149,10 @@ public struct Settings: Sendable {
                 throw invalid("\(unit) from \(range.lowerBound) to \(range.upperBound)")
             }
             return value
+        }
+        func boolean() throws(SettingsError) -> Bool {
+            guard let flag = ["true": true, "false": false][text] else { throw invalid("true or false") }
+            return flag
         }
         switch key {
         case .endpoint:
@@ -265,8 +273,9 @@ public struct Settings: Sendable {
             guard Identifier.isValid(text) else { throw invalid("1-\(Identifier.maximumLength) of the characters A-Z a-z 0-9 . _ - : @ +") }
             node = text
         case .insecure:
-            guard let flag = ["true": true, "false": false][text] else { throw invalid("true or false") }
-            insecure = flag
+            insecure = try boolean()
+        case .join:
+            join = try boolean()
         }
         origins[key] = origin
     }
@@ -316,6 +325,7 @@ public struct Settings: Sendable {
         case .partitions: [String(partitions)]
         case .node: [node]
         case .insecure: [String(insecure)]
+        case .join: [String(join)]
         }
     }
 
@@ -455,9 +465,15 @@ public enum SettingKey: String, CaseIterable, Sendable {
     case node
     /// `Settings.insecure`: a switch on the command line, `true` or `false` elsewhere.
     case insecure
+    /// `Settings.join`: a switch on the command line, `true` or `false` elsewhere.
+    case join
 
     /// Whether the setting takes several values, one per occurrence.
     public var isRepeatable: Bool { [.endpoint, .broker, .catalog, .service, .forwarderEndpoint].contains(self) }
+
+    /// Whether the setting is a switch: given on the command line without a value, it is
+    /// `true`; a configuration file may give it as a JSON boolean.
+    public var isSwitch: Bool { [.insecure, .join].contains(self) }
 
     /// The flag, e.g. `--log-level`.
     public var flag: String { "--" + rawValue }

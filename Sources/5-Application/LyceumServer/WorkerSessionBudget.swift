@@ -4,8 +4,9 @@
 /// safe side). A partitioned worker multiplies `sessions` by the partitions it holds and by its
 /// brokers: 64 partitions of two services at the default 16 sessions would open 2,048 sockets, past
 /// libzmq's 1,023 per context, and fail socket by socket while starting; it is refused first,
-/// with the `sessions` that fits.
-struct WorkerSessionBudget {
+/// with the `sessions` that fits. A partition moving in is checked the same way before any of it
+/// is received.
+struct WorkerSessionBudget: Sendable {
     /// libzmq's default `ZMQ_MAX_SOCKETS` for a context.
     static let socketsPerContext = 1023
     /// Sockets kept for the rest of the process: the event publisher's, the ZAP handler's, monitors.
@@ -16,26 +17,28 @@ struct WorkerSessionBudget {
     static let descriptorsPerSession = 2
     static let descriptorsPerInstance = 8
 
-    /// The (service instance, broker) pairs: one instance per partition held, plus the unpartitioned
-    /// ones and the node service, each registered with every broker.
-    let instances: Int
-    /// Sessions per instance (`sessions`).
+    /// The brokers every instance registers with.
+    let brokers: Int
+    /// Sessions per instance and broker (`sessions`).
     let sessions: Int
     /// The process's descriptor limit.
     let descriptorLimit: Int
 
-    /// Why these sessions do not fit, naming the `sessions` that would; `nil` when they fit.
-    var refusal: String? {
+    /// Why `instances` service instances (one per partition held, plus the unpartitioned ones and
+    /// the node service), each registered with every broker, do not fit, naming the `sessions`
+    /// that would; `nil` when they fit.
+    func refusal(instances: Int) -> String? {
+        let registrations = instances * brokers
         let largest = min(
-            (Self.socketsPerContext - Self.reservedSockets) / instances,
-            (descriptorLimit - Self.reservedDescriptors - Self.descriptorsPerInstance * instances) / (Self.descriptorsPerSession * instances))
+            (Self.socketsPerContext - Self.reservedSockets) / registrations,
+            (descriptorLimit - Self.reservedDescriptors - Self.descriptorsPerInstance * registrations) / (Self.descriptorsPerSession * registrations))
         guard sessions > largest else { return nil }
-        let total = instances * sessions
+        let total = registrations * sessions
         guard largest >= 1 else {
-            return "\(instances) registrations (service instances, one per partition held, × brokers) do not fit one process even at 1 session each "
+            return "\(registrations) registrations (service instances, one per partition held, × brokers) do not fit one process even at 1 session each "
                 + "(libzmq allows \(Self.socketsPerContext) sockets, the descriptor limit is \(descriptorLimit)): hold fewer partitions"
         }
-        return "\(instances) registrations (service instances, one per partition held, × brokers) × \(sessions) sessions = \(total) sockets do not fit one process "
+        return "\(registrations) registrations (service instances, one per partition held, × brokers) × \(sessions) sessions = \(total) sockets do not fit one process "
             + "(libzmq allows \(Self.socketsPerContext) sockets, the descriptor limit is \(descriptorLimit)): use --sessions \(largest) or less"
     }
 }
