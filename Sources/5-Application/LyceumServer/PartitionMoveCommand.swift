@@ -96,13 +96,14 @@ public enum PartitionMoveCommand {
         // The move's own limit, unless --timeout says otherwise.
         if settings.origins[.timeout] == nil { long.timeout = moveTimeout }
         let frames: [[UInt8]]
-        do { frames = try CallCommand.callOnce("lyceum.node.\(source)", body: request.frames, settings: long, security: security) } catch {
+        do {
+            frames = try CallCommand.callOnce("lyceum.node.\(source)", body: request.frames, settings: long, security: security)
+        } catch let error as MajordomoError where error.code.isBrokerRejection {
+            printError("lyceum partitions move: the broker refused the move: \(error.code.rawValue): \(error.detail)")
+            return Status.refused
+        } catch {
             printError("lyceum partitions move: no answer from \(source): \(error); run 'lyceum status' and then this command again")
             return Status.noReply
-        }
-        if let rejection = BrokerRejection(body: frames) {
-            printError("lyceum partitions move: the broker refused the move: \(rejection.code.rawValue): \(rejection.text)")
-            return Status.refused
         }
         guard frames.count == 1, let reply = try? JSONParser().parse(frames[0]) else {
             printError("lyceum partitions move: \(source) answered with something other than one JSON frame")

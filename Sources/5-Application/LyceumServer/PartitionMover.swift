@@ -129,9 +129,11 @@ struct PartitionMover: Sendable {
 
     /// Sends `request` to the node service of `node` and throws the error it answers with.
     private func send(_ request: PartitionMoveRequest, to node: String) throws {
-        let reply = try call("lyceum.node.\(node)", request.frames)
-        if let rejection = BrokerRejection(body: reply) {
-            throw ServiceError(.unavailable, "the broker refused the request to node \(node): \(rejection.code.rawValue): \(rejection.text)")
+        let reply: [[UInt8]]
+        do {
+            reply = try call("lyceum.node.\(node)", request.frames)
+        } catch let error as MajordomoError where error.code.isBrokerRejection {
+            throw ServiceError(.unavailable, "the broker refused the request to node \(node): \(error.code.rawValue): \(error.detail)")
         }
         guard reply.count == 1, let value = try? JSONParser().parse(reply[0]), case .object(let object) = value else {
             throw ServiceError(.internal, "node \(node) answered with something other than one JSON reply frame")

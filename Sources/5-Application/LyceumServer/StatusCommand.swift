@@ -54,11 +54,10 @@ public enum StatusCommand {
         let reply: [[UInt8]]
         do {
             reply = try CallCommand.callOnce(service, body: [Array(#"{"op":"describe"}"#.utf8)], settings: settings, security: security)
+        } catch let error as MajordomoError where error.code.isBrokerRejection {
+            return .failure(.init(description: "the broker refused: \(error.code.rawValue): \(error.detail)"))
         } catch {
             return .failure(.init(description: "no reply within \(settings.timeout): \(error)"))
-        }
-        if let rejection = BrokerRejection(body: reply) {
-            return .failure(.init(description: "the broker refused: \(rejection.code.rawValue): \(rejection.text)"))
         }
         guard reply.count == 1, let answer = try? JSONParser().parse(reply[0]) else {
             return .failure(.init(description: "the reply is not one frame of JSON"))
