@@ -71,6 +71,48 @@ public struct JSONObjectWriter {
         bytes.append(UInt8(ascii: "]"))
     }
 
+    /// `"key": ["text", …]`.
+    public mutating func member(_ key: StaticString, strings: some Sequence<String>) {
+        writeKey(key)
+        bytes.append(UInt8(ascii: "["))
+        var isFirst = true
+        for text in strings {
+            if !isFirst { bytes.append(UInt8(ascii: ",")) }
+            isFirst = false
+            JSONValue.write(text, to: &bytes)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
+    /// `"key": [number, …]`.
+    public mutating func member(_ key: StaticString, integers: some Sequence<Int>) {
+        writeKey(key)
+        bytes.append(UInt8(ascii: "["))
+        var isFirst = true
+        for number in integers {
+            if !isFirst { bytes.append(UInt8(ascii: ",")) }
+            isFirst = false
+            JSONValue.write(number, to: &bytes)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
+    /// `"key": {"name": value, …}`, an object whose member names are data (escaped as strings
+    /// are), in the order of `members`; the caller keeps the names distinct.
+    public mutating func member(_ key: StaticString, members: some Sequence<(key: String, value: JSONValue)>) {
+        writeKey(key)
+        bytes.append(UInt8(ascii: "{"))
+        var isFirst = true
+        for member in members {
+            if !isFirst { bytes.append(UInt8(ascii: ",")) }
+            isFirst = false
+            JSONValue.write(member.key, to: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            member.value.write(to: &bytes)
+        }
+        bytes.append(UInt8(ascii: "}"))
+    }
+
     /// `"key": value`, with `json` the value already encoded; the caller answers for it being
     /// exactly one JSON value, e.g. an array it assembled from pieces it had to measure first.
     public mutating func member(_ key: StaticString, encoded json: some Collection<UInt8>) {
@@ -87,13 +129,19 @@ public struct JSONObjectWriter {
         return bytes
     }
 
+    /// Appends to `output` the object that `write` writes, for an object that is one part of a
+    /// larger document the caller assembles itself (a page of a listing).
+    public static func append(to output: inout [UInt8], _ write: (inout JSONObjectWriter) -> Void) {
+        var taken: [UInt8] = []
+        swap(&taken, &output)
+        var writer = JSONObjectWriter(continuing: consume taken)
+        write(&writer)
+        output = writer.finish()
+    }
+
     /// Appends an object written by `write`, handing the buffer over rather than copying it.
     private mutating func writeNested(_ write: (inout JSONObjectWriter) -> Void) {
-        var taken: [UInt8] = []
-        swap(&taken, &bytes)
-        var nested = JSONObjectWriter(continuing: consume taken)
-        write(&nested)
-        bytes = nested.finish()
+        Self.append(to: &bytes, write)
     }
 
     private mutating func writeKey(_ key: StaticString) {
