@@ -40,20 +40,12 @@ struct JournalCompatibilityTests {
     }
 
     @Test func theSameRequestsWriteTheSameJournal() throws {
-        let data = try TemporaryDirectory()
-        defer { data.remove() }
-        let (books, journal) = try Self.service(journalIn: data.path)
-        for request in Self.requests { _ = books.handle(Array(request.utf8)) }
-        journal.close()
-        let written = try Data(contentsOf: URL(fileURLWithPath: data.path + "/journal.jsonl"))
-        let expected = try Data(contentsOf: URL(fileURLWithPath: Self.fixture))
-        #expect(String(decoding: written, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
+        try expectJournal(at: Self.fixture, writtenBy: Self.requests) { try Self.service(journalIn: $0) }
     }
 
     @Test func theJournalOfTheEarlierCodeReplays() throws {
-        let data = try TemporaryDirectory()
+        let data = try copyOfJournal(at: Self.fixture)
         defer { data.remove() }
-        try FileManager.default.copyItem(atPath: Self.fixture, toPath: data.path + "/journal.jsonl")
         var state = BooksState()
         let journal = try Journal.open(directory: data.path, options: JournalOptions(durability: .none), state: &state)
         defer { journal.close() }
@@ -108,20 +100,12 @@ struct ProgressJournalCompatibilityTests {
     }
 
     @Test func theSameRequestsWriteTheSameJournal() throws {
-        let data = try TemporaryDirectory()
-        defer { data.remove() }
-        let (progress, journal) = try Self.service(journalIn: data.path)
-        for request in Self.requests { _ = progress.handle(Array(request.utf8)) }
-        journal.close()
-        let written = try Data(contentsOf: URL(fileURLWithPath: data.path + "/journal.jsonl"))
-        let expected = try Data(contentsOf: URL(fileURLWithPath: Self.fixture))
-        #expect(String(decoding: written, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
+        try expectJournal(at: Self.fixture, writtenBy: Self.requests) { try Self.service(journalIn: $0) }
     }
 
     @Test func theJournalOfTheEarlierCodeReplays() throws {
-        let data = try TemporaryDirectory()
+        let data = try copyOfJournal(at: Self.fixture)
         defer { data.remove() }
-        try FileManager.default.copyItem(atPath: Self.fixture, toPath: data.path + "/journal.jsonl")
         let (progress, journal) = try Self.service(journalIn: data.path)
         defer { journal.close() }
         let sequence = journal.lastSequence
@@ -136,4 +120,31 @@ struct ProgressJournalCompatibilityTests {
         let retry = try parse(progress.handle(Array(Self.requests[5].utf8)))
         #expect(retry.isOK && (retry.result["score"] as? Int) == 2 && journal.lastSequence == sequence)
     }
+}
+
+/// Expects `requests`, handled in order by the service that `open` makes over a fresh journal in
+/// the directory it is given, to write exactly the journal at `fixture`.
+private func expectJournal(
+    at fixture: String, writtenBy requests: [String], _ open: (String) throws -> (some LearningService, Journal)
+) throws {
+    let data = try TemporaryDirectory()
+    defer { data.remove() }
+    let (service, journal) = try open(data.path)
+    for request in requests { _ = service.handle(Array(request.utf8)) }
+    journal.close()
+    let written = try Data(contentsOf: URL(fileURLWithPath: data.path + "/journal.jsonl"))
+    let expected = try Data(contentsOf: URL(fileURLWithPath: fixture))
+    #expect(String(decoding: written, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
+}
+
+/// A temporary directory holding a copy of the journal at `fixture`, for a test to replay.
+private func copyOfJournal(at fixture: String) throws -> TemporaryDirectory {
+    let data = try TemporaryDirectory()
+    do {
+        try FileManager.default.copyItem(atPath: fixture, toPath: data.path + "/journal.jsonl")
+    } catch {
+        data.remove()
+        throw error
+    }
+    return data
 }

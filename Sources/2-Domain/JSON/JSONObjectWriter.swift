@@ -60,57 +60,27 @@ public struct JSONObjectWriter {
     public mutating func member<Elements: Sequence>(
         _ key: StaticString, objects elements: Elements, _ write: (inout JSONObjectWriter, Elements.Element) -> Void
     ) {
-        writeKey(key)
-        bytes.append(UInt8(ascii: "["))
-        var isFirst = true
-        for element in elements {
-            if !isFirst { bytes.append(UInt8(ascii: ",")) }
-            isFirst = false
-            writeNested { write(&$0, element) }
-        }
-        bytes.append(UInt8(ascii: "]"))
+        writeArray(key, elements) { writer, element in writer.writeNested { write(&$0, element) } }
     }
 
     /// `"key": ["text", …]`.
     public mutating func member(_ key: StaticString, strings: some Sequence<String>) {
-        writeKey(key)
-        bytes.append(UInt8(ascii: "["))
-        var isFirst = true
-        for text in strings {
-            if !isFirst { bytes.append(UInt8(ascii: ",")) }
-            isFirst = false
-            JSONValue.write(text, to: &bytes)
-        }
-        bytes.append(UInt8(ascii: "]"))
+        writeArray(key, strings) { writer, text in JSONValue.write(text, to: &writer.bytes) }
     }
 
     /// `"key": [number, …]`.
     public mutating func member(_ key: StaticString, integers: some Sequence<Int>) {
-        writeKey(key)
-        bytes.append(UInt8(ascii: "["))
-        var isFirst = true
-        for number in integers {
-            if !isFirst { bytes.append(UInt8(ascii: ",")) }
-            isFirst = false
-            JSONValue.write(number, to: &bytes)
-        }
-        bytes.append(UInt8(ascii: "]"))
+        writeArray(key, integers) { writer, number in JSONValue.write(number, to: &writer.bytes) }
     }
 
     /// `"key": {"name": value, …}`, an object whose member names are data (escaped as strings
     /// are), in the order of `members`; the caller keeps the names distinct.
     public mutating func member(_ key: StaticString, members: some Sequence<(key: String, value: JSONValue)>) {
-        writeKey(key)
-        bytes.append(UInt8(ascii: "{"))
-        var isFirst = true
-        for member in members {
-            if !isFirst { bytes.append(UInt8(ascii: ",")) }
-            isFirst = false
-            JSONValue.write(member.key, to: &bytes)
-            bytes.append(UInt8(ascii: ":"))
-            member.value.write(to: &bytes)
+        writeSequence(key, "{", "}", members) { writer, member in
+            JSONValue.write(member.key, to: &writer.bytes)
+            writer.bytes.append(UInt8(ascii: ":"))
+            member.value.write(to: &writer.bytes)
         }
-        bytes.append(UInt8(ascii: "}"))
     }
 
     /// `"key": value`, with `json` the value already encoded; the caller answers for it being
@@ -142,6 +112,29 @@ public struct JSONObjectWriter {
     /// Appends an object written by `write`, handing the buffer over rather than copying it.
     private mutating func writeNested(_ write: (inout JSONObjectWriter) -> Void) {
         Self.append(to: &bytes, write)
+    }
+
+    /// `"key": [e1, e2, …]`, each element written by `write`.
+    private mutating func writeArray<Elements: Sequence>(
+        _ key: StaticString, _ elements: Elements, _ write: (inout JSONObjectWriter, Elements.Element) -> Void
+    ) {
+        writeSequence(key, "[", "]", elements, write)
+    }
+
+    /// `"key":` then `opener`, the elements written by `write` and separated by commas, `closer`.
+    private mutating func writeSequence<Elements: Sequence>(
+        _ key: StaticString, _ opener: Unicode.Scalar, _ closer: Unicode.Scalar, _ elements: Elements,
+        _ write: (inout JSONObjectWriter, Elements.Element) -> Void
+    ) {
+        writeKey(key)
+        bytes.append(UInt8(ascii: opener))
+        var isFirst = true
+        for element in elements {
+            if !isFirst { bytes.append(UInt8(ascii: ",")) }
+            isFirst = false
+            write(&self, element)
+        }
+        bytes.append(UInt8(ascii: closer))
     }
 
     private mutating func writeKey(_ key: StaticString) {

@@ -139,7 +139,7 @@ public final class ProgressService: JournaledService {
                 result.member("total", attempt.total)
                 result.member("wrong", strings: attempt.wrong)
             }
-            result.member("progress", object: outcome.summary.write(to:))
+            result.member("progress") { outcome.summary.writeJSON(into: &$0) }
             let record = outcome.progress
             return WritePlan(
                 result: result.finish(), changes: outcome.change.map { [$0] } ?? [], event: outcome.event,
@@ -186,7 +186,8 @@ public final class ProgressService: JournaledService {
         JSONValue.write(learner, to: &output)
         output.append(contentsOf: #","courses":["#.utf8)
         let written = budget.writeItems(records, to: &output) { record, output in
-            JSONObjectWriter.append(to: &output, ProgressSummary(record, lessonIDs: catalog.course(record.course)?.lessons.map(\.id) ?? []).write(to:))
+            let summary = ProgressSummary(record, lessonIDs: catalog.course(record.course)?.lessons.map(\.id) ?? [])
+            JSONObjectWriter.append(to: &output) { summary.writeJSON(into: &$0) }
         }
         let last = written < records.count ? records[written - 1] : nil
         output.append(contentsOf: #"],"next_cursor":"#.utf8)
