@@ -4,13 +4,8 @@ import LyceumLogging
 /// problems with the JSONPath of the member. It remembers which members were read so that
 /// `rejectUnknownMembers()` can refuse anything else.
 public struct JSONObjectReader {
-    /// Where the members are: a parsed object, or the bytes of one (``JSONParser/objectReader(_:)``).
-    private enum Members {
-        case tree(JSONObject)
-        case bytes(JSONByteMembers)
-    }
-
-    private let members: Members
+    /// The object being read.
+    public let object: JSONObject
     /// The JSONPath of the object itself, e.g. `$` or `$[3].content`.
     public let path: String
     /// Which members were read, by position: a bit each for the first 64 (every request), a set
@@ -25,14 +20,8 @@ public struct JSONObjectReader {
         guard case .object(let object) = value else {
             throw JSONReadError(path: path, message: "expected an object, found \(value.typeName)")
         }
-        members = .tree(object)
+        self.object = object
         self.path = path
-    }
-
-    /// Reads the members of the object at `$` that `JSONParser` has checked and located.
-    init(_ members: JSONByteMembers) {
-        self.members = .bytes(members)
-        path = "$"
     }
 
     /// The JSONPath of member `key`.
@@ -53,39 +42,11 @@ public struct JSONObjectReader {
 
     /// The member's value, or `nil` when absent or `null`; marks it as read.
     public mutating func optionalValue(_ key: String) -> JSONValue? {
-        let value: JSONValue
-        switch members {
-        case .tree(let object):
-            guard let position = object.members.firstIndex(where: { $0.key == key }) else { return nil }
-            markRead(position)
-            value = object.members[position].value
-        case .bytes(let located):
-            guard let position = located.position(of: key) else { return nil }
-            markRead(position)
-            value = located.value(at: position)
-        }
+        guard let position = object.members.firstIndex(where: { $0.key == key }) else { return nil }
+        if position < 64 { consumedBits |= 1 << UInt64(position) } else { consumedBeyond.insert(position) }
+        let value = object.members[position].value
         if case .null = value { return nil }
         return value
-    }
-
-    private mutating func markRead(_ position: Int) {
-        if position < 64 { consumedBits |= 1 << UInt64(position) } else { consumedBeyond.insert(position) }
-    }
-
-    /// The object being read; a reader over bytes decodes every member to build it.
-    public var object: JSONObject {
-        switch members {
-        case .tree(let object): object
-        case .bytes(let located):
-            JSONObject(located.members.indices.map { JSONObject.Member(key: located.key(at: $0), value: located.value(at: $0)) })
-        }
-    }
-
-    /// The object serialized compactly with its members in key order, so that two objects that
-    /// differ only in member order (or spelling of their text: escapes, number forms) give the
-    /// same bytes; e.g. for hashing a request.
-    public func serializedInKeyOrder() -> [UInt8] {
-        JSONValue.object(JSONObject(object.members.sorted { $0.key < $1.key })).serialized()
     }
 
     /// The member's value; throws when absent or `null`.
@@ -186,22 +147,11 @@ public struct JSONObjectReader {
         return try JSONObjectReader(value, path: path(of: key))
     }
 
-    private func unreadKey(at position: Int) -> String {
-        switch members {
-        case .tree(let object): object.members[position].key
-        case .bytes(let located): located.key(at: position)
-        }
-    }
-
     /// Throws for the first member that was never read.
     public func rejectUnknownMembers() throws(JSONReadError) {
-        let count = switch members {
-        case .tree(let object): object.members.count
-        case .bytes(let located): located.members.count
-        }
-        for position in 0..<count {
+        for (position, member) in object.members.enumerated() {
             let read = position < 64 ? consumedBits & (1 << UInt64(position)) != 0 : consumedBeyond.contains(position)
-            if !read { throw JSONReadError(path: path(of: unreadKey(at: position)), message: "is not a known field") }
+            if !read { throw JSONReadError(path: path(of: member.key), message: "is not a known field") }
         }
     }
 }

@@ -59,37 +59,6 @@ public struct JSONParser: Sendable {
         try result.get()
     }
 
-    /// Checks `bytes` exactly as ``parse(_:)-([UInt8])`` does, failing with the same error at the
-    /// same offset, and when they hold an object, returns a reader of its members that decodes
-    /// each one only when it is read: no `JSONValue` tree for the object. When they hold another
-    /// value, the result is the error ``JSONObjectReader/init(_:path:)`` gives for it.
-    public func objectReader(_ bytes: [UInt8]) throws(JSONParseError) -> Result<JSONObjectReader, JSONReadError> {
-        let result: Result<[JSONByteMembers.Member]?, JSONParseError> = bytes.withUnsafeBytes { buffer in
-            scan(buffer) { (scanner) throws(JSONParseError) in
-                guard try scanner.peek() == UInt8(ascii: "{") else {
-                    try scanner.skipValue(depth: 0)
-                    return nil
-                }
-                // One allocation each for the members of a typical request.
-                scanner.openKeys.reserveCapacity(16)
-                var members: [JSONByteMembers.Member] = []
-                members.reserveCapacity(16)
-                scanner.outerMembers = members
-                try scanner.skipValue(depth: 0)
-                return scanner.outerMembers
-            }
-        }
-        guard let members = try result.get() else {
-            let value = try parse(bytes)
-            do throws(JSONReadError) {
-                return .success(try JSONObjectReader(value))
-            } catch {
-                return .failure(error)
-            }
-        }
-        return .success(JSONObjectReader(JSONByteMembers(bytes: bytes, members: members)))
-    }
-
     private func parseResult(_ buffer: UnsafeRawBufferPointer) -> Result<JSONValue, JSONParseError> {
         scan(buffer) { (scanner) throws(JSONParseError) in try scanner.value(depth: 0) }
     }
@@ -122,8 +91,6 @@ struct Scanner {
     var scratch: [UInt8] = []
     /// The keys of the objects `skipObject` is inside, innermost last (validation only).
     var openKeys: [OpenKey] = []
-    /// When not `nil`, `skipObject` appends here each member of the outermost object it checks.
-    var outerMembers: [JSONByteMembers.Member]?
 
     init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
         self.bytes = bytes

@@ -58,9 +58,7 @@ extension Scanner {
             skipWhitespace()
             try expect(UInt8(ascii: ":"))
             skipWhitespace()
-            let valueStart = position
             try skipValue(depth: depth)
-            if depth == 1 { outerMembers?.append(JSONByteMembers.Member(key: key, value: valueStart..<position)) }
             skipWhitespace()
             switch try peek() {
             case UInt8(ascii: ","): position += 1

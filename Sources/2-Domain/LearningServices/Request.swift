@@ -22,14 +22,14 @@ public struct Request {
         guard bytes.count <= Contract.maxRequestBytes else {
             throw ServiceError(.tooLarge, "the request is \(bytes.count) bytes; the limit is \(Contract.maxRequestBytes)")
         }
-        let parsed: Result<JSONObjectReader, JSONReadError>
+        let value: JSONValue
         do {
-            parsed = try JSONParser(maxBytes: Contract.maxRequestBytes, maxDepth: Contract.maxRequestDepth).objectReader(bytes)
+            value = try JSONParser(maxBytes: Contract.maxRequestBytes, maxDepth: Contract.maxRequestDepth).parse(bytes)
         } catch {
             throw ServiceError(.badRequest, "the request is not valid JSON: \(error)")
         }
         do throws(JSONReadError) {
-            var reader = try parsed.get()
+            var reader = try JSONObjectReader(value)
             version = try reader.optionalInteger("v")
             if let version, !Contract.versions.contains(version) {
                 throw JSONReadError(
@@ -46,7 +46,7 @@ public struct Request {
         }
         // Only idempotent writes need the hash; reads skip the re-serialization. Members are
         // hashed in key order so that a retry that reorders them is still the same request.
-        fingerprint = requestID == nil ? 0 : Request.fnv1a(parameters.serializedInKeyOrder())
+        fingerprint = requestID == nil ? 0 : Request.fnv1a(Request.sortedMembers(value).serialized())
     }
 
     /// Throws unless the request lacks `request_id`: only writes take one.
@@ -65,6 +65,11 @@ public struct Request {
         } catch {
             throw ServiceError(error)
         }
+    }
+
+    private static func sortedMembers(_ value: JSONValue) -> JSONValue {
+        guard case .object(let object) = value else { return value }
+        return .object(JSONObject(object.members.sorted { $0.key < $1.key }))
     }
 
     /// The 64-bit FNV-1a hash of `bytes`: stable across processes, unlike `Hasher`.
