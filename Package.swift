@@ -75,7 +75,7 @@ let package = Package(
         .testTarget(name: "CatalogTests", dependencies: ["Catalog", "JSON"]),
         .target(name: "Books", dependencies: ["JSON", "Journal", "LyceumLogging", "LyceumSupport"], path: "Sources/2-Domain/Books"),
         .testTarget(name: "BooksTests", dependencies: ["Books", "JSON", "Journal"]),
-        .target(name: "Progress", dependencies: ["JSON", "Journal", "Catalog", "LyceumLogging"], path: "Sources/2-Domain/Progress"),
+        .target(name: "Progress", dependencies: ["JSON", "Journal", "Catalog", "LyceumLogging", "LyceumSupport"], path: "Sources/2-Domain/Progress"),
         .testTarget(name: "ProgressTests", dependencies: ["Progress", "Catalog", "JSON", "Journal"]),
         // How learners are spread over partitions, and the one-member router the broker uses.
         .target(name: "Partitions", dependencies: ["JSON"], path: "Sources/2-Domain/Partitions"),

@@ -60,15 +60,27 @@ public struct JSONObjectWriter {
     public mutating func member<Elements: Sequence>(
         _ key: StaticString, objects elements: Elements, _ write: (inout JSONObjectWriter, Elements.Element) -> Void
     ) {
-        writeKey(key)
-        bytes.append(UInt8(ascii: "["))
-        var isFirst = true
-        for element in elements {
-            if !isFirst { bytes.append(UInt8(ascii: ",")) }
-            isFirst = false
-            writeNested { write(&$0, element) }
+        writeArray(key, elements) { writer, element in writer.writeNested { write(&$0, element) } }
+    }
+
+    /// `"key": ["text", …]`.
+    public mutating func member(_ key: StaticString, strings: some Sequence<String>) {
+        writeArray(key, strings) { writer, text in JSONValue.write(text, to: &writer.bytes) }
+    }
+
+    /// `"key": [number, …]`.
+    public mutating func member(_ key: StaticString, integers: some Sequence<Int>) {
+        writeArray(key, integers) { writer, number in JSONValue.write(number, to: &writer.bytes) }
+    }
+
+    /// `"key": {"name": value, …}`, an object whose member names are data (escaped as strings
+    /// are), in the order of `members`; the caller keeps the names distinct.
+    public mutating func member(_ key: StaticString, members: some Sequence<(key: String, value: JSONValue)>) {
+        writeSequence(key, "{", "}", members) { writer, member in
+            JSONValue.write(member.key, to: &writer.bytes)
+            writer.bytes.append(UInt8(ascii: ":"))
+            member.value.write(to: &writer.bytes)
         }
-        bytes.append(UInt8(ascii: "]"))
     }
 
     /// `"key": value`, with `json` the value already encoded; the caller answers for it being
@@ -87,13 +99,42 @@ public struct JSONObjectWriter {
         return bytes
     }
 
+    /// Appends to `output` the object that `write` writes, for an object that is one part of a
+    /// larger document the caller assembles itself (a page of a listing).
+    public static func append(to output: inout [UInt8], _ write: (inout JSONObjectWriter) -> Void) {
+        var taken: [UInt8] = []
+        swap(&taken, &output)
+        var writer = JSONObjectWriter(continuing: consume taken)
+        write(&writer)
+        output = writer.finish()
+    }
+
     /// Appends an object written by `write`, handing the buffer over rather than copying it.
     private mutating func writeNested(_ write: (inout JSONObjectWriter) -> Void) {
-        var taken: [UInt8] = []
-        swap(&taken, &bytes)
-        var nested = JSONObjectWriter(continuing: consume taken)
-        write(&nested)
-        bytes = nested.finish()
+        Self.append(to: &bytes, write)
+    }
+
+    /// `"key": [e1, e2, …]`, each element written by `write`.
+    private mutating func writeArray<Elements: Sequence>(
+        _ key: StaticString, _ elements: Elements, _ write: (inout JSONObjectWriter, Elements.Element) -> Void
+    ) {
+        writeSequence(key, "[", "]", elements, write)
+    }
+
+    /// `"key":` then `opener`, the elements written by `write` and separated by commas, `closer`.
+    private mutating func writeSequence<Elements: Sequence>(
+        _ key: StaticString, _ opener: Unicode.Scalar, _ closer: Unicode.Scalar, _ elements: Elements,
+        _ write: (inout JSONObjectWriter, Elements.Element) -> Void
+    ) {
+        writeKey(key)
+        bytes.append(UInt8(ascii: opener))
+        var isFirst = true
+        for element in elements {
+            if !isFirst { bytes.append(UInt8(ascii: ",")) }
+            isFirst = false
+            write(&self, element)
+        }
+        bytes.append(UInt8(ascii: closer))
     }
 
     private mutating func writeKey(_ key: StaticString) {

@@ -3,17 +3,6 @@ import LyceumSupport
 import Progress
 
 /// The contract's representations of progress.
-extension ProgressSummary {
-    var json: JSONValue {
-        [
-            "course": .string(course), "watched_count": .integer(watchedCount), "lesson_count": .integer(lessonCount),
-            "percent": .integer(percent), "current_lesson": JSONValue(currentLesson), "completed": .bool(completed),
-            "best_score": bestAttempt.map { ["score": .integer($0.score), "total": .integer($0.total)] } ?? .null,
-            "updated_at": .string(RFC3339.string(millisecondsSince1970: updatedAt)),
-        ]
-    }
-}
-
 extension QuizAttempt {
     var json: JSONValue {
         [
@@ -27,10 +16,13 @@ extension ProgressEvent {
     /// The event as a compact JSON object, ready to publish:
     /// `{"type", "learner", "course", "lesson", "progress": <summary>, "completes_course"}`.
     public var payload: [UInt8] {
-        let value: JSONValue = [
-            "type": .string(kind.rawValue), "learner": .string(learner), "course": .string(course), "lesson": JSONValue(lesson),
-            "progress": summary.json, "completes_course": .bool(completesCourse),
-        ]
-        return value.serialized()
+        var writer = JSONObjectWriter()
+        writer.member("type", kind.rawValue)
+        writer.member("learner", learner)
+        writer.member("course", course)
+        writer.member("lesson", lesson)
+        writer.member("progress", object: { summary.writeJSON(into: &$0) })
+        writer.member("completes_course", completesCourse)
+        return writer.finish()
     }
 }

@@ -133,16 +133,16 @@ public final class ProgressService: JournaledService {
                 case .invalidField: throw ServiceError(.badRequest, "\(field) \(error.message)", field: field)
                 }
             }
-            var result = JSONObject()
+            var result = JSONObjectWriter()
             if let attempt = outcome.attempt {
-                result.append("score", .integer(attempt.score))
-                result.append("total", .integer(attempt.total))
-                result.append("wrong", .array(attempt.wrong.map(JSONValue.string)))
+                result.member("score", attempt.score)
+                result.member("total", attempt.total)
+                result.member("wrong", strings: attempt.wrong)
             }
-            result.append("progress", outcome.summary.json)
+            result.member("progress") { outcome.summary.writeJSON(into: &$0) }
             let record = outcome.progress
             return WritePlan(
-                result: JSONValue.object(result).serialized(), changes: outcome.change.map { [$0] } ?? [], event: outcome.event,
+                result: result.finish(), changes: outcome.change.map { [$0] } ?? [], event: outcome.event,
                 perform: outcome.change == nil ? nil : { (state) in state.store(record) })
         }, completion: completion)
     }
@@ -186,7 +186,8 @@ public final class ProgressService: JournaledService {
         JSONValue.write(learner, to: &output)
         output.append(contentsOf: #","courses":["#.utf8)
         let written = budget.writeItems(records, to: &output) { record, output in
-            ProgressSummary(record, lessonIDs: catalog.course(record.course)?.lessons.map(\.id) ?? []).json.write(to: &output)
+            let summary = ProgressSummary(record, lessonIDs: catalog.course(record.course)?.lessons.map(\.id) ?? [])
+            JSONObjectWriter.append(to: &output) { summary.writeJSON(into: &$0) }
         }
         let last = written < records.count ? records[written - 1] : nil
         output.append(contentsOf: #"],"next_cursor":"#.utf8)

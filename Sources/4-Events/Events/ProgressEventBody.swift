@@ -2,34 +2,6 @@ import JSON
 import LyceumSupport
 import Progress
 
-/// The JSON representations events use for progress (protocol/events.md, `progress_event.json`).
-extension ProgressSummary {
-    /// Writes `"course", "watched_count", "lesson_count", "percent", "current_lesson", "completed",
-    /// "best_score", "updated_at"`: the `progress` object of events and snapshot entries.
-    /// - Parameter updatedAt: `updatedAt` already formatted, when the caller has it.
-    func writeEventJSON(into writer: inout JSONObjectWriter, updatedAt formatted: String? = nil) {
-        writer.member("course", course)
-        writer.member("watched_count", watchedCount)
-        writer.member("lesson_count", lessonCount)
-        writer.member("percent", percent)
-        writer.member("current_lesson", currentLesson)
-        writer.member("completed", completed)
-        writer.writeScore("best_score", bestAttempt.map { ($0.score, $0.total) })
-        writer.member("updated_at", formatted ?? RFC3339.string(millisecondsSince1970: updatedAt))
-    }
-}
-
-extension JSONObjectWriter {
-    /// `"key": {"score", "total"}`, or `null`.
-    fileprivate mutating func writeScore(_ key: StaticString, _ score: (score: Int, total: Int)?) {
-        guard let score else { return member(key, JSONValue.null) }
-        member(key) { object in
-            object.member("score", score.score)
-            object.member("total", score.total)
-        }
-    }
-}
-
 extension EventStream where Event == ProgressEvent {
     /// The progress service's events, on `progress/<course>/<learner>`: numbered per course too,
     /// served by snapshots, and described by xAPI statements on `xapi/` followed by the topic.
@@ -62,9 +34,9 @@ enum ProgressEventBody {
         // The event's time is when its summary was updated: formatted once for both.
         let time = RFC3339.string(millisecondsSince1970: event.summary.updatedAt)
         writer.member("time", time)
-        writer.member("progress") { event.summary.writeEventJSON(into: &$0, updatedAt: time) }
+        writer.member("progress") { event.summary.writeJSON(into: &$0, updatedAt: time) }
         writer.member("completes_course", event.completesCourse)
-        writer.writeScore("quiz", event.attempt.map { ($0.score, $0.total) })
+        writer.member("quiz", score: event.attempt.map { ($0.score, $0.total) })
         return writer.finish()
     }
 }

@@ -125,7 +125,7 @@ struct SnapshotState {
         object.member("learner", entry.learner)
         object.member("course", entry.course)
         object.member("revision", Int(clamping: entry.revision))
-        object.member("progress") { entry.summary.writeEventJSON(into: &$0) }
+        object.member("progress") { entry.summary.writeJSON(into: &$0) }
         return object.finish()
     }
 
