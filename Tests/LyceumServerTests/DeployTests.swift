@@ -1,4 +1,5 @@
 import Foundation
+import LyceumServer
 import LyceumTestSupport
 import Majordomo
 import Testing
@@ -67,18 +68,17 @@ struct DeployTests {
             == ["/etc/lyceum/shard-w1a.env", "/etc/lyceum/shard.env", "/etc/lyceum/worker.conf"])
     }
 
-    /// lyceum-shard@w1a's process, configured as systemd would start it (its command line and
-    /// environment files over worker.conf), is node w1a with its own data directory, and its
-    /// metrics port is not lyceum-shard.service's, so the two can run on one host.
+    /// lyceum-shard@w1a's process, configured as systemd starts it (its command line and
+    /// environment files over worker.conf), is node w1a of the cluster's partitions with its own
+    /// data directory, and its metrics port is neither lyceum-shard.service's nor unset, so the
+    /// two can run on one host.
     @Test func aShardInstanceIsItsOwnNode() throws {
-        let instance = try Self.effectiveConfiguration(of: "lyceum-shard@.service", instance: "w1a")
-        #expect(Self.setting("node", in: instance) == "w1a", "\(instance)")
-        #expect(Self.setting("data", in: instance) == "/var/lib/lyceum/w1a", "\(instance)")
-        #expect(Self.setting("partitions", in: instance) == "64", "\(instance)")
-        let single = try Self.effectiveConfiguration(of: "lyceum-shard.service", instance: "")
-        #expect(Self.setting("data", in: single) == "/var/lib/lyceum", "\(single)")
-        let ports = [Self.setting("metrics-port", in: instance), Self.setting("metrics-port", in: single)]
-        #expect(ports[0] != nil && ports[0] != ports[1], "metrics ports \(ports)")
+        let instance = try Self.settings(of: "lyceum-shard@.service", instance: "w1a")
+        let single = try Self.settings(of: "lyceum-shard.service", instance: "")
+        #expect(instance.node == "w1a")
+        #expect(instance.dataDirectory == "/var/lib/lyceum/w1a" && single.dataDirectory == "/var/lib/lyceum")
+        #expect(instance.services == ["books", "progress"] && instance.partitions == single.partitions)
+        #expect(instance.metricsPort != 0 && instance.metricsPort != single.metricsPort)
     }
 
     @Test func theLocalClusterKeepsServingWhenAWorkerIsKilled() throws {
@@ -171,33 +171,26 @@ struct DeployTests {
         deploy.appendingPathComponent(String(path.dropFirst("/etc/lyceum/".count))).path
     }
 
-    /// `lyceum config`'s listing for the process `unit` starts: its `ExecStart=` arguments after
-    /// the command, the variables of its environment files (later files win) and nothing else
-    /// in the environment, as systemd gives them, with deploy/'s files for /etc/lyceum/'s.
-    static func effectiveConfiguration(of unit: String, instance: String) throws -> String {
-        var variables: [String: String] = [:]
+    /// The settings of the process `unit` starts as `instance`: its `ExecStart=` arguments after
+    /// the command, over the variables of its required environment files (a later file's win),
+    /// over the files they name, with deploy/'s files for /etc/lyceum/'s.
+    static func settings(of unit: String, instance: String) throws -> Settings {
+        var environment: [String: String] = [:]
         for file in try directives("EnvironmentFile", of: unit, instance: instance) where !file.hasPrefix("-") {
-            for line in try String(contentsOfFile: shipped(file), encoding: .utf8).split(separator: "\n") where !line.hasPrefix("#") {
-                guard let equals = line.firstIndex(of: "=") else { continue }
-                variables[String(line[..<equals])] = String(line[line.index(after: equals)...])
-            }
+            environment.merge(try variables(in: shipped(file))) { $1 }
         }
         let command = try #require(directives("ExecStart", of: unit, instance: instance).first).split(separator: " ").map(String.init)
-        let arguments = command.dropFirst(2).map { $0.hasPrefix("/etc/lyceum/") ? shipped($0) : $0 }
-        let result = try run("/usr/bin/env", ["-i"] + variables.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-            + [LyceumProcess.executable.path, "config"] + arguments)
-        try #require(result.status == 0, "lyceum config for \(unit): \(result.output)")
-        return result.output
+        return try ConfigurationTests.resolve(command.dropFirst(2).map { $0.hasPrefix("/etc/lyceum/") ? shipped($0) : $0 }, environment)
     }
 
-    /// The value of the one `key = value` line of `key` in a `lyceum config` listing.
-    static func setting(_ key: String, in listing: String) -> String? {
-        let values = listing.split(separator: "\n").compactMap { line -> String? in
-            let parts = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0].split(separator: "=", maxSplits: 1)
-            guard parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == key else { return nil }
-            return parts[1].trimmingCharacters(in: .whitespaces)
+    /// The variables an environment file such as shard.env sets: its `NAME=value` lines.
+    static func variables(in file: String) throws -> [String: String] {
+        var variables: [String: String] = [:]
+        for line in try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n") where !line.hasPrefix("#") {
+            guard let equals = line.firstIndex(of: "=") else { continue }
+            variables[String(line[..<equals])] = String(line[line.index(after: equals)...])
         }
-        return values.count == 1 ? values[0] : nil
+        return variables
     }
 
     /// Waits until the broker's metrics count `expected` catalog workers.
