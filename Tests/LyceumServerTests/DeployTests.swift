@@ -173,7 +173,7 @@ struct DeployTests {
 
     /// The settings of the process `unit` starts as `instance`: its `ExecStart=` arguments after
     /// the command, over the variables of its required environment files (a later file's win),
-    /// over the files they name, with deploy/'s files for /etc/lyceum/'s.
+    /// over its `--config` file; deploy/'s files stand for /etc/lyceum/'s.
     static func settings(of unit: String, instance: String) throws -> Settings {
         var environment: [String: String] = [:]
         for file in try directives("EnvironmentFile", of: unit, instance: instance) where !file.hasPrefix("-") {
