@@ -137,15 +137,8 @@ struct ConfigurationTests {
     /// lyceum-shard.service: worker.conf, then shard.env's variables, then the unit's flags make a
     /// partitioned worker of the cluster's count, with sessions that fit its budget.
     @Test func theShardUnitsEnvironmentFileMakesAPartitionedWorker() throws {
-        let deploy = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../deploy").standardized.path
-        let lines = try String(contentsOfFile: deploy + "/shard.env", encoding: .utf8).split(separator: "\n")
-        var environment: [String: String] = [:]
-        for line in lines where !line.hasPrefix("#") {
-            guard let equals = line.firstIndex(of: "=") else { continue }
-            environment[String(line[..<equals])] = String(line[line.index(after: equals)...])
-        }
-        let shard = try Self.resolve(["--config", deploy + "/worker.conf", "--service", "books", "--service", "progress"], environment)
-        let broker = try Self.resolve(["--config", deploy + "/broker.conf"])
+        let shard = try DeployTests.settings(of: "lyceum-shard.service", instance: "")
+        let broker = try Self.resolve(["--config", DeployTests.deploy.path + "/broker.conf"])
         #expect(shard.partitions == broker.partitions)
         #expect(shard.services == ["books", "progress"])
         #expect(shard.sessionsPerService == 4)

@@ -1,11 +1,13 @@
 import Foundation
+import LyceumServer
 import LyceumTestSupport
 import Majordomo
 import Testing
 import ZeroMQ
 
-/// The files in deploy/: the systemd units pass `systemd-analyze verify`, and the local-cluster
-/// script runs a broker and worker processes that keep serving when a worker is killed.
+/// The files in deploy/: the systemd units pass `systemd-analyze verify` and find the
+/// configuration they name, and the local-cluster script runs a broker and worker processes that
+/// keep serving when a worker is killed.
 @Suite(.serialized)
 struct DeployTests {
     static let deploy = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../deploy").standardized
@@ -22,8 +24,8 @@ struct DeployTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         // verify checks that ExecStart's binary exists: point it at the one just built.
-        for unit in ["lyceum-broker.service", "lyceum-worker@.service", "lyceum-shard.service"] {
-            let text = try String(contentsOf: Self.deploy.appendingPathComponent("systemd/" + unit), encoding: .utf8)
+        for unit in ["lyceum-broker.service", "lyceum-worker@.service", "lyceum-shard.service", "lyceum-shard@.service"] {
+            let text = try Self.unit(unit)
             #expect(text.contains("ExecReload=/bin/kill -HUP $MAINPID"))
             #expect(text.contains("Restart=on-failure"))
             #expect(text.contains("User=lyceum"))
@@ -37,10 +39,46 @@ struct DeployTests {
         let shard = try String(contentsOfFile: directory.path + "/lyceum-shard.service", encoding: .utf8)
         #expect(shard.contains("ReadWritePaths=/var/lib/lyceum"))
         #expect(shard.contains("EnvironmentFile=/etc/lyceum/shard.env"))
-        for unit in ["lyceum-broker.service", "lyceum-worker@.service", "lyceum-worker@books.service", "lyceum-shard.service"] {
+        // Each instance its own node, data directory and only writable path.
+        let node = try String(contentsOfFile: directory.path + "/lyceum-shard@.service", encoding: .utf8)
+        for line in ["StateDirectory=lyceum/%i", "ReadWritePaths=/var/lib/lyceum/%i", "EnvironmentFile=/etc/lyceum/shard.env", "EnvironmentFile=/etc/lyceum/shard-%i.env"] {
+            #expect(node.split(separator: "\n").contains { $0 == line }, "lyceum-shard@.service lacks \(line)")
+        }
+        #expect(node.contains("--node %i --data /var/lib/lyceum/%i"))
+        try node.write(toFile: directory.path + "/lyceum-shard@w1a.service", atomically: true, encoding: .utf8)
+        for unit in ["lyceum-broker.service", "lyceum-worker@.service", "lyceum-worker@books.service", "lyceum-shard.service",
+                     "lyceum-shard@.service", "lyceum-shard@w1a.service"] {
             let result = try Self.run(Self.systemdAnalyze!, ["verify", directory.path + "/" + unit])
             #expect(result.status == 0 && result.output.isEmpty, "\(unit): \(result.output)")
         }
+    }
+
+    /// Every file a unit must find under /etc/lyceum/ (its required `EnvironmentFile=`s, its
+    /// `--config`) is one deploy/ ships, so an installation copying deploy/ starts every unit.
+    @Test func everyFileAUnitNeedsIsShipped() throws {
+        let units = ["lyceum-broker.service": "", "lyceum-worker@.service": "catalog", "lyceum-shard.service": "", "lyceum-shard@.service": "w1a"]
+        for (unit, instance) in units {
+            let needed = try Self.requiredFiles(of: unit, instance: instance)
+            #expect(!needed.isEmpty, "\(unit) names no configuration")
+            for file in needed {
+                #expect(FileManager.default.fileExists(atPath: Self.shipped(file)), "\(unit) needs \(file), which deploy/ lacks")
+            }
+        }
+        #expect(try Self.requiredFiles(of: "lyceum-shard@.service", instance: "w1a")
+            == ["/etc/lyceum/shard-w1a.env", "/etc/lyceum/shard.env", "/etc/lyceum/worker.conf"])
+    }
+
+    /// lyceum-shard@w1a's process, configured as systemd starts it (its command line and
+    /// environment files over worker.conf), is node w1a of the cluster's partitions with its own
+    /// data directory, and its metrics port is neither lyceum-shard.service's nor unset, so the
+    /// two can run on one host.
+    @Test func aShardInstanceIsItsOwnNode() throws {
+        let instance = try Self.settings(of: "lyceum-shard@.service", instance: "w1a")
+        let single = try Self.settings(of: "lyceum-shard.service", instance: "")
+        #expect(instance.node == "w1a")
+        #expect(instance.dataDirectory == "/var/lib/lyceum/w1a" && single.dataDirectory == "/var/lib/lyceum")
+        #expect(instance.services == ["books", "progress"] && instance.partitions == single.partitions)
+        #expect(instance.metricsPort != 0 && instance.metricsPort != single.metricsPort)
     }
 
     @Test func theLocalClusterKeepsServingWhenAWorkerIsKilled() throws {
@@ -106,6 +144,53 @@ struct DeployTests {
         #expect(pids.values.allSatisfy { kill($0, 0) != 0 }, "local-cluster.sh left a process running")
         let brokerLog = try String(contentsOfFile: data.path + "/logs/broker.log", encoding: .utf8)
         #expect(brokerLog.contains("broker stopped"))
+    }
+
+    /// The text of `deploy/systemd/<name>`.
+    static func unit(_ name: String) throws -> String {
+        try String(contentsOf: deploy.appendingPathComponent("systemd/" + name), encoding: .utf8)
+    }
+
+    /// The value of `key` of `unit`'s lines `key=value`, each with `%i` as `instance`.
+    static func directives(_ key: String, of unit: String, instance: String) throws -> [String] {
+        try Self.unit(unit).split(separator: "\n").compactMap { line in
+            line.hasPrefix(key + "=") ? String(line.dropFirst(key.count + 1)).replacingOccurrences(of: "%i", with: instance) : nil
+        }
+    }
+
+    /// The files under /etc/lyceum/ `unit` cannot start without, sorted: its `EnvironmentFile=`s
+    /// without systemd's `-` (optional) mark, and the files its `ExecStart=` names.
+    static func requiredFiles(of unit: String, instance: String) throws -> [String] {
+        let environment = try directives("EnvironmentFile", of: unit, instance: instance).filter { !$0.hasPrefix("-") }
+        let arguments = try directives("ExecStart", of: unit, instance: instance).flatMap { $0.split(separator: " ").map(String.init) }
+        return (environment + arguments.filter { $0.hasPrefix("/etc/lyceum/") }).sorted()
+    }
+
+    /// Where deploy/ ships the file installed as `path` under /etc/lyceum/.
+    static func shipped(_ path: String) -> String {
+        deploy.appendingPathComponent(String(path.dropFirst("/etc/lyceum/".count))).path
+    }
+
+    /// The settings of the process `unit` starts as `instance`: its `ExecStart=` arguments after
+    /// the command, over the variables of its required environment files (a later file's win),
+    /// over its `--config` file; deploy/'s files stand for /etc/lyceum/'s.
+    static func settings(of unit: String, instance: String) throws -> Settings {
+        var environment: [String: String] = [:]
+        for file in try directives("EnvironmentFile", of: unit, instance: instance) where !file.hasPrefix("-") {
+            environment.merge(try variables(in: shipped(file))) { $1 }
+        }
+        let command = try #require(directives("ExecStart", of: unit, instance: instance).first).split(separator: " ").map(String.init)
+        return try ConfigurationTests.resolve(command.dropFirst(2).map { $0.hasPrefix("/etc/lyceum/") ? shipped($0) : $0 }, environment)
+    }
+
+    /// The variables an environment file such as shard.env sets: its `NAME=value` lines.
+    static func variables(in file: String) throws -> [String: String] {
+        var variables: [String: String] = [:]
+        for line in try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n") where !line.hasPrefix("#") {
+            guard let equals = line.firstIndex(of: "=") else { continue }
+            variables[String(line[..<equals])] = String(line[line.index(after: equals)...])
+        }
+        return variables
     }
 
     /// Waits until the broker's metrics count `expected` catalog workers.
