@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -138,10 +139,32 @@ public final class LyceumProcess: @unchecked Sendable {
     }
 }
 
-/// A loopback TCP endpoint on a port that was free a moment ago: bound to port 0 by the kernel,
-/// then closed. Another process could take it in between; the ephemeral range makes that rare.
+/// A loopback TCP endpoint on a port that was free a moment ago, for a process to bind.
+///
+/// The port is below the kernel's ephemeral range (`ip_local_port_range`), which every outgoing
+/// connection draws its source port from: a port from that range, freed for the process to
+/// take, could meanwhile become the source port of one of the suite's many connections. It is
+/// chosen at random, checked by binding it, and never handed out twice by this process.
 public func freeLoopbackEndpoint() throws -> String {
-    try LoopbackListener().endpoint
+    for _ in 0..<1000 {
+        let port = UInt16.random(in: PortsBelowTheEphemeralRange.lower..<PortsBelowTheEphemeralRange.upper)
+        guard PortsBelowTheEphemeralRange.handedOut.withLock({ $0.insert(port).inserted }) else { continue }
+        // A port some process holds fails to bind: try another.
+        if let listener = try? LoopbackListener(port: port) { return listener.endpoint }
+    }
+    throw POSIXError(.EADDRINUSE)
+}
+
+/// Where ``freeLoopbackEndpoint()`` picks ports: from 10000 up to the start of the ephemeral range.
+private enum PortsBelowTheEphemeralRange {
+    static let lower: UInt16 = 10_000
+    static let upper: UInt16 = {
+        // "32768\t60999" on Linux by default; the default start when it cannot be read.
+        let range = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
+        let start = range.split(whereSeparator: \.isWhitespace).first.flatMap { UInt16($0) } ?? 32_768
+        return max(start, lower + 1_000)
+    }()
+    static let handedOut = Mutex<Set<UInt16>>([])
 }
 
 /// A TCP socket listening on a loopback port the kernel chose, until released.
@@ -150,14 +173,14 @@ public final class LoopbackListener {
     public let endpoint: String
     private let fd: Int32
 
-    /// Binds and listens, or throws `EMFILE`/`EADDRINUSE`.
-    public init() throws {
+    /// Binds `port` (0: one the kernel chooses) and listens, or throws `EMFILE`/`EADDRINUSE`.
+    public init(port: UInt16 = 0) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
+        address.sin_port = port.bigEndian
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
