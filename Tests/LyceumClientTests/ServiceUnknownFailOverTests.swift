@@ -12,8 +12,9 @@ struct ServiceUnknownFailOverTests {
         try await withDataDirectory { data in
             let first = try freeLoopbackEndpoint()
             let second = try freeLoopbackEndpoint()
-            // Long liveness: the stopped catalog worker must stay registered while it is held.
-            let patient = ["--heartbeat-liveness", "40"]
+            // Long liveness (1000 × 2.5 s): the stopped catalog worker must stay registered while
+            // it is held, however long a loaded machine takes to get the held call to it.
+            let patient = ["--heartbeat-liveness", "1000"]
             let firstBroker = try LyceumProcess(
                 ["broker", "--endpoint", first, "--events-endpoint", "none", "--unknown-service-timeout", "300"] + patient)
             defer { firstBroker.stop() }
@@ -30,7 +31,8 @@ struct ServiceUnknownFailOverTests {
             defer { probeFirst.close() }
             let probeSecond = try LyceumClient(configuration: LyceumClientConfiguration(brokers: [second], timeout: .milliseconds(500), attempts: 1))
             defer { probeSecond.close() }
-            #expect(await eventuallyAsync(timeout: .seconds(90)) {
+            // Limits of minutes, for hangs only: the suite's process tests keep a small machine busy.
+            #expect(await eventuallyAsync(timeout: .seconds(300)) {
                 guard (try? await probeFirst.catalog.listCategories()) != nil else { return false }
                 return (try? await probeSecond.books.list(learner: "probe")) != nil
             }, "the workers never served; stderr:\n\(catalogWorker.standardError)\n\(booksWorker.standardError)")
@@ -38,12 +40,13 @@ struct ServiceUnknownFailOverTests {
             // Two attempts: books needs its second at the second broker; the held catalog call
             // would spend its second there in vain if it were resent.
             let lyceum = try LyceumClient(configuration: LyceumClientConfiguration(
-                brokers: [first, second], timeout: .seconds(90), attempts: 2, initialBackoff: .milliseconds(20)))
+                brokers: [first, second], timeout: .seconds(600), attempts: 2, initialBackoff: .milliseconds(20)))
             defer { lyceum.close() }
             #expect(catalogWorker.suspend())
             defer { catalogWorker.send(SIGCONT) }
-            let held = Task { try await lyceum.catalog.listCategories() }
-            #expect(await eventuallyAsync {
+            // On a thread of its own: on the cooperative pool it could wait minutes to be sent.
+            let held = Task(executorPreference: ThreadPerJobExecutor.shared) { try await lyceum.catalog.listCategories() }
+            #expect(await eventuallyAsync(timeout: .seconds(300)) {
                 let status = try? LyceumProcess.run(["status", "--broker", first])
                 return status?.stdout.contains(#""name":"catalog","workers":1,"idle_workers":0,"#) == true
             }, "the catalog call never reached the stopped worker")
