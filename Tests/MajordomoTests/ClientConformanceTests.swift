@@ -90,6 +90,39 @@ import ZeroMQ
         #expect(try b.result.get() == [bytes("reply 1")])
     }
 
+    @Test("one wait over two AsyncClients hands back each reply with the client that sent its request")
+    func receiveFromSeveralClients() throws {
+        let context = try Context()
+        let (firstBroker, secondBroker) = (try context.socket(.router), try context.socket(.router))
+        try firstBroker.bind("tcp://127.0.0.1:*")
+        try secondBroker.bind("tcp://127.0.0.1:*")
+        let configuration = ClientConfiguration(timeout: .seconds(30), attempts: 1)
+        let wakeup = try WakeupPipe()
+        let first = AsyncClient(endpoint: try firstBroker.lastEndpoint, configuration: configuration, context: context, wakeup: wakeup)
+        let second = AsyncClient(endpoint: try secondBroker.lastEndpoint, configuration: configuration, context: context, wakeup: wakeup)
+        defer { first.close(); second.close() }
+        let firstID = try first.send("echo", body: [bytes("to first")])
+        let secondID = try second.send("echo", body: [bytes("to second")])
+        let (toFirst, toSecond) = (try #require(try receive(firstBroker)), try #require(try receive(secondBroker)))
+
+        // The second broker answers while the first keeps its request.
+        try secondBroker.send(multipart: [toSecond[0], toSecond[1], Self.empty, Self.header, bytes("echo"), bytes("from second")])
+        let fromSecond = try #require(try AsyncClient.receive(from: [first, second], timeout: .seconds(10)))
+        #expect(fromSecond.client === second && fromSecond.completion.id == secondID)
+        #expect(try fromSecond.completion.result.get() == [bytes("from second")])
+
+        // A shared wakeup ends the wait over both.
+        wakeup.signal()
+        #expect(try AsyncClient.receive(from: [first, second], timeout: .seconds(10)) == nil)
+        #expect(first.inFlight == 1)
+
+        try firstBroker.send(multipart: [toFirst[0], toFirst[1], Self.empty, Self.header, bytes("echo"), bytes("from first")])
+        let fromFirst = try #require(try AsyncClient.receive(from: [first, second], timeout: .seconds(10)))
+        #expect(fromFirst.client === first && fromFirst.completion.id == firstID)
+        #expect(try fromFirst.completion.result.get() == [bytes("from first")])
+        #expect(try AsyncClient.receive(from: [first, second]) == nil, "nothing in flight: no wait")
+    }
+
     @Test func retriesOnANewSocketThenTimesOut() throws {
         let context = try Context()
         let router = try context.socket(.router)

@@ -47,9 +47,6 @@ public final class AsyncClient {
     public let wakeup: WakeupPipe?
     private let context: Context
     private var socket: Socket?
-    private var poller = Poller()
-    /// Where ``wakeup`` sits in ``poller``.
-    private var wakeupIndex: Int?
     /// Requests in flight by the tag of their current attempt.
     private var pending: [UInt64: Pending] = [:]
     /// Tags whose attempt waits for a connection, oldest first.
@@ -106,27 +103,45 @@ public final class AsyncClient {
     /// - Returns: the completion, or `nil` when none came within `timeout`, nothing is in
     ///   flight, or ``wakeup`` was signaled (the pipe is then emptied).
     public func receive(timeout: Duration? = nil) throws(MajordomoError) -> Completion? {
+        try Self.receive(from: [self], timeout: timeout)?.completion
+    }
+
+    /// Waits for the next finished request of any of `clients`, watching all their sockets at
+    /// once: requests left waiting on one broker's socket get their replies while new ones go
+    /// to another's. Every client must belong to the calling thread.
+    /// - Parameter timeout: the longest wait; `nil` waits as long as requests are in flight.
+    /// - Returns: the completion and the client that sent its request, or `nil` when none came
+    ///   within `timeout`, none of them has anything in flight, or the ``wakeup`` of one was
+    ///   signaled (every signaled pipe is then emptied).
+    public static func receive(from clients: [AsyncClient], timeout: Duration? = nil) throws(MajordomoError)
+        -> (client: AsyncClient, completion: Completion)?
+    {
+        let clock = ContinuousClock()
         let giveUp = timeout.map { clock.now + $0 }
         do {
             while true {
-                if let completion = completions.popFirst() { return completion }
-                guard !pending.isEmpty, let socket else { return nil }
-                try drainReplies(from: socket)
-                if let completion = completions.popFirst() { return completion }
-                try sendWaitingRequests(on: socket)
-                let now = clock.now
-                if now >= nextSweep {
-                    try sweep(now: now)
-                    continue
+                var poller = Poller()
+                var wakeAt = giveUp
+                var watching = false
+                var wakeups: [(index: Int, pipe: WakeupPipe)] = []
+                for client in clients {
+                    if let completion = try client.advance() { return (client, completion) }
+                    guard let socket = client.socket, let due = client.nextWake(now: clock.now) else { continue }
+                    try poller.add(socket)
+                    watching = true
+                    wakeAt = min(wakeAt ?? due, due)
+                    // Clients may share one pipe, which is watched once.
+                    if let wakeup = client.wakeup, !wakeups.contains(where: { $0.pipe === wakeup }) {
+                        wakeups.append((poller.add(fileDescriptor: wakeup.fileDescriptor), wakeup))
+                    }
                 }
+                guard watching else { return nil }
+                let now = clock.now
                 if let giveUp, now >= giveUp { return nil }
-                var wakeAt = nextSweep
-                if let giveUp { wakeAt = min(wakeAt, giveUp) }
-                // A request waiting for its connection is retried every millisecond.
-                if !unsent.isEmpty { wakeAt = min(wakeAt, now + .milliseconds(1)) }
-                try poller.poll(timeout: max(.zero, wakeAt - now))
-                if let wakeupIndex, poller.events(at: wakeupIndex).contains(.readable) {
-                    wakeup?.reset()
+                try poller.poll(timeout: wakeAt.map { max(.zero, $0 - now) })
+                let signaled = wakeups.filter { poller.events(at: $0.index).contains(.readable) }
+                if !signaled.isEmpty {
+                    for wakeup in signaled { wakeup.pipe.reset() }
                     return nil
                 }
             }
@@ -135,12 +150,33 @@ public final class AsyncClient {
         }
     }
 
+    /// Does what is due without waiting: reads the replies that arrived, sends attempts that
+    /// waited for the connection, retries or fails requests past their deadline.
+    /// - Returns: the oldest completion not yet handed back, if any.
+    private func advance() throws(ZMQError) -> Completion? {
+        while true {
+            if let completion = completions.popFirst() { return completion }
+            guard !pending.isEmpty, let socket else { return nil }
+            try drainReplies(from: socket)
+            if let completion = completions.popFirst() { return completion }
+            try sendWaitingRequests(on: socket)
+            let now = clock.now
+            guard now >= nextSweep else { return nil }
+            try sweep(now: now)
+        }
+    }
+
+    /// When ``advance()`` has something to do even if no reply comes; `nil` when nothing is in flight.
+    private func nextWake(now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+        guard !pending.isEmpty, socket != nil else { return nil }
+        // A request waiting for its connection is retried every millisecond.
+        return unsent.isEmpty ? nextSweep : min(nextSweep, now + .milliseconds(1))
+    }
+
     /// Closes the socket; requests in flight are abandoned.
     public func close() {
         socket?.close()
         socket = nil
-        poller = Poller()
-        wakeupIndex = nil
         pending = [:]
         unsent = FIFO()
         completions = FIFO()
@@ -148,12 +184,7 @@ public final class AsyncClient {
 
     private func openSocketIfNeeded() throws(ZMQError) {
         guard socket == nil else { return }
-        let socket = try ClientSupport.connect(context, to: endpoint, configuration)
-        var poller = Poller()
-        try poller.add(socket)
-        wakeupIndex = wakeup.map { poller.add(fileDescriptor: $0.fileDescriptor) }
-        self.socket = socket
-        self.poller = poller
+        socket = try ClientSupport.connect(context, to: endpoint, configuration)
     }
 
     /// Sends an attempt under a new tag, or queues it until a connection exists.

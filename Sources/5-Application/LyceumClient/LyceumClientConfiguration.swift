@@ -3,7 +3,8 @@ import ZeroMQ
 /// Where a ``LyceumClient`` connects and how patiently it retries.
 public struct LyceumClientConfiguration: Sendable {
     /// Broker endpoints (`tcp://host:port`), tried in order: the client starts on the first and,
-    /// whenever a request times out or finds no broker, moves to the next one, round-robin.
+    /// whenever a request times out, finds no broker or finds the service unknown, moves to the
+    /// next one, round-robin.
     public var brokers: [String]
     /// How long one attempt waits for its reply. Default: 2500 ms.
     public var timeout: Duration
