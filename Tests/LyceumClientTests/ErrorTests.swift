@@ -74,15 +74,20 @@ struct ErrorTests {
         }
     }
 
+    /// The worker stays stopped while the test polls `status` (each a process); by default a
+    /// broker gives a silent worker up after 7.5 s, and the request in its hands with it.
+    private static let patientHeartbeats = ["--heartbeat-liveness", "100"]
+
     @Test("queue_full and overloaded from a broker whose worker does not answer")
     func brokerRejections() async throws {
         try await withDataDirectory { data in
             let endpoint = try freeLoopbackEndpoint()
             let broker = try LyceumProcess([
                 "broker", "--endpoint", endpoint, "--events-endpoint", "none", "--queue-limit", "1", "--queue-limit-total", "1",
-            ])
+            ] + Self.patientHeartbeats)
             defer { broker.stop() }
-            let worker = try LyceumProcess(["worker", "--broker", endpoint, "--service", "books", "--service", "catalog", "--sessions", "1", "--data", data])
+            let worker = try LyceumProcess(["worker", "--broker", endpoint, "--service", "books", "--service", "catalog", "--sessions", "1", "--data", data]
+                                           + Self.patientHeartbeats)
             defer { worker.stop() }
             // Long enough for the held requests to outlast the status polls below on a loaded machine.
             let lyceum = try LyceumClient(configuration: LyceumClientConfiguration(brokers: [endpoint], timeout: .seconds(90), attempts: 1))
