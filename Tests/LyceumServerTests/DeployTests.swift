@@ -88,7 +88,7 @@ struct DeployTests {
         let port = endpoint.split(separator: ":").last.map(String.init) ?? ""
         // The script gives the broker metrics on BASE and the workers BASE+1…BASE+3; events go
         // on BASE+4 and the forwarder's input on BASE+5.
-        let metricsPort = try Self.freePortRange(count: 6)
+        let metricsPort = try freeLoopbackPorts(count: 6)
         let eventsPort = metricsPort + 4
         let cluster = Process()
         cluster.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
@@ -197,27 +197,6 @@ struct DeployTests {
     static func awaitCatalogWorkers(_ expected: Double, metricsPort: Int) throws -> Bool {
         try waitUntil(timeout: .seconds(10)) {
             try Metrics.scrape(port: metricsPort).value("lyceum_broker_workers", ["service": "catalog"]) == expected
-        }
-    }
-
-    /// The first of `count` consecutive loopback ports that were all free a moment ago.
-    static func freePortRange(count: Int) throws -> Int {
-        for _ in 0..<50 {
-            let first = try freeLoopbackPort()
-            if first + count <= 65535, (1..<count).allSatisfy({ isFree(port: first + $0) }) { return first }
-        }
-        throw POSIXError(.EADDRINUSE)
-    }
-
-    static func isFree(port: Int) -> Bool {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = in_port_t(UInt16(port)).bigEndian
-        return withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
         }
     }
 

@@ -146,11 +146,24 @@ public final class LyceumProcess: @unchecked Sendable {
 /// take, could meanwhile become the source port of one of the suite's many connections. It is
 /// chosen at random, checked by binding it, and never handed out twice by this process.
 public func freeLoopbackEndpoint() throws -> String {
+    "tcp://127.0.0.1:\(try freeLoopbackPorts(count: 1))"
+}
+
+/// The first of `count` consecutive loopback ports that were all free a moment ago, chosen and
+/// reserved as ``freeLoopbackEndpoint()`` chooses one (for a script that numbers its ports from
+/// a base).
+public func freeLoopbackPorts(count: Int) throws -> Int {
+    let range = PortsBelowTheEphemeralRange.self
     for _ in 0..<1000 {
-        let port = UInt16.random(in: PortsBelowTheEphemeralRange.lower..<PortsBelowTheEphemeralRange.upper)
-        guard PortsBelowTheEphemeralRange.handedOut.withLock({ $0.insert(port).inserted }) else { continue }
-        // A port some process holds fails to bind: try another.
-        if let listener = try? LoopbackListener(port: port) { return listener.endpoint }
+        let first = Int.random(in: Int(range.lower)...(Int(range.upper) - count))
+        let ports = (first..<first + count).map { UInt16($0) }
+        let reserved = range.handedOut.withLock { handedOut in
+            guard handedOut.isDisjoint(with: ports) else { return false }
+            handedOut.formUnion(ports)
+            return true
+        }
+        // A port some process holds fails to bind: try another block (this one stays reserved).
+        if reserved, ports.allSatisfy({ (try? LoopbackListener(port: $0)) != nil }) { return first }
     }
     throw POSIXError(.EADDRINUSE)
 }
