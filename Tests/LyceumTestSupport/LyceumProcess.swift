@@ -41,20 +41,25 @@ public final class LyceumProcess: @unchecked Sendable {
         try process.run()
     }
 
-    /// A pipe whose bytes are appended to `buffer` as they come, until its end.
+    /// A pipe whose bytes are appended to `buffer` as they come, until its end, by a thread of
+    /// its own: a readability handler runs on Dispatch's global queue, which the suite's blocking
+    /// tests can hold for minutes, so the output would come after the test gave up waiting.
     private func collect(into buffer: WritableKeyPath<(stdout: Data, stderr: Data), Data> & Sendable) -> Pipe {
         let buffer = buffer
         let pipe = Pipe()
         openPipes += 1
-        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self else { return }
-            if data.isEmpty { handle.readabilityHandler = nil }
-            lock.withLock {
-                collected[keyPath: buffer].append(data)
-                if data.isEmpty { openPipes -= 1 }
+        let reader = pipe.fileHandleForReading
+        Thread { [weak self] in
+            while true {
+                let data = reader.availableData
+                guard let self else { return }
+                lock.withLock {
+                    collected[keyPath: buffer].append(data)
+                    if data.isEmpty { openPipes -= 1 }
+                }
+                if data.isEmpty { return }
             }
-        }
+        }.start()
         return pipe
     }
 
@@ -122,9 +127,9 @@ public final class LyceumProcess: @unchecked Sendable {
     public func waitForExit(timeout: Duration = .seconds(20)) -> Int32? {
         guard eventually(timeout: timeout, { !process.isRunning }) else { return nil }
         process.waitUntilExit()
-        // The handlers may still hold the last bytes when the exit is seen. Bounded: a child the
+        // The readers may still hold the last bytes when the exit is seen. Bounded: a child the
         // process left behind may keep a pipe open.
-        _ = eventually(timeout: .seconds(10)) { lock.withLock { openPipes == 0 } }
+        _ = eventually(timeout: .seconds(60)) { lock.withLock { openPipes == 0 } }
         return process.terminationStatus
     }
 
