@@ -61,7 +61,7 @@ let package = Package(
         // fault tests start; the Python peers are run by /usr/bin/python3.
         .testTarget(
             name: "MajordomoTests",
-            dependencies: ["Majordomo", "ZeroMQ", "Access", "Security", "LyceumLifecycle", "LyceumTestSupport", "mdp-peer"],
+            dependencies: ["Majordomo", "ZeroMQ", "Access", "Security", "LyceumLifecycle", "LyceumLogging", "LyceumTestSupport", "mdp-peer"],
             exclude: ["Peers"]
         ),
         // A broker or echo worker in its own process, for the fault tests to kill and restart.
