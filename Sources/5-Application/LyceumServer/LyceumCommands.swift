@@ -90,10 +90,18 @@ public enum LyceumCommands {
 
     /// `lyceum status`.
     public static let status = settingsCommand(
-        "status", summary: "ask the broker's mmi.status: services, workers, queues, journals, uptime, partitions (JSON)",
+        "status", summary: "ask the broker's mmi.status: services, workers, queues, journals, uptime, partitions",
         keys: clientSecurityKeys.union([.broker, .timeout, .partitions]),
-        discussion: "exit status: 0 answered; 1 not a Lyceum broker, or refused; 2 bad command line; 3 no reply"
-    ) { parsed, _ throws(UsageError) in StatusCommand.run(settings: parsed.settings, security: try clientSecurity(parsed.settings)) }
+        switches: [StatusCommand.jsonSwitch],
+        discussion: """
+            prints a table on a terminal, and the JSON answer with --json or when standard output is not a
+            terminal (a pipe, a file), so scripts read JSON as before
+            exit status: 0 answered; 1 not a Lyceum broker, or refused; 2 bad command line; 3 no reply
+            """
+    ) { parsed, _, switches throws(UsageError) in
+        let format: StatusCommand.Format = switches.contains(StatusCommand.jsonSwitch.name) || isatty(STDOUT_FILENO) != 1 ? .json : .table
+        return StatusCommand.run(settings: parsed.settings, security: try clientSecurity(parsed.settings), format: format)
+    }
 
     /// `lyceum config`.
     public static let config = settingsCommand(
@@ -146,17 +154,31 @@ public enum LyceumCommands {
         _ name: String, summary: String, keys: Set<SettingKey>, positionals: [Positional] = [], discussion: String? = nil,
         run: @escaping @Sendable (CommandArguments, ConfigurationSources) throws(UsageError) -> Int32
     ) -> Command {
+        settingsCommand(name, summary: summary, keys: keys, positionals: positionals, switches: [], discussion: discussion) { parsed, sources, _ throws(UsageError) in
+            try run(parsed, sources)
+        }
+    }
+
+    /// A command of `keys`' settings and of `switches`, value-less options that are no setting
+    /// (`--json`): `run` gets the names of those given.
+    private static func settingsCommand(
+        _ name: String, summary: String, keys: Set<SettingKey>, positionals: [Positional] = [], switches: [Option], discussion: String? = nil,
+        run: @escaping @Sendable (CommandArguments, ConfigurationSources, Set<String>) throws(UsageError) -> Int32
+    ) -> Command {
         Command(
-            name, summary: summary, discussion: discussion, options: ConfigurationSources.options(accepting: keys), positionals: positionals
+            name, summary: summary, discussion: discussion, options: ConfigurationSources.options(accepting: keys) + switches, positionals: positionals
         ) { parsed throws(UsageError) in
-            let sources = ConfigurationSources(arguments: parsed.arguments, environment: ProcessInfo.processInfo.environment, accepting: keys)
+            let given = Set(switches.map(\.name).filter(parsed.contains))
+            // The settings' sources parse the rest: a switch takes no value, so it is its own word.
+            let settingArguments = parsed.arguments.filter { word in !switches.contains { "--\($0.name)" == word } }
+            let sources = ConfigurationSources(arguments: settingArguments, environment: ProcessInfo.processInfo.environment, accepting: keys)
             let resolved: CommandArguments
             do throws(SettingsError) {
                 resolved = try sources.resolve()
             } catch {
                 throw UsageError(error.description)
             }
-            return try run(resolved, sources)
+            return try run(resolved, sources, given)
         }
     }
 }
