@@ -46,34 +46,21 @@ import Testing
         #expect(ready.last == "READY=1", "\(ready)\n\(worker.standardError)")
     }
 
-    /// With a running systemd, `systemd-run --wait -p Type=notify` starts `lyceum broker` as a
+    /// With a running systemd, `systemd-run -p Type=notify` starts `lyceum broker` as a
     /// transient unit, which becomes active only through its `READY=1`, and stops it cleanly.
     @Test(.enabled(if: FileManager.default.fileExists(atPath: "/run/systemd/system"), "systemd is not this machine's init (no /run/systemd/system)"))
     func systemdRunStartsABrokerAsANotifyUnit() throws {
         let unit = "lyceum-notify-test-\(getpid())"
         let endpoint = try freeLoopbackEndpoint()
         // Without --no-block, systemd-run returns once the unit is active: after READY=1.
-        let started = try Self.tool("/usr/bin/systemd-run", [
+        let started = try DeployTests.run("/usr/bin/systemd-run", [
             "--unit", unit, "-p", "Type=notify", "-p", "WatchdogSec=5", "-p", "TimeoutStartSec=60",
             LyceumProcess.executable.path, "broker", "--endpoint", endpoint, "--events-endpoint", "none"])
-        let active = try Self.tool("/usr/bin/systemctl", ["is-active", unit])
-        let stopped = try Self.tool("/usr/bin/systemctl", ["stop", unit])
+        let active = try DeployTests.run("/usr/bin/systemctl", ["is-active", unit])
+        let stopped = try DeployTests.run("/usr/bin/systemctl", ["stop", unit])
         #expect(started.status == 0, "systemd-run: \(started.output)")
         #expect(active.output.trimmingCharacters(in: .whitespacesAndNewlines) == "active", "\(active.output)")
         #expect(stopped.status == 0, "\(stopped.output)")
-    }
-
-    private static func tool(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
     }
 }
 

@@ -121,6 +121,14 @@ import ZeroMQ
         ("too many frames", [[], bytes("MDPC01"), bytes("echo")] + Array(repeating: [0x01], count: 100)),
     ])
     func malformedClientTrafficIsDroppedAndTheBrokerKeepsServing(_ name: String, _ frames: [[UInt8]]) throws {
+        try sendRaw(name, frames) { raw, _ throws in
+            #expect(try receive(raw, timeout: .milliseconds(300)) == nil, "\(name) gets no answer")
+        }
+    }
+
+    /// Sends `frames` from a DEALER of its own to a broker with echo workers, runs `check` with
+    /// that socket and a client of the broker, then checks that the broker still serves.
+    private func sendRaw(_ name: String, _ frames: [[UInt8]], _ check: (Socket, Client) throws -> Void) throws {
         let context = try Context()
         let broker = try RunningBroker(context: context)
         defer { broker.stop() }
@@ -129,8 +137,8 @@ import ZeroMQ
         let raw = try context.socket(.dealer)
         try raw.connect(broker.endpoint)
         try raw.send(multipart: frames)
-        #expect(try receive(raw, timeout: .milliseconds(300)) == nil, "\(name) gets no answer")
         let client = quickClient(broker.endpoint, context: context)
+        try check(raw, client)
         #expect(try client.call("echo", body: [bytes("still")]) == [bytes("still")], "\(name)")
     }
 
@@ -145,25 +153,17 @@ import ZeroMQ
         ("not ASCII", bytes("écho"), "at offset 0"),
     ])
     func serviceNamesNoServiceCanHaveGetABoundedBadRequest(_ name: String, _ service: [UInt8], _ expected: String) throws {
-        let context = try Context()
-        let broker = try RunningBroker(context: context)
-        defer { broker.stop() }
-        let workers = try RunningWorkers(endpoint: broker.endpoint, context: context)
-        defer { workers.stop() }
-        let raw = try context.socket(.dealer)
-        try raw.connect(broker.endpoint)
-        try raw.send(multipart: [[], bytes("MDPC01"), service, bytes("x")])
-        let reply = try #require(try receive(raw), "\(name): no reply")
-        #expect(reply.count == 4 && reply[1] == bytes("MDPC01"), "\(name): \(reply.count) frames")
-        #expect(reply.reduce(0) { $0 + $1.count } < 1024, "\(name): a \(reply.reduce(0) { $0 + $1.count })-byte reply")
-        #expect(reply[2] == bytes(PeerText.excerpt(service)), "\(name)")
-        let rejection = try #require(BrokerRejection(body: [reply[3]]), "\(name)")
-        #expect(rejection.code == .badRequest && rejection.text.contains(expected), "\(name): \(rejection.text)")
-        let client = quickClient(broker.endpoint, context: context)
-        #expect(try client.call("echo", body: [bytes("still")]) == [bytes("still")], "\(name)")
-        #expect {
-            try client.call(String(decoding: service, as: UTF8.self), body: [bytes("x")])
-        } throws: { ($0 as? MajordomoError)?.code == .invalidArgument }
+        try sendRaw(name, [[], bytes("MDPC01"), service, bytes("x")]) { raw, client throws in
+            let reply = try #require(try receive(raw), "\(name): no reply")
+            #expect(reply.count == 4 && reply[1] == bytes("MDPC01"), "\(name): \(reply.count) frames")
+            #expect(reply.reduce(0) { $0 + $1.count } < 1024, "\(name): a \(reply.reduce(0) { $0 + $1.count })-byte reply")
+            #expect(reply[2] == bytes(PeerText.excerpt(service)), "\(name)")
+            let rejection = try #require(BrokerRejection(body: [reply[3]]), "\(name)")
+            #expect(rejection.code == .badRequest && rejection.text.contains(expected), "\(name): \(rejection.text)")
+            #expect {
+                try client.call(String(decoding: service, as: UTF8.self), body: [bytes("x")])
+            } throws: { ($0 as? MajordomoError)?.code == .invalidArgument }
+        }
     }
 
     @Test func oversizedFramesDisconnectTheSenderOnly() throws {
