@@ -158,9 +158,9 @@ let package = Package(
         ),
 
         // The Swift client library for other apps' backends: typed async calls, retries, fail-over,
-        // request ids, and the gap-repairing progress subscription (README "Calling Lyceum from Swift").
+        // request ids, and the gap-repairing progress subscription (docs/clients.md).
         .target(name: "LyceumClient", dependencies: ["Majordomo", "ZeroMQ", "Security", "Events", "JSON", "LyceumLogging"], path: "Sources/5-Application/LyceumClient"),
-        // The README's example, run by LyceumClientTests against a real serve.
+        // docs/clients.md's example, run by LyceumClientTests against a real serve.
         .executableTarget(name: "SwiftClientExample", dependencies: ["LyceumClient"], path: "Examples/SwiftClientExample"),
         .testTarget(
             name: "LyceumClientTests",

@@ -38,7 +38,7 @@ readonly HOSTS=(b1 b2 w1 w2 w3 c1)
 readonly BROKER_HOSTS=(b1 b2)
 readonly WORKER_HOSTS=(w1 w2 w3)
 readonly PORT=5555 EVENTS_PORT=5556 FORWARDER_PORT=5558
-# What TERM is given before KILL: a worker drains for up to 10 s (README, "Signals").
+# What TERM is given before KILL: a worker drains for up to 10 s (docs/operations.md, "Signals").
 readonly STOP_GRACE=12
 
 repository=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -17,7 +17,7 @@ extension SettingKey {
         allCases.filter(keys.contains).map(\.option)
     }
 
-    /// The value's placeholder and one line for `--help`; README "Operations" has the full table.
+    /// The value's placeholder and one line for `--help`; docs/operations.md has the full table.
     private var helpLine: (placeholder: String, help: String) {
         switch self {
         case .endpoint: ("EP", "an endpoint the broker binds for clients")

@@ -11,8 +11,8 @@ public enum LyceumCommands {
         Command("lyceum", summary: "Lyceum: e-learning services over ZeroMQ (7/MDP)", discussion: """
             Every setting can also come from LYCEUM_<NAME> (e.g. LYCEUM_LOG_LEVEL) or a --config FILE
             (JSON or key = value); precedence: flags > environment > file > defaults. Run
-            'lyceum <command> --help' for a command's options, and see README.md, "Operations",
-            for the table of settings and defaults.
+            'lyceum <command> --help' for a command's options, and see docs/operations.md for the
+            table of settings and defaults.
             """, subcommands: subcommands)
     }
 
