@@ -527,6 +527,14 @@ while [ $# -gt 0 ]; do
   esac
 done
 
+# The processes this script starts take their settings from the cluster's files and flags only,
+# never from the caller's LYCEUM_* variables (after `eval "$(… env)"` those are the client's:
+# its admin key would make every broker DISCONNECT the workers). `exec` keeps them: there the
+# caller's command is meant to use them.
+if [ "$verb" != exec ]; then
+  while read -r variable; do unset "$variable"; done < <(compgen -e | grep '^LYCEUM_' || true)
+fi
+
 case "$verb" in
   up) [ ${#arguments[@]} -eq 0 ] || usage_error "up takes no arguments"; verb_up ;;
   down) verb_down ;;

@@ -1,3 +1,5 @@
+import Configuration
+
 /// Redis's protected mode for Lyceum: `serve` and `broker` refuse to bind an endpoint that other
 /// hosts can reach without CURVE, unless `insecure` says so explicitly.
 ///

@@ -1,4 +1,6 @@
 import CommandSyntax
+import Configuration
+import Glibc
 import JSON
 import LearningServices
 import Majordomo
@@ -16,6 +18,9 @@ public enum StatusCommand {
         case json
         /// ``StatusTable``'s tables: for a person at a terminal.
         case table
+
+        /// JSON when `json` was asked for or standard output is not a terminal, else tables.
+        static func chosen(json: Bool) -> Format { json || isatty(STDOUT_FILENO) != 1 ? .json : .table }
     }
 
     /// `--json`: the JSON answer even on a terminal.
@@ -27,9 +32,9 @@ public enum StatusCommand {
     public static func run(settings: Settings, security: ProcessSecurity = .plaintext, format: Format = .json) -> Int32 {
         let reply: [[UInt8]]
         do {
-            reply = try CallCommand.callOnce(ProcessReport.statusService, body: [[]], settings: settings, security: security)
+            reply = try CallCommand.callOnce(ProcessReport.statusService, body: [[]], settings: settings.client, security: security)
         } catch {
-            return CallCommand.exitStatus(reporting: error, of: "lyceum status", calling: ProcessReport.statusService, settings: settings)
+            return CallCommand.exitStatus(reporting: error, of: "lyceum status", calling: ProcessReport.statusService, settings: settings.client)
         }
         guard reply.count == 1, reply[0] != MDP.notImplemented else {
             printError("lyceum status: the broker at \(settings.brokers.joined(separator: ", ")) does not answer \(ProcessReport.statusService)")
@@ -68,7 +73,7 @@ public enum StatusCommand {
     ) -> Result<JSONValue, PartitionOwnership.NodeError> {
         let reply: [[UInt8]]
         do {
-            reply = try CallCommand.callOnce(service, body: [Array(#"{"op":"describe"}"#.utf8)], settings: settings, security: security)
+            reply = try CallCommand.callOnce(service, body: [Array(#"{"op":"describe"}"#.utf8)], settings: settings.client, security: security)
         } catch let error as MajordomoError where error.code.isBrokerRejection {
             return .failure(.init(description: "the broker refused: \(error.code.rawValue): \(error.detail)"))
         } catch {
