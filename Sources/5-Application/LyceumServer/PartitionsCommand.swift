@@ -69,7 +69,7 @@ public enum PartitionsCommand {
     private static let clientKeys: Set<SettingKey> = [.broker, .timeout, .curveSecretKey, .curveServerKey]
 
     /// The settings given as flags, over the defaults: these commands read no file or environment.
-    private static func commandLineSettings(_ parsed: ParsedArguments) throws(UsageError) -> Settings {
+    static func commandLineSettings(_ parsed: ParsedArguments) throws(UsageError) -> Settings {
         do throws(SettingsError) {
             return try CommandArguments(parsed, over: Settings()).settings
         } catch {

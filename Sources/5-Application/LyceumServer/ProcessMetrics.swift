@@ -38,5 +38,11 @@ public enum ProcessMetrics {
         MetricDescription(
             "lyceum_broker_connections_cut_total", .counter,
             "Connections the broker cut: beyond max-connections (limit), over max-input-bytes (input) or max-output-bytes (output)."),
+        MetricDescription(
+            "lyceum_backup_last_success_timestamp_seconds", .gauge,
+            "Unix time at which the last backup a client copied whole ended (lyceum backup); alert when it grows old."),
+        MetricDescription("lyceum_backup_bytes", .gauge, "Size in bytes of the last successful backup's snapshots."),
+        MetricDescription("lyceum_backup_duration_seconds", .gauge, "Seconds the last successful backup took, from begin to end."),
+        MetricDescription("lyceum_backups_total", .counter, "Backups ended, by outcome: complete, or incomplete (failed, ended early, abandoned)."),
     ]
 }
