@@ -91,22 +91,29 @@ let package = Package(
             exclude: ["Subscribers"]
         ),
 
+        // Every setting of every command, resolved in one place from flags > environment > file >
+        // defaults, and the settings each role takes (HostingSettings, ClientSettings).
+        .target(
+            name: "Configuration",
+            dependencies: ["CommandSyntax", "JSON", "Access", "LyceumLogging", "Journal", "Events", "LearningServices", "Partitions"],
+            path: "Sources/5-Application/Configuration"
+        ),
         // The executable's wiring: journals as the services' change log, one-frame worker
         // handlers, event publishing after durable writes, settings and the subcommands that use
         // them (serve, broker, worker, call, status, config, journal, version).
         .target(
             name: "LyceumServer",
-            dependencies: ["LearningServices", "Catalog", "Books", "Progress", "Partitions", "JSON", "Journal", "Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumLogging", "Events", "Telemetry", "CommandSyntax", "LyceumSupport", "Access", "Security"], path: "Sources/5-Application/LyceumServer",
+            dependencies: ["LearningServices", "Catalog", "Books", "Progress", "Partitions", "JSON", "Journal", "Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumLogging", "Events", "Telemetry", "CommandSyntax", "LyceumSupport", "Access", "Security", "Configuration"], path: "Sources/5-Application/LyceumServer",
             // The browser dashboard's page: plain files served as they are, no build step.
             resources: [.copy("DashboardPage")]
         ),
         // `lyceum watch`: the subscriber's dashboard, its terminal and its signals.
-        .target(name: "ProgressWatch", dependencies: ["Events", "ZeroMQ", "Majordomo", "LyceumLogging", "CommandSyntax", "Security"], path: "Sources/5-Application/ProgressWatch"),
+        .target(name: "ProgressWatch", dependencies: ["Events", "ZeroMQ", "Majordomo", "LyceumLogging", "CommandSyntax", "Security", "Configuration"], path: "Sources/5-Application/ProgressWatch"),
         // The end-to-end tests start the real `lyceum` (the dependency builds it); the Python
         // client is run by /usr/bin/python3.
         .testTarget(
             name: "LyceumServerTests",
-            dependencies: ["LyceumServer", "Partitions", "LearningServices", "Catalog", "Books", "Majordomo", "ZeroMQ", "Access", "Security", "Journal", "Events", "Telemetry", "LyceumTestSupport", "lyceum", "CommandSyntax", "LoadTest", "ProgressWatch", "LyceumSupport", "LyceumLifecycle"],
+            dependencies: ["LyceumServer", "Partitions", "LearningServices", "Catalog", "Books", "Majordomo", "ZeroMQ", "Access", "Security", "Journal", "Events", "Telemetry", "LyceumTestSupport", "lyceum", "CommandSyntax", "LoadTest", "ProgressWatch", "LyceumSupport", "LyceumLifecycle", "Configuration"],
             exclude: ["Clients", "Fixtures"]
         ),
 
@@ -151,9 +158,9 @@ let package = Package(
         ),
 
         // The Swift client library for other apps' backends: typed async calls, retries, fail-over,
-        // request ids, and the gap-repairing progress subscription (README "Calling Lyceum from Swift").
+        // request ids, and the gap-repairing progress subscription (docs/clients.md).
         .target(name: "LyceumClient", dependencies: ["Majordomo", "ZeroMQ", "Security", "Events", "JSON", "LyceumLogging"], path: "Sources/5-Application/LyceumClient"),
-        // The README's example, run by LyceumClientTests against a real serve.
+        // docs/clients.md's example, run by LyceumClientTests against a real serve.
         .executableTarget(name: "SwiftClientExample", dependencies: ["LyceumClient"], path: "Examples/SwiftClientExample"),
         .testTarget(
             name: "LyceumClientTests",
@@ -164,7 +171,7 @@ let package = Package(
         .executableTarget(name: "client-overhead", dependencies: ["LyceumClient", "Majordomo", "ZeroMQ"], path: "Benchmarks/ClientOverhead"),
 
         // `lyceum bench`: load generation over the wire protocol, never the domain modules, and the command that runs it.
-        .target(name: "LoadTest", dependencies: ["Majordomo", "ZeroMQ", "JSON", "LyceumLogging", "CommandSyntax", "LyceumSupport", "Security"], path: "Sources/5-Application/LoadTest"),
+        .target(name: "LoadTest", dependencies: ["Majordomo", "ZeroMQ", "JSON", "LyceumLogging", "CommandSyntax", "LyceumSupport", "Security", "Configuration"], path: "Sources/5-Application/LoadTest"),
         // The process tests and the suite's quick mode run these executables; the dependency builds them.
         .testTarget(
             name: "LoadTestTests",

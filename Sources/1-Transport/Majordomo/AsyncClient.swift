@@ -250,7 +250,8 @@ public final class AsyncClient {
             unsent.removeAll { $0 == tag }
             guard request.attempt < configuration.attempts else {
                 let failure = ClientSupport.exhausted(service: request.service, endpoint: endpoint, attempts: request.attempt,
-                                                      configuration, reachedBroker: request.reachedBroker)
+                                                      configuration, reachedBroker: request.reachedBroker,
+                                                      connectionWait: configuration.timeout)
                 completions.append(Completion(id: request.id, service: request.service, result: .failure(failure)))
                 continue
             }

@@ -1,6 +1,6 @@
 import Telemetry
 
-/// The broker's gauges in the process's metrics (README "Status and metrics"), pushed by the
+/// The broker's gauges in the process's metrics (docs/operations.md, "Status and metrics"), pushed by the
 /// broker's thread whenever it publishes a new `BrokerSnapshot`. Owned by that one thread.
 final class BrokerMetrics {
     private let connectedWorkers = Gauge(label: "lyceum_broker_connected_workers")

@@ -1,6 +1,6 @@
 import Telemetry
 
-/// The journal's series in the process's metrics (README "Status and metrics"), labelled with
+/// The journal's series in the process's metrics (docs/operations.md, "Status and metrics"), labelled with
 /// `JournalOptions.metricDimensions`: pushed on open, on every append and sync, and after a
 /// compaction, so that an exporter only renders them.
 struct JournalMetrics: Sendable {

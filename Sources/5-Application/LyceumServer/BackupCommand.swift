@@ -1,4 +1,5 @@
 import CommandSyntax
+import Configuration
 import Journal
 import Partitions
 
@@ -6,7 +7,7 @@ import Partitions
 /// (docs/backup.md): online backups of a running `serve`, their check, and the way back.
 public enum BackupCommand {
     /// `lyceum backup` and its `verify` subcommand.
-    public static let declaration = Command(
+    public static let declaration = Command.withSettings(
         "backup", summary: "copy every journal of a running serve into a new directory, while it serves",
         discussion: """
             Each journal is copied as of one sequence (a snapshot taken under its service's write lock), in chunks,
@@ -14,12 +15,12 @@ public enum BackupCommand {
             CURVE the key must be an admin's. exit status: 0 whole; 1 failed or refused (no manifest written);
             2 bad command line; 3 no reply from any broker
             """,
-        options: [toOption, chunkOption] + SettingKey.options(for: [.broker, .timeout, .curveSecretKey, .curveServerKey]),
-        subcommands: [verify]
-    ) { parsed throws(UsageError) in
-        let settings = try PartitionsCommand.commandLineSettings(parsed)
-        var copy = BackupCopy(directory: parsed.text(toOption.name) ?? "", settings: settings, security: try LyceumCommands.clientSecurity(settings))
-        copy.chunkBytes = parsed.integer(chunkOption.name) ?? JournalChunk.maxBytes
+        keys: [.broker, .timeout, .curveSecretKey, .curveServerKey], options: [toOption, chunkOption], subcommands: [verify]
+    ) { resolved, sources throws(UsageError) in
+        let settings = resolved.settings
+        var copy = BackupCopy(
+            directory: sources.commandLine.text(toOption.name) ?? "", settings: settings.client, security: try LyceumCommands.clientSecurity(settings))
+        copy.chunkBytes = sources.commandLine.integer(chunkOption.name) ?? JournalChunk.maxBytes
         return copy.run()
     }
 
@@ -42,7 +43,7 @@ public enum BackupCommand {
     }
 
     /// `lyceum restore --from DIR --data DIR [--partitions N --own RANGES]`.
-    public static let restore = Command(
+    public static let restore = Command.withSettings(
         "restore", summary: "make a new data directory from a backup (verified first; nothing written when refused)",
         discussion: """
             For serve, --data DIR must not exist or be empty. For a cluster's worker host, give the cluster's
@@ -50,9 +51,11 @@ public enum BackupCommand {
             will hold with --own RANGES; each gets its PARTITION manifest. exit status: 0 restored; 1 refused or
             failed (nothing written); 2 bad command line
             """,
-        options: [fromOption, ownOption] + SettingKey.options(for: [.data, .partitions])
-    ) { parsed throws(UsageError) in
-        let settings = try PartitionsCommand.commandLineSettings(parsed)
+        keys: [.data, .partitions], options: [fromOption, ownOption]
+    ) { resolved, sources throws(UsageError) in
+        let settings = resolved.settings
+        let parsed = sources.commandLine
+        // The target of a restore is named on purpose, never taken from a default or the environment.
         guard parsed.contains(SettingKey.data.rawValue) else { throw UsageError(option: SettingKey.data.rawValue, "is required") }
         var owned: Set<Int>?
         if let scheme = settings.partitionScheme {

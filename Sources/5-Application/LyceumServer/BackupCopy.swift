@@ -1,3 +1,4 @@
+import Configuration
 import Foundation
 import JSON
 import Journal
@@ -24,7 +25,7 @@ struct BackupCopy {
 
     /// Where the backup goes.
     let directory: String
-    let settings: Settings
+    let settings: ClientSettings
     let security: ProcessSecurity
     /// The most bytes asked for in one `read`: the client's memory bound.
     var chunkBytes = JournalChunk.maxBytes

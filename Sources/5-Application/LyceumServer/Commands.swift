@@ -1,3 +1,4 @@
+import Configuration
 import Events
 import Foundation
 import LearningServices
@@ -27,7 +28,7 @@ public enum Commands {
         _ = ProcessMetrics.backend
         let host: ServiceHost
         do {
-            host = try ServiceHost(serving: ServiceRegistry.standard.names, settings: settings)
+            host = try ServiceHost(serving: ServiceRegistry.standard.names, settings: settings.hosting)
         } catch {
             logger.critical("cannot start", ["error": "\(error)"])
             return 1
@@ -126,7 +127,7 @@ public enum Commands {
     }
 
     /// `lyceum worker`: one `WorkerPool` with `settings.sessionsPerService` sessions for each of
-    /// `settings.services` at each broker of `settings.brokers`; a worker serving progress or
+    /// `settings.services` (every standard service when none is given) at each broker of `settings.brokers`; a worker serving progress or
     /// books publishes its events into every forwarder of `settings.forwarderEndpoints`.
     public static func worker(_ settings: Settings, security: ProcessSecurity = .plaintext, reloading sources: ConfigurationSources? = nil) -> Int32 {
         configureLogging(settings)
@@ -134,7 +135,7 @@ public enum Commands {
         _ = ProcessMetrics.backend
         let host: ServiceHost
         do {
-            host = try ServiceHost(serving: settings.services, settings: settings)
+            host = try ServiceHost(serving: settings.services.isEmpty ? ServiceRegistry.standard.names : settings.services, settings: settings.hosting)
         } catch let error as PartitionLayoutError {
             // A partition directory it cannot serve is a deployment mistake, like a bad setting.
             logger.critical("cannot start", ["error": error.description])

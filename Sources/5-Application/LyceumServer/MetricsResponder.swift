@@ -5,9 +5,6 @@ struct MetricsResponder: HTTPResponder, Sendable {
     /// The exposition, made when asked.
     let render: @Sendable () -> String
 
-    /// 32 connections, 2 seconds each: a scraper or two, and room for a hostile peer's attempts.
-    static let defaultLimits = HTTPLoop.Limits(maxConnections: 32, requestTimeout: .seconds(2))
-
     func response(to request: HTTPRequest) -> HTTPResponse {
         if request.method == "GET", request.path == "/metrics" {
             return .complete(status: "200 OK", type: "text/plain; version=0.0.4; charset=utf-8", body: Array(render().utf8))

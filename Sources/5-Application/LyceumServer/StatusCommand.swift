@@ -1,3 +1,4 @@
+import Configuration
 import JSON
 import LearningServices
 import Majordomo
@@ -15,9 +16,9 @@ public enum StatusCommand {
     public static func run(settings: Settings, security: ProcessSecurity = .plaintext) -> Int32 {
         let reply: [[UInt8]]
         do {
-            reply = try CallCommand.callOnce(ProcessReport.statusService, body: [[]], settings: settings, security: security)
+            reply = try CallCommand.callOnce(ProcessReport.statusService, body: [[]], settings: settings.client, security: security)
         } catch {
-            return CallCommand.exitStatus(reporting: error, of: "lyceum status", calling: ProcessReport.statusService, settings: settings)
+            return CallCommand.exitStatus(reporting: error, of: "lyceum status", calling: ProcessReport.statusService, settings: settings.client)
         }
         guard reply.count == 1, reply[0] != MDP.notImplemented else {
             printError("lyceum status: the broker at \(settings.brokers.joined(separator: ", ")) does not answer \(ProcessReport.statusService)")
@@ -53,7 +54,7 @@ public enum StatusCommand {
     ) -> Result<JSONValue, PartitionOwnership.NodeError> {
         let reply: [[UInt8]]
         do {
-            reply = try CallCommand.callOnce(service, body: [Array(#"{"op":"describe"}"#.utf8)], settings: settings, security: security)
+            reply = try CallCommand.callOnce(service, body: [Array(#"{"op":"describe"}"#.utf8)], settings: settings.client, security: security)
         } catch let error as MajordomoError where error.code.isBrokerRejection {
             return .failure(.init(description: "the broker refused: \(error.code.rawValue): \(error.detail)"))
         } catch {

@@ -1,6 +1,6 @@
 """Lyceum's Python client: ``Client`` (blocking), ``aio.Client`` (asyncio), ``Events`` (progress
-events with gap repair), and one exception class per error code. See the repository README,
-"Calling Lyceum from Python"."""
+events with gap repair), and one exception class per error code. See the repository's
+docs/clients.md, "Python"."""
 from . import aio
 from .client import Client
 from .errors import (BadRequest, BrokerRejection, Conflict, Forbidden, Internal, LyceumError, NotFound,

@@ -1,5 +1,5 @@
 """CURVE end to end: the clients against a real ``lyceum serve`` that requires it, with keys made
-by ``lyceum keys generate`` (README, "Securing Lyceum"): requests and events with an authorised
+by ``lyceum keys generate`` (docs/security.md): requests and events with an authorised
 key, ``Forbidden`` for what a learner key may not do, and nothing at all without a key; and
 against a ``lyceum broker`` with a separate ``worker``, whose snapshot socket has the worker's
 own key, which its heartbeats advertise (events.md, ``snapshot_key``)."""
