@@ -70,7 +70,8 @@ public enum Commands {
             revocations.onRevocation { if $0.contains(.subscribeEvents) { publisher.rebindSubscribers() } }
         }
         var configuration = brokerConfiguration(settings, report: report, security: security)
-        configuration.localServices = handlers(for: host, publisher: events.first?.service).map(LocalService.init)
+        let backups = try BackupSource(host: host, dataDirectory: settings.dataDirectory, partitions: settings.partitions)
+        configuration.localServices = handlers(for: host, publisher: events.first?.service).map(LocalService.init) + [backups.localService]
         let broker = try Broker(endpoints: settings.endpoints, configuration: configuration, context: context)
         let catalog = host.catalog
         return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report)

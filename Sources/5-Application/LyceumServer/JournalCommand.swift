@@ -86,7 +86,7 @@ private func awaitsFirstWrite(_ directory: String) -> Bool {
 
 /// Every live value by collection, and for a service's journal (a directory named after the
 /// service, or a partition's directory in it) the service's own state too, so that every value is decoded as serving decodes it.
-private struct CheckedState: JournalState {
+struct CheckedState: JournalState {
     var keyed = KeyedJournalState()
     var decoded: (any JournalState)?
     let service: String?

@@ -46,5 +46,11 @@ public enum ProcessMetrics {
             "lyceum_worker_reconnect_backoff_seconds", .gauge,
             "The wait before a worker's last lost session at a broker reconnects; 0 once the broker accepts one again."),
         MetricDescription("lyceum_key_reloads_total", .counter, "Reloads of authorized-keys on SIGHUP, by result (succeeded, failed)."),
+        MetricDescription(
+            "lyceum_backup_last_success_timestamp_seconds", .gauge,
+            "Unix time at which the last backup a client copied whole ended (lyceum backup); alert when it grows old."),
+        MetricDescription("lyceum_backup_bytes", .gauge, "Size in bytes of the last successful backup's snapshots."),
+        MetricDescription("lyceum_backup_duration_seconds", .gauge, "Seconds the last successful backup took, from begin to end."),
+        MetricDescription("lyceum_backups_total", .counter, "Backups ended, by outcome: complete, or incomplete (failed, ended early, abandoned)."),
     ]
 }
