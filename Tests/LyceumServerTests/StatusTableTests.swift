@@ -18,8 +18,11 @@ import Testing
         let onTerminal = try Self.onTerminal(command)
         let lines = onTerminal.split(separator: "\n", omittingEmptySubsequences: false).map { String($0) }
         #expect(lines.first?.hasPrefix("serve up ") == true && lines.first?.hasSuffix(", 0 workers, 0 queued requests") == true, "\(onTerminal)")
-        #expect(lines.contains("SERVICE   WORKERS  IDLE  QUEUED"), "\(onTerminal)")
-        #expect(lines.contains("catalog     local     -       0"), "\(onTerminal)")
+        // Columns as wide as their widest cell, numbers right-aligned under their headers.
+        let header = try #require(lines.first { $0.hasPrefix("SERVICE ") }, "\(onTerminal)")
+        #expect(header.hasSuffix(" WORKERS  IDLE  QUEUED"), "\(onTerminal)")
+        let catalog = try #require(lines.first { $0.hasPrefix("catalog ") }, "\(onTerminal)")
+        #expect(catalog.count == header.count && catalog.hasSuffix("  local     -       0"), "\(onTerminal)")
         #expect(lines.contains { $0.hasPrefix("JOURNAL ") && $0.hasSuffix("LAST SEQ  APPENDS  SYNCS") }, "\(onTerminal)")
         #expect(lines.contains { $0.hasPrefix("books ") && $0.split(separator: " ").dropFirst(2).first == "1" }, "books' last sequence: \(onTerminal)")
         #expect(!onTerminal.contains("{"), "no JSON on a terminal: \(onTerminal)")
