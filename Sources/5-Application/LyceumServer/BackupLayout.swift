@@ -39,9 +39,12 @@ enum BackupRequest: Equatable {
     case read(String, file: String, offset: Int, maxBytes: Int)
     case end(String, complete: Bool)
 
-    /// Parses one request frame.
+    /// What a node service's backup ops start with: `backup_begin`, `backup_read`, `backup_end`.
+    static let nodeOpPrefix = "backup_"
+
+    /// Parses one request frame, whose op is `opPrefix` followed by `begin`, `read` or `end`.
     /// - Throws: `ServiceError` `bad_request` naming the field at fault, `unknown_op`.
-    init(_ frame: [UInt8]) throws(ServiceError) {
+    init(_ frame: [UInt8], opPrefix: String = "") throws(ServiceError) {
         var unknown: String?
         do throws(JSONReadError) {
             let value: JSONValue
@@ -50,7 +53,7 @@ enum BackupRequest: Equatable {
             }
             var reader = try JSONObjectReader(value)
             let op = try reader.string("op")
-            switch op {
+            switch op.hasPrefix(opPrefix) ? op.dropFirst(opPrefix.count) : "" {
             case "begin": self = .begin
             case "read":
                 self = .read(try reader.string("backup", length: 1...32), file: try reader.string("file", length: 1...512),
@@ -71,7 +74,7 @@ enum BackupRequest: Equatable {
             throw ServiceError(error)
         }
         if let unknown {
-            throw ServiceError(.unknownOp, "lyceum.backup has no operation \(PeerText.excerpt(unknown)); it has begin, read, end", field: "$.op")
+            throw ServiceError(.unknownOp, "there is no backup operation \(PeerText.excerpt(unknown)); there are \(["begin", "read", "end"].map { opPrefix + $0 }.joined(separator: ", "))", field: "$.op")
         }
     }
 }

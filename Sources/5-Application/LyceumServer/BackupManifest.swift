@@ -60,6 +60,34 @@ struct BackupManifest: Equatable {
         try reader.rejectUnknownMembers()
     }
 
+    /// One manifest of the parts of a cluster's backup, one per node: their journals together.
+    /// - Throws: `BackupError` when the parts disagree on the partition count, Lyceum version or
+    ///   value formats, or do not hold each partition of a service exactly once (a partition
+    ///   moving while the backup began, or a node missing).
+    init(combining parts: [BackupManifest], source: String) throws(BackupError) {
+        guard let first = parts.first else { throw BackupError(path: source, "no node answered with a backup") }
+        for part in parts where part.partitions != first.partitions || part.lyceumVersion != first.lyceumVersion || part.valueFormats != first.valueFormats {
+            throw BackupError(path: part.source, "describes \(part.partitions) partitions, Lyceum \(part.lyceumVersion), value formats \(part.valueFormats); "
+                              + "\(first.source) \(first.partitions), \(first.lyceumVersion), \(first.valueFormats)")
+        }
+        let journals = parts.flatMap(\.journals)
+        if first.partitions > 0 {
+            for service in Set(journals.map(\.service)).sorted() {
+                let held = journals.filter { $0.service == service }.compactMap(\.partition).sorted()
+                guard held == Array(0..<first.partitions) else {
+                    throw BackupError(path: source, "the nodes hold partitions \(held) of \(service), not each of 0-\(first.partitions - 1) once; "
+                                      + "is a partition moving, or a node missing? (lyceum status)")
+                }
+            }
+        }
+        created = first.created
+        self.source = source
+        lyceumVersion = first.lyceumVersion
+        valueFormats = first.valueFormats
+        partitions = first.partitions
+        self.journals = journals
+    }
+
     /// The manifest in `bytes`, read from a backup's `manifest.json`.
     /// - Throws: `JSONReadError` naming the member at fault.
     init(bytes: [UInt8]) throws(JSONReadError) {

@@ -9,8 +9,9 @@ import Synchronization
 import Glibc
 #endif
 
-/// The management service `lyceum.backup` of a process holding journals: online backups,
-/// pulled by `lyceum backup` (protocol/backup.md). `begin` captures every journal's service
+/// Online backups of the journals a process holds, pulled by `lyceum backup` (protocol/backup.md):
+/// `serve` answers them as the management service `lyceum.backup`, a partitioned worker as the
+/// ops `backup_begin`, `backup_read` and `backup_end` of its node service. `begin` captures every journal's service
 /// state under its write lock (the compaction's capture) and writes each as a snapshot file
 /// under `DATA/.backups/<id>/`, on a thread of its own; `read` hands out those files in chunks;
 /// `end` removes them. A backup not asked anything for `idleLimit` is removed, so a client
@@ -29,7 +30,7 @@ final class BackupSource: Sendable {
         var files: [String: UInt64] = [:]
     }
 
-    private let host: ServiceHost
+    private let services: @Sendable () -> [HostedService]
     private let root: String
     private let partitions: Int
     private let idleLimit: Duration
@@ -37,34 +38,48 @@ final class BackupSource: Sendable {
     private let metrics = BackupMetrics()
     private let logger = Logger(component: "backup")
 
-    /// The backups of `host`'s journals, written under `dataDirectory/.backups` (whatever a
-    /// crash left there is removed now), for a cluster of `partitions` partitions (0: none).
-    init(host: ServiceHost, dataDirectory: String, partitions: Int, idleLimit: Duration = .seconds(60)) throws {
-        self.host = host
+    /// The backups of the journals of `services` (asked at each `begin`: a worker's partitions
+    /// change with moves), written under `dataDirectory/.backups` (whatever a crash left there is
+    /// removed now), for a cluster of `partitions` partitions (0: none).
+    init(
+        services: @escaping @Sendable () -> [HostedService], dataDirectory: String, partitions: Int, idleLimit: Duration = .seconds(60)
+    ) throws {
+        self.services = services
         root = (dataDirectory as NSString).appendingPathComponent(".backups")
         self.partitions = partitions
         self.idleLimit = idleLimit
         if FileManager.default.fileExists(atPath: root) { try FileManager.default.removeItem(atPath: root) }
     }
 
-    /// The broker's local service.
+    /// `serve`'s broker's local service `lyceum.backup`.
     var localService: LocalService {
-        LocalService(name: Self.serviceName) { [self] body, _, later in
-            do throws(ServiceError) {
-                guard let first = body.first, body.count == 1 else {
-                    throw ServiceError(.badRequest, "a backup request is exactly one frame of JSON; this one has \(body.count)")
-                }
-                let request = try BackupRequest(first)
-                switch request {
-                case .begin:
-                    try begin(later)
-                    return nil
-                case .read(let id, let file, let offset, let maxBytes): return try read(id, file: file, offset: offset, maxBytes: maxBytes)
-                case .end(let id, let complete): return [try end(id, complete: complete).successReplyFrame]
-                }
-            } catch {
-                return [error.replyFrame]
+        LocalService(name: Self.serviceName) { [self] body, _, later in answer(body, opPrefix: "", later: later) }
+    }
+
+    /// A node service's handler: requests whose op starts with `backup_` are answered here, the
+    /// others by `otherwise`.
+    func handler(otherwise: @escaping WorkerPool.Handler) -> WorkerPool.Handler {
+        { [self] body, caller, later in
+            guard let first = body.first, case .string(let op) = JSONParser().member("op", in: first),
+                  op.hasPrefix(BackupRequest.nodeOpPrefix) else { return otherwise(body, caller, later) }
+            return answer(body, opPrefix: BackupRequest.nodeOpPrefix, later: later)
+        }
+    }
+
+    private func answer(_ body: [[UInt8]], opPrefix: String, later: DeferredReply) -> [[UInt8]]? {
+        do throws(ServiceError) {
+            guard let first = body.first, body.count == 1 else {
+                throw ServiceError(.badRequest, "a backup request is exactly one frame of JSON; this one has \(body.count)")
             }
+            switch try BackupRequest(first, opPrefix: opPrefix) {
+            case .begin:
+                try begin(later)
+                return nil
+            case .read(let id, let file, let offset, let maxBytes): return try read(id, file: file, offset: offset, maxBytes: maxBytes)
+            case .end(let id, let complete): return [try end(id, complete: complete).successReplyFrame]
+            }
+        } catch {
+            return [error.replyFrame]
         }
     }
 
@@ -92,7 +107,7 @@ final class BackupSource: Sendable {
         var files: [String: UInt64] = [:]
         do {
             try PrivateFiles.makeDirectory(directory, parents: true)
-            for hosted in host.services {
+            for hosted in services() {
                 guard let capture = hosted.capture else { continue }
                 let relative = BackupLayout.file(service: hosted.service.name, partition: hosted.partition?.partition)
                 let path = (directory as NSString).appendingPathComponent(relative)
