@@ -270,7 +270,7 @@ final class BrokerEngine {
             // The reply's service frame is an excerpt too: echoing a megabyte of name would cost
             // the broker a megabyte of reply.
             return try reject(client, envelope: envelope, service: Array(PeerText.excerpt(name).utf8), BrokerRejection(
-                code: .badRequest, text: "the service name \(problem)"))
+                code: .badRequest, text: "the service name \(problem)"), naming: name)
         }
         guard let caller else {
             return try reject(client, envelope: envelope, service: name, BrokerRejection(
@@ -525,8 +525,9 @@ final class BrokerEngine {
         }
     }
 
-    private func reject(_ client: [UInt8], envelope: [[UInt8]], service: [UInt8], _ rejection: BrokerRejection) throws(ZMQError) {
-        logger.log(.warning, "request rejected", ["client": PeerText.excerpt(client), "service": PeerText.excerpt(service), "code": rejection.code.rawValue])
+    /// Sends `rejection` under `service`; the log names `naming` (the name the client sent) when given.
+    private func reject(_ client: [UInt8], envelope: [[UInt8]], service: [UInt8], _ rejection: BrokerRejection, naming: [UInt8]? = nil) throws(ZMQError) {
+        logger.log(.warning, "request rejected", ["client": PeerText.excerpt(client), "service": PeerText.excerpt(naming ?? service), "code": rejection.code.rawValue])
         metrics.rejected(rejection.code)
         try reply(to: client, envelope: envelope, service: service, body: [rejection.frame])
     }
