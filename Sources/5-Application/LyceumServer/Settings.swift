@@ -4,6 +4,7 @@ import Glibc
 import Access
 import Events
 import Journal
+import HTTPServer
 import LearningServices
 import LyceumLogging
 import Partitions
