@@ -14,7 +14,7 @@
 #      and with `--partitions 16`, closed loop; the broker's CPU per request, and 1 s ÷ that: the
 #      requests/s one broker forwards with a core to itself.
 #   3. fdatasync/s of the data directory's file system (one writer, 200-byte appends): the disk
-#      figure TOPOLOGY.md's model rests on.
+#      figure docs/cluster.md's model rests on.
 # Prints a table (ratios against the 1-worker point); writes OUT/cluster.md, cluster.json (with the
 # load average around every point: the machine may be shared), cluster.svg (writes/s vs workers)
 # and the JSON of every run. Every process it starts is stopped on exit.

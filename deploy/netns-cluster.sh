@@ -38,7 +38,7 @@ readonly HOSTS=(b1 b2 w1 w2 w3 c1)
 readonly BROKER_HOSTS=(b1 b2)
 readonly WORKER_HOSTS=(w1 w2 w3)
 readonly PORT=5555 EVENTS_PORT=5556 FORWARDER_PORT=5558
-# What TERM is given before KILL: a worker drains for up to 10 s (README, "Signals").
+# What TERM is given before KILL: a worker drains for up to 10 s (docs/operations.md, "Signals").
 readonly STOP_GRACE=12
 
 repository=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -526,6 +526,14 @@ while [ $# -gt 0 ]; do
        if [ "$verb" = exec ]; then arguments+=("$@"); break; fi ;;
   esac
 done
+
+# The processes this script starts take their settings from the cluster's files and flags only,
+# never from the caller's LYCEUM_* variables (after `eval "$(… env)"` those are the client's:
+# its admin key would make every broker DISCONNECT the workers). `exec` keeps them: there the
+# caller's command is meant to use them.
+if [ "$verb" != exec ]; then
+  while read -r variable; do unset "$variable"; done < <(compgen -e | grep '^LYCEUM_' || true)
+fi
 
 case "$verb" in
   up) [ ${#arguments[@]} -eq 0 ] || usage_error "up takes no arguments"; verb_up ;;

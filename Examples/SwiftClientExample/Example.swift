@@ -1,4 +1,4 @@
-// The README's "Calling Lyceum from Swift" example: a book, some progress, a search, and the
+// docs/clients.md's Swift example: a book, some progress, a search, and the
 // progress event that the write produced. Run it against `lyceum serve`:
 //
 //     swift run SwiftClientExample [broker] [events] [snapshots]

@@ -73,7 +73,7 @@ struct ClusterTests {
         defer { cluster.down() }
         // 120 learners cover the 6 partitions many times over (each learner's partition is
         // FNV-1a of its id; 120 random ids miss one of 6 with probability 6·(5/6)^120 ≈ 2e-9).
-        let bench = try cluster.onClient(["lyceum", "bench", "--endpoint", cluster.brokers[0], "--scenario", "mix", "--verify",
+        let bench = try cluster.onClient(["lyceum", "bench", "--broker", cluster.brokers[0], "--scenario", "mix", "--verify",
                                           "--learners", "120", "--books", "200", "--in-flight", "16", "--duration", "4s", "--warmup", "1s",
                                           "--timeout", "5s", "--json"] + cluster.curveFlags("app"), timeout: .seconds(90))
         #expect(bench.succeeded, "bench --verify reported errors or wrong replies:\n\(bench)\n\(cluster.logs)")

@@ -65,7 +65,7 @@ final class ThreadCollector: @unchecked Sendable {
     @Test func jsonOutputParsesAndPlots() throws {
         let fake = try FakeLyceum()
         defer { fake.stop() }
-        let outcome = try BuiltProgram.run("lyceum", ["bench", "--endpoint", fake.endpoint, "--scenario", "book-read=4,catalog-read=1",
+        let outcome = try BuiltProgram.run("lyceum", ["bench", "--broker", fake.endpoint, "--scenario", "book-read=4,catalog-read=1",
                                                       "--requests", "300", "--warmup", "0s", "--books", "20", "--verify",
                                                       "--label", "fake", "--json"])
         #expect(outcome.status == 0, "\(outcome.standardError)")
@@ -88,7 +88,7 @@ final class ThreadCollector: @unchecked Sendable {
     @Test func aLyingServerFailsTheRun() throws {
         let fake = try FakeLyceum(behaviour: .lying)
         defer { fake.stop() }
-        let outcome = try BuiltProgram.run("lyceum", ["bench", "--endpoint", fake.endpoint, "--scenario", "book-read",
+        let outcome = try BuiltProgram.run("lyceum", ["bench", "--broker", fake.endpoint, "--scenario", "book-read",
                                                       "--requests", "50", "--warmup", "0s", "--books", "5", "--verify"])
         #expect(outcome.status == 1)
         #expect(outcome.standardOutput.contains("wrong_reply 50"), "\(outcome.standardOutput)")
@@ -101,13 +101,13 @@ final class ThreadCollector: @unchecked Sendable {
                       (["--duration", "1s", "--requests", "5"], "--requests: excludes --duration"),
                       (["--server-pid", "0"], "--server-pid"), (["--server-pid", "2147483647"], "--server-pid: file path=/proc/2147483647/stat")])
     func badOptionsAreRefusedWithStatusTwoNamingTheOption(_ options: [String], named: String) throws {
-        let outcome = try BuiltProgram.run("lyceum", ["bench", "--endpoint", "tcp://127.0.0.1:1"] + options)
+        let outcome = try BuiltProgram.run("lyceum", ["bench", "--broker", "tcp://127.0.0.1:1"] + options)
         #expect(outcome.status == 2)
         #expect(outcome.standardError.contains(named), "\(outcome.standardError)")
     }
 
     @Test func anUnreachableServerIsASetupFailure() throws {
-        let outcome = try BuiltProgram.run("lyceum", ["bench", "--endpoint", "tcp://127.0.0.1:1", "--timeout", "300ms"])
+        let outcome = try BuiltProgram.run("lyceum", ["bench", "--broker", "tcp://127.0.0.1:1", "--timeout", "300ms"])
         #expect(outcome.status == 3, "\(outcome.standardError)")
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import LyceumTestSupport
 import Testing
 
-/// The README's example (Examples/SwiftClientExample), built as an executable, run as written
+/// docs/clients.md's example (Examples/SwiftClientExample), built as an executable, run as written
 /// against a real serve.
 @Suite(.offTheCooperativePool) struct ExampleTests {
     @Test func readmeExampleRuns() async throws {

@@ -4,7 +4,7 @@ import LyceumTestSupport
 import Testing
 
 /// Two `lyceum broker`s and one `lyceum worker` registered with both (books, durability
-/// `always`): the deployment the README's "Several brokers" describes, as real processes.
+/// `always`): the deployment docs/operations.md's "Several brokers" describes, as real processes.
 final class TwoBrokerCluster: @unchecked Sendable {
     let first: String
     let second: String

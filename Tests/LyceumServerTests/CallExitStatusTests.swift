@@ -69,6 +69,18 @@ struct CallExitStatusTests {
         #expect(both.status == 1 && both.stderr.contains("service_unknown"), "\(both.status.map(String.init) ?? "none") \(both.stderr)")
     }
 
+    @Test("a first broker that is down is passed over for the next, not waited for through the reply timeout")
+    func firstBrokerDown() throws {
+        let endpoint = try freeLoopbackEndpoint()
+        let broker = try LyceumProcess(["broker", "--endpoint", endpoint, "--events-endpoint", "none"])
+        defer { broker.stop() }
+        let down = try freeLoopbackEndpoint()
+        // The reply timeout is ten minutes: waiting it out for the first broker passes the hang limit.
+        let status = try LyceumProcess.run(["status", "--broker", down, "--broker", endpoint, "--timeout", "600000"], timeout: .seconds(180))
+        #expect(status.status == 0, "\(status.status.map(String.init) ?? "none") \(status.stderr)")
+        #expect(status.stdout.contains("\"services\""), "\(status.stdout)")
+    }
+
     @Test("forbidden from a CURVE broker exits 1")
     func forbidden() throws {
         let keys = try CurveEndToEndTests.standardKeys()

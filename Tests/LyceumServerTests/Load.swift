@@ -13,6 +13,8 @@ final class Load: Sendable {
         let service: String
         let request: String
         let reply: [UInt8]?
+        /// When the reply (or the client's giving up) came.
+        var finished = ContinuousClock.now
 
         /// The reply parsed as a JSON object, or `nil` without a reply.
         func parsed() throws -> [String: Any]? { try reply.map(parse) }

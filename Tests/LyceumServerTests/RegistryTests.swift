@@ -1,3 +1,4 @@
+import Configuration
 import Access
 import Foundation
 import LearningServices
@@ -41,7 +42,7 @@ struct RegistryTests {
         settings.endpoints = [try freeLoopbackEndpoint()]
         settings.eventsEndpoint = "none"
         _ = ProcessMetrics.backend
-        let host = try ServiceHost(serving: Self.registry.names, registry: Self.registry, settings: settings)
+        let host = try ServiceHost(serving: Self.registry.names, registry: Self.registry, settings: settings.hosting)
         defer { host.close() }
         let threads = try serveInProcess(host, settings: settings)
         defer { for thread in threads.reversed() { _ = thread.stop() } }

@@ -1,3 +1,4 @@
+import Configuration
 import Access
 import Events
 import Foundation
@@ -81,7 +82,7 @@ struct ServiceEventsTests {
         settings.endpoints = [try freeLoopbackEndpoint()]
         settings.eventsEndpoint = try freeLoopbackEndpoint()
         settings.snapshotEndpoint = try freeLoopbackEndpoint()
-        let host = try ServiceHost(serving: [NotesService.serviceName], registry: Self.registry, settings: settings)
+        let host = try ServiceHost(serving: [NotesService.serviceName], registry: Self.registry, settings: settings.hosting)
         defer { host.close() }
         let threads = try serveInProcess(host, settings: settings)
         defer { for thread in threads.reversed() { _ = thread.stop() } }

@@ -1,3 +1,4 @@
+import Configuration
 import Foundation
 import Journal
 import LearningServices
@@ -13,11 +14,11 @@ struct ServiceHostTests {
         settings.dataDirectory = data.path
         let created: [String: Any]
         do {
-            let host = try ServiceHost(serving: ["books", "progress"], settings: settings)
+            let host = try ServiceHost(serving: ["books", "progress"], settings: settings.hosting)
             created = try parse(host.books.handle(Array(ServeEndToEndTests.createDune.utf8)))
             host.close()
         }
-        let host = try ServiceHost(serving: ["books"], settings: settings)
+        let host = try ServiceHost(serving: ["books"], settings: settings.hosting)
         defer { host.close() }
         let book = try #require(created.result["book"] as? [String: Any])
         let read = try parse(host.books.handle(Array(#"{"op":"get","learner":"ada","id":"\#(book["id"] as? String ?? "")"}"#.utf8)))
@@ -31,7 +32,7 @@ struct ServiceHostTests {
         defer { data.remove() }
         var settings = Settings()
         settings.dataDirectory = data.path
-        let host = try ServiceHost(serving: ["books", "progress"], settings: settings)
+        let host = try ServiceHost(serving: ["books", "progress"], settings: settings.hosting)
         defer { host.close() }
         let watch = Array(#"{"op":"mark_watched","learner":"ada","course":"swiftui-essentials","lesson":"state-and-binding"}"#.utf8)
         for _ in 0..<3 { #expect(try parse(host.service(named: "progress")?.handle(watch) ?? []).isOK) }
@@ -51,7 +52,7 @@ struct ServiceHostTests {
         let updatesPerWriter = 300
         let ids: [String]
         do {
-            let host = try ServiceHost(serving: ["books"], settings: settings, journalOptions: options)
+            let host = try ServiceHost(serving: ["books"], settings: settings.hosting, journalOptions: options)
             ids = try (0..<writers).map { writer in
                 let reply = try parse(host.books.handle(Array(
                     #"{"op":"create","learner":"w\#(writer)","title":"Book","author":"A","genre":"Poetry","rating":1}"#.utf8)))
@@ -74,7 +75,7 @@ struct ServiceHostTests {
         let report = try Journal.check(directory: data.path + "/books", state: &replayed)
         #expect(report.isHealthy)
         #expect(report.snapshotSequence > 0)
-        let host = try ServiceHost(serving: ["books"], settings: settings)
+        let host = try ServiceHost(serving: ["books"], settings: settings.hosting)
         defer { host.close() }
         for (writer, id) in ids.enumerated() {
             let book = try parse(host.books.handle(Array(#"{"op":"get","learner":"w\#(writer)","id":"\#(id)"}"#.utf8))).result["book"] as? [String: Any]
@@ -88,9 +89,9 @@ struct ServiceHostTests {
         defer { data.remove() }
         var settings = Settings()
         settings.dataDirectory = data.path
-        let host = try ServiceHost(serving: ["progress"], settings: settings)
+        let host = try ServiceHost(serving: ["progress"], settings: settings.hosting)
         defer { host.close() }
-        #expect { try ServiceHost(serving: ["progress"], settings: settings) } throws: { error in
+        #expect { try ServiceHost(serving: ["progress"], settings: settings.hosting) } throws: { error in
             (error as? JournalError)?.code == .locked
         }
     }
@@ -101,7 +102,7 @@ struct ServiceHostTests {
         var settings = Settings()
         settings.dataDirectory = data.path
         settings.catalogPaths = [data.path + "/missing.json"]
-        #expect { try ServiceHost(serving: ["catalog"], settings: settings) } throws: { error in
+        #expect { try ServiceHost(serving: ["catalog"], settings: settings.hosting) } throws: { error in
             "\(error)".contains("missing.json")
         }
     }

@@ -1,3 +1,4 @@
+import Configuration
 import Foundation
 import Journal
 import LearningServices
@@ -49,7 +50,7 @@ struct StoredValueTests {
         defer { data.remove() }
         var settings = Settings()
         settings.dataDirectory = data.path
-        let host = try ServiceHost(serving: ["books", "progress"], settings: settings)
+        let host = try ServiceHost(serving: ["books", "progress"], settings: settings.hosting)
         let dune = try parse(host.books.handle(Array(#"{"op":"get","learner":"ada","id":"\#(Self.dune)"}"#.utf8)))
         let book = try #require(dune.result["book"] as? [String: Any])
         #expect(book["rating"] as? Int == 4 && book["version"] as? Int == 2)
@@ -98,7 +99,7 @@ struct StoredValueTests {
         // compaction can write a snapshot without it.
         var settings = Settings()
         settings.dataDirectory = data.path
-        let error = #expect(throws: JournalError.self) { try ServiceHost(serving: ["books"], settings: settings) }
+        let error = #expect(throws: JournalError.self) { try ServiceHost(serving: ["books"], settings: settings.hosting) }
         #expect(error?.code == .undecodableValue && error?.offset == UInt64(offset) && error?.sequence == UInt64(sequence))
         #expect(try Data(contentsOf: URL(fileURLWithPath: journal)) == before, "nothing changed the journal")
     }

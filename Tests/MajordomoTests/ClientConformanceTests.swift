@@ -145,6 +145,21 @@ import ZeroMQ
         } throws: { ($0 as? MajordomoError)?.code == .brokerUnreachable }
     }
 
+    /// A broker that is down costs an attempt its connection wait, not its reply timeout: the
+    /// error says which wait ran out (the reply timeout here is ten minutes).
+    @Test func anAttemptWithNoConnectionEndsAtItsConnectTimeout() throws {
+        let context = try Context()
+        let configuration = ClientConfiguration(timeout: .seconds(600), attempts: 2, connectTimeout: .milliseconds(200))
+        let client = Client(endpoint: "tcp://127.0.0.1:1", configuration: configuration, context: context)
+        defer { client.close() }
+        #expect {
+            try client.call("echo", body: [])
+        } throws: { error in
+            let error = error as? MajordomoError
+            return error?.code == .brokerUnreachable && error?.detail == "no connection after 2 attempts of 0.2 seconds"
+        }
+    }
+
     @Test func asyncClientTellsUnreachableFromTimedOut() throws {
         let context = try Context()
         let configuration = ClientConfiguration(timeout: .milliseconds(200), attempts: 2)

@@ -8,9 +8,6 @@ public struct MetricsResponder: HTTPResponder, Sendable {
     /// A responder answering with what `render` returns.
     public init(render: @escaping @Sendable () -> String) { self.render = render }
 
-    /// 32 connections, 2 seconds each: a scraper or two, and room for a hostile peer's attempts.
-    public static let defaultLimits = HTTPLoop.Limits(maxConnections: 32, requestTimeout: .seconds(2))
-
     public func response(to request: HTTPRequest) -> HTTPResponse {
         if request.method == "GET", request.path == "/metrics" {
             return .complete(status: "200 OK", type: "text/plain; version=0.0.4; charset=utf-8", body: Array(render().utf8))

@@ -26,9 +26,13 @@ public final class Client {
         guard !service.isEmpty else {
             throw MajordomoError(code: .invalidArgument, endpoint: endpoint, detail: "empty service name")
         }
+        if let problem = MDP.serviceNameProblem(service.utf8) {
+            throw MajordomoError(code: .invalidArgument, endpoint: endpoint, detail: "the service name \(problem)")
+        }
+        let now = clock.now
         let request = RequestSlot.Request(
             service: service, message: ClientMessage(service: Array(service.utf8), body: body),
-            deadline: clock.now + configuration.timeout)
+            deadline: now + configuration.timeout, connectionDeadline: now + configuration.connectionWait)
         let outcome: Result<[[UInt8]], MajordomoError>
         do {
             outcome = try exchange(request)

@@ -4,7 +4,7 @@ import ZeroMQ
 enum ClientSupport {
     /// The longest a new socket's first request waits for the connection before the call
     /// returns and leaves the rest to the caller's next wait.
-    static let connectionWait = Duration.milliseconds(100)
+    static let firstConnectionWait = Duration.milliseconds(100)
 
     /// A DEALER connected to the broker, with `ZMQ_IMMEDIATE` so that nothing is queued
     /// before a connection exists (which is how "unreachable" is told from "timed out"),
@@ -17,7 +17,7 @@ enum ClientSupport {
         try socket.connect(endpoint)
         var connection = Poller()
         try connection.add(socket, events: .writable)
-        try connection.poll(timeout: min(configuration.timeout, connectionWait))
+        try connection.poll(timeout: min(configuration.connectionWait, firstConnectionWait))
         return socket
     }
 
@@ -31,13 +31,14 @@ enum ClientSupport {
         return .success(reply.body)
     }
 
-    /// The failure of a request whose every attempt passed its deadline.
+    /// The failure of a request whose every attempt passed its deadline; `connectionWait` is
+    /// how long each attempt waited for a connection.
     static func exhausted(service: String, endpoint: String, attempts: Int, _ configuration: ClientConfiguration,
-                          reachedBroker: Bool) -> MajordomoError {
+                          reachedBroker: Bool, connectionWait: Duration) -> MajordomoError {
         reachedBroker
             ? MajordomoError(code: .timedOut, service: service, endpoint: endpoint,
                              detail: "no reply after \(attempts) attempts of \(configuration.timeout)")
             : MajordomoError(code: .brokerUnreachable, service: service, endpoint: endpoint,
-                             detail: "no connection after \(attempts) attempts of \(configuration.timeout)")
+                             detail: "no connection after \(attempts) attempts of \(connectionWait)")
     }
 }

@@ -9,6 +9,8 @@ final class RequestSlot {
         let message: ClientMessage
         var attempt = 1
         var deadline: ContinuousClock.Instant
+        /// When the current attempt stops waiting for a connection (`connectTimeout`).
+        var connectionDeadline: ContinuousClock.Instant
         /// Whether the current attempt's request has left, which needs a connection.
         var sent = false
         /// Whether any attempt found a connection to the broker.
@@ -66,19 +68,22 @@ final class RequestSlot {
         return nil
     }
 
-    /// Retries the request on a new socket when its attempt is past its deadline.
+    /// Retries the request on a new socket when its attempt is past its deadline, or is still
+    /// unsent past its connection deadline.
     /// - Returns: the failure when no attempt is left.
     func checkDeadline(now: ContinuousClock.Instant) throws(ZMQError) -> MajordomoError? {
-        guard var current = request, now >= current.deadline else { return nil }
+        guard var current = request, now >= current.deadline || (!current.sent && now >= current.connectionDeadline) else { return nil }
         socket?.close()
         socket = nil
         guard current.attempt < configuration.attempts else {
             request = nil
             return ClientSupport.exhausted(service: current.service, endpoint: endpoint, attempts: current.attempt,
-                                           configuration, reachedBroker: current.reachedBroker)
+                                           configuration, reachedBroker: current.reachedBroker,
+                                           connectionWait: configuration.connectionWait)
         }
         current.attempt += 1
         current.deadline = now + configuration.timeout
+        current.connectionDeadline = now + configuration.connectionWait
         current.sent = false
         request = current
         try openSocketIfNeeded()

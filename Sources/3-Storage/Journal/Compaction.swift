@@ -108,7 +108,7 @@ extension Journal {
             }
         }
         let output = BufferedFileWriter(fd: fd, path: paths.temporary)
-        let (snapshotBytes, snapshotChanges) = try writeSnapshot(of: captured.state, sequence: captured.sequence, to: output, progress: progress)
+        let (snapshotBytes, snapshotChanges) = try Self.writeSnapshot(of: captured.state, sequence: captured.sequence, to: output, progress: progress)
 
         // Carry over what was committed meanwhile, without blocking writers, until little is left.
         var copied = startOffset
@@ -158,7 +158,7 @@ extension Journal {
     /// The header counts the parts, so a first walk over the state's snapshot splits it and a
     /// second writes it: only one part is ever held in memory, where a snapshot of a million
     /// books held as one array took about as much memory again as the books.
-    private func writeSnapshot(
+    static func writeSnapshot(
         of state: any JournalState, sequence: UInt64, to output: BufferedFileWriter,
         progress: ((JournalProgress) -> Void)?
     ) throws -> (bytes: UInt64, changes: Int) {

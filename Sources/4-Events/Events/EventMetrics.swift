@@ -1,6 +1,6 @@
 import Telemetry
 
-/// The publisher's counters in the process's metrics (README "Status and metrics"), pushed as
+/// The publisher's counters in the process's metrics (docs/operations.md, "Status and metrics"), pushed as
 /// `EventPublisher.Counters` change.
 struct EventMetrics: Sendable {
     let published = Counter(label: "lyceum_events_published_total")

@@ -1,4 +1,5 @@
 import CommandSyntax
+import Configuration
 import Foundation
 import JSON
 import LyceumLogging
@@ -14,7 +15,7 @@ public enum BenchCommand {
     /// `lyceum bench` and `lyceum bench plot`.
     public static let declaration: Command = {
         let defaults = LoadTestConfiguration()
-        return Command(
+        return Command.withSettings(
             "bench", summary: "load-test a broker: closed loop or fixed rate, verified replies, --json, --plot",
             discussion: """
                 Sends Lyceum requests through a Majordomo broker and reports throughput, errors by code and
@@ -23,9 +24,9 @@ public enum BenchCommand {
                 exit status: 0 no errors; 1 some requests failed or replies were wrong; 2 bad options;
                 3 the server could not be prepared (unreachable, missing services)
                 """,
+            keys: [.broker, .curveSecretKey, .curveServerKey],
             options: [
-                Option("endpoint", .text(placeholder: "EP"), help: "a broker; several: connections spread over them and fail over",
-                       default: defaults.endpoints.joined(separator: ", "), repeatable: true),
+                Option("endpoint", .text(placeholder: "EP"), help: "an alias of --broker, which it replaces when given", repeatable: true),
                 Option("scenario", .text(placeholder: "MIX"), help: """
                     mix, or one of \(Scenario.allCases.map(\.rawValue).joined(separator: ", ")),
                     or weighted NAME=WEIGHT,… e.g. book-read=60,catalog-read=40
@@ -52,8 +53,6 @@ public enum BenchCommand {
                 Option("books", .integer(placeholder: "N", range: 0...10_000_000), help: "books created before the run for reads and updates",
                        default: String(defaults.bookCount)),
                 Option("verify", .none, help: "check every reply's content, not only that it is ok"),
-                Option(CredentialsError.Setting.secretKey.rawValue, .text(placeholder: "FILE"), help: "the clients' secret certificate (CURVE)"),
-                Option(CredentialsError.Setting.serverKey.rawValue, .text(placeholder: "FILE"), help: "the broker's public certificate"),
                 Option("timeout", .duration(placeholder: "T"), help: "a request unanswered this long counts as timed_out",
                        default: OptionValue.text(of: defaults.timeout)),
                 Option("server-pid", .integer(placeholder: "PID", range: 1...Int(Int32.max)), help: """
@@ -85,11 +84,12 @@ public enum BenchCommand {
 
     /// The configuration `parsed` asks for, checked.
     /// - Throws: `UsageError` naming the option whose value cannot make a meaningful run.
-    static func configuration(_ parsed: ParsedArguments) throws(UsageError) -> LoadTestConfiguration {
+    static func configuration(_ parsed: ParsedArguments, settings: Settings) throws(UsageError) -> LoadTestConfiguration {
         var configuration = LoadTestConfiguration()
         do throws(LoadTestError) {
+            // `--endpoint`, the name bench had before it took `--broker` as every client command does.
             let endpoints = parsed.values("endpoint")
-            if !endpoints.isEmpty { configuration.endpoints = endpoints }
+            configuration.endpoints = endpoints.isEmpty ? settings.brokers : endpoints
             if let mix = parsed.text("scenario") { configuration.mix = try ScenarioMix(parsing: mix) }
             if let connections = parsed.integer("connections") { configuration.connections = connections }
             if let duration = parsed.duration("duration") { configuration.stop = .after(duration) }
@@ -110,16 +110,16 @@ public enum BenchCommand {
         }
         do throws(CredentialsError) {
             configuration.security = try CurveCredentials.client(
-                secretCertificate: parsed.text(CredentialsError.Setting.secretKey.rawValue),
-                serverCertificate: parsed.text(CredentialsError.Setting.serverKey.rawValue))?.client ?? .plaintext
+                secretCertificate: settings.curveSecretKey, serverCertificate: settings.curveServerKey)?.client ?? .plaintext
         } catch {
             throw UsageError(error.description)
         }
         return configuration
     }
 
-    private static func run(_ parsed: ParsedArguments) throws(UsageError) -> Int32 {
-        let configuration = try configuration(parsed)
+    private static func run(_ resolved: CommandArguments, _ sources: ConfigurationSources) throws(UsageError) -> Int32 {
+        let parsed = sources.commandLine
+        let configuration = try configuration(parsed, settings: resolved.settings)
         let progressInterval = parsed.duration("progress") ?? ProgressLine.defaultInterval
         guard progressInterval >= .milliseconds(100) else { throw UsageError(option: "progress", "must be at least 100ms") }
         let logger = Logger(component: "bench")

@@ -78,7 +78,7 @@ public struct LoadTestConfiguration: Sendable {
         func refuse(_ option: String, _ detail: String) -> LoadTestError {
             LoadTestError(code: .invalidOption, option: option, detail: detail)
         }
-        guard !endpoints.isEmpty else { throw refuse("--endpoint", "needs at least one broker") }
+        guard !endpoints.isEmpty else { throw refuse("--broker", "needs at least one broker") }
         guard (1...1024).contains(connections) else { throw refuse("--connections", "must be from 1 to 1024") }
         switch load {
         case .closed(let inFlight):

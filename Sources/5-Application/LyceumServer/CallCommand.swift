@@ -1,3 +1,4 @@
+import Configuration
 import Foundation
 import JSON
 import Majordomo
@@ -26,7 +27,7 @@ public enum CallCommand {
 
     /// Sends `body` to `service` through the first broker of `settings.brokers` that answers,
     /// and prints the reply; problems go to stderr as one sentence each.
-    public static func run(service: String, body: String, settings: Settings, security: ProcessSecurity = .plaintext) -> Int32 {
+    public static func run(service: String, body: String, settings: ClientSettings, security: ProcessSecurity = .plaintext) -> Int32 {
         let reply: [[UInt8]]
         do {
             reply = try callOnce(service, body: [Array(body.utf8)], settings: settings, security: security)
@@ -39,7 +40,7 @@ public enum CallCommand {
 
     /// Says on stderr why `command`'s call to `service` failed with `error` (a broker's refusal,
     /// or no reply from any broker) and returns the exit status that says the same.
-    static func exitStatus(reporting error: any Error, of command: String, calling service: String, settings: Settings) -> Int32 {
+    static func exitStatus(reporting error: any Error, of command: String, calling service: String, settings: ClientSettings) -> Int32 {
         let status = Status.of(error)
         if status == Status.errorReply, let refusal = error as? MajordomoError {
             printError("\(command): the broker at \(refusal.endpoint ?? "?") refused the request: \(refusal.code): \(refusal.detail)")
@@ -51,18 +52,23 @@ public enum CallCommand {
 
     /// One request to `service` through the brokers of `settings.brokers`, as `call` and
     /// `status` make it: a single attempt at each broker in order, waiting `settings.timeout`
-    /// each, with CURVE when `security` has keys. It moves on to the next broker only when one
+    /// each for the reply (and, but for the last, ``connectionWaitBeforeNextBroker`` for a
+    /// connection), with CURVE when `security` has keys. It moves on to the next broker only when one
     /// was unreachable, did not answer, or had no worker for the service; when none answered
     /// otherwise it throws the last broker's refusal if any refused, else the last error (so a
     /// refusal is not hidden behind a later broker's silence). A write that timed out may have
     /// been applied by the broker left behind: the caller's `request_id` is what keeps its retry
     /// from applying it twice.
-    static func callOnce(_ service: String, body: [[UInt8]], settings: Settings, security: ProcessSecurity) throws -> [[UInt8]] {
+    static func callOnce(_ service: String, body: [[UInt8]], settings: ClientSettings, security: ProcessSecurity) throws -> [[UInt8]] {
         let context = try Context()
         var configuration = ClientConfiguration(timeout: settings.timeout, attempts: 1)
         configuration.security = security.connecting
         var lastError: MajordomoError?
-        for endpoint in settings.brokers {
+        for (index, endpoint) in settings.brokers.enumerated() {
+            // A broker that is down gets no connection: with another broker to try, waiting for
+            // one longer than a handshake takes only delays the answer (the whole timeout, 5 s,
+            // before). Nothing was sent without a connection, so moving on applies nothing twice.
+            configuration.connectTimeout = index < settings.brokers.count - 1 ? connectionWaitBeforeNextBroker : nil
             let client = Client(endpoint: endpoint, configuration: configuration, context: context)
             let outcome = Result { () throws(MajordomoError) in try client.call(service, body: body) }
             client.close()
@@ -76,6 +82,9 @@ public enum CallCommand {
         // `brokers` always holds one endpoint or more (a repeatable setting starts from its default).
         throw lastError ?? MajordomoError(code: .invalidArgument, service: service, detail: "no broker to call")
     }
+
+    /// How long `callOnce` waits for a connection to a broker that is not the last to try.
+    static let connectionWaitBeforeNextBroker = Duration.milliseconds(500)
 
     /// Whether the reply is one frame of JSON saying `"ok": true`.
     static func isSuccess(_ reply: [[UInt8]]) -> Bool {

@@ -1,3 +1,4 @@
+import Configuration
 import Dashboard
 import Events
 import Foundation
@@ -8,6 +9,7 @@ import LyceumLogging
 import Majordomo
 import Partitions
 import Security
+import Telemetry
 import ZeroMQ
 
 /// The long-running subcommands: `serve`, `broker` and `worker`. Each returns the process's exit
@@ -29,7 +31,7 @@ public enum Commands {
         _ = ProcessMetrics.backend
         let host: ServiceHost
         do {
-            host = try ServiceHost(serving: ServiceRegistry.standard.names, settings: settings)
+            host = try ServiceHost(serving: ServiceRegistry.standard.names, settings: settings.hosting)
         } catch {
             logger.critical("cannot start", ["error": "\(error)"])
             return 1
@@ -37,7 +39,8 @@ public enum Commands {
         defer { host.close() }
         do {
             let revocations = Revocations()
-            return try runGroup(logger: logger, reload: reloader(sources, host: host, security: security, revocations: revocations)) { context in
+            return try runGroup(logger: logger, readiness: Readiness(awaiting: [Readiness.started]),
+                                reload: reloader(sources, host: host, security: security, revocations: revocations)) { context in
                 try serveServices(host, settings: settings, security: security, revocations: revocations, context: context)
             }
         } catch {
@@ -69,7 +72,8 @@ public enum Commands {
             revocations.onRevocation { if $0.contains(.subscribeEvents) { publisher.rebindSubscribers() } }
         }
         var configuration = brokerConfiguration(settings, report: report, security: security)
-        configuration.localServices = handlers(for: host, publisher: events.first?.service).map(LocalService.init)
+        let backups = try BackupSource(services: { host.services }, dataDirectory: settings.dataDirectory, partitions: 0)
+        configuration.localServices = handlers(for: host, publisher: events.first?.service).map(LocalService.init) + [backups.localService]
         let broker = try Broker(endpoints: settings.endpoints, configuration: configuration, context: context)
         let catalog = host.catalog
         return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report)
@@ -89,7 +93,8 @@ public enum Commands {
         let report = ProcessReport(role: "broker", journals: [:])
         do {
             let revocations = Revocations()
-            return try runGroup(logger: logger, reload: reloader(sources, host: nil, security: security, revocations: revocations)) { context in
+            return try runGroup(logger: logger, readiness: Readiness(awaiting: [Readiness.started]),
+                                reload: reloader(sources, host: nil, security: security, revocations: revocations)) { context in
                 var configuration = brokerConfiguration(settings, report: report, security: security)
                 let coordinator = try partitionCoordinator(settings, security: security, context: context)
                 if let coordinator {
@@ -127,7 +132,7 @@ public enum Commands {
     }
 
     /// `lyceum worker`: one `WorkerPool` with `settings.sessionsPerService` sessions for each of
-    /// `settings.services` at each broker of `settings.brokers`; a worker serving progress or
+    /// `settings.services` (every standard service when none is given) at each broker of `settings.brokers`; a worker serving progress or
     /// books publishes its events into every forwarder of `settings.forwarderEndpoints`.
     public static func worker(_ settings: Settings, security: ProcessSecurity = .plaintext, reloading sources: ConfigurationSources? = nil) -> Int32 {
         configureLogging(settings)
@@ -135,7 +140,7 @@ public enum Commands {
         _ = ProcessMetrics.backend
         let host: ServiceHost
         do {
-            host = try ServiceHost(serving: settings.services, settings: settings)
+            host = try ServiceHost(serving: settings.services.isEmpty ? ServiceRegistry.standard.names : settings.services, settings: settings.hosting)
         } catch let error as PartitionLayoutError {
             // A partition directory it cannot serve is a deployment mistake, like a bad setting.
             logger.critical("cannot start", ["error": error.description])
@@ -170,7 +175,9 @@ public enum Commands {
         }
         do {
             let revocations = Revocations()
-            return try runGroup(logger: logger, reload: reloader(sources, host: host, security: security, revocations: revocations)) { context in
+            let readiness = Readiness(awaiting: [Readiness.started, Readiness.registered])
+            return try runGroup(logger: logger, readiness: readiness,
+                                reload: reloader(sources, host: host, security: security, revocations: revocations)) { context in
                 // Snapshots are answered on loopback, on a port of the kernel's choosing, unless
                 // `snapshot-endpoint` names an address (for dashboards on other hosts): heartbeats
                 // through the forwarder advertise it (with its CURVE key), and several workers on
@@ -192,6 +199,10 @@ public enum Commands {
                     reconnectInitialDelay: settings.reconnectInitial,
                     reconnectMaximumDelay: settings.reconnectMaximum)
                 configuration.security = security.connecting
+                configuration.watchdog = Watchdog.fromEnvironment()
+                configuration.registrationChanged = { registered in
+                    registered ? readiness.meet(Readiness.registered) : readiness.withdraw(Readiness.registered)
+                }
                 // Over CURVE the broker's server key vouches for the identity frame (protocol/majordomo.md).
                 configuration.trustsCallerIdentities = security.isCurve
                 // One pool, one thread, for every service registered with every broker: the
@@ -211,7 +222,8 @@ public enum Commands {
                     let caller = try NodeCaller(endpoints: settings.brokers, security: security.connecting)
                     let moves = PartitionMoves(custody: partitions, call: caller.call, outcomes: PartitionMoveOutcomeFile(dataDirectory: settings.dataDirectory))
                     let node = NodeService.worker(node: settings.node, partitions: settings.partitions, worker: partitions)
-                    services += partitions.poolServices + [(node.name, moves.handler(otherwise: FrameHandler.handler(node.answer)))]
+                    let backups = try BackupSource(services: { partitions.served }, dataDirectory: settings.dataDirectory, partitions: settings.partitions)
+                    services += partitions.poolServices + [(node.name, backups.handler(otherwise: moves.handler(otherwise: FrameHandler.handler(node.answer))))]
                     worker = partitions
                 }
                 let pool = try WorkerPool(
@@ -240,14 +252,14 @@ public enum Commands {
         Logger.configure(linesPerSecond: settings.logRateLimit)
     }
 
-    /// The broker's timings, bounds, `mmi.status` answer and security, from `settings` and
+    /// The broker's timings, bounds, `mmi.status` answer, systemd watchdog and security, from `settings` and
     /// `security` (a CURVE server whose callers are looked up in the authorised keys, or
     /// plaintext with every caller unverified); raises the process's descriptor limit and fits
     /// `max-connections` under it.
     static func brokerConfiguration(_ settings: Settings, report: ProcessReport, security: ProcessSecurity) -> BrokerConfiguration {
         let logger = Logger(component: "broker")
         let descriptors = DescriptorLimit.raise(logger: logger)
-        return BrokerConfiguration(
+        var configuration = BrokerConfiguration(
             heartbeat: Heartbeat(interval: settings.heartbeatInterval, liveness: settings.heartbeatLiveness),
             unknownServiceTimeout: settings.unknownServiceTimeout,
             maxQueuedRequestsPerService: settings.queueLimit,
@@ -262,6 +274,8 @@ public enum Commands {
             security: security.bound(.broker),
             keyDirectory: security.directory
         )
+        configuration.watchdog = Watchdog.fromEnvironment()
+        return configuration
     }
 
     /// The coordinator of a partitioned cluster's broker (`settings.partitions` > 0), calling
@@ -334,20 +348,24 @@ public enum Commands {
     /// What SIGHUP does: read the configuration sources again and apply the log level and
     /// format, then reload the catalog and the authorised keys. A source that has become
     /// invalid, or a key directory that cannot be read, is logged and the running configuration
-    /// (and the old keys) kept. When the reload removed or changed keys, the event sockets whose
+    /// (and the old keys) kept; key reloads are counted by result (`lyceum_key_reloads_total`). When the reload removed or changed keys, the event sockets whose
     /// peers authenticated with their permissions are told (`revocations`).
     private static func reloader(
         _ sources: ConfigurationSources?, host: ServiceHost?, security: ProcessSecurity, revocations: Revocations
     ) -> @Sendable () -> Void {
         let logger = Logger(component: "reload")
+        let keyReloads = (succeeded: Counter(label: "lyceum_key_reloads_total", dimensions: [("result", "succeeded")]),
+                          failed: Counter(label: "lyceum_key_reloads_total", dimensions: [("result", "failed")]))
         return {
             if let keyRing = security.keyRing {
                 do throws(KeyRingError) {
                     let change = try keyRing.reload()
+                    keyReloads.succeeded.increment()
                     logger.info("keys reloaded", ["keys": String(keyRing.count), "added": change.added.joined(separator: ","),
                                                   "removed": change.removed.joined(separator: ","), "changed": change.changed.joined(separator: ",")])
                     revocations.revoked(change.revokedPermissions)
                 } catch {
+                    keyReloads.failed.increment()
                     logger.error("key reload failed; the running keys stay", ["error": error.description])
                 }
             }
@@ -364,17 +382,18 @@ public enum Commands {
         }
     }
 
-    /// Runs the services `make` creates on a fresh context until a signal stops them. The
+    /// Runs the services `make` creates on a fresh context until a signal stops them, telling
+    /// `readiness` (and so systemd) when they all run and when they stop. The
     /// context and every service are released before this returns, so the last messages are
     /// delivered before the caller closes journals or exits.
     private static func runGroup(
-        logger: Logger, reload: @escaping @Sendable () -> Void,
+        logger: Logger, readiness: Readiness, reload: @escaping @Sendable () -> Void,
         _ make: (Context) throws -> [(name: String, service: any Service)]
     ) throws -> Int32 {
         let context = try Context()
         let services = try make(context)
         logger.info("starting", ["services": services.map(\.name).joined(separator: ",")])
-        let status = ServiceGroup(services, reload: reload).run()
+        let status = ServiceGroup(services, readiness: readiness, reload: reload).run()
         logger.info("stopped", ["status": String(status)])
         // The counts of lines refused since the last summary, which the summaries' thread would
         // write within a second, are written before the process exits.

@@ -17,12 +17,21 @@ public struct HostedService: Sendable {
     public let partition: OwnedPartition?
     /// Its journal, when it keeps one.
     public let journal: Journal?
+    /// Reads its state and its journal's last sequence together, under the service's write
+    /// lock: what a compaction and a backup snapshot. Throws when a journaled write could not
+    /// be applied, which the state would miss.
+    public typealias Capture = @Sendable () throws -> (state: any JournalState, sequence: UInt64)
+    /// Its state's capture, when it keeps a journal.
+    public let capture: Capture?
     /// The table the publisher's snapshots start from, for a service whose events have snapshots.
     let snapshotTable: (@Sendable (CatalogStore) -> ProgressTable)?
     private let makeAnswer: @Sendable (EventPublisher?, RequestMetrics) -> FrameHandler.Answer
 
-    init<Service: LearningService>(_ service: Service, journal: Journal?, events: ServiceEvents<Service>?, partition: OwnedPartition?) {
+    init<Service: LearningService>(
+        _ service: Service, journal: Journal?, capture: Capture?, events: ServiceEvents<Service>?, partition: OwnedPartition?
+    ) {
         self.service = service
+        self.capture = capture
         name = partition.map { PartitionName.service(service.name, partition: $0.partition) } ?? service.name
         self.partition = partition
         self.journal = journal

@@ -20,7 +20,7 @@ public enum KeysCommand {
             """,
         options: [
             Option("dir", .text(placeholder: "DIR"), help: "the directory to write the two files in", default: "."),
-            Option("role", .choice(Role.allCases.map(\.rawValue)), help: "what the key may do (see README, \"Securing Lyceum\")", required: true),
+            Option("role", .choice(Role.allCases.map(\.rawValue)), help: "what the key may do (see docs/security.md)", required: true),
             Option("learners", .text(placeholder: "LIST"), help: "the learners a learner key acts for, comma-separated (at most \(CertificatePrincipal.maximumLearners));\nrequired for --role learner, refused for the others"),
         ],
         positionals: [Positional("NAME", help: "the key's name: its file's name, shown in logs")]

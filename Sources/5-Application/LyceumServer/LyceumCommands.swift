@@ -1,5 +1,5 @@
 import CommandSyntax
-import Foundation
+import Configuration
 import Security
 
 /// The declarations of the subcommands this module runs (`serve`, `broker`, `worker`, `call`,
@@ -11,8 +11,8 @@ public enum LyceumCommands {
         Command("lyceum", summary: "Lyceum: e-learning services over ZeroMQ (7/MDP)", discussion: """
             Every setting can also come from LYCEUM_<NAME> (e.g. LYCEUM_LOG_LEVEL) or a --config FILE
             (JSON or key = value); precedence: flags > environment > file > defaults. Run
-            'lyceum <command> --help' for a command's options, and see README.md, "Operations",
-            for the table of settings and defaults.
+            'lyceum <command> --help' for a command's options, and see docs/operations.md for the
+            table of settings and defaults.
             """, subcommands: subcommands)
     }
 
@@ -35,7 +35,7 @@ public enum LyceumCommands {
     static let clientSecurityKeys: Set<SettingKey> = [.curveSecretKey, .curveServerKey]
 
     /// `lyceum serve`.
-    public static let serve = settingsCommand(
+    public static let serve = Command.withSettings(
         "serve", summary: "catalog, progress and books in one process, answered by its broker itself",
         keys: commonKeys.union(brokerKeys).union(workerKeys).subtracting([.sessions]).union([.snapshotEndpoint]).union(serverSecurityKeys).union(dashboardKeys)
     ) { parsed, sources throws(UsageError) in
@@ -44,7 +44,7 @@ public enum LyceumCommands {
     }
 
     /// `lyceum broker`.
-    public static let broker = settingsCommand(
+    public static let broker = Command.withSettings(
         "broker", summary: "only the broker, and the event forwarder workers publish into",
         keys: commonKeys.union(brokerKeys).union([.forwarderEndpoint, .partitions]).union(serverSecurityKeys).union(dashboardKeys)
     ) { parsed, sources throws(UsageError) in
@@ -53,7 +53,7 @@ public enum LyceumCommands {
     }
 
     /// `lyceum worker`.
-    public static let worker = settingsCommand(
+    public static let worker = Command.withSettings(
         "worker", summary: "only workers, registered with every broker given (--broker is required)",
         keys: commonKeys.union(workerKeys).union([.broker, .service, .reconnectInitial, .reconnectMaximum, .forwarderEndpoint, .snapshotEndpoint, .partitions, .node, .join])
             .union(clientSecurityKeys).union([.authorizedKeys, .insecure])
@@ -61,6 +61,9 @@ public enum LyceumCommands {
         // Required, but from any source: the parser sees only the command line.
         guard parsed.settings.origins[.broker] != nil else {
             throw UsageError("--broker is required (or broker in the --config file, or LYCEUM_BROKER)")
+        }
+        if let unknown = parsed.settings.services.first(where: { ServiceRegistry.standard[$0] == nil }) {
+            throw UsageError(option: SettingKey.service.rawValue, "expected one of \(ServiceRegistry.standard.names.joined(separator: ", ")), got '\(unknown)'")
         }
         let security: ProcessSecurity
         do throws(CredentialsError) {
@@ -79,24 +82,32 @@ public enum LyceumCommands {
     }
 
     /// `lyceum call`.
-    public static let call = settingsCommand(
-        "call", summary: "send one request, print the reply", keys: clientSecurityKeys.union([.broker, .timeout]),
-        positionals: [Positional("SERVICE", help: "the service: catalog, progress, books"), Positional("JSON", help: "the request body")],
-        discussion: "exit status: 0 ok reply; 1 error reply (the service's, or the broker's refusal); 2 bad command line; 3 no reply (timeout, unreachable broker)"
+    public static let call = Command.withSettings(
+        "call", summary: "send one request, print the reply",
+        discussion: "exit status: 0 ok reply; 1 error reply (the service's, or the broker's refusal); 2 bad command line; 3 no reply (timeout, unreachable broker)",
+        keys: clientSecurityKeys.union([.broker, .timeout]),
+        positionals: [Positional("SERVICE", help: "the service: catalog, progress, books"), Positional("JSON", help: "the request body")]
     ) { parsed, _ throws(UsageError) in
-        CallCommand.run(service: parsed.positionals[0], body: parsed.positionals[1], settings: parsed.settings,
+        CallCommand.run(service: parsed.positionals[0], body: parsed.positionals[1], settings: parsed.settings.client,
                         security: try clientSecurity(parsed.settings))
     }
 
     /// `lyceum status`.
-    public static let status = settingsCommand(
-        "status", summary: "ask the broker's mmi.status: services, workers, queues, journals, uptime, partitions (JSON)",
-        keys: clientSecurityKeys.union([.broker, .timeout, .partitions]),
-        discussion: "exit status: 0 answered; 1 not a Lyceum broker, or refused; 2 bad command line; 3 no reply"
-    ) { parsed, _ throws(UsageError) in StatusCommand.run(settings: parsed.settings, security: try clientSecurity(parsed.settings)) }
+    public static let status = Command.withSettings(
+        "status", summary: "ask the broker's mmi.status: services, workers, queues, journals, uptime, partitions",
+        discussion: """
+            prints tables on a terminal, and the JSON answer with --json or when standard output is not a
+            terminal (a pipe, a file), so scripts read JSON as before
+            exit status: 0 answered; 1 not a Lyceum broker, or refused; 2 bad command line; 3 no reply
+            """,
+        keys: clientSecurityKeys.union([.broker, .timeout, .partitions]), options: [StatusCommand.jsonSwitch]
+    ) { parsed, sources throws(UsageError) in
+        StatusCommand.run(settings: parsed.settings, security: try clientSecurity(parsed.settings),
+                          format: .chosen(json: sources.commandLine.contains(StatusCommand.jsonSwitch.name)))
+    }
 
     /// `lyceum config`.
-    public static let config = settingsCommand(
+    public static let config = Command.withSettings(
         "config", summary: "print the effective configuration and where each value came from", keys: Set(SettingKey.allCases)
     ) { parsed, sources in
         print(ConfigCommand.render(parsed.settings, file: sources.configFile))
@@ -137,26 +148,6 @@ public enum LyceumCommands {
             return try ProcessSecurity.client(settings)
         } catch {
             throw UsageError(error.description)
-        }
-    }
-
-    /// A command whose options are the settings `keys` and `--config`; it runs with the
-    /// settings resolved from every source (flags > environment > file > defaults).
-    private static func settingsCommand(
-        _ name: String, summary: String, keys: Set<SettingKey>, positionals: [Positional] = [], discussion: String? = nil,
-        run: @escaping @Sendable (CommandArguments, ConfigurationSources) throws(UsageError) -> Int32
-    ) -> Command {
-        Command(
-            name, summary: summary, discussion: discussion, options: ConfigurationSources.options(accepting: keys), positionals: positionals
-        ) { parsed throws(UsageError) in
-            let sources = ConfigurationSources(arguments: parsed.arguments, environment: ProcessInfo.processInfo.environment, accepting: keys)
-            let resolved: CommandArguments
-            do throws(SettingsError) {
-                resolved = try sources.resolve()
-            } catch {
-                throw UsageError(error.description)
-            }
-            return try run(resolved, sources)
         }
     }
 }

@@ -1,3 +1,4 @@
+import Configuration
 import Foundation
 import JSON
 import Majordomo
@@ -92,7 +93,7 @@ public enum PartitionMoveCommand {
         // that the source answers a resend with this move's outcome.
         let id = "move-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
         let request = PartitionMoveRequest.move(PartitionMoveTicket(service: service, partition: partition, from: "", to: target), id: id)
-        var long = settings
+        var long = settings.client
         // The move's own limit, unless --timeout says otherwise.
         if settings.origins[.timeout] == nil { long.timeout = moveTimeout }
         let frames: [[UInt8]]
@@ -123,7 +124,7 @@ public enum PartitionMoveCommand {
     /// - Throws: when the brokers or a node do not answer: a move decided on part of the cluster
     ///   could pick a wrong source.
     static func nodes(settings: Settings, security: ProcessSecurity) throws -> [String: JSONValue] {
-        let reply = try CallCommand.callOnce(ProcessReport.statusService, body: [[]], settings: settings, security: security)
+        let reply = try CallCommand.callOnce(ProcessReport.statusService, body: [[]], settings: settings.client, security: security)
         guard reply.count == 1, case .object(let status)? = try? JSONParser().parse(reply[0]) else {
             throw PartitionOwnership.NodeError(description: "the broker does not answer \(ProcessReport.statusService)")
         }

@@ -1,5 +1,6 @@
 import Access
 import CommandSyntax
+import Configuration
 import Partitions
 
 /// `lyceum partitions`: the cluster's partitions. `init` creates a worker host's share of them
@@ -11,7 +12,7 @@ public enum PartitionsCommand {
         subcommands: [initialize, move, rebalance, prune])
 
     /// `lyceum partitions move P --to NODE [--service S]… [--broker EP]`.
-    public static let move = Command(
+    public static let move = Command.withSettings(
         "move", summary: "move partition P from the worker holding it to the worker NODE, while serving",
         discussion: """
             Moves P of each service (default: books, then progress), one at a time; the partition's requests are
@@ -19,31 +20,31 @@ public enum PartitionsCommand {
             already there); 1 refused or failed, the source serves it as before; 2 bad command line; 3 no answer;
             4 the source gave it up but the target has not adopted it: run the same command again
             """,
-        options: [toOption, serviceOption] + SettingKey.options(for: clientKeys),
+        keys: clientKeys, options: [toOption, serviceOption],
         positionals: [Positional("P", help: "the partition number")]
-    ) { parsed throws(UsageError) in
-        let settings = try commandLineSettings(parsed)
-        guard let partition = Int(parsed.positionals[0]), (0..<PartitionScheme.counts.upperBound).contains(partition) else {
-            throw UsageError("P: expected a partition number from 0 to \(PartitionScheme.counts.upperBound - 1), got \(parsed.positionals[0])")
+    ) { resolved, sources throws(UsageError) in
+        let settings = resolved.settings
+        guard let partition = Int(resolved.positionals[0]), (0..<PartitionScheme.counts.upperBound).contains(partition) else {
+            throw UsageError("P: expected a partition number from 0 to \(PartitionScheme.counts.upperBound - 1), got \(resolved.positionals[0])")
         }
-        let target = parsed.text(toOption.name) ?? ""
+        let target = sources.commandLine.text(toOption.name) ?? ""
         guard Identifier.isValid(target) else {
             throw UsageError(option: toOption.name, "expected a node name, got '\(target)'")
         }
-        let services = try partitionedServices(settings.origins[.service] == nil ? nil : settings.services)
+        let services = try partitionedServices(sources.commandLine)
         return PartitionMoveCommand.run(
             partition: partition, to: target, services: services, settings: settings, security: try LyceumCommands.clientSecurity(settings))
     }
 
     /// `lyceum partitions rebalance [--service S]… [--broker EP]`.
-    public static let rebalance = Command(
+    public static let rebalance = Command.withSettings(
         "rebalance", summary: "move partitions one at a time until every worker holds an even share",
         discussion: "Prints each move. exit status: as for 'partitions move', for the first move that did not succeed",
-        options: [serviceOption] + SettingKey.options(for: clientKeys)
-    ) { parsed throws(UsageError) in
-        let settings = try commandLineSettings(parsed)
-        let services = try partitionedServices(settings.origins[.service] == nil ? nil : settings.services)
-        return PartitionMoveCommand.rebalance(services: services, settings: settings, security: try LyceumCommands.clientSecurity(settings))
+        keys: clientKeys, options: [serviceOption]
+    ) { resolved, sources throws(UsageError) in
+        let settings = resolved.settings
+        return PartitionMoveCommand.rebalance(
+            services: try partitionedServices(sources.commandLine), settings: settings, security: try LyceumCommands.clientSecurity(settings))
     }
 
     /// `lyceum partitions prune --data DIR [--older-than AGE] [--service S]… [--dry-run]`.
@@ -60,18 +61,20 @@ public enum PartitionsCommand {
     ) { parsed throws(UsageError) in
         let settings = try commandLineSettings(parsed)
         return PartitionPrune(
-            dataDirectory: settings.dataDirectory, services: try partitionedServices(settings.origins[.service] == nil ? nil : settings.services),
+            dataDirectory: settings.dataDirectory, services: try partitionedServices(parsed),
             olderThan: parsed.duration(olderThanOption.name), dryRun: parsed.contains(dryRunOption.name)
         ).run()
     }
 
-    /// The settings a command that calls the brokers takes, from the command line.
+    /// The settings a command that calls the brokers takes.
     private static let clientKeys: Set<SettingKey> = [.broker, .timeout, .curveSecretKey, .curveServerKey]
 
-    /// The settings given as flags, over the defaults: these commands read no file or environment.
+    /// The flags of `init` and `prune` (named and checked as the settings `data`, `partitions`
+    /// and `service` are) over the defaults: creating or removing a host's partitions is a
+    /// deliberate act, so these two read no file or environment, and say so in `--help`.
     private static func commandLineSettings(_ parsed: ParsedArguments) throws(UsageError) -> Settings {
         do throws(SettingsError) {
-            return try CommandArguments(parsed, over: Settings()).settings
+            return try CommandArguments(parsed, accepting: [.data, .partitions], over: Settings()).settings
         } catch {
             throw UsageError(error.description)
         }
@@ -97,7 +100,7 @@ public enum PartitionsCommand {
         } catch {
             throw UsageError(option: ownOption.name, error.message)
         }
-        let services = try partitionedServices(settings.origins[.service] == nil ? nil : settings.services)
+        let services = try partitionedServices(parsed)
         do throws(PartitionLayoutError) {
             for directory in try PartitionLayout(dataDirectory: settings.dataDirectory, scheme: scheme).create(services: services, partitions: partitions) {
                 print(directory)
@@ -110,14 +113,14 @@ public enum PartitionsCommand {
     }
 
     // Flags named and checked as the settings `data`, `partitions` and `service` are; taken
-    // from the command line only, since creating a cluster's partitions is a deliberate act.
+    // from the command line only (commandLineSettings).
     private static let dataOption = Option(
         SettingKey.data.rawValue, .text(placeholder: "DIR"), help: "the data directory of the worker host that will own them", required: true)
     private static let countOption = Option(
         SettingKey.partitions.rawValue, .text(placeholder: "N"), help: "the cluster's partition count (\(PartitionScheme.counts.lowerBound)-\(PartitionScheme.counts.upperBound))",
         required: true)
     private static let serviceOption = Option(
-        SettingKey.service.rawValue, .text(placeholder: "NAME"), help: "a partitioned service (default: books and progress)", repeatable: true)
+        SettingKey.service.rawValue, .text(placeholder: "NAME"), help: "a partitioned service (default: books and progress); command line only", repeatable: true)
     private static let toOption = Option(
         "to", .text(placeholder: "NODE"), help: "the node name of the worker to move the partition to", required: true)
     private static let sourceDataOption = Option(
@@ -128,10 +131,12 @@ public enum PartitionsCommand {
     private static let ownOption = Option(
         "own", .text(placeholder: "RANGES"), help: "the partitions this host owns: partitions and ranges, e.g. 0-5,9", required: true)
 
-    /// The journaled services of `names` (all of them when `nil`), refusing a stateless one.
-    private static func partitionedServices(_ names: [String]?) throws(UsageError) -> [String] {
+    /// The journaled services `--service` names in `parsed` (all of them when none is given),
+    /// refusing a stateless one.
+    private static func partitionedServices(_ parsed: ParsedArguments) throws(UsageError) -> [String] {
         let journaled = ServiceRegistry.standard.descriptors.filter(\.isJournaled).map(\.name)
-        guard let names else { return journaled }
+        let names = parsed.values(serviceOption.name)
+        guard !names.isEmpty else { return journaled }
         for name in names where !journaled.contains(name) {
             throw UsageError(option: SettingKey.service.rawValue, "\(name) keeps no journal and is not partitioned; the partitioned services are \(journaled.joined(separator: ", "))")
         }

@@ -1,4 +1,5 @@
 import Access
+import Configuration
 import LyceumLifecycle
 import LyceumLogging
 import Security

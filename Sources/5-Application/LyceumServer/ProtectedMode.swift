@@ -1,3 +1,5 @@
+import Configuration
+
 /// Redis's protected mode for Lyceum: `serve` and `broker` refuse to bind an endpoint that other
 /// hosts can reach without CURVE, unless `insecure` says so explicitly.
 ///
@@ -15,7 +17,7 @@ enum ProtectedMode {
         for (key, endpoint) in endpoints where !isLoopback(endpoint) {
             throw SettingsError(key: key, origin: settings.origins[key] ?? .defaultValue, message: """
                 refusing to bind \(endpoint) without CURVE: other hosts could connect with no authentication. \
-                Either configure curve-secret-key and authorized-keys (see README, "Securing Lyceum"), \
+                Either configure curve-secret-key and authorized-keys (see docs/security.md), \
                 or give --insecure to accept plaintext on this endpoint
                 """)
         }

@@ -46,7 +46,7 @@ public struct ServiceDescriptor: Sendable {
         _ name: String, make: @escaping @Sendable (ServiceResources) -> Service
     ) -> ServiceDescriptor {
         ServiceDescriptor(name: name, emptyState: nil, eventStream: nil, servesSnapshots: false) { resources, _ in
-            HostedService(make(resources), journal: nil, events: nil, partition: resources.partition)
+            HostedService(make(resources), journal: nil, capture: nil, events: nil, partition: resources.partition)
         }
     }
 
@@ -63,11 +63,12 @@ public struct ServiceDescriptor: Sendable {
             let service = make(replayed, JournalChangeLog(journal: journal), resources)
             // Unowned: the host closes the journal, which waits for a running compaction, before
             // it lets the service go.
-            journal.enableAutomaticCompaction { [unowned journal] in
+            let capture: HostedService.Capture = { [unowned journal] in
                 let captured = try service.captureState { journal.lastSequence }
                 return (captured.state, captured.sequence)
             }
-            return HostedService(service, journal: journal, events: events, partition: resources.partition)
+            journal.enableAutomaticCompaction(capture: capture)
+            return HostedService(service, journal: journal, capture: capture, events: events, partition: resources.partition)
         }
     }
 }

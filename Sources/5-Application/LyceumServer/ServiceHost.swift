@@ -1,4 +1,5 @@
 import Catalog
+import Configuration
 import Events
 import Foundation
 import Journal
@@ -44,7 +45,7 @@ public final class ServiceHost: Sendable {
     ///   naming the file and JSONPath at fault, or `JournalError` (e.g. the directory is held by
     ///   another process, or the journal is damaged mid-file).
     public init(
-        serving names: [String], registry: ServiceRegistry = .standard, settings: Settings, journalOptions: JournalOptions? = nil
+        serving names: [String], registry: ServiceRegistry = .standard, settings: HostingSettings, journalOptions: JournalOptions? = nil
     ) throws {
         let descriptors = try names.map { name throws(ServiceRegistryError) in try registry.descriptor(named: name) }
         let options = journalOptions ?? JournalOptions(durability: settings.durability)
@@ -118,7 +119,7 @@ public final class ServiceHost: Sendable {
     }
 
     /// The instances of `descriptor` to open, with their journal directories: one serving every
-    /// learner in `DATA/<service>/`, or with `settings.partitions`, for a journaled service, one per
+    /// learner in `DATA/<service>/`, or with a partition scheme, for a journaled service, one per
     /// partition held in `DATA/<service>/p<N>/` (PartitionLayout).
     /// With `settings.join`, a service of which no partition is held has no instance: its
     /// directory `DATA/<service>/` is made, for partitions to move into.
@@ -127,7 +128,7 @@ public final class ServiceHost: Sendable {
     ///   without `partitions`, an unpartitioned journal with it): serving would silently leave
     ///   those learners out.
     private static func instances(
-        of descriptor: ServiceDescriptor, settings: Settings
+        of descriptor: ServiceDescriptor, settings: HostingSettings
     ) throws(PartitionLayoutError) -> [(partition: OwnedPartition?, directory: String)] {
         let unpartitioned = (settings.dataDirectory as NSString).appendingPathComponent(descriptor.name)
         guard descriptor.isJournaled else { return [(nil, unpartitioned)] }

@@ -1,3 +1,5 @@
+import Configuration
+
 /// The rules for a worker's chosen snapshot endpoint (`snapshot-endpoint`), which its event
 /// heartbeats advertise to every subscriber so that they can repair gaps from other hosts.
 enum WorkerSnapshots {

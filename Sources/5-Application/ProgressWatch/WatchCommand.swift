@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CommandSyntax
+import Configuration
 import Events
 import Foundation
 import LyceumLogging
@@ -11,11 +12,11 @@ import ZeroMQ
 /// `lyceum watch`: a live dashboard of learner progress from events, with snapshot catch-up.
 public enum WatchCommand {
     /// `lyceum watch` and its options.
-    public static let declaration = Command(
+    public static let declaration = Command.withSettings(
         "watch", summary: "live dashboard of progress events (PUB/SUB with snapshot catch-up)",
         discussion: "exit status: 0 after Ctrl-C or --limit; 1 the endpoints fail; 2 bad options",
-        options: WatchOptions.declarations
-    ) { parsed throws(UsageError) in run(try WatchOptions(parsed)) }
+        keys: [.broker, .curveSecretKey, .curveServerKey], options: WatchOptions.declarations
+    ) { resolved, sources throws(UsageError) in run(try WatchOptions(sources.commandLine, settings: resolved.settings)) }
 
     private static func run(_ options: WatchOptions) -> Int32 {
         WatchSignals.install()

@@ -1,4 +1,5 @@
 import CommandSyntax
+import Configuration
 import Events
 import Security
 import ZeroMQ
@@ -28,9 +29,10 @@ struct WatchOptions {
     var output: Output?
     /// Exit after this many events, when set.
     var limit: Int?
-    /// The broker whose catalog service gives the courses' titles; `nil` shows ids.
-    var broker: String? = "tcp://127.0.0.1:5555"
-    /// How both sockets authenticate: CURVE with `--curve-secret-key` and `--curve-server-key`.
+    /// The broker whose catalog service gives the courses' titles (the first of the setting
+    /// `broker`); `nil` shows ids.
+    var broker: String?
+    /// How both sockets authenticate: CURVE with the settings `curve-secret-key` and `curve-server-key`.
     var security = SocketSecurity.plaintext
 
     /// The options of `lyceum watch`.
@@ -48,16 +50,13 @@ struct WatchOptions {
         Option("json", .none, help: "one event body (JSON) per line, for scripts", exclusiveGroup: "output"),
         Option("plain", .none, help: "one readable line per event (the default when stdout is not a terminal)", exclusiveGroup: "output"),
         Option("limit", .integer(placeholder: "N", range: 1...Int.max), help: "exit after N events"),
-        Option("broker", .text(placeholder: "EP"), help: "the broker whose catalog service gives course titles",
-               default: "tcp://127.0.0.1:5555", exclusiveGroup: "titles"),
-        Option("no-titles", .none, help: "show course ids, without asking the catalog for titles", exclusiveGroup: "titles"),
-        Option(CredentialsError.Setting.secretKey.rawValue, .text(placeholder: "FILE"), help: "this dashboard's secret certificate (CURVE)"),
-        Option(CredentialsError.Setting.serverKey.rawValue, .text(placeholder: "FILE"), help: "the public certificate of serve or the broker"),
+        Option("no-titles", .none, help: "show course ids, without asking the catalog (at the first --broker) for titles"),
     ]
 
-    /// The options `parsed` gives (parsed against ``declarations``).
+    /// The options `parsed` gives (parsed against ``declarations``), with the `settings`
+    /// resolved for the command (the brokers and CURVE certificates).
     /// - Throws: `UsageError` for an empty endpoint or id.
-    init(_ parsed: ParsedArguments) throws(UsageError) {
+    init(_ parsed: ParsedArguments, settings: Settings) throws(UsageError) {
         func nonEmpty(_ name: String) throws(UsageError) -> String? {
             guard let text = parsed.text(name) else { return nil }
             guard !text.isEmpty else { throw UsageError(option: name, "expected a value, got ''") }
@@ -71,11 +70,9 @@ struct WatchOptions {
         learner = try nonEmpty("learner")
         output = parsed.contains("json") ? .json : parsed.contains("plain") ? .lines : nil
         limit = parsed.integer("limit")
-        broker = parsed.contains("no-titles") ? nil : try nonEmpty("broker") ?? broker
-        let secretCertificate = try nonEmpty(CredentialsError.Setting.secretKey.rawValue)
-        let serverCertificate = try nonEmpty(CredentialsError.Setting.serverKey.rawValue)
+        broker = parsed.contains("no-titles") ? nil : settings.brokers.first
         do throws(CredentialsError) {
-            security = try CurveCredentials.client(secretCertificate: secretCertificate, serverCertificate: serverCertificate)?.client ?? .plaintext
+            security = try CurveCredentials.client(secretCertificate: settings.curveSecretKey, serverCertificate: settings.curveServerKey)?.client ?? .plaintext
         } catch {
             throw UsageError(error.description)
         }

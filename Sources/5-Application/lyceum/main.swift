@@ -12,6 +12,6 @@ TerminationSignals.blockInAllThreads()
 let lyceum = LyceumCommands.program([
     LyceumCommands.serve, LyceumCommands.broker, LyceumCommands.worker, LyceumCommands.call, LyceumCommands.status,
     LyceumCommands.config, JournalCommand.declaration, WatchCommand.declaration, BenchCommand.declaration, KeysCommand.declaration,
-    PartitionsCommand.declaration, LyceumCommands.version,
+    PartitionsCommand.declaration, BackupCommand.declaration, BackupCommand.restore, LyceumCommands.version,
 ])
 exit(lyceum.main(Array(CommandLine.arguments.dropFirst())))

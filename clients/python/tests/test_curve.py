@@ -1,5 +1,5 @@
 """CURVE end to end: the clients against a real ``lyceum serve`` that requires it, with keys made
-by ``lyceum keys generate`` (README, "Securing Lyceum"): requests and events with an authorised
+by ``lyceum keys generate`` (docs/security.md): requests and events with an authorised
 key, ``Forbidden`` for what a learner key may not do, and nothing at all without a key; and
 against a ``lyceum broker`` with a separate ``worker``, whose snapshot socket has the worker's
 own key, which its heartbeats advertise (events.md, ``snapshot_key``)."""
@@ -57,7 +57,7 @@ class CurveEndToEndTests(unittest.TestCase):
 
     def test_a_client_without_a_key_gets_no_answer(self) -> None:
         with lyceum_client.Client(self.serve.endpoint, timeout=0.5, attempts=1) as plain:
-            with self.assertRaises(lyceum_client.Timeout):
+            with self.assertRaises(lyceum_client.Unreachable):
                 plain.catalog.list_categories()
 
 

@@ -1,4 +1,4 @@
-"""The package installs with pip into a fresh virtual environment, and the README's example
+"""The package installs with pip into a fresh virtual environment, and the example docs/clients.md shows
 (examples/quickstart.py) runs as written against a real ``lyceum serve`` from there."""
 from __future__ import annotations
 
@@ -46,10 +46,10 @@ class PackageTests(unittest.TestCase):
         ])
 
 
-class ReadmeTests(unittest.TestCase):
-    def test_the_readme_shows_the_quickstart_as_it_is(self) -> None:
-        readme = (REPOSITORY / "README.md").read_text()
-        section = readme.split("## Calling Lyceum from Python", 1)[1]
+class ClientsGuideTests(unittest.TestCase):
+    def test_the_clients_guide_shows_the_quickstart_as_it_is(self) -> None:
+        guide = (REPOSITORY / "docs" / "clients.md").read_text()
+        section = guide.split("## Python: `lyceum_client`", 1)[1]
         shown = section.split("```python\n", 1)[1].split("```", 1)[0]
         example = (PACKAGE / "examples" / "quickstart.py").read_text()
         self.assertEqual(shown, example.split('"""', 2)[2].lstrip("\n"))

@@ -17,14 +17,14 @@ extension SettingKey {
         allCases.filter(keys.contains).map(\.option)
     }
 
-    /// The value's placeholder and one line for `--help`; README "Operations" has the full table.
+    /// The value's placeholder and one line for `--help`; docs/operations.md has the full table.
     private var helpLine: (placeholder: String, help: String) {
         switch self {
         case .endpoint: ("EP", "an endpoint the broker binds for clients")
         case .broker: ("EP", "a broker: worker registers with every one; call and status try them in order")
         case .data: ("DIR", "the data directory; each stateful service journals in DIR/<service>")
         case .catalog: ("PATH", "a catalog file or directory (none: the sample catalog)")
-        case .service: ("NAME", "a service to serve: " + ServiceRegistry.standard.names.joined(separator: ", "))
+        case .service: ("NAME", "a service to serve (none given: every service)")
         case .sessions: ("N", "worker sessions per service (\(Settings.sessionRange.lowerBound)-\(Settings.sessionRange.upperBound))")
         case .durability: ("POLICY", "when a write is durable: always, none, interval or interval:MS")
         case .timeout: ("MS", "how long to wait for a reply")

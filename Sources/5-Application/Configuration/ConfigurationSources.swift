@@ -7,21 +7,30 @@ import JSON
 /// `LYCEUM_CONFIG`), then the defaults. Every source goes through `Settings.set(_:to:from:)`,
 /// so a bad value is refused the same way wherever it came from.
 public struct ConfigurationSources: Sendable {
-    /// The command's arguments, `--config` included.
-    public let arguments: [String]
+    /// The command line as the command's declaration parsed it, `--config` included.
+    public let commandLine: ParsedArguments
     /// The process environment; only `LYCEUM_` variables are read.
     public let environment: [String: String]
-    /// The flags the command accepts.
+    /// The settings the command takes; a flag of another name is the command's own option.
     public let accepted: Set<SettingKey>
 
     /// The environment variable naming a configuration file when no `--config` flag does.
     public static let configVariable = "LYCEUM_CONFIG"
 
-    /// Sources for one command.
-    public init(arguments: [String], environment: [String: String], accepting accepted: Set<SettingKey>) {
-        self.arguments = arguments
+    /// Sources for one command whose declaration parsed `commandLine`.
+    public init(commandLine: ParsedArguments, environment: [String: String], accepting accepted: Set<SettingKey>) {
+        self.commandLine = commandLine
         self.environment = environment
         self.accepted = accepted
+    }
+
+    /// Sources for a command line of settings and positionals alone (`--config` and the flags
+    /// of `accepted`).
+    /// - Throws: `SettingsError` for an unknown flag or a missing value.
+    public init(arguments: [String], environment: [String: String], accepting accepted: Set<SettingKey>) throws(SettingsError) {
+        self.init(
+            commandLine: try CommandArguments.parse(arguments, options: Self.options(accepting: accepted)),
+            environment: environment, accepting: accepted)
     }
 
     /// The settings and positional arguments, every source applied and conflicts checked.
@@ -29,13 +38,12 @@ public struct ConfigurationSources: Sendable {
     /// - Throws: `SettingsError` naming the key and source of the first bad value, unknown key
     ///   or conflict.
     public func resolve() throws(SettingsError) -> CommandArguments {
-        let parsed = try CommandArguments.parse(arguments, options: Self.options(accepting: accepted))
         var settings = Settings()
-        if let path = try Self.configFile(parsed) ?? environment[Self.configVariable] {
+        if let path = try configFileGiven() {
             try Self.apply(file: path, to: &settings)
         }
         try applyEnvironment(to: &settings)
-        let resolved = try CommandArguments(parsed, over: settings)
+        let resolved = try CommandArguments(commandLine, accepting: accepted, over: settings)
         try resolved.settings.checkConflicts()
         return resolved
     }
@@ -43,12 +51,17 @@ public struct ConfigurationSources: Sendable {
     /// The configuration file in effect, if any.
     public var configFile: String? {
         do {
-            return try Self.configFile(CommandArguments.parse(arguments, options: Self.options(accepting: accepted)))
-                ?? environment[Self.configVariable]
+            return try configFileGiven()
         } catch {
-            // A malformed command line is reported by resolve(); here it just names no file.
+            // An empty --config is reported by resolve(); here it just names no file.
             return nil
         }
+    }
+
+    private func configFileGiven() throws(SettingsError) -> String? {
+        guard let path = commandLine.text(Self.configOption.name) else { return environment[Self.configVariable] }
+        guard !path.isEmpty else { throw SettingsError(key: nil, origin: .commandLine, message: "--config: expected a file, got ''") }
+        return path
     }
 
     /// `--config FILE`: the option every command with settings takes besides the settings' own.
@@ -58,12 +71,6 @@ public struct ConfigurationSources: Sendable {
     /// The options of a command that accepts the settings `keys`: theirs and `--config`.
     public static func options(accepting keys: Set<SettingKey>) -> [Option] {
         [configOption] + SettingKey.options(for: keys)
-    }
-
-    private static func configFile(_ parsed: ParsedArguments) throws(SettingsError) -> String? {
-        guard let path = parsed.text(configOption.name) else { return nil }
-        guard !path.isEmpty else { throw SettingsError(key: nil, origin: .commandLine, message: "--config: expected a file, got ''") }
-        return path
     }
 
     private func applyEnvironment(to settings: inout Settings) throws(SettingsError) {

@@ -11,16 +11,16 @@ public struct CommandArguments: Sendable {
     /// `accepted`, over `settings`; everything else is positional, and `--` ends the flags.
     /// - Throws: `SettingsError` for an unknown flag, a missing value, or a bad value.
     public init(_ arguments: [String], accepting accepted: Set<SettingKey>, over settings: Settings = Settings()) throws(SettingsError) {
-        try self.init(Self.parse(arguments, options: SettingKey.options(for: accepted)), over: settings)
+        try self.init(Self.parse(arguments, options: SettingKey.options(for: accepted)), accepting: accepted, over: settings)
     }
 
-    /// The settings of `parsed` applied over `settings`, in command-line order; options that
-    /// are not settings (`--config`) are left to the caller.
+    /// The settings among `accepted` that `parsed` gives, applied over `settings` in
+    /// command-line order; the command's other options (`--config`, `--to`) are left to it.
     /// - Throws: `SettingsError` naming the flag whose value `Settings` refuses.
-    init(_ parsed: ParsedArguments, over settings: Settings) throws(SettingsError) {
+    public init(_ parsed: ParsedArguments, accepting accepted: Set<SettingKey>, over settings: Settings) throws(SettingsError) {
         var settings = settings
         for (name, value) in parsed.occurrences {
-            guard let key = SettingKey(rawValue: name) else { continue }
+            guard let key = SettingKey(rawValue: name), accepted.contains(key) else { continue }
             // A value-less occurrence is a switch (`--insecure`): it turns the setting on.
             try settings.set(key, to: value ?? "true", from: .commandLine)
         }

@@ -4,7 +4,6 @@ import Glibc
 import Access
 import Events
 import Journal
-import HTTPServer
 import LearningServices
 import LyceumLogging
 import Partitions
@@ -23,8 +22,9 @@ public struct Settings: Sendable {
     public var dataDirectory = "./lyceum-data"
     /// Catalog files or directories; empty means the sample catalog that ships with Lyceum.
     public var catalogPaths: [String] = []
-    /// The services a `worker` process serves.
-    public var services = ServiceRegistry.standard.names
+    /// The services a `worker` process serves; empty, every service the process knows. A name
+    /// is checked against the process's services where they are known, by the command.
+    public var services: [String] = []
     /// Worker sessions per service in a `worker` process: one thread serves them all, each
     /// session holds one request at a time, so this bounds the writes that share a journal sync.
     public var sessionsPerService = 16
@@ -81,9 +81,10 @@ public struct Settings: Sendable {
     /// messages, say); the rest are counted in a summary line once a second. 0 writes every line.
     public var logRateLimit = Logger.defaultLinesPerSecond
     /// Connections `GET /metrics` keeps open at once; a new one beyond them closes the idlest.
-    public var metricsConnections = MetricsResponder.defaultLimits.maxConnections
+    /// 32: a scraper or two, and room for a hostile peer's attempts.
+    public var metricsConnections = 32
     /// Time a metrics connection has from being accepted to its response sent.
-    public var metricsTimeout = MetricsResponder.defaultLimits.requestTimeout
+    public var metricsTimeout = Duration.seconds(2)
     // Snapshot paging (issue 14, finding 3d).
     /// The most bytes of one event snapshot reply body (`serve`, `worker`); a page always holds
     /// at least one entry, and larger snapshots arrive in pages (protocol/events.md, "Pages").
@@ -169,11 +170,9 @@ public struct Settings: Sendable {
             guard !text.isEmpty else { throw invalid("a catalog file or directory") }
             catalogPaths = adding ? catalogPaths + [text] : [text]
         case .service:
-            guard let service = ServiceRegistry.standard.names.first(where: { $0 == text }) else {
-                throw invalid("one of " + ServiceRegistry.standard.names.joined(separator: ", "))
-            }
+            guard Identifier.isValid(text) else { throw invalid("a service name") }
             let current = adding ? services : []
-            services = current.contains(service) ? current : current + [service]
+            services = current.contains(text) ? current : current + [text]
         case .sessions:
             sessionsPerService = try integer(Self.sessionRange)
         case .durability:

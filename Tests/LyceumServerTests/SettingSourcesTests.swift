@@ -1,0 +1,177 @@
+import Configuration
+import Foundation
+import LyceumTestSupport
+import Testing
+
+/// Issue 28: a command whose `--help` says a setting is "also LYCEUM_…" takes it from the
+/// environment and from a `--config` file, not only from its flags. The test walks the real
+/// program's commands through their `--help` (so a command added later is walked too), sets
+/// every setting a command declares only in the environment, then only in a file, and reads
+/// what reached the command from its `--print-settings` dry run.
+struct SettingSourcesTests {
+    /// One command as its `--help` declares it.
+    struct Declared: CustomStringConvertible {
+        /// Its words after `lyceum`, e.g. `["partitions", "move"]`.
+        let path: [String]
+        /// The settings its options say are also `LYCEUM_…` variables.
+        let settings: [SettingKey]
+        /// Values for its required options and positionals, so that the parser lets it run.
+        let required: [String]
+
+        var description: String { "lyceum " + path.joined(separator: " ") }
+    }
+
+    @Test func everySettingAnOptionDeclaresReachesTheCommandFromTheEnvironment() throws {
+        for command in try Self.commands() where !command.settings.isEmpty {
+            let environment = command.settings.map { "\($0.environmentVariable)=\(Self.sample($0))" }
+            let printed = try Self.printSettings(command, launcher: ["/usr/bin/env"] + environment)
+            for key in command.settings {
+                #expect(Self.shows(printed, key, from: "environment \(key.environmentVariable)"),
+                        "\(command): \(key.environmentVariable) did not reach it:\n\(printed)")
+            }
+        }
+    }
+
+    @Test func everySettingAnOptionDeclaresReachesTheCommandFromAConfigFile() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        for command in try Self.commands() where !command.settings.isEmpty {
+            let file = directory.path + "/" + command.path.joined(separator: "-") + ".conf"
+            try command.settings.map { "\($0.rawValue) = \(Self.sample($0))" }.joined(separator: "\n")
+                .write(toFile: file, atomically: true, encoding: .utf8)
+            let printed = try Self.printSettings(command, arguments: ["--config", file])
+            for key in command.settings {
+                #expect(Self.shows(printed, key, from: "file \(file):"), "\(command): \(key.rawValue) in --config did not reach it:\n\(printed)")
+            }
+        }
+    }
+
+    /// The walk reaches the commands that call the brokers, among them those that once read
+    /// their flags alone (`partitions move`, `rebalance`) or took no `--broker` (`bench`).
+    @Test func theWalkFindsTheClientCommandsThatOnceReadTheirFlagsAlone() throws {
+        let paths = try Self.commands().filter { $0.settings.contains(.broker) }.map(\.path)
+        for path in [["partitions", "move"], ["partitions", "rebalance"], ["bench"], ["watch"], ["call"], ["status"]] {
+            #expect(paths.contains(path), "\(path) declares no LYCEUM_BROKER")
+        }
+    }
+
+    /// `lyceum PATH REQUIRED… ARGUMENTS… --print-settings`, run to completion: its stdout.
+    private static func printSettings(_ command: Declared, launcher: [String] = [], arguments: [String] = []) throws -> String {
+        let process = try LyceumProcess(command.path + command.required + arguments + ["--print-settings"], launcher: launcher)
+        let status = process.waitForExit(timeout: .seconds(60))
+        #expect(status == 0, "\(command) --print-settings: \(process.standardError)")
+        return process.standardOutput
+    }
+
+    /// Whether `printed` (the `lyceum config` format) gives `key` its sample value from `origin`.
+    private static func shows(_ printed: String, _ key: SettingKey, from origin: String) -> Bool {
+        printed.split(separator: "\n").contains { line in
+            let setting = line.hasPrefix("# ") ? line.dropFirst(2) : line[...]
+            guard setting.hasPrefix(key.rawValue + " "), line.contains("   # \(origin)") else { return false }
+            // A secret is only said to be set.
+            return key == .dashboardToken ? line.contains("(set, not shown)") : line.contains("= \(sample(key))   #")
+        }
+    }
+
+    /// Every command of `lyceum --help` and, below a group, of its `--help`, with what it declares.
+    static func commands() throws -> [Declared] {
+        var found: [Declared] = []
+        var paths = try subcommands(of: [])
+        while let path = paths.first {
+            paths.removeFirst()
+            let help = try LyceumProcess.run(path + ["--help"]).stdout
+            paths += try subcommands(of: path)
+            guard let options = section("options", of: help) else { continue }
+            found.append(Declared(path: path, settings: try settings(in: options), required: required(in: help, options: options)))
+        }
+        return found
+    }
+
+    /// The commands `--help` of `path` lists.
+    private static func subcommands(of path: [String]) throws -> [[String]] {
+        let help = try LyceumProcess.run(path + ["--help"]).stdout
+        return (section("commands", of: help) ?? []).compactMap { line in
+            line.hasPrefix("  ") && !line.hasPrefix("   ") ? line.split(separator: " ").first.map { path + [String($0)] } : nil
+        }
+    }
+
+    /// The lines of the section `name:` of a help text, up to the blank line after it.
+    private static func section(_ name: String, of help: String) -> [String]? {
+        let lines = help.components(separatedBy: "\n")
+        guard let start = lines.firstIndex(of: name + ":") else { return nil }
+        return Array(lines[(start + 1)...].prefix { !$0.isEmpty })
+    }
+
+    /// The settings of the options whose help says `also LYCEUM_NAME` (a configuration file's
+    /// `LYCEUM_CONFIG` is not one).
+    private static func settings(in options: [String]) throws -> [SettingKey] {
+        try options.compactMap { line -> SettingKey? in
+            guard let range = line.range(of: #"also LYCEUM_[A-Z_]+"#, options: .regularExpression) else { return nil }
+            let variable = String(line[range].dropFirst("also ".count))
+            guard variable != "LYCEUM_CONFIG" else { return nil }
+            return try #require(SettingKey.allCases.first { $0.environmentVariable == variable }, "\(variable) names no setting")
+        }
+    }
+
+    /// A value for each required option and positional argument of the usage line.
+    private static func required(in help: String, options: [String]) -> [String] {
+        var words: [String] = []
+        var flag: String?
+        for line in options {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.hasPrefix("--") { flag = trimmed.split(separator: " ").first.map(String.init) }
+            if line.contains("(required"), let flag { words += [flag, "w2"] }
+        }
+        let usage = help.components(separatedBy: "\n").first ?? ""
+        let positionals = usage.components(separatedBy: "[options]").dropFirst().first?.split(separator: " ") ?? []
+        return words + positionals.filter { !$0.hasPrefix("[") }.map { _ in "1" }
+    }
+
+    /// A value of `key` that is valid, not the default, and works beside every other sample.
+    static func sample(_ key: SettingKey) -> String {
+        switch key {
+        case .endpoint: "tcp://127.0.0.1:6101"
+        case .broker: "tcp://127.0.0.1:6102"
+        case .data: "/tmp/lyceum-sample-data"
+        case .catalog: "/tmp/lyceum-sample-catalog.json"
+        case .service: "books"
+        case .sessions: "7"
+        case .durability: "none"
+        case .timeout: "1234"
+        case .logLevel: "debug"
+        case .logFormat: "json"
+        case .metricsPort: "6103"
+        case .heartbeatInterval: "1500"
+        case .heartbeatLiveness: "4"
+        case .reconnectInitial: "500"
+        case .reconnectMaximum: "9000"
+        case .queueLimit: "900"
+        case .queueLimitTotal: "9000"
+        case .highWaterMark: "900"
+        case .receiveHighWaterMark: "90"
+        case .eventsEndpoint: "tcp://127.0.0.1:6104"
+        case .snapshotEndpoint: "tcp://127.0.0.1:6105"
+        case .forwarderEndpoint: "tcp://127.0.0.1:6106"
+        case .logRateLimit: "7"
+        case .metricsConnections: "9"
+        case .metricsTimeout: "1500"
+        case .snapshotPageBytes: "65536"
+        case .maxReplyBytes: "131072"
+        case .maxBatch: "3"
+        case .unknownServiceTimeout: "1500"
+        case .maxConnections: "900"
+        case .maxInputBytes: "1048576"
+        case .maxOutputBytes: "1048576"
+        case .dashboardPort: "6107"
+        case .dashboardAddress: "127.0.0.2"
+        case .dashboardToken: "sample-token-0123456789"
+        case .curveSecretKey: "/tmp/lyceum-sample_secret"
+        case .curveServerKey: "/tmp/lyceum-sample-broker"
+        case .authorizedKeys: "/tmp/lyceum-sample-keys"
+        case .partitions: "8"
+        case .node: "sample-node"
+        case .insecure: "true"
+        case .join: "true"
+        }
+    }
+}

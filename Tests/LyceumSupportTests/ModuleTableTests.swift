@@ -1,0 +1,99 @@
+import Foundation
+import Testing
+
+/// docs/ARCHITECTURE.md's module table is the one list of Lyceum's modules: these tests hold it to
+/// `Package.swift`, so that neither can change without the other.
+@Suite struct ModuleTableTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test func everyModuleHasItsRowAndEveryRowIsAModule() throws {
+        let manifest = try String(contentsOf: Self.repository.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let architecture = try String(contentsOf: Self.repository.appendingPathComponent("docs/ARCHITECTURE.md"), encoding: .utf8)
+        let modules = Self.sourceModules(inManifest: manifest)
+        let rows = try Self.moduleNames(inTableOf: architecture)
+        // Guards the parsers themselves: a manifest or table they no longer understand would
+        // otherwise compare two empty sets.
+        #expect(modules.contains("Majordomo") && modules.contains("lyceum") && modules.count > 10)
+        #expect(rows.contains("Majordomo"))
+        #expect(modules.subtracting(rows).isEmpty, "modules without a row in docs/ARCHITECTURE.md: \(modules.subtracting(rows).sorted())")
+        #expect(rows.subtracting(modules).isEmpty, "rows in docs/ARCHITECTURE.md naming no module of Package.swift: \(rows.subtracting(modules).sorted())")
+    }
+
+    @Test func readsTargetsWhoseDeclarationSpansLines() {
+        let manifest = """
+            .systemLibrary(
+                name: "CZMQ", path: "Sources/1-Transport/CZMQ",
+                pkgConfig: "libzmq"
+            ),
+            .target(name: "Books", dependencies: ["JSON"], path: "Sources/2-Domain/Books"),
+            .testTarget(name: "BooksTests", dependencies: ["Books"]),
+            .executableTarget(name: "journal-stress", dependencies: ["Journal"], path: "Tests/JournalStress"),
+            .executableTarget(
+                name: "lyceum",
+                path: "Sources/5-Application/lyceum"
+            ),
+            """
+        #expect(Self.sourceModules(inManifest: manifest) == ["CZMQ", "Books", "lyceum"])
+    }
+
+    @Test func readsEveryNameOfARow() throws {
+        let document = """
+            ## Modules and what each may import
+
+            | module | what it is | may import | never |
+            |---|---|---|---|
+            | `Books`, `Progress` | values | `JSON` | sockets |
+            | `lyceum` | the executable | `LyceumServer` | logic |
+
+            | other table | x |
+            |---|---|
+            | `NotAModule` | x |
+            """
+        #expect(try Self.moduleNames(inTableOf: document) == ["Books", "Progress", "lyceum"])
+    }
+
+    /// The targets of the manifest whose `path:` is under `Sources/`: Lyceum's modules. Test
+    /// targets, the test support library, benchmarks and examples live elsewhere.
+    static func sourceModules(inManifest manifest: String) -> Set<String> {
+        let kinds = [".target(", ".executableTarget(", ".systemLibrary(", ".testTarget(", ".binaryTarget(", ".plugin(", ".macro("]
+        var declarations: [Substring] = []
+        var rest = manifest[...]
+        while let start = kinds.compactMap({ rest.range(of: $0) }).min(by: { $0.lowerBound < $1.lowerBound }) {
+            let after = rest[start.upperBound...]
+            let next = kinds.compactMap { after.range(of: $0)?.lowerBound }.min() ?? after.endIndex
+            declarations.append(after[..<next])
+            rest = after[next...]
+        }
+        return Set(declarations.compactMap { declaration in
+            guard let path = quoted(after: "path:", in: declaration), path.hasPrefix("Sources/") else { return nil }
+            return quoted(after: "name:", in: declaration)
+        })
+    }
+
+    /// The names in backticks in the first column of the first table under the heading
+    /// "## Modules and what each may import".
+    static func moduleNames(inTableOf document: String) throws -> Set<String> {
+        let section = try #require(document.range(of: "## Modules and what each may import"))
+        let lines = document[section.upperBound...].split(separator: "\n", omittingEmptySubsequences: false)
+        let table = lines.drop { !$0.hasPrefix("|") }.prefix { $0.hasPrefix("|") }.dropFirst(2)
+        var names: Set<String> = []
+        for row in table {
+            let cells = row.split(separator: "|", omittingEmptySubsequences: false)
+            guard cells.count > 1 else { continue }
+            let pieces = cells[1].split(separator: "`", omittingEmptySubsequences: false)
+            // Between backticks: every odd piece.
+            for (index, piece) in pieces.enumerated() where index % 2 == 1 { names.insert(String(piece)) }
+        }
+        return names
+    }
+
+    private static func quoted(after label: String, in text: Substring) -> String? {
+        guard let labelRange = text.range(of: label) else { return nil }
+        let afterLabel = text[labelRange.upperBound...]
+        guard let open = afterLabel.firstIndex(of: "\"") else { return nil }
+        let value = afterLabel[afterLabel.index(after: open)...]
+        guard let close = value.firstIndex(of: "\"") else { return nil }
+        return String(value[..<close])
+    }
+}
