@@ -88,18 +88,23 @@ let package = Package(
         // benchmarks only: production code never links them.
         .target(name: "LearningServicesTestSupport", dependencies: ["LearningServices", "Journal"], path: "Tests/LearningServicesTestSupport"),
         .testTarget(name: "LearningServicesTests", dependencies: ["LearningServicesTestSupport", "LearningServices", "Access", "JSON", "Journal", "Catalog", "Books", "Progress", "Partitions"]),
-        // Progress and book events: PUB with sequence numbers, Clone-pattern snapshots, the XSUB/XPUB forwarder
-        // and the subscriber that `lyceum watch` uses. Socket code; the domain arrives as values.
-        .target(name: "Events", dependencies: ["ZeroMQ", "JSON", "LyceumLogging", "LyceumLifecycle", "Progress", "Books", "Telemetry", "LyceumSupport"], path: "Sources/4-Events/Events"),
+        // The events as a subscriber sees them, and nothing of the server: topics, the snapshot
+        // protocol's frames, received events, snapshots and heartbeats, course titles and figures,
+        // and the gap-repairing ProgressSubscriber that `lyceum watch`, the dashboard and
+        // LyceumClient use. No domain or storage module.
+        .target(name: "EventWire", dependencies: ["ZeroMQ", "JSON", "LyceumLogging", "LyceumSupport"], path: "Sources/4-Events/EventWire"),
+        // The publishing side of the events: PUB with sequence numbers, Clone-pattern snapshots
+        // of the services' tables, and the XSUB/XPUB forwarder. Socket code; the domain arrives as values.
+        .target(name: "Events", dependencies: ["EventWire", "ZeroMQ", "JSON", "LyceumLogging", "LyceumLifecycle", "Progress", "Books", "Telemetry", "LyceumSupport"], path: "Sources/4-Events/Events"),
         // The browser dashboard: its page (plain files served as they are, no build step), the
         // SSE feed over HTTPServer, and the bridge that feeds it from the process's own events.
         .target(
-            name: "Dashboard", dependencies: ["HTTPServer", "Events", "Majordomo", "ZeroMQ", "JSON", "LyceumLifecycle", "LyceumLogging"],
+            name: "Dashboard", dependencies: ["HTTPServer", "EventWire", "Majordomo", "ZeroMQ", "JSON", "LyceumLifecycle", "LyceumLogging"],
             path: "Sources/4-Events/Dashboard", resources: [.copy("DashboardPage")]
         ),
         .testTarget(
             name: "EventsTests",
-            dependencies: ["LearningServicesTestSupport", "Events", "LearningServices", "Catalog", "Progress", "Books", "JSON", "ZeroMQ", "LyceumLifecycle", "LyceumTestSupport", "lyceum"],
+            dependencies: ["LearningServicesTestSupport", "Events", "LearningServices", "Catalog", "Progress", "Books", "JSON", "ZeroMQ", "LyceumLifecycle", "LyceumTestSupport", "lyceum", "EventWire"],
             exclude: ["Subscribers"]
         ),
 
@@ -107,7 +112,7 @@ let package = Package(
         // defaults, and the settings each role takes (HostingSettings, ClientSettings).
         .target(
             name: "Configuration",
-            dependencies: ["CommandSyntax", "JSON", "Access", "LyceumLogging", "Journal", "Events", "LearningServices", "Partitions"],
+            dependencies: ["CommandSyntax", "JSON", "Access", "LyceumLogging", "Journal", "Events", "LearningServices", "Partitions", "EventWire"],
             path: "Sources/5-Application/Configuration"
         ),
         // The executable's wiring: journals as the services' change log, one-frame worker
@@ -115,15 +120,15 @@ let package = Package(
         // them (serve, broker, worker, call, status, config, journal, version).
         .target(
             name: "LyceumServer",
-            dependencies: ["LearningServices", "Catalog", "Books", "Progress", "Partitions", "JSON", "Journal", "Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumLogging", "Events", "Telemetry", "CommandSyntax", "LyceumSupport", "Access", "Security", "Configuration", "HTTPServer", "Dashboard"], path: "Sources/5-Application/LyceumServer"
+            dependencies: ["LearningServices", "Catalog", "Books", "Progress", "Partitions", "JSON", "Journal", "Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumLogging", "Events", "Telemetry", "CommandSyntax", "LyceumSupport", "Access", "Security", "Configuration", "HTTPServer", "Dashboard", "EventWire"], path: "Sources/5-Application/LyceumServer"
         ),
         // `lyceum watch`: the subscriber's dashboard, its terminal and its signals.
-        .target(name: "ProgressWatch", dependencies: ["Events", "ZeroMQ", "Majordomo", "LyceumLogging", "CommandSyntax", "Security", "Configuration"], path: "Sources/5-Application/ProgressWatch"),
+        .target(name: "ProgressWatch", dependencies: ["EventWire", "ZeroMQ", "Majordomo", "LyceumLogging", "CommandSyntax", "Security", "Configuration"], path: "Sources/5-Application/ProgressWatch"),
         // The end-to-end tests start the real `lyceum` (the dependency builds it); the Python
         // client is run by /usr/bin/python3.
         .testTarget(
             name: "LyceumServerTests",
-            dependencies: ["LearningServicesTestSupport", "LyceumServer", "Partitions", "LearningServices", "Catalog", "Books", "Majordomo", "ZeroMQ", "Access", "Security", "Journal", "Events", "Telemetry", "LyceumTestSupport", "lyceum", "CommandSyntax", "LoadTest", "ProgressWatch", "LyceumSupport", "LyceumLifecycle", "Configuration"],
+            dependencies: ["LearningServicesTestSupport", "LyceumServer", "Partitions", "LearningServices", "Catalog", "Books", "Majordomo", "ZeroMQ", "Access", "Security", "Journal", "Events", "Telemetry", "LyceumTestSupport", "lyceum", "CommandSyntax", "LoadTest", "ProgressWatch", "LyceumSupport", "LyceumLifecycle", "Configuration", "EventWire"],
             exclude: ["Clients", "Fixtures"]
         ),
 
@@ -168,13 +173,14 @@ let package = Package(
         ),
 
         // The Swift client library for other apps' backends: typed async calls, retries, fail-over,
-        // request ids, and the gap-repairing progress subscription (docs/clients.md).
-        .target(name: "LyceumClient", dependencies: ["Majordomo", "ZeroMQ", "Security", "Events", "JSON", "LyceumLogging"], path: "Sources/5-Application/LyceumClient"),
+        // request ids, and the gap-repairing progress subscription (docs/clients.md). It links
+        // EventWire, never Events, the journal or the domain modules: an app compiles no server code.
+        .target(name: "LyceumClient", dependencies: ["Majordomo", "ZeroMQ", "Security", "EventWire", "JSON", "LyceumLogging"], path: "Sources/5-Application/LyceumClient"),
         // docs/clients.md's example, run by LyceumClientTests against a real serve.
         .executableTarget(name: "SwiftClientExample", dependencies: ["LyceumClient"], path: "Examples/SwiftClientExample"),
         .testTarget(
             name: "LyceumClientTests",
-            dependencies: ["LyceumClient", "Majordomo", "ZeroMQ", "Events", "JSON", "LyceumTestSupport", "lyceum", "SwiftClientExample"]
+            dependencies: ["LyceumClient", "Majordomo", "ZeroMQ", "Events", "JSON", "LyceumTestSupport", "lyceum", "SwiftClientExample", "EventWire"]
         ),
 
         // `make bench-client`: LyceumClient's overhead over raw MDP (Benchmarks/client-overhead.sh).
@@ -190,7 +196,7 @@ let package = Package(
         // `make bench-events`: events/s with 100 subscribers, delivery latency, cost added to a write.
         .executableTarget(
             name: "events-bench",
-            dependencies: ["LearningServicesTestSupport", "Events", "LearningServices", "LyceumServer", "Journal", "Catalog", "Progress", "ZeroMQ", "LyceumLifecycle"],
+            dependencies: ["LearningServicesTestSupport", "Events", "LearningServices", "LyceumServer", "Journal", "Catalog", "Progress", "ZeroMQ", "LyceumLifecycle", "EventWire"],
             path: "Benchmarks/EventsBench",
             exclude: ["pub_floor.c"]
         ),

@@ -11,6 +11,7 @@
 // Run with `make bench-events` (release build). Progress is printed to stderr.
 import Catalog
 import Dispatch
+import EventWire
 import Events
 import Foundation
 import Journal

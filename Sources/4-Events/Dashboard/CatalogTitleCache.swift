@@ -1,4 +1,4 @@
-import Events
+import EventWire
 import LyceumLogging
 import Majordomo
 import Synchronization

@@ -1,4 +1,4 @@
-import Events
+import EventWire
 import HTTPServer
 import LyceumLifecycle
 import ZeroMQ

@@ -1,5 +1,6 @@
 import Configuration
 import Dashboard
+import EventWire
 import Events
 import Foundation
 import HTTPServer

@@ -1,3 +1,4 @@
+import EventWire
 import Events
 
 /// The services a Lyceum process can serve, one `ServiceDescriptor` each. `standard` lists

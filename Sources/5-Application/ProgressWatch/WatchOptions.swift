@@ -1,6 +1,6 @@
 import CommandSyntax
 import Configuration
-import Events
+import EventWire
 import Security
 import ZeroMQ
 
