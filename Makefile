@@ -16,6 +16,15 @@ test:
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
 	$(MAKE) --no-print-directory test-python
+	$(MAKE) --no-print-directory test-alerts
+
+## The alerting rules of deploy/prometheus/: they parse, and every one fires (and stays quiet)
+## as its unit test says, with Debian's promtool.
+.PHONY: test-alerts
+test-alerts:
+	@scripts/ensure-deps.sh test
+	promtool check rules deploy/prometheus/lyceum-alerts.yml
+	promtool test rules deploy/prometheus/lyceum-alerts.test.yml
 
 ## The Python client's tests (clients/python/tests) against the debug `lyceum` (LYCEUM_BIN overrides).
 .PHONY: test-python

@@ -39,6 +39,9 @@ let package = Package(
         .target(name: "Security", dependencies: ["ZeroMQ", "Access", "LyceumLogging", "LyceumLifecycle", "LyceumSupport"], path: "Sources/1-Transport/Security"),
         // Real certificate files, and libczmq's zcert and pyzmq reading and writing them (Helpers/).
         .testTarget(name: "SecurityTests", dependencies: ["Security", "ZeroMQ", "Access", "LyceumLogging", "LyceumTestSupport"], exclude: ["Helpers"]),
+        // A small HTTP/1.1 server for a process's own endpoints: one thread, one poll() loop,
+        // bounded connections and streams (Server-Sent Events). Generic: it knows no Lyceum service.
+        .target(name: "HTTPServer", dependencies: ["LyceumLogging", "LyceumLifecycle", "LyceumSupport"], path: "Sources/1-Transport/HTTPServer"),
         // 7/MDP broker, worker sessions and clients; bodies are opaque frames, never parsed.
         .target(name: "Majordomo", dependencies: ["ZeroMQ", "Access", "LyceumLogging", "LyceumLifecycle", "Telemetry", "LyceumSupport"], path: "Sources/1-Transport/Majordomo"),
         // The append-only journal: durable, checksummed, replayed on start, compacted. No sockets.
@@ -61,7 +64,7 @@ let package = Package(
         // fault tests start; the Python peers are run by /usr/bin/python3.
         .testTarget(
             name: "MajordomoTests",
-            dependencies: ["Majordomo", "ZeroMQ", "Access", "Security", "LyceumLifecycle", "LyceumTestSupport", "mdp-peer"],
+            dependencies: ["Majordomo", "ZeroMQ", "Access", "Security", "LyceumLifecycle", "LyceumLogging", "LyceumTestSupport", "mdp-peer"],
             exclude: ["Peers"]
         ),
         // A broker or echo worker in its own process, for the fault tests to kill and restart.
@@ -85,6 +88,12 @@ let package = Package(
         // Progress and book events: PUB with sequence numbers, Clone-pattern snapshots, the XSUB/XPUB forwarder
         // and the subscriber that `lyceum watch` uses. Socket code; the domain arrives as values.
         .target(name: "Events", dependencies: ["ZeroMQ", "JSON", "LyceumLogging", "LyceumLifecycle", "Progress", "Books", "Telemetry", "LyceumSupport"], path: "Sources/4-Events/Events"),
+        // The browser dashboard: its page (plain files served as they are, no build step), the
+        // SSE feed over HTTPServer, and the bridge that feeds it from the process's own events.
+        .target(
+            name: "Dashboard", dependencies: ["HTTPServer", "Events", "Majordomo", "ZeroMQ", "JSON", "LyceumLifecycle", "LyceumLogging"],
+            path: "Sources/4-Events/Dashboard", resources: [.copy("DashboardPage")]
+        ),
         .testTarget(
             name: "EventsTests",
             dependencies: ["Events", "LearningServices", "Catalog", "Progress", "Books", "JSON", "ZeroMQ", "LyceumLifecycle", "LyceumTestSupport", "lyceum"],
@@ -103,9 +112,7 @@ let package = Package(
         // them (serve, broker, worker, call, status, config, journal, version).
         .target(
             name: "LyceumServer",
-            dependencies: ["LearningServices", "Catalog", "Books", "Progress", "Partitions", "JSON", "Journal", "Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumLogging", "Events", "Telemetry", "CommandSyntax", "LyceumSupport", "Access", "Security", "Configuration"], path: "Sources/5-Application/LyceumServer",
-            // The browser dashboard's page: plain files served as they are, no build step.
-            resources: [.copy("DashboardPage")]
+            dependencies: ["LearningServices", "Catalog", "Books", "Progress", "Partitions", "JSON", "Journal", "Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumLogging", "Events", "Telemetry", "CommandSyntax", "LyceumSupport", "Access", "Security", "Configuration", "HTTPServer", "Dashboard"], path: "Sources/5-Application/LyceumServer"
         ),
         // `lyceum watch`: the subscriber's dashboard, its terminal and its signals.
         .target(name: "ProgressWatch", dependencies: ["Events", "ZeroMQ", "Majordomo", "LyceumLogging", "CommandSyntax", "Security", "Configuration"], path: "Sources/5-Application/ProgressWatch"),

@@ -9,7 +9,10 @@
 #                               tmux (the real terminal `lyceum watch` is tested in), libczmq4
 #                               (zcert, for the certificate interop tests), chromium (the
 #                               browser the dashboard is tested in, headless), iproute2 (the
-#                               network namespaces of deploy/netns-cluster.sh and ClusterTests)
+#                               network namespaces of deploy/netns-cluster.sh and ClusterTests),
+#                               prometheus (promtool for the alerting rules' unit tests, and the
+#                               server the netns cluster's monitoring host runs), curl (which
+#                               asks that server whether it is ready)
 #   ensure-deps.sh bench      + redis-server, redis-benchmark (reference figures), pyzmq (the
 #                               minimal workers of the routing benchmarks)
 #   ensure-deps.sh nats       + nats-server, go and Debian's nats.go sources (`make bench`'s NATS
@@ -29,7 +32,9 @@ for group in "$@"; do
       [ -x /usr/bin/tmux ] || missing+=(tmux)
       /sbin/ldconfig -p | grep -q 'libczmq\.so\.4 ' || missing+=(libczmq4)
       command -v chromium >/dev/null || missing+=(chromium)
-      [ -x /usr/sbin/ip ] || [ -x /sbin/ip ] || [ -x /usr/bin/ip ] || missing+=(iproute2) ;;
+      [ -x /usr/sbin/ip ] || [ -x /sbin/ip ] || [ -x /usr/bin/ip ] || missing+=(iproute2)
+      { command -v promtool >/dev/null && command -v prometheus >/dev/null; } || missing+=(prometheus)
+      command -v curl >/dev/null || missing+=(curl) ;;
     bench)
       command -v redis-server >/dev/null || missing+=(redis-server)
       command -v redis-benchmark >/dev/null || missing+=(redis-tools)

@@ -31,6 +31,8 @@ struct DeployTests {
             #expect(text.contains("Restart=on-failure"))
             #expect(text.contains("User=lyceum"))
             #expect(text.contains("ProtectSystem=strict"))
+            // Started once it says READY=1, restarted when its serving thread stops saying WATCHDOG=1.
+            #expect(text.contains("Type=notify\n") && text.contains("WatchdogSec="), "\(unit)")
             let local = text.replacingOccurrences(of: "/usr/local/bin/lyceum", with: LyceumProcess.executable.path)
             try local.write(toFile: directory.path + "/" + unit, atomically: true, encoding: .utf8)
         }

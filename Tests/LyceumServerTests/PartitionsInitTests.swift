@@ -31,6 +31,25 @@ import Testing
         #expect(tree(root + "/books").contains("p2/PARTITION") && !tree(root + "/progress").contains("p2"))
     }
 
+    /// A partition before its first write has no journal: `journal check` reports each one empty
+    /// and exits 0, on the data directory and on one partition's directory alike; a path that is
+    /// no journal's directory still fails.
+    @Test func journalCheckOfFreshPartitionsReportsThemEmpty() throws {
+        let data = try TemporaryDirectory()
+        defer { data.remove() }
+        let root = data.path + "/d"
+        #expect(try LyceumProcess.run(["partitions", "init", "--data", root, "--partitions", "4", "--own", "0-1"]).status == 0)
+        let before = tree(root)
+        let check = try LyceumProcess.run(["journal", "check", "--data", root])
+        #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+        #expect(check.stdout.components(separatedBy: "status:         empty (no journal yet").count - 1 == 4, "\(check.stdout)")
+        #expect(check.stdout.contains("== \(root)/progress/p1"), "\(check.stdout)")
+        #expect(try LyceumProcess.run(["journal", "check", "--data", root + "/books/p0"]).status == 0)
+        #expect(tree(root) == before, "check created nothing")
+        let missing = try LyceumProcess.run(["journal", "check", "--data", root + "/nowhere"])
+        #expect(missing.status == 1 && missing.stderr.contains("nowhere"), "\(missing.stderr)")
+    }
+
     @Test(arguments: [
         (["--own", "1-2"], "/p1: already exists; a partition is created only once"),
         (["--own", "6,1", "--service", "books"], "books/p1: already exists"),

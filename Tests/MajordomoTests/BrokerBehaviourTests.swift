@@ -1,3 +1,4 @@
+import LyceumLogging
 import LyceumLifecycle
 import LyceumTestSupport
 import Majordomo
@@ -120,6 +121,14 @@ import ZeroMQ
         ("too many frames", [[], bytes("MDPC01"), bytes("echo")] + Array(repeating: [0x01], count: 100)),
     ])
     func malformedClientTrafficIsDroppedAndTheBrokerKeepsServing(_ name: String, _ frames: [[UInt8]]) throws {
+        try sendRaw(name, frames) { raw, _ throws in
+            #expect(try receive(raw, timeout: .milliseconds(300)) == nil, "\(name) gets no answer")
+        }
+    }
+
+    /// Sends `frames` from a DEALER of its own to a broker with echo workers, runs `check` with
+    /// that socket and a client of the broker, then checks that the broker still serves.
+    private func sendRaw(_ name: String, _ frames: [[UInt8]], _ check: (Socket, Client) throws -> Void) throws {
         let context = try Context()
         let broker = try RunningBroker(context: context)
         defer { broker.stop() }
@@ -128,9 +137,33 @@ import ZeroMQ
         let raw = try context.socket(.dealer)
         try raw.connect(broker.endpoint)
         try raw.send(multipart: frames)
-        #expect(try receive(raw, timeout: .milliseconds(300)) == nil, "\(name) gets no answer")
         let client = quickClient(broker.endpoint, context: context)
+        try check(raw, client)
         #expect(try client.call("echo", body: [bytes("still")]) == [bytes("still")], "\(name)")
+    }
+
+    /// A name no 7/MDP service can have gets a `bad_request` rejection of bounded size, whose
+    /// service frame is an excerpt of the name (a 1 MiB name once got a 1 MiB reply); the
+    /// broker keeps serving, and Lyceum's own client refuses to send such a name at all.
+    @Test(arguments: [
+        ("1 MiB", [UInt8](repeating: 0x61, count: 1 << 20), "is 1048576 bytes long, more than the 255"),
+        ("256 bytes", [UInt8](repeating: 0x61, count: 256), "is 256 bytes long"),
+        ("a control byte", bytes("echo") + [0x07], "not printable ASCII (no space) at offset 4: echo\\x07"),
+        ("a space", bytes("ec ho"), "at offset 2"),
+        ("not ASCII", bytes("écho"), "at offset 0"),
+    ])
+    func serviceNamesNoServiceCanHaveGetABoundedBadRequest(_ name: String, _ service: [UInt8], _ expected: String) throws {
+        try sendRaw(name, [[], bytes("MDPC01"), service, bytes("x")]) { raw, client throws in
+            let reply = try #require(try receive(raw), "\(name): no reply")
+            #expect(reply.count == 4 && reply[1] == bytes("MDPC01"), "\(name): \(reply.count) frames")
+            #expect(reply.reduce(0) { $0 + $1.count } < 1024, "\(name): a \(reply.reduce(0) { $0 + $1.count })-byte reply")
+            #expect(reply[2] == bytes(PeerText.excerpt(service)), "\(name)")
+            let rejection = try #require(BrokerRejection(body: [reply[3]]), "\(name)")
+            #expect(rejection.code == .badRequest && rejection.text.contains(expected), "\(name): \(rejection.text)")
+            #expect {
+                try client.call(String(decoding: service, as: UTF8.self), body: [bytes("x")])
+            } throws: { ($0 as? MajordomoError)?.code == .invalidArgument }
+        }
     }
 
     @Test func oversizedFramesDisconnectTheSenderOnly() throws {

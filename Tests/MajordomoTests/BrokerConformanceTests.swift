@@ -132,6 +132,8 @@ import ZeroMQ
         ("READY without a service", [[], bytes("MDPW01"), [0x01]]),
         ("READY with an empty service", [[], bytes("MDPW01"), [0x01], []]),
         ("READY for mmi.", [[], bytes("MDPW01"), [0x01], bytes("mmi.service")]),
+        ("READY for a 256-byte service name", [[], bytes("MDPW01"), [0x01], [UInt8](repeating: 0x61, count: 256)]),
+        ("READY for an unprintable service name", [[], bytes("MDPW01"), [0x01], bytes("ec\nho")]),
         ("HEARTBEAT with an extra frame", [[], bytes("MDPW01"), [0x04], bytes("extra")]),
     ])
     func invalidOrUnexpectedWorkerCommandsGetDisconnect(_ name: String, _ frames: [[UInt8]]) throws {

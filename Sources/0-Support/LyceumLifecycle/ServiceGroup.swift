@@ -12,11 +12,14 @@ import Synchronization
 /// - SIGHUP: the reload action runs (catalog, keys, log level).
 /// - A ``ReadinessReporting`` service is ready before the services after it start.
 /// - A service that stops or fails by itself stops the others too.
+/// - With a ``Readiness``: ``Readiness/started`` is met once every service is started, and
+///   ``Readiness/stop()`` is called when stopping begins.
 public final class ServiceGroup: Sendable {
     private let services: [(name: String, service: any Service)]
     private let logger: Logger
     private let gracePeriod: Duration
     private let reload: @Sendable () -> Void
+    private let readiness: Readiness?
     private let exits = Mutex((count: 0, anyFailed: false))
     /// How long a ``ReadinessReporting`` service may take to become ready.
     private static let readinessTimeout = Duration.seconds(10)
@@ -26,8 +29,10 @@ public final class ServiceGroup: Sendable {
         _ services: [(name: String, service: any Service)],
         logger: Logger = Logger(component: "lifecycle"),
         gracePeriod: Duration = .seconds(10),
+        readiness: Readiness? = nil,
         reload: @escaping @Sendable () -> Void = {}
     ) {
+        self.readiness = readiness
         self.services = services
         self.logger = logger
         self.gracePeriod = gracePeriod
@@ -56,6 +61,7 @@ public final class ServiceGroup: Sendable {
                 return 1
             }
         }
+        readiness?.meet(Readiness.started)
         var stopRequestedAt: ContinuousClock.Instant?
         while exits.withLock({ $0.count }) < threads.count {
             if let signal = TerminationSignals.next(within: 100) {
@@ -90,6 +96,7 @@ public final class ServiceGroup: Sendable {
     /// Asks every service to stop, the last started first; a ``ReadinessReporting`` service is
     /// left running for ``run()`` to stop once every service started after it has stopped.
     public func shutdownAll() {
+        readiness?.stop()
         for entry in services.reversed() where !(entry.service is any ReadinessReporting) { entry.service.shutdown() }
     }
 

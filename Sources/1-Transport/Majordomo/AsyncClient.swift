@@ -75,10 +75,14 @@ public final class AsyncClient {
 
     /// Sends a request without waiting for its reply.
     /// - Throws: ``MajordomoError/Code/tooManyInFlight`` when ``capacity`` requests are in
-    ///   flight, ``MajordomoError/Code/invalidArgument`` for an empty service name.
+    ///   flight, ``MajordomoError/Code/invalidArgument`` for an empty service name or one
+    ///   that ``MDP/serviceNameProblem(_:)`` refuses.
     public func send(_ service: String, body: [[UInt8]]) throws(MajordomoError) -> RequestID {
         guard !service.isEmpty else {
             throw MajordomoError(code: .invalidArgument, endpoint: endpoint, detail: "empty service name")
+        }
+        if let problem = MDP.serviceNameProblem(service.utf8) {
+            throw MajordomoError(code: .invalidArgument, endpoint: endpoint, detail: "the service name \(problem)")
         }
         guard inFlight < capacity else {
             throw MajordomoError(code: .tooManyInFlight, service: service, endpoint: endpoint,

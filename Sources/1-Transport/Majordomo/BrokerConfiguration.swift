@@ -1,4 +1,5 @@
 import Access
+import LyceumLifecycle
 import ZeroMQ
 
 /// Timings, bounds and security of a ``Broker``; every default is documented in `protocol/majordomo.md`.
@@ -68,6 +69,9 @@ public struct BrokerConfiguration: Sendable {
     /// network. With a directory, the broker enforces the roles (protocol/majordomo.md, "Callers
     /// and workers") and tells workers who called. Default: `nil`.
     public var keyDirectory: (any KeyDirectory)?
+    /// systemd's watchdog, petted on every pass of the broker's loop (which runs at least every
+    /// 10 ms), so that a broker whose thread is wedged stops petting it. Default: none.
+    public var watchdog: Watchdog?
 
     /// Creates a configuration; each argument defaults to the value documented on its property.
     public init(

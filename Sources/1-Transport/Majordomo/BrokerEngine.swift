@@ -144,6 +144,7 @@ final class BrokerEngine {
             let deadline = min(nextHeartbeat, nextHousekeeping, connectionGuard.nextCheck)
             try waiter.wait(timeout: max(.zero, deadline - clock.now), checkingFirst: mayHoldMessages)
             now = clock.now
+            configuration.watchdog?.pet(now: now)
             // Everything that arrived is handled in one go, so that a wake-up serves many messages
             // and local services that hand work to other threads wake them once for all; but
             // only for `maxBatchDuration`, because the deferred replies (a write's
@@ -265,6 +266,12 @@ final class BrokerEngine {
         // `name` is the service the client addressed, which every reply and rejection carries.
         let name = receiveBuffer.bytes(delimiter + ClientMessage.serviceIndex)
         let bodyStart = delimiter + ClientMessage.bodyIndex
+        if let problem = MDP.serviceNameProblem(name) {
+            // The reply's service frame is an excerpt too: echoing a megabyte of name would cost
+            // the broker a megabyte of reply.
+            return try reject(client, envelope: envelope, service: Array(PeerText.excerpt(name).utf8), BrokerRejection(
+                code: .badRequest, text: "the service name \(problem)"))
+        }
         guard let caller else {
             return try reject(client, envelope: envelope, service: name, BrokerRejection(
                 code: .unauthenticated, text: "the key this connection authenticated with is no longer authorised"))
@@ -341,6 +348,7 @@ final class BrokerEngine {
         case .ready:
             let name = receiveBuffer.bytes(1 + WorkerCommand.serviceIndex)
             if worker != nil { return try refuse(sender, "READY from a registered worker") }
+            if let problem = MDP.serviceNameProblem(name) { return try refuse(sender, "READY for a service name that \(problem)") }
             if name.starts(with: MDP.managementPrefix) { return try refuse(sender, "READY for a management service") }
             if localServices[name] != nil { return try refuse(sender, "READY for a service the broker answers itself") }
             if workers.count >= configuration.maxWorkers { return try refuse(sender, "the broker has \(workers.count) workers, its limit") }
@@ -519,6 +527,7 @@ final class BrokerEngine {
 
     private func reject(_ client: [UInt8], envelope: [[UInt8]], service: [UInt8], _ rejection: BrokerRejection) throws(ZMQError) {
         logger.log(.warning, "request rejected", ["client": PeerText.excerpt(client), "service": PeerText.excerpt(service), "code": rejection.code.rawValue])
+        metrics.rejected(rejection.code)
         try reply(to: client, envelope: envelope, service: service, body: [rejection.frame])
     }
 

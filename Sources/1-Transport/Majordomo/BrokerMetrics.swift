@@ -11,6 +11,11 @@ final class BrokerMetrics {
         limit: Counter(label: "lyceum_broker_connections_cut_total", dimensions: [("reason", "limit")]),
         input: Counter(label: "lyceum_broker_connections_cut_total", dimensions: [("reason", "input")]),
         output: Counter(label: "lyceum_broker_connections_cut_total", dimensions: [("reason", "output")]))
+    /// Error replies the broker sent instead of routing a request, by code: made for every code
+    /// at once, so that each series exists (at zero) before the first refusal.
+    private let rejections = Dictionary(uniqueKeysWithValues: BrokerRejection.Code.allCases.map {
+        ($0, Counter(label: "lyceum_broker_rejections_total", dimensions: [("code", $0.rawValue)]))
+    })
     /// The cut counts last reported: the snapshot holds totals, the counters take increments.
     private var reportedCuts = BrokerSnapshot.Connections()
 
@@ -42,6 +47,9 @@ final class BrokerMetrics {
             services[name]?.queued.record(0)
         }
     }
+
+    /// The broker refused a request with `code`.
+    func rejected(_ code: BrokerRejection.Code) { rejections[code]?.increment() }
 
     private func gauges(of service: String) -> (workers: Gauge, queued: Gauge) {
         if let known = services[service] { return known }

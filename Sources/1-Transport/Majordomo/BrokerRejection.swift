@@ -18,6 +18,9 @@ public struct BrokerRejection: Equatable, Sendable {
         /// The caller's key is not (or no longer) authorised, or a worker that trusts caller
         /// identities got a request without one.
         case unauthenticated
+        /// The request names no 7/MDP service (``MDP/serviceNameProblem(_:)``); the reply's
+        /// service frame is an excerpt of the name, not the name.
+        case badRequest = "bad_request"
 
         /// The code a rejection names, in today's spelling or in the kebab-case one that brokers
         /// before the snake_case change sent (`queue-full`), so that a newer client still reads an
@@ -35,6 +38,7 @@ public struct BrokerRejection: Equatable, Sendable {
             case .serviceUnknown: .serviceUnknown
             case .forbidden: .forbidden
             case .unauthenticated: .unauthenticated
+            case .badRequest: .badRequest
             }
         }
     }

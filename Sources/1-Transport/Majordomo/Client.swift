@@ -26,6 +26,9 @@ public final class Client {
         guard !service.isEmpty else {
             throw MajordomoError(code: .invalidArgument, endpoint: endpoint, detail: "empty service name")
         }
+        if let problem = MDP.serviceNameProblem(service.utf8) {
+            throw MajordomoError(code: .invalidArgument, endpoint: endpoint, detail: "the service name \(problem)")
+        }
         let now = clock.now
         let request = RequestSlot.Request(
             service: service, message: ClientMessage(service: Array(service.utf8), body: body),

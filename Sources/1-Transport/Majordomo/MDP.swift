@@ -1,4 +1,5 @@
 import Access
+import LyceumLogging
 
 /// The constants of 7/MDP (https://rfc.zeromq.org/spec/7/) and 8/MMI.
 public enum MDP {
@@ -28,6 +29,24 @@ public enum MDP {
         if name.starts(with: managementPrefix) { return .manage }
         guard name.starts(with: lyceumPrefix) else { return .callServices }
         return name.starts(with: nodePrefix) ? .managePartitions : .manage
+    }
+
+    /// The longest service name a broker accepts, in bytes: 7/MDP's service names are short
+    /// printable strings, and a name is echoed in every reply to it.
+    public static let maxServiceNameBytes = 255
+
+    /// Why `name` is no 7/MDP service name (longer than ``maxServiceNameBytes``, or a byte that
+    /// is not printable ASCII: a space, a control, anything non-ASCII), as a phrase that quotes at
+    /// most an excerpt of it; `nil` when it is one. The broker refuses requests and READYs
+    /// for such names, and Lyceum's clients refuse to send them.
+    public static func serviceNameProblem(_ name: some Collection<UInt8>) -> String? {
+        if name.count > maxServiceNameBytes {
+            return "is \(name.count) bytes long, more than the \(maxServiceNameBytes) a service name may have"
+        }
+        if let offset = name.firstIndex(where: { !(0x21...0x7E).contains($0) }).map({ name.distance(from: name.startIndex, to: $0) }) {
+            return "has a byte that is not printable ASCII (no space) at offset \(offset): \(PeerText.excerpt(name))"
+        }
+        return nil
     }
 
     /// Whether a worker may register `name`, or a broker answer it locally: not empty, and

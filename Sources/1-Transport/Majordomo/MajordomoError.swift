@@ -24,6 +24,9 @@ public struct MajordomoError: Error, Equatable, Sendable, CustomStringConvertibl
         /// The broker, or the worker, did not know the caller's key (not authorised, or revoked
         /// since the connection was made).
         public static let unauthenticated = Code(rawValue: "unauthenticated")
+        /// The broker refused the request: its service name is no 7/MDP service name (too long,
+        /// or not printable ASCII; ``MDP/serviceNameProblem(_:)``).
+        public static let badRequest = Code(rawValue: "bad_request")
         /// An asynchronous client already has as many requests in flight as it may.
         public static let tooManyInFlight = Code(rawValue: "too_many_in_flight")
         /// An argument cannot be sent as it is, such as an empty service name.

@@ -1,3 +1,4 @@
+import LyceumLifecycle
 import ZeroMQ
 
 /// Timings and security of a ``WorkerPool``'s sessions (and a ``WorkerSession``'s); every default is documented in `protocol/majordomo.md`.
@@ -27,6 +28,13 @@ public struct WorkerConfiguration: Sendable {
     /// CURVE client of the broker's own server key, so that the identity can only have come from
     /// that broker; when `false` every caller is `Caller.unverified`. Default: `false`.
     public var trustsCallerIdentities: Bool
+    /// systemd's watchdog, petted on every pass of the pool's loop (which then waits at most
+    /// its pet interval), so that a pool whose thread is wedged stops petting it. Default: none.
+    public var watchdog: Watchdog?
+    /// Called on the pool's thread with `true` when a broker first accepts one of its sessions
+    /// (heartbeats or serves it) while none was accepted, and with `false` when none is accepted
+    /// any more (each broker went silent or sent DISCONNECT). Default: none.
+    public var registrationChanged: (@Sendable (Bool) -> Void)?
 
     /// Creates a configuration; each argument defaults to the value documented on its property.
     public init(

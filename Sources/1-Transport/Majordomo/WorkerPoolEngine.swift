@@ -88,6 +88,9 @@ final class WorkerPoolEngine {
     private static let batchDuration = Duration.milliseconds(2)
     /// The session each pass visits first: after a pass cut short, the first one it left out.
     @exclusivity(unchecked) private var passStart = 0
+    private let metrics = WorkerMetrics()
+    /// Whether `configuration.registrationChanged` was last told that a broker accepts a session.
+    @exclusivity(unchecked) private var registered = false
     @exclusivity(unchecked) private var requestsTaken: UInt64 = 0
     /// The waiter over the connected sessions' sockets; rebuilt when one connects or closes.
     @exclusivity(unchecked) private var waiter: SocketWaiter?
@@ -139,6 +142,7 @@ final class WorkerPoolEngine {
             if changes.hasChanges { try apply(changes.take()) }
             if !removals.isEmpty { try finishRemovals() }
             try waitForWork()
+            configuration.watchdog?.pet()
             for reply in outbox.hasReplies || waiter?.descriptorIsReadable(0) == true ? outbox.takeAll() : [] {
                 let session = sessions[reply.session]
                 guard let inHand = session.inHand, inHand.request == reply.request else {
@@ -193,7 +197,8 @@ final class WorkerPoolEngine {
         }
         let now = clock.now
         // While draining no heartbeat or reconnection is due, only the deadline.
-        let timeout = sessions.contains(where: { $0.mayHoldMessages }) ? .zero : max(.zero, (drainDeadline ?? timersDue) - now)
+        let timeout = sessions.contains(where: { $0.mayHoldMessages }) ? .zero
+            : min(max(.zero, (drainDeadline ?? timersDue) - now), configuration.watchdog?.petInterval ?? .seconds(3600))
         try waiter?.waitForDescriptors(timeout: timeout)
     }
 
@@ -227,7 +232,9 @@ final class WorkerPoolEngine {
             session.brokerExpiry = now + heartbeatExpiry
             switch kind {
             case .request:
+                if !session.acceptedByBroker { metrics.accepted(by: session.route.endpoint) }
                 session.acceptedByBroker = true
+                noteRegistration(true)
                 guard session.inHand == nil else {
                     logger.log(.warning, "ignored a REQUEST while one is in hand", ["endpoint": session.route.endpoint, "service": session.route.service])
                     continue
@@ -245,7 +252,9 @@ final class WorkerPoolEngine {
                 }
             case .heartbeat:
                 // A broker heartbeats only a worker it registered: the session was accepted.
+                if !session.acceptedByBroker { metrics.accepted(by: session.route.endpoint) }
                 session.acceptedByBroker = true
+                noteRegistration(true)
             case .disconnect:
                 logger.log(.info, "broker sent DISCONNECT", ["endpoint": session.route.endpoint, "service": session.route.service, "session": String(session.index)])
                 // A broker refusing READY at once gets a growing back-off, not a reconnection storm.
@@ -294,7 +303,10 @@ final class WorkerPoolEngine {
     /// ended, once a timer may be due.
     private func keepTime(now: ContinuousClock.Instant) throws(ZMQError) {
         guard drainDeadline == nil, now >= timersDue else { return }
-        defer { timersDue = nextTimer() }
+        defer {
+            timersDue = nextTimer()
+            noteRegistration(false)
+        }
         for session in sessions {
             if let socket = session.socket {
                 if session.inHand == nil, now >= session.brokerExpiry {
@@ -311,6 +323,15 @@ final class WorkerPoolEngine {
                 try connect(session, now: now)
             }
         }
+    }
+
+    /// Tells `configuration.registrationChanged` when whether some broker accepts a session
+    /// changed: `true` at once when one is accepted; `false` is checked on timers, as sessions are lost.
+    private func noteRegistration(_ accepted: Bool) {
+        guard accepted != registered, let changed = configuration.registrationChanged else { return }
+        if !accepted, sessions.contains(where: { $0.socket != nil && $0.acceptedByBroker }) { return }
+        registered = accepted
+        changed(accepted)
     }
 
     /// Opens a new socket for the session and says READY.
@@ -342,6 +363,7 @@ final class WorkerPoolEngine {
             "endpoint": session.route.endpoint, "service": session.route.service, "session": String(session.index),
             "delay_ms": "\(session.reconnectDelay.milliseconds)",
         ])
+        metrics.reconnecting(to: session.route.endpoint, after: session.reconnectDelay)
         session.reconnectAt = now + session.reconnectDelay
         timersDue = min(timersDue, now + session.reconnectDelay)
         session.reconnectDelay = min(session.reconnectDelay * 2, configuration.reconnectMaximumDelay)

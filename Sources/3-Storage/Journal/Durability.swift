@@ -34,11 +34,13 @@ final class DurabilityTracker: @unchecked Sendable {
             }
             syncing = true
             condition.unlock()
+            let started = ContinuousClock.now
             let covered = sync()
+            let took = ContinuousClock.now - started
             condition.lock()
             syncing = false
             syncCount += 1
-            metrics.synced()
+            metrics.synced(in: took)
             durableSequence = max(durableSequence, covered)
             condition.broadcast()
         }

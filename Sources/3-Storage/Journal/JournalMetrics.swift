@@ -6,12 +6,14 @@ import Telemetry
 struct JournalMetrics: Sendable {
     private let appends: Counter
     private let syncs: Counter
+    private let syncDuration: Timer
     private let bytes: Gauge
     private let lastSequence: Gauge
 
     init(dimensions: [(String, String)]) {
         appends = Counter(label: "lyceum_journal_appends_total", dimensions: dimensions)
         syncs = Counter(label: "lyceum_journal_syncs_total", dimensions: dimensions)
+        syncDuration = Timer(label: "lyceum_journal_sync_duration_seconds", dimensions: dimensions)
         bytes = Gauge(label: "lyceum_journal_bytes", dimensions: dimensions)
         lastSequence = Gauge(label: "lyceum_journal_last_sequence", dimensions: dimensions)
     }
@@ -25,6 +27,10 @@ struct JournalMetrics: Sendable {
     /// One record more was appended.
     func appended() { appends.increment() }
 
-    /// One `fdatasync` more was made.
-    func synced() { syncs.increment() }
+    /// One `fdatasync` more was made, which took `duration` (what every write it covered waited
+    /// for, beside its own queueing).
+    func synced(in duration: Duration) {
+        syncs.increment()
+        syncDuration.record(duration)
+    }
 }

@@ -125,6 +125,7 @@ public struct LyceumError: Error, Equatable, Sendable, CustomStringConvertible {
         case .brokerUnreachable: .brokerUnreachable
         case .forbidden: .forbidden
         case .unauthenticated: .unauthenticated
+        case .badRequest: .badRequest
         default: .other(error.code.rawValue)
         }
         self.init(code: code, message: error.detail, service: error.service ?? "", op: op, endpoint: error.endpoint)

@@ -1,12 +1,15 @@
 import Configuration
+import Dashboard
 import Events
 import Foundation
+import HTTPServer
 import LearningServices
 import LyceumLifecycle
 import LyceumLogging
 import Majordomo
 import Partitions
 import Security
+import Telemetry
 import ZeroMQ
 
 /// The long-running subcommands: `serve`, `broker` and `worker`. Each returns the process's exit
@@ -36,7 +39,8 @@ public enum Commands {
         defer { host.close() }
         do {
             let revocations = Revocations()
-            return try runGroup(logger: logger, reload: reloader(sources, host: host, security: security, revocations: revocations)) { context in
+            return try runGroup(logger: logger, readiness: Readiness(awaiting: [Readiness.started]),
+                                reload: reloader(sources, host: host, security: security, revocations: revocations)) { context in
                 try serveServices(host, settings: settings, security: security, revocations: revocations, context: context)
             }
         } catch {
@@ -58,8 +62,8 @@ public enum Commands {
         // The dashboard's bridge subscribes and asks for snapshots in-process, beside the network endpoints.
         let dashboard = settings.dashboardPort != 0
         var eventConfiguration = EventPublisherConfiguration(
-            publishEndpoints: [settings.eventsEndpoint] + (dashboard ? [DashboardBridge.eventsEndpoint] : []),
-            snapshotEndpoints: [settings.snapshotEndpoint] + (dashboard ? [DashboardBridge.snapshotEndpoint] : []),
+            publishEndpoints: [settings.eventsEndpoint] + (dashboard ? [DashboardServices.eventsEndpoint] : []),
+            snapshotEndpoints: [settings.snapshotEndpoint] + (dashboard ? [DashboardServices.snapshotEndpoint] : []),
             snapshotPageBytes: settings.snapshotPageBytes)
         eventConfiguration.publisherSecurity = security.bound(.events)
         eventConfiguration.snapshotSecurity = security.bound(.snapshots)
@@ -73,7 +77,7 @@ public enum Commands {
         let broker = try Broker(endpoints: settings.endpoints, configuration: configuration, context: context)
         let catalog = host.catalog
         return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report)
-            + dashboardServices(settings, context: context, snapshotEndpoint: DashboardBridge.snapshotEndpoint, security: .plaintext) {
+            + dashboardServices(settings, context: context, snapshotEndpoint: DashboardServices.snapshotEndpoint, security: .plaintext) {
                 catalog.catalog.courses.map { CourseTitle(id: $0.id, title: $0.title) }
             }
             + events.map { ($0.name, $0.service as any Service) } + [("broker", broker)]
@@ -89,7 +93,8 @@ public enum Commands {
         let report = ProcessReport(role: "broker", journals: [:])
         do {
             let revocations = Revocations()
-            return try runGroup(logger: logger, reload: reloader(sources, host: nil, security: security, revocations: revocations)) { context in
+            return try runGroup(logger: logger, readiness: Readiness(awaiting: [Readiness.started]),
+                                reload: reloader(sources, host: nil, security: security, revocations: revocations)) { context in
                 var configuration = brokerConfiguration(settings, report: report, security: security)
                 let coordinator = try partitionCoordinator(settings, security: security, context: context)
                 if let coordinator {
@@ -103,7 +108,7 @@ public enum Commands {
                 if settings.publishesEvents {
                     let events = try EventForwarder(
                         publisherEndpoints: settings.forwarderEndpoints,
-                        subscriberEndpoints: [settings.eventsEndpoint] + (dashboard ? [DashboardBridge.eventsEndpoint] : []),
+                        subscriberEndpoints: [settings.eventsEndpoint] + (dashboard ? [DashboardServices.eventsEndpoint] : []),
                         publisherSecurity: security.bound(.forwarder), subscriberSecurity: security.bound(.events), context: context)
                     revocations.onRevocation { revoked in
                         if revoked.contains(.subscribeEvents) { events.rebindSubscribers() }
@@ -170,7 +175,9 @@ public enum Commands {
         }
         do {
             let revocations = Revocations()
-            return try runGroup(logger: logger, reload: reloader(sources, host: host, security: security, revocations: revocations)) { context in
+            let readiness = Readiness(awaiting: [Readiness.started, Readiness.registered])
+            return try runGroup(logger: logger, readiness: readiness,
+                                reload: reloader(sources, host: host, security: security, revocations: revocations)) { context in
                 // Snapshots are answered on loopback, on a port of the kernel's choosing, unless
                 // `snapshot-endpoint` names an address (for dashboards on other hosts): heartbeats
                 // through the forwarder advertise it (with its CURVE key), and several workers on
@@ -192,6 +199,10 @@ public enum Commands {
                     reconnectInitialDelay: settings.reconnectInitial,
                     reconnectMaximumDelay: settings.reconnectMaximum)
                 configuration.security = security.connecting
+                configuration.watchdog = Watchdog.fromEnvironment()
+                configuration.registrationChanged = { registered in
+                    registered ? readiness.meet(Readiness.registered) : readiness.withdraw(Readiness.registered)
+                }
                 // Over CURVE the broker's server key vouches for the identity frame (protocol/majordomo.md).
                 configuration.trustsCallerIdentities = security.isCurve
                 // One pool, one thread, for every service registered with every broker: the
@@ -241,14 +252,14 @@ public enum Commands {
         Logger.configure(linesPerSecond: settings.logRateLimit)
     }
 
-    /// The broker's timings, bounds, `mmi.status` answer and security, from `settings` and
+    /// The broker's timings, bounds, `mmi.status` answer, systemd watchdog and security, from `settings` and
     /// `security` (a CURVE server whose callers are looked up in the authorised keys, or
     /// plaintext with every caller unverified); raises the process's descriptor limit and fits
     /// `max-connections` under it.
     static func brokerConfiguration(_ settings: Settings, report: ProcessReport, security: ProcessSecurity) -> BrokerConfiguration {
         let logger = Logger(component: "broker")
         let descriptors = DescriptorLimit.raise(logger: logger)
-        return BrokerConfiguration(
+        var configuration = BrokerConfiguration(
             heartbeat: Heartbeat(interval: settings.heartbeatInterval, liveness: settings.heartbeatLiveness),
             unknownServiceTimeout: settings.unknownServiceTimeout,
             maxQueuedRequestsPerService: settings.queueLimit,
@@ -263,6 +274,8 @@ public enum Commands {
             security: security.bound(.broker),
             keyDirectory: security.directory
         )
+        configuration.watchdog = Watchdog.fromEnvironment()
+        return configuration
     }
 
     /// The coordinator of a partitioned cluster's broker (`settings.partitions` > 0), calling
@@ -327,31 +340,32 @@ public enum Commands {
         titles: @escaping @Sendable () -> [CourseTitle]
     ) throws -> [(name: String, service: any Service)] {
         guard settings.dashboardPort != 0 else { return [] }
-        let feed = try DashboardFeed()
-        let endpoint = try HTTPEndpoint(
-            name: "dashboard", setting: SettingKey.dashboardPort.rawValue, address: settings.dashboardAddress, port: settings.dashboardPort,
-            limits: DashboardResponder.limits, responder: try DashboardResponder(feed: feed, token: settings.dashboardToken))
-        let bridge = DashboardBridge(context: context, feed: feed, snapshotEndpoint: snapshotEndpoint, security: security, titles: titles)
-        return [("dashboard", endpoint), ("dashboard-bridge", bridge)]
+        return try DashboardServices.make(
+            address: settings.dashboardAddress, port: settings.dashboardPort, setting: SettingKey.dashboardPort.rawValue,
+            token: settings.dashboardToken, context: context, snapshotEndpoint: snapshotEndpoint, security: security, titles: titles)
     }
 
     /// What SIGHUP does: read the configuration sources again and apply the log level and
     /// format, then reload the catalog and the authorised keys. A source that has become
     /// invalid, or a key directory that cannot be read, is logged and the running configuration
-    /// (and the old keys) kept. When the reload removed or changed keys, the event sockets whose
+    /// (and the old keys) kept; key reloads are counted by result (`lyceum_key_reloads_total`). When the reload removed or changed keys, the event sockets whose
     /// peers authenticated with their permissions are told (`revocations`).
     private static func reloader(
         _ sources: ConfigurationSources?, host: ServiceHost?, security: ProcessSecurity, revocations: Revocations
     ) -> @Sendable () -> Void {
         let logger = Logger(component: "reload")
+        let keyReloads = (succeeded: Counter(label: "lyceum_key_reloads_total", dimensions: [("result", "succeeded")]),
+                          failed: Counter(label: "lyceum_key_reloads_total", dimensions: [("result", "failed")]))
         return {
             if let keyRing = security.keyRing {
                 do throws(KeyRingError) {
                     let change = try keyRing.reload()
+                    keyReloads.succeeded.increment()
                     logger.info("keys reloaded", ["keys": String(keyRing.count), "added": change.added.joined(separator: ","),
                                                   "removed": change.removed.joined(separator: ","), "changed": change.changed.joined(separator: ",")])
                     revocations.revoked(change.revokedPermissions)
                 } catch {
+                    keyReloads.failed.increment()
                     logger.error("key reload failed; the running keys stay", ["error": error.description])
                 }
             }
@@ -368,17 +382,18 @@ public enum Commands {
         }
     }
 
-    /// Runs the services `make` creates on a fresh context until a signal stops them. The
+    /// Runs the services `make` creates on a fresh context until a signal stops them, telling
+    /// `readiness` (and so systemd) when they all run and when they stop. The
     /// context and every service are released before this returns, so the last messages are
     /// delivered before the caller closes journals or exits.
     private static func runGroup(
-        logger: Logger, reload: @escaping @Sendable () -> Void,
+        logger: Logger, readiness: Readiness, reload: @escaping @Sendable () -> Void,
         _ make: (Context) throws -> [(name: String, service: any Service)]
     ) throws -> Int32 {
         let context = try Context()
         let services = try make(context)
         logger.info("starting", ["services": services.map(\.name).joined(separator: ",")])
-        let status = ServiceGroup(services, reload: reload).run()
+        let status = ServiceGroup(services, readiness: readiness, reload: reload).run()
         logger.info("stopped", ["status": String(status)])
         // The counts of lines refused since the last summary, which the summaries' thread would
         // write within a second, are written before the process exits.

@@ -39,6 +39,12 @@ public enum JournalCommand {
             var status: Int32 = 0
             for directory in directories {
                 if directories.count > 1 { print("== \(directory)") }
+                // A partition made by `partitions init` (or a service's directory) before its first
+                // write: nothing to check, repair or compact, and nothing wrong.
+                if awaitsFirstWrite(directory) {
+                    print("status:         empty (no journal yet: nothing was written)")
+                    continue
+                }
                 do {
                     status = max(status, try perform(directory, ProgressPrinter()))
                 } catch {
@@ -52,18 +58,30 @@ public enum JournalCommand {
 }
 
 /// The journal directories under `root`: `root` itself when it holds a journal, else the
-/// services' subdirectories that do and, in a partitioned worker's data directory, their
-/// partitions' (`DATA/<service>/p<N>`, in partition order), else `root` (so that the command
-/// reports what is missing).
+/// services' subdirectories that do and, in a partitioned worker's data directory, every
+/// partition's (`DATA/<service>/p<N>`, in partition order, with a journal or not yet), else
+/// `root` (so that the command reports what is missing).
 private func journalDirectories(in root: String) -> [String] {
-    let exists = { (directory: String) in FileManager.default.fileExists(atPath: directory + "/journal.jsonl") }
-    guard !exists(root) else { return [root] }
+    guard !holdsJournal(root) else { return [root] }
     let services = ServiceRegistry.standard.descriptors.filter(\.isJournaled).map { (root as NSString).appendingPathComponent($0.name) }
     let directories = services.flatMap { service in
-        let partitions = (try? PartitionLayout.partitionDirectories(in: service)) ?? []
-        return [service] + partitions.map { (service as NSString).appendingPathComponent(PartitionName.directory($0)) }
-    }.filter(exists)
+        let partitions = ((try? PartitionLayout.partitionDirectories(in: service)) ?? []).map {
+            (service as NSString).appendingPathComponent(PartitionName.directory($0))
+        }
+        return (holdsJournal(service) ? [service] : []) + partitions
+    }
     return directories.isEmpty ? [root] : directories
+}
+
+private func holdsJournal(_ directory: String) -> Bool { FileManager.default.fileExists(atPath: directory + "/journal.jsonl") }
+
+/// Whether `directory` is a partition's directory (`p<N>`) or a service's that exists without a
+/// journal: a journal is created by its first write, so such a directory is empty, not damaged.
+private func awaitsFirstWrite(_ directory: String) -> Bool {
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue, !holdsJournal(directory) else { return false }
+    let name = ((directory as NSString).standardizingPath as NSString).lastPathComponent
+    return PartitionName.partition(ofDirectory: Substring(name)) != nil || ServiceRegistry.standard[name]?.isJournaled == true
 }
 
 /// Every live value by collection, and for a service's journal (a directory named after the
@@ -138,7 +156,7 @@ private func repair(_ directory: String, progress: ProgressPrinter) throws -> In
 
 private func compact(_ directory: String, progress: ProgressPrinter) throws -> Int32 {
     // Opening would create an empty journal; a maintenance tool must not invent one.
-    guard FileManager.default.fileExists(atPath: directory + "/journal.jsonl") else {
+    guard holdsJournal(directory) else {
         printError("lyceum journal compact: no journal in \(directory)")
         return 1
     }

@@ -94,10 +94,17 @@ public enum LyceumCommands {
 
     /// `lyceum status`.
     public static let status = Command.withSettings(
-        "status", summary: "ask the broker's mmi.status: services, workers, queues, journals, uptime, partitions (JSON)",
-        discussion: "exit status: 0 answered; 1 not a Lyceum broker, or refused; 2 bad command line; 3 no reply",
-        keys: clientSecurityKeys.union([.broker, .timeout, .partitions])
-    ) { parsed, _ throws(UsageError) in StatusCommand.run(settings: parsed.settings, security: try clientSecurity(parsed.settings)) }
+        "status", summary: "ask the broker's mmi.status: services, workers, queues, journals, uptime, partitions",
+        discussion: """
+            prints tables on a terminal, and the JSON answer with --json or when standard output is not a
+            terminal (a pipe, a file), so scripts read JSON as before
+            exit status: 0 answered; 1 not a Lyceum broker, or refused; 2 bad command line; 3 no reply
+            """,
+        keys: clientSecurityKeys.union([.broker, .timeout, .partitions]), options: [StatusCommand.jsonSwitch]
+    ) { parsed, sources throws(UsageError) in
+        StatusCommand.run(settings: parsed.settings, security: try clientSecurity(parsed.settings),
+                          format: .chosen(json: sources.commandLine.contains(StatusCommand.jsonSwitch.name)))
+    }
 
     /// `lyceum config`.
     public static let config = Command.withSettings(

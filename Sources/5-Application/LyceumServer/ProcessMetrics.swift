@@ -20,6 +20,7 @@ public enum ProcessMetrics {
         MetricDescription("lyceum_request_errors_total", .counter, "Error replies, by service and error code."),
         MetricDescription("lyceum_journal_appends_total", .counter, "Records appended to the journal since start."),
         MetricDescription("lyceum_journal_syncs_total", .counter, "fdatasync calls made by the journal since start."),
+        MetricDescription("lyceum_journal_sync_duration_seconds", .histogram, "Time one fdatasync of the journal took."),
         MetricDescription("lyceum_journal_bytes", .gauge, "Size of the journal file in bytes."),
         MetricDescription("lyceum_journal_last_sequence", .gauge, "Sequence number of the journal's last record."),
         MetricDescription("lyceum_events_published_total", .counter, "Progress events given a sequence number by this process's publisher."),
@@ -38,6 +39,13 @@ public enum ProcessMetrics {
         MetricDescription(
             "lyceum_broker_connections_cut_total", .counter,
             "Connections the broker cut: beyond max-connections (limit), over max-input-bytes (input) or max-output-bytes (output)."),
+        MetricDescription(
+            "lyceum_broker_rejections_total", .counter,
+            "Requests the broker refused with an error reply instead of routing them, by code (queue_full, overloaded, …)."),
+        MetricDescription(
+            "lyceum_worker_reconnect_backoff_seconds", .gauge,
+            "The wait before a worker's last lost session at a broker reconnects; 0 once the broker accepts one again."),
+        MetricDescription("lyceum_key_reloads_total", .counter, "Reloads of authorized-keys on SIGHUP, by result (succeeded, failed)."),
         MetricDescription(
             "lyceum_backup_last_success_timestamp_seconds", .gauge,
             "Unix time at which the last backup a client copied whole ended (lyceum backup); alert when it grows old."),

@@ -1,19 +1,35 @@
+import CommandSyntax
 import Configuration
+import Glibc
 import JSON
 import LearningServices
 import Majordomo
 
 /// `lyceum status`: asks the first broker that answers (of `broker`, tried in order) its
-/// `mmi.status` management service and prints its answer, a
+/// `mmi.status` management service and prints its answer, as tables (``StatusTable``) or as a
 /// JSON object of the broker's services, worker counts, queue depths, uptime and (for
 /// `serve`) journals. When node services (`lyceum.node.*`) are registered, or `partitions` is
 /// set, it asks each node to `describe` itself and adds a `partitions` member: each partition's
 /// owners and journals, flagging partitions with no owner or with two (PartitionOwnership).
 public enum StatusCommand {
+    /// How the answer is printed.
+    public enum Format: Sendable {
+        /// The JSON object, on one line: for scripts (`--json`, or standard output not a terminal).
+        case json
+        /// ``StatusTable``'s tables: for a person at a terminal.
+        case table
+
+        /// JSON when `json` was asked for or standard output is not a terminal, else tables.
+        static func chosen(json: Bool) -> Format { json || isatty(STDOUT_FILENO) != 1 ? .json : .table }
+    }
+
+    /// `--json`: the JSON answer even on a terminal.
+    static let jsonSwitch = Option("json", .none, help: "print the JSON answer, also on a terminal (the default when standard output is not one)")
+
     /// Exit statuses: 0 with the answer printed; 1 when the broker does not answer `mmi.status`
     /// (it is not a Lyceum broker) or refuses it (e.g. `forbidden` to a key without `manage`);
     /// 3 when no reply came.
-    public static func run(settings: Settings, security: ProcessSecurity = .plaintext) -> Int32 {
+    public static func run(settings: Settings, security: ProcessSecurity = .plaintext, format: Format = .json) -> Int32 {
         let reply: [[UInt8]]
         do {
             reply = try CallCommand.callOnce(ProcessReport.statusService, body: [[]], settings: settings.client, security: security)
@@ -35,7 +51,10 @@ public enum StatusCommand {
             let services = ServiceRegistry.standard.descriptors.filter(\.isJournaled).map(\.name)
             status.append("partitions", PartitionOwnership(services: services, count: settings.partitionScheme?.count, answers: answers).json)
         }
-        print(String(decoding: JSONValue.object(status).serialized(), as: UTF8.self))
+        switch format {
+        case .json: print(String(decoding: JSONValue.object(status).serialized(), as: UTF8.self))
+        case .table: print(StatusTable.render(status), terminator: "")
+        }
         return CallCommand.Status.ok
     }
 

@@ -5,10 +5,10 @@ from . import aio
 from .client import Client
 from .errors import (BadRequest, BrokerRejection, Conflict, Forbidden, Internal, LyceumError, NotFound,
                      Overloaded, ProtocolError, QueueFull, ServiceUnknown, Timeout, TooLarge, Unauthenticated,
-                     Unavailable, UnknownOp)
+                     Unavailable, UnknownOp, Unreachable)
 from .events import BooksGap, BookUpdate, Events, ProgressUpdate, Snapshot, Update
 from .operations import new_request_id
 
 __all__ = ["aio", "Client", "Events", "Snapshot", "ProgressUpdate", "BookUpdate", "BooksGap", "Update", "new_request_id", "LyceumError", "BadRequest", "NotFound", "Conflict",
            "UnknownOp", "TooLarge", "Unavailable", "Internal", "Forbidden", "Unauthenticated",
-           "BrokerRejection", "QueueFull", "Overloaded", "ServiceUnknown", "Timeout", "ProtocolError"]
+           "BrokerRejection", "QueueFull", "Overloaded", "ServiceUnknown", "Timeout", "Unreachable", "ProtocolError"]

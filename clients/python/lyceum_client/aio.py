@@ -4,7 +4,10 @@ One DEALER carries every request in flight, each behind an 8-byte tag that the b
 front of its reply (protocol/majordomo.md, "Client envelopes"), so replies find their requests in
 whatever order they come. A request without a reply after ``timeout`` is sent again under a new
 tag, after a back-off, up to ``attempts`` times in all; a reply to any of its tags completes it.
-A new socket connects to the next broker in ``endpoints`` (the Lazy Pirate pattern, with
+Sockets set ``ZMQ_IMMEDIATE``, so a request is
+queued only on a connection whose handshake completed: a request that no attempt could even send
+fails with ``Unreachable`` (``broker_unreachable``), one that was sent and never answered with
+``Timeout``. A new socket connects to the next broker in ``endpoints`` (the Lazy Pirate pattern, with
 fail-over) when the connection looks dead (no reply at all came on it since a request that timed
 out was sent) or when the broker answers ``service_unknown`` (it has no worker for the service, or
 the partition; another broker may). A dead connection is closed and the other requests in flight
@@ -27,7 +30,7 @@ import zmq
 import zmq.asyncio
 
 from ._wire import MAX_FRAME_BYTES, Curve, PathLike, decode_result, encode_body, request_frames, split_reply
-from .errors import LyceumError, Timeout
+from .errors import LyceumError, Timeout, Unreachable
 from .operations import Async, Books, Call, Catalog, Progress, raw_call
 
 T = TypeVar("T")
@@ -58,6 +61,9 @@ class _Request:
     tags: list[bytes] = field(default_factory=list)
     reply: Optional[asyncio.Future[Optional[list[bytes]]]] = None
     generation: int = -1
+    #: Whether any attempt was handed to a connection (which, with ``ZMQ_IMMEDIATE``, a broker
+    #: had completed the handshake of).
+    sent: bool = False
 
     def waits_on(self, generation: int) -> bool:
         """Whether the current attempt waits for a reply on connection ``generation``."""
@@ -165,10 +171,7 @@ class Client:
                         await asyncio.sleep(self._delay(attempt))
                     body, generation = await self._attempt(request)
                     if body is None:
-                        failure = Timeout(f"no reply from {call.service} within {self._timeout:g} s on any of "
-                                          f"{attempt + 1} attempts ({', '.join(self._endpoints)})"
-                                          + ("; the last one's connection was closed to fail over"
-                                             if request.abandoned() else ""), service=call.service)
+                        failure = self._no_reply(call.service, request, attempt + 1)
                         continue
                     try:
                         return call.decode(decode_result(call.service, body))
@@ -182,6 +185,17 @@ class Client:
             finally:
                 for tag in request.tags:
                     self._waiting.pop(tag, None)
+
+    def _no_reply(self, service: str, request: _Request, attempts: int) -> LyceumError:
+        """The failure of a request none of whose ``attempts`` got a reply: ``Unreachable`` when
+        no attempt was ever sent, else ``Timeout``."""
+        brokers = ", ".join(self._endpoints)
+        if not request.sent:
+            return Unreachable(f"no connection to any broker ({brokers}) for {service} within {self._timeout:g} s "
+                               f"on any of {attempts} attempts", service=service)
+        return Timeout(f"no reply from {service} within {self._timeout:g} s on any of {attempts} attempts ({brokers})"
+                       + ("; the last one's connection was closed to fail over" if request.abandoned() else ""),
+                       service=service)
 
     async def _attempt(self, request: _Request) -> tuple[Optional[list[bytes]], int]:
         """Sends the request under a new tag and waits for a reply to any of its tags; returns the
@@ -199,6 +213,7 @@ class Client:
                 # Never blocks for long: at most max_in_flight requests are queued, below the
                 # socket's high-water mark.
                 await connection.socket.send_multipart(request_frames(tag, request.service, request.frame))
+                request.sent = True
                 return await request.reply, connection.generation
         except (TimeoutError, zmq.ZMQError):
             if self._last_reply_at < sent_at:
@@ -211,6 +226,7 @@ class Client:
         if self._connection is None:
             socket = self._context.socket(zmq.DEALER)
             socket.setsockopt(zmq.LINGER, 0)
+            socket.setsockopt(zmq.IMMEDIATE, 1)
             socket.setsockopt(zmq.MAXMSGSIZE, MAX_FRAME_BYTES)
             if self._curve is not None:
                 self._curve.apply(socket)

@@ -110,6 +110,14 @@ class Timeout(LyceumError, TimeoutError):
     code = "timed_out"
 
 
+class Unreachable(LyceumError, ConnectionError):
+    """``broker_unreachable``: no attempt could hand the request to any broker, because no
+    connection was made (nothing listens there, the network is down, or the CURVE handshake was
+    refused). Nothing was sent, so nothing was applied; unlike ``Timeout``, where a broker took
+    the request and no reply came."""
+    code = "broker_unreachable"
+
+
 class ProtocolError(LyceumError):
     """``protocol``: a reply that is not what the contract promises (not one frame of JSON, no
     ``ok``); the client's peer is not a Lyceum server of this contract version."""

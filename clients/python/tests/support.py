@@ -279,9 +279,10 @@ class LossyProxy(Peer):
 
 class ScriptedBroker(Peer):
     """A broker that answers each request with ``answer(request_number, body)``: the reply body
-    frame. Requests are recorded as sent. ``curve_secret`` makes it a CURVE server."""
+    frame, or ``None`` for no reply. Requests are recorded as sent. ``curve_secret`` makes it a
+    CURVE server."""
 
-    def __init__(self, test: unittest.TestCase, answer: Callable[[int, dict[str, Any]], bytes],
+    def __init__(self, test: unittest.TestCase, answer: Callable[[int, dict[str, Any]], Optional[bytes]],
                  curve_secret: Optional[bytes] = None) -> None:
         super().__init__(test)
         self.endpoint = f"tcp://127.0.0.1:{free_port()}"
@@ -301,7 +302,9 @@ class ScriptedBroker(Peer):
         empty = frames.index(b"")
         envelope, (header, service, body) = frames[:empty + 1], frames[empty + 1:]
         self.requests.append(json.loads(body))
-        socket.send_multipart(envelope + [header, service, self._answer(len(self.requests), self.requests[-1])])
+        answer = self._answer(len(self.requests), self.requests[-1])
+        if answer is not None:
+            socket.send_multipart(envelope + [header, service, answer])
 
 
 class DroppingForwarder(Peer):

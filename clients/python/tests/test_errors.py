@@ -8,7 +8,7 @@ from typing import Any
 
 import lyceum_client
 from lyceum_client import (BadRequest, BrokerRejection, Conflict, Forbidden, Internal, LyceumError, NotFound,
-                           Overloaded, ProtocolError, QueueFull, ServiceUnknown, Timeout, TooLarge, Unauthenticated,
+                           Overloaded, ProtocolError, QueueFull, ServiceUnknown, Timeout, TooLarge, Unauthenticated, Unreachable,
                            Unavailable, UnknownOp)
 
 from .support import ScriptedBroker, ServeTestCase, failure, free_port, ok
@@ -106,13 +106,26 @@ class ScriptedErrorTests(unittest.TestCase):
         with self.assertRaises(ProtocolError):
             self.client(broker, attempts=1).catalog.list_categories()
 
-    def test_no_broker_is_a_timeout_after_every_attempt(self) -> None:
-        client = lyceum_client.Client(f"tcp://127.0.0.1:{free_port()}", timeout=0.2, attempts=2, backoff=0.01)
+    def test_no_broker_is_unreachable_not_a_timeout(self) -> None:
+        client = lyceum_client.Client([f"tcp://127.0.0.1:{free_port()}", f"tcp://127.0.0.1:{free_port()}"],
+                                      timeout=0.2, attempts=3, backoff=0.01)
+        self.addCleanup(client.close)
+        with self.assertRaises(Unreachable) as raised:
+            client.catalog.list_categories()
+        self.assertIsInstance(raised.exception, ConnectionError)
+        self.assertNotIsInstance(raised.exception, TimeoutError)
+        self.assertEqual(raised.exception.code, "broker_unreachable")
+        self.assertIn("no connection to any broker", raised.exception.message)
+
+    def test_a_broker_that_takes_the_request_and_never_answers_is_a_timeout(self) -> None:
+        broker = ScriptedBroker(self, lambda number, body: None)
+        client = lyceum_client.Client(broker.endpoint, timeout=0.2, attempts=2, backoff=0.01)
         self.addCleanup(client.close)
         with self.assertRaises(Timeout) as raised:
             client.catalog.list_categories()
         self.assertIsInstance(raised.exception, TimeoutError)
         self.assertEqual(raised.exception.code, "timed_out")
+        self.assertEqual(len(broker.requests), 2, "both attempts reached the broker")
 
 
 if __name__ == "__main__":

@@ -100,7 +100,7 @@ class CurveTests(unittest.TestCase):
                                   server_certificate=server_public) as client:
             self.assertEqual(client.catalog.list_categories(), [])
         with lyceum_client.Client(broker.endpoint, timeout=0.3, attempts=1) as plain:
-            with self.assertRaises(lyceum_client.Timeout):
+            with self.assertRaises(lyceum_client.Unreachable):
                 plain.catalog.list_categories()
         with self.assertRaises(ValueError):
             lyceum_client.Client(broker.endpoint, curve_certificate=os.path.join(directory.name, "client.key_secret"))

@@ -1,0 +1,91 @@
+import JSON
+
+/// `lyceum status` for a person at a terminal: the `mmi.status` answer (and its `partitions`
+/// member) as aligned tables of services, journals, nodes and partitions with their owners.
+/// Values a peer chose are shown as sent; members that are missing show as `-`.
+enum StatusTable {
+    /// The tables of `status`, one blank line apart, ending with a newline.
+    static func render(_ status: JSONObject) -> String {
+        var sections: [String] = [summary(status)]
+        let services = objects(status["services"]).map { service in
+            let local = service["local"] == .bool(true)
+            return [text(service["name"]), local ? "local" : text(service["workers"]), local ? "-" : text(service["idle_workers"]),
+                    text(service["queued_requests"])]
+        }
+        sections.append(table(["SERVICE", "WORKERS", "IDLE", "QUEUED"], services, numeric: [1, 2, 3]))
+        let journals = objects(status["journals"]).map { journal in
+            [text(journal["service"]), text(journal["bytes"]), text(journal["last_sequence"]), text(journal["appends"]), text(journal["syncs"])]
+        }
+        if !journals.isEmpty {
+            sections.append(table(["JOURNAL", "BYTES", "LAST SEQ", "APPENDS", "SYNCS"], journals, numeric: [1, 2, 3, 4]))
+        }
+        if case .object(let partitions)? = status["partitions"] {
+            sections.append(contentsOf: render(partitions: partitions))
+        }
+        return sections.joined(separator: "\n\n") + "\n"
+    }
+
+    private static func summary(_ status: JSONObject) -> String {
+        var line = "\(text(status["role"])) up \(uptime(status["uptime_seconds"]))"
+        line += ", \(text(status["workers"])) workers, \(text(status["queued_requests"])) queued requests"
+        return line
+    }
+
+    private static func render(partitions: JSONObject) -> [String] {
+        let heading = "partitions: \(text(partitions["count"])), \(text(partitions["unowned"])) unowned, \(text(partitions["contested"])) contested"
+        let nodes = objects(partitions["nodes"]).map { node in
+            [text(node["node"] ?? node["service"]), node["error"].map { "error: \(text($0))" } ?? "\(text(node["held"])) held"]
+        }
+        let rows = objects(partitions["table"]).map { row in
+            let owners = objects(row["owners"]).map { owner in
+                "\(text(owner["node"])) (seq \(text(owner["last_seq"])), \(text(owner["state"])))"
+            }
+            return [text(row["service"]), text(row["partition"]), text(row["state"]), owners.isEmpty ? "-" : owners.joined(separator: ", ")]
+        }
+        return [heading, table(["NODE", "PARTITIONS"], nodes, numeric: []), table(["SERVICE", "PARTITION", "STATE", "OWNERS"], rows, numeric: [1])]
+    }
+
+    /// `rows` under `headers`, each column as wide as its widest cell; the `numeric` columns
+    /// right-aligned. No trailing spaces.
+    static func table(_ headers: [String], _ rows: [[String]], numeric: Set<Int>) -> String {
+        let all = [headers] + rows
+        let widths = headers.indices.map { column in all.map { $0.indices.contains(column) ? $0[column].count : 0 }.max() ?? 0 }
+        return all.map { row in
+            row.enumerated().map { column, cell in
+                let padding = String(repeating: " ", count: widths[column] - cell.count)
+                return numeric.contains(column) ? padding + cell : cell + (column == row.count - 1 ? "" : padding)
+            }.joined(separator: "  ")
+        }.joined(separator: "\n")
+    }
+
+    private static func objects(_ value: JSONValue?) -> [JSONObject] {
+        guard case .array(let items)? = value else { return [] }
+        return items.compactMap { if case .object(let object) = $0 { object } else { nil } }
+    }
+
+    private static func text(_ value: JSONValue?) -> String {
+        switch value {
+        case .string(let text)?: text
+        case .integer(let number)?: String(number)
+        case .double(let number)?: String(number)
+        case .bool(let flag)?: String(flag)
+        case nil, .null?: "-"
+        case let other?: String(decoding: other.serialized(), as: UTF8.self)
+        }
+    }
+
+    /// `1d 02h 03m`, `2h 03m 04s`, `3m 04s` or `4s`.
+    private static func uptime(_ value: JSONValue?) -> String {
+        let seconds: Int
+        switch value {
+        case .double(let number)?: seconds = Int(number)
+        case .integer(let number)?: seconds = number
+        default: return "-"
+        }
+        let (days, hours, minutes, rest) = (seconds / 86_400, seconds / 3600 % 24, seconds / 60 % 60, seconds % 60)
+        func two(_ number: Int) -> String { number < 10 ? "0\(number)" : String(number) }
+        if days > 0 { return "\(days)d \(two(hours))h \(two(minutes))m" }
+        if hours > 0 { return "\(hours)h \(two(minutes))m \(two(rest))s" }
+        return minutes > 0 ? "\(minutes)m \(two(rest))s" : "\(rest)s"
+    }
+}
