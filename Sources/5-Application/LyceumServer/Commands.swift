@@ -272,7 +272,8 @@ public enum Commands {
             maxOutputBytesPerConnection: UInt64(settings.maxOutputBytes),
             managementServices: [ProcessReport.statusService: { snapshot, _ in report.statusJSON(broker: snapshot) }],
             security: security.bound(.broker),
-            keyDirectory: security.directory
+            keyDirectory: security.directory,
+            servicePermissions: .lyceum
         )
         configuration.watchdog = Watchdog.fromEnvironment()
         return configuration

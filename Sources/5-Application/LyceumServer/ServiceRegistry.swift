@@ -16,6 +16,9 @@ public struct ServiceRegistry: Sendable {
     /// The service names, in order.
     public var names: [String] { descriptors.map(\.name) }
 
+    /// The names of the services with a journal, in order: the ones a cluster partitions.
+    public var journaledNames: [String] { descriptors.filter(\.isJournaled).map(\.name) }
+
     /// The event streams of the services, in order: what every publisher of this registry's
     /// services numbers, whichever of them it serves.
     public var eventStreams: [any PublishedStream] { descriptors.compactMap(\.eventStream) }
