@@ -84,7 +84,10 @@ let package = Package(
         .target(name: "Partitions", dependencies: ["JSON"], path: "Sources/2-Domain/Partitions"),
         .testTarget(name: "PartitionsTests", dependencies: ["Partitions", "JSON"]),
         .target(name: "LearningServices", dependencies: ["JSON", "Journal", "Access", "Catalog", "Books", "Progress", "Partitions", "LyceumLogging", "LyceumSupport"], path: "Sources/2-Domain/LearningServices"),
-        .testTarget(name: "LearningServicesTests", dependencies: ["LearningServices", "Access", "JSON", "Journal", "Catalog", "Books", "Progress", "Partitions"]),
+        // Test doubles of the services' boundaries (InMemoryChangeLog), for the test targets and
+        // benchmarks only: production code never links them.
+        .target(name: "LearningServicesTestSupport", dependencies: ["LearningServices", "Journal"], path: "Tests/LearningServicesTestSupport"),
+        .testTarget(name: "LearningServicesTests", dependencies: ["LearningServicesTestSupport", "LearningServices", "Access", "JSON", "Journal", "Catalog", "Books", "Progress", "Partitions"]),
         // Progress and book events: PUB with sequence numbers, Clone-pattern snapshots, the XSUB/XPUB forwarder
         // and the subscriber that `lyceum watch` uses. Socket code; the domain arrives as values.
         .target(name: "Events", dependencies: ["ZeroMQ", "JSON", "LyceumLogging", "LyceumLifecycle", "Progress", "Books", "Telemetry", "LyceumSupport"], path: "Sources/4-Events/Events"),
@@ -96,7 +99,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EventsTests",
-            dependencies: ["Events", "LearningServices", "Catalog", "Progress", "Books", "JSON", "ZeroMQ", "LyceumLifecycle", "LyceumTestSupport", "lyceum"],
+            dependencies: ["LearningServicesTestSupport", "Events", "LearningServices", "Catalog", "Progress", "Books", "JSON", "ZeroMQ", "LyceumLifecycle", "LyceumTestSupport", "lyceum"],
             exclude: ["Subscribers"]
         ),
 
@@ -120,7 +123,7 @@ let package = Package(
         // client is run by /usr/bin/python3.
         .testTarget(
             name: "LyceumServerTests",
-            dependencies: ["LyceumServer", "Partitions", "LearningServices", "Catalog", "Books", "Majordomo", "ZeroMQ", "Access", "Security", "Journal", "Events", "Telemetry", "LyceumTestSupport", "lyceum", "CommandSyntax", "LoadTest", "ProgressWatch", "LyceumSupport", "LyceumLifecycle", "Configuration"],
+            dependencies: ["LearningServicesTestSupport", "LyceumServer", "Partitions", "LearningServices", "Catalog", "Books", "Majordomo", "ZeroMQ", "Access", "Security", "Journal", "Events", "Telemetry", "LyceumTestSupport", "lyceum", "CommandSyntax", "LoadTest", "ProgressWatch", "LyceumSupport", "LyceumLifecycle", "Configuration"],
             exclude: ["Clients", "Fixtures"]
         ),
 
@@ -160,7 +163,7 @@ let package = Package(
         // `swift run -c release service-handling`: per-request cost of the services, and replay speed.
         .executableTarget(
             name: "service-handling",
-            dependencies: ["LearningServices", "Books", "Catalog", "JSON", "Journal"],
+            dependencies: ["LearningServicesTestSupport", "LearningServices", "Books", "Catalog", "JSON", "Journal"],
             path: "Benchmarks/ServiceHandling"
         ),
 
@@ -187,7 +190,7 @@ let package = Package(
         // `make bench-events`: events/s with 100 subscribers, delivery latency, cost added to a write.
         .executableTarget(
             name: "events-bench",
-            dependencies: ["Events", "LearningServices", "LyceumServer", "Journal", "Catalog", "Progress", "ZeroMQ", "LyceumLifecycle"],
+            dependencies: ["LearningServicesTestSupport", "Events", "LearningServices", "LyceumServer", "Journal", "Catalog", "Progress", "ZeroMQ", "LyceumLifecycle"],
             path: "Benchmarks/EventsBench",
             exclude: ["pub_floor.c"]
         ),

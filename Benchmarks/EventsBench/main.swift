@@ -15,6 +15,7 @@ import Events
 import Foundation
 import Journal
 import LearningServices
+import LearningServicesTestSupport
 import LyceumLifecycle
 import LyceumServer
 import Progress

@@ -3,6 +3,7 @@ import Events
 import Foundation
 import JSON
 import LearningServices
+import LearningServicesTestSupport
 import LyceumLifecycle
 import LyceumTestSupport
 import Progress
