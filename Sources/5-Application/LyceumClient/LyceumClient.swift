@@ -71,7 +71,7 @@ struct RequestSender: Sendable {
             inbox.submit(PendingCall(service: service, op: op, body: body, outcome: continuation))
         }
         switch outcome {
-        case .success(let frame): return try Reply.decode(frame, as: Result.self, service: service, op: op)
+        case .success(let frame): return try ReplyEnvelope.decode(frame, as: Result.self, service: service, op: op)
         case .failure(let error): throw error
         }
     }
