@@ -48,6 +48,12 @@ bench-journal:
 	@scripts/ensure-deps.sh bench
 	Benchmarks/journal-bench.sh
 
+## Backup and restore of 1M books, and a running backup's cost to durable writes, vs Redis BGSAVE (issue 29).
+.PHONY: bench-backup
+bench-backup:
+	@scripts/ensure-deps.sh bench
+	Benchmarks/backup-bench.sh
+
 ## Majordomo echo through Lyceum's broker: sync client and 50 in flight, vs a C broker and C workers
 ## built and measured in the same run (issue: Majordomo).
 bench-mdp:

@@ -39,6 +39,9 @@ let package = Package(
         .target(name: "Security", dependencies: ["ZeroMQ", "Access", "LyceumLogging", "LyceumLifecycle", "LyceumSupport"], path: "Sources/1-Transport/Security"),
         // Real certificate files, and libczmq's zcert and pyzmq reading and writing them (Helpers/).
         .testTarget(name: "SecurityTests", dependencies: ["Security", "ZeroMQ", "Access", "LyceumLogging", "LyceumTestSupport"], exclude: ["Helpers"]),
+        // A small HTTP/1.1 server for a process's own endpoints: one thread, one poll() loop,
+        // bounded connections and streams (Server-Sent Events). Generic: it knows no Lyceum service.
+        .target(name: "HTTPServer", dependencies: ["LyceumLogging", "LyceumLifecycle", "LyceumSupport"], path: "Sources/1-Transport/HTTPServer"),
         // 7/MDP broker, worker sessions and clients; bodies are opaque frames, never parsed.
         .target(name: "Majordomo", dependencies: ["ZeroMQ", "Access", "LyceumLogging", "LyceumLifecycle", "Telemetry", "LyceumSupport"], path: "Sources/1-Transport/Majordomo"),
         // The append-only journal: durable, checksummed, replayed on start, compacted. No sockets.
@@ -81,13 +84,27 @@ let package = Package(
         .target(name: "Partitions", dependencies: ["JSON"], path: "Sources/2-Domain/Partitions"),
         .testTarget(name: "PartitionsTests", dependencies: ["Partitions", "JSON"]),
         .target(name: "LearningServices", dependencies: ["JSON", "Journal", "Access", "Catalog", "Books", "Progress", "Partitions", "LyceumLogging", "LyceumSupport"], path: "Sources/2-Domain/LearningServices"),
-        .testTarget(name: "LearningServicesTests", dependencies: ["LearningServices", "Access", "JSON", "Journal", "Catalog", "Books", "Progress", "Partitions"]),
-        // Progress and book events: PUB with sequence numbers, Clone-pattern snapshots, the XSUB/XPUB forwarder
-        // and the subscriber that `lyceum watch` uses. Socket code; the domain arrives as values.
-        .target(name: "Events", dependencies: ["ZeroMQ", "JSON", "LyceumLogging", "LyceumLifecycle", "Progress", "Books", "Telemetry", "LyceumSupport"], path: "Sources/4-Events/Events"),
+        // Test doubles of the services' boundaries (InMemoryChangeLog), for the test targets and
+        // benchmarks only: production code never links them.
+        .target(name: "LearningServicesTestSupport", dependencies: ["LearningServices", "Journal"], path: "Tests/LearningServicesTestSupport"),
+        .testTarget(name: "LearningServicesTests", dependencies: ["LearningServicesTestSupport", "LearningServices", "Access", "JSON", "Journal", "Catalog", "Books", "Progress", "Partitions"]),
+        // The events as a subscriber sees them, and nothing of the server: topics, the snapshot
+        // protocol's frames, received events, snapshots and heartbeats, course titles and figures,
+        // and the gap-repairing ProgressSubscriber that `lyceum watch`, the dashboard and
+        // LyceumClient use. No domain or storage module.
+        .target(name: "EventWire", dependencies: ["ZeroMQ", "JSON", "LyceumLogging", "LyceumSupport"], path: "Sources/4-Events/EventWire"),
+        // The publishing side of the events: PUB with sequence numbers, Clone-pattern snapshots
+        // of the services' tables, and the XSUB/XPUB forwarder. Socket code; the domain arrives as values.
+        .target(name: "Events", dependencies: ["EventWire", "ZeroMQ", "JSON", "LyceumLogging", "LyceumLifecycle", "Progress", "Books", "Telemetry", "LyceumSupport"], path: "Sources/4-Events/Events"),
+        // The browser dashboard: its page (plain files served as they are, no build step), the
+        // SSE feed over HTTPServer, and the bridge that feeds it from the process's own events.
+        .target(
+            name: "Dashboard", dependencies: ["HTTPServer", "EventWire", "Majordomo", "ZeroMQ", "JSON", "LyceumLifecycle", "LyceumLogging"],
+            path: "Sources/4-Events/Dashboard", resources: [.copy("DashboardPage")]
+        ),
         .testTarget(
             name: "EventsTests",
-            dependencies: ["Events", "LearningServices", "Catalog", "Progress", "Books", "JSON", "ZeroMQ", "LyceumLifecycle", "LyceumTestSupport", "lyceum"],
+            dependencies: ["LearningServicesTestSupport", "Events", "LearningServices", "Catalog", "Progress", "Books", "JSON", "ZeroMQ", "LyceumLifecycle", "LyceumTestSupport", "lyceum", "EventWire"],
             exclude: ["Subscribers"]
         ),
 
@@ -95,7 +112,7 @@ let package = Package(
         // defaults, and the settings each role takes (HostingSettings, ClientSettings).
         .target(
             name: "Configuration",
-            dependencies: ["CommandSyntax", "JSON", "Access", "LyceumLogging", "Journal", "Events", "LearningServices", "Partitions"],
+            dependencies: ["CommandSyntax", "JSON", "Access", "LyceumLogging", "Journal", "Events", "LearningServices", "Partitions", "EventWire"],
             path: "Sources/5-Application/Configuration"
         ),
         // The executable's wiring: journals as the services' change log, one-frame worker
@@ -103,17 +120,15 @@ let package = Package(
         // them (serve, broker, worker, call, status, config, journal, version).
         .target(
             name: "LyceumServer",
-            dependencies: ["LearningServices", "Catalog", "Books", "Progress", "Partitions", "JSON", "Journal", "Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumLogging", "Events", "Telemetry", "CommandSyntax", "LyceumSupport", "Access", "Security", "Configuration"], path: "Sources/5-Application/LyceumServer",
-            // The browser dashboard's page: plain files served as they are, no build step.
-            resources: [.copy("DashboardPage")]
+            dependencies: ["LearningServices", "Catalog", "Books", "Progress", "Partitions", "JSON", "Journal", "Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumLogging", "Events", "Telemetry", "CommandSyntax", "LyceumSupport", "Access", "Security", "Configuration", "HTTPServer", "Dashboard", "EventWire"], path: "Sources/5-Application/LyceumServer"
         ),
         // `lyceum watch`: the subscriber's dashboard, its terminal and its signals.
-        .target(name: "ProgressWatch", dependencies: ["Events", "ZeroMQ", "Majordomo", "LyceumLogging", "CommandSyntax", "Security", "Configuration"], path: "Sources/5-Application/ProgressWatch"),
+        .target(name: "ProgressWatch", dependencies: ["EventWire", "ZeroMQ", "Majordomo", "LyceumLogging", "CommandSyntax", "Security", "Configuration"], path: "Sources/5-Application/ProgressWatch"),
         // The end-to-end tests start the real `lyceum` (the dependency builds it); the Python
         // client is run by /usr/bin/python3.
         .testTarget(
             name: "LyceumServerTests",
-            dependencies: ["LyceumServer", "Partitions", "LearningServices", "Catalog", "Books", "Majordomo", "ZeroMQ", "Access", "Security", "Journal", "Events", "Telemetry", "LyceumTestSupport", "lyceum", "CommandSyntax", "LoadTest", "ProgressWatch", "LyceumSupport", "LyceumLifecycle", "Configuration"],
+            dependencies: ["LearningServicesTestSupport", "LyceumServer", "Partitions", "LearningServices", "Catalog", "Books", "Majordomo", "ZeroMQ", "Access", "Security", "Journal", "Events", "Telemetry", "LyceumTestSupport", "lyceum", "CommandSyntax", "LoadTest", "ProgressWatch", "LyceumSupport", "LyceumLifecycle", "Configuration", "EventWire"],
             exclude: ["Clients", "Fixtures"]
         ),
 
@@ -153,18 +168,19 @@ let package = Package(
         // `swift run -c release service-handling`: per-request cost of the services, and replay speed.
         .executableTarget(
             name: "service-handling",
-            dependencies: ["LearningServices", "Books", "Catalog", "JSON", "Journal"],
+            dependencies: ["LearningServicesTestSupport", "LearningServices", "Books", "Catalog", "JSON", "Journal"],
             path: "Benchmarks/ServiceHandling"
         ),
 
         // The Swift client library for other apps' backends: typed async calls, retries, fail-over,
-        // request ids, and the gap-repairing progress subscription (docs/clients.md).
-        .target(name: "LyceumClient", dependencies: ["Majordomo", "ZeroMQ", "Security", "Events", "JSON", "LyceumLogging"], path: "Sources/5-Application/LyceumClient"),
+        // request ids, and the gap-repairing progress subscription (docs/clients.md). It links
+        // EventWire, never Events, the journal or the domain modules: an app compiles no server code.
+        .target(name: "LyceumClient", dependencies: ["Majordomo", "ZeroMQ", "Security", "EventWire", "JSON", "LyceumLogging"], path: "Sources/5-Application/LyceumClient"),
         // docs/clients.md's example, run by LyceumClientTests against a real serve.
         .executableTarget(name: "SwiftClientExample", dependencies: ["LyceumClient"], path: "Examples/SwiftClientExample"),
         .testTarget(
             name: "LyceumClientTests",
-            dependencies: ["LyceumClient", "Majordomo", "ZeroMQ", "Events", "JSON", "LyceumTestSupport", "lyceum", "SwiftClientExample"]
+            dependencies: ["LyceumClient", "Majordomo", "ZeroMQ", "Events", "JSON", "LyceumTestSupport", "lyceum", "SwiftClientExample", "EventWire"]
         ),
 
         // `make bench-client`: LyceumClient's overhead over raw MDP (Benchmarks/client-overhead.sh).
@@ -180,7 +196,7 @@ let package = Package(
         // `make bench-events`: events/s with 100 subscribers, delivery latency, cost added to a write.
         .executableTarget(
             name: "events-bench",
-            dependencies: ["Events", "LearningServices", "LyceumServer", "Journal", "Catalog", "Progress", "ZeroMQ", "LyceumLifecycle"],
+            dependencies: ["LearningServicesTestSupport", "Events", "LearningServices", "LyceumServer", "Journal", "Catalog", "Progress", "ZeroMQ", "LyceumLifecycle", "EventWire"],
             path: "Benchmarks/EventsBench",
             exclude: ["pub_floor.c"]
         ),

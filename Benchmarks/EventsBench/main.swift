@@ -11,10 +11,12 @@
 // Run with `make bench-events` (release build). Progress is printed to stderr.
 import Catalog
 import Dispatch
+import EventWire
 import Events
 import Foundation
 import Journal
 import LearningServices
+import LearningServicesTestSupport
 import LyceumLifecycle
 import LyceumServer
 import Progress

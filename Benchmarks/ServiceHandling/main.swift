@@ -8,6 +8,7 @@ import Foundation
 import JSON
 import Journal
 import LearningServices
+import LearningServicesTestSupport
 
 /// CPU time of this thread in nanoseconds: other processes on a shared machine do not inflate it.
 func cpuNanoseconds() -> UInt64 {

@@ -1,4 +1,5 @@
 import Books
+import EventWire
 import Events
 import Foundation
 import JSON

@@ -1,3 +1,4 @@
+import EventWire
 import LyceumTestSupport
 import Events
 import Foundation

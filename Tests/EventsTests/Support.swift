@@ -1,8 +1,10 @@
 import Catalog
+import EventWire
 import Events
 import Foundation
 import JSON
 import LearningServices
+import LearningServicesTestSupport
 import LyceumLifecycle
 import LyceumTestSupport
 import Progress

@@ -3,6 +3,7 @@ import Catalog
 import Foundation
 import JSON
 import LearningServices
+import LearningServicesTestSupport
 import Progress
 import Synchronization
 import Testing

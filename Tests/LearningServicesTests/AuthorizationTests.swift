@@ -3,6 +3,7 @@ import Catalog
 import JSON
 import Journal
 import LearningServices
+import LearningServicesTestSupport
 import Testing
 
 /// The services' per-operation rules: a `learner` key acts only for its learners, `course_stats`

@@ -2,6 +2,7 @@ import Books
 import JSON
 import Journal
 import LearningServices
+import LearningServicesTestSupport
 import Testing
 
 @Suite struct BooksServiceTests {

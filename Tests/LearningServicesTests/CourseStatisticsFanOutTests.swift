@@ -2,6 +2,7 @@ import Access
 import Catalog
 import JSON
 import LearningServices
+import LearningServicesTestSupport
 import Testing
 
 /// The coordinator's domain half: which learner-less `progress` requests fan out, which are

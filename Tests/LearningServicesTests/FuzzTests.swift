@@ -1,6 +1,7 @@
 import Catalog
 import JSON
 import LearningServices
+import LearningServicesTestSupport
 import Testing
 
 /// Mangled requests — truncated, with bytes flipped, inserted or dropped — always get a

@@ -3,6 +3,7 @@ import Catalog
 import Foundation
 import JSON
 import LearningServices
+import LearningServicesTestSupport
 import Testing
 
 /// The request/reply pairs of `protocol/examples`, replayed against fresh services with the

@@ -2,6 +2,7 @@ import Catalog
 import JSON
 import Journal
 import LearningServices
+import LearningServicesTestSupport
 import Partitions
 import Testing
 

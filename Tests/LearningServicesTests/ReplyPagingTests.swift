@@ -2,6 +2,7 @@ import Catalog
 import JSON
 import Journal
 import LearningServices
+import LearningServicesTestSupport
 import Testing
 
 /// Issue 14, finding 3c: list replies stop at a byte budget as well as at `limit`, and the

@@ -1,6 +1,7 @@
 import JSON
 import Journal
 import LearningServices
+import LearningServicesTestSupport
 import Testing
 
 /// The exact error replies (code, field, message) for malformed or ill-typed requests, as the

@@ -1,5 +1,6 @@
 import Journal
 @testable import LearningServices
+import LearningServicesTestSupport
 import Testing
 
 /// A state whose decoder refuses every value, as if a service wrote a value its own decoder

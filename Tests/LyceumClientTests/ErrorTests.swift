@@ -119,7 +119,7 @@ struct ErrorTests {
     func unknownCodes() throws {
         func code(of reply: String) -> LyceumError.Code? {
             do {
-                _ = try Reply.decode(Array(reply.utf8), as: AnyResult.self, service: "books", op: "get")
+                _ = try ReplyEnvelope.decode(Array(reply.utf8), as: AnyResult.self, service: "books", op: "get")
                 return nil
             } catch {
                 return error.code

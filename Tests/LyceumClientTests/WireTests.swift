@@ -17,7 +17,7 @@ struct WireTests {
     @Test("a reply decodes into the typed result, ignoring members it does not know")
     func replies() throws {
         let reply = #"{"ok":true,"result":{"categories":[{"name":"Swift","course_count":3,"new":true}],"extra":[1]}}"#
-        let categories = try Reply.decode(Array(reply.utf8), as: CategoriesResult.self, service: "catalog", op: "list_categories").categories
+        let categories = try ReplyEnvelope.decode(Array(reply.utf8), as: CategoriesResult.self, service: "catalog", op: "list_categories").categories
         #expect(categories == [Category(name: "Swift", courseCount: 3)])
     }
 
@@ -25,7 +25,7 @@ struct WireTests {
     func invalidReplyPaths() {
         func message(_ reply: String) -> String? {
             do {
-                _ = try Reply.decode(Array(reply.utf8), as: CategoriesResult.self, service: "catalog", op: "list_categories")
+                _ = try ReplyEnvelope.decode(Array(reply.utf8), as: CategoriesResult.self, service: "catalog", op: "list_categories")
                 return nil
             } catch {
                 return error.code == .invalidReply ? error.message : "\(error.code)"

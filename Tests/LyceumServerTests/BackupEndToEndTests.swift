@@ -129,6 +129,30 @@ struct BackupEndToEndTests {
         #expect(whole.status == 0, "a backup after the killed one failed:\n\(whole.stderr)")
     }
 
+    @Test func overCurveOnlyAnAdminKeyTakesABackup() throws {
+        let keys = try CurveRolesEndToEndTests.keys()
+        let data = try TemporaryDirectory()
+        let backups = try TemporaryDirectory()
+        defer { data.remove(); backups.remove() }
+        let serve = try CurveServer(keys: keys, data: data.path)
+        let refused = try LyceumProcess.run(["backup", "--to", backups.path + "/app", "--broker", serve.endpoint] + keys.client("app"))
+        #expect(refused.status == 1 && refused.stderr.contains("forbidden"), "\(refused.stderr)")
+        let taken = try LyceumProcess.run(["backup", "--to", backups.path + "/admin", "--broker", serve.endpoint] + keys.client("admin"))
+        #expect(taken.status == 0, "\(taken.stderr)")
+        #expect(try LyceumProcess.run(["backup", "verify", backups.path + "/admin"]).status == 0)
+    }
+
+    @Test func snapshotFilesACrashLeftAreRemovedWhenServeStarts() throws {
+        let data = try TemporaryDirectory()
+        defer { data.remove() }
+        let stale = data.path + "/.backups/0123abcd/books"
+        try FileManager.default.createDirectory(atPath: stale, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: stale + "/journal.jsonl", contents: Data("left by a crash".utf8))
+        let server = try Server(dataDirectory: data.path)
+        #expect(!FileManager.default.fileExists(atPath: data.path + "/.backups/0123abcd"))
+        #expect(try server.call("books", Self.create(1, 0)).isOK)
+    }
+
     private func mode(of path: String) throws -> Int {
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         return try #require(attributes[.posixPermissions] as? Int)

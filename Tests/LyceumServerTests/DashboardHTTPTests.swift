@@ -1,4 +1,5 @@
 import Catalog
+import EventWire
 import Events
 import Foundation
 import LyceumTestSupport

@@ -1,4 +1,5 @@
 import Catalog
+import EventWire
 import Foundation
 import Events
 import LyceumTestSupport

@@ -1,6 +1,7 @@
 import Catalog
 import Foundation
 import LearningServices
+import LearningServicesTestSupport
 import LyceumLifecycle
 import LyceumServer
 import LyceumTestSupport

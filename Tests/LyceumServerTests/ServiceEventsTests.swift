@@ -1,5 +1,6 @@
 import Configuration
 import Access
+import EventWire
 import Events
 import Foundation
 import JSON

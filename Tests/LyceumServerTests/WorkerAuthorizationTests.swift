@@ -2,6 +2,7 @@ import Access
 import Books
 import JSON
 import LearningServices
+import LearningServicesTestSupport
 import LyceumLifecycle
 import LyceumServer
 import LyceumTestSupport

@@ -24,7 +24,7 @@ final class SecuredBroker {
     let admin = try! CurveKeyPair.generate()
     private var peers: [Socket] = []
 
-    init(localServices: [LocalService] = []) throws {
+    init(localServices: [LocalService] = [], servicePermissions: ServicePermissions = ServicePermissions()) throws {
         context = try Context()
         keys.add(try Z85.encode(worker.publicKey), as: Principal(name: "worker-1", role: .worker))
         keys.add(try Z85.encode(app.publicKey), as: Principal(name: "backend", role: .app))
@@ -42,7 +42,8 @@ final class SecuredBroker {
         try handler.waitUntilReady(timeout: .seconds(5))
         broker = try RunningBroker(BrokerConfiguration(
             heartbeat: fastHeartbeat, localServices: localServices,
-            security: .curveServer(serverKeys, zapDomain: "lyceum.broker"), keyDirectory: keys), context: context)
+            security: .curveServer(serverKeys, zapDomain: "lyceum.broker"), keyDirectory: keys,
+            servicePermissions: servicePermissions), context: context)
     }
 
     /// A DEALER connected with `keys`.
@@ -128,31 +129,34 @@ struct BrokerAuthorizationTests {
         #expect(BrokerRejection(body: try #require(try replyBody(worker)))?.code == .forbidden)
     }
 
-    /// A partitioned worker's node service moves partitions: only `worker` and `admin` keys may
-    /// call it (`manage_partitions`), while the other `lyceum.*` services stay admin's.
-    @Test func onlyWorkerAndAdminKeysMayCallNodeServices() throws {
-        let fixture = try SecuredBroker()
+    /// The application says which names need which permission (Lyceum: its node services need
+    /// `manage_partitions`, its other own services `manage`); the longest matching prefix
+    /// decides, so only `worker` and `admin` keys may call `app.node.*`, and `app.*` stays admin's.
+    @Test func theApplicationsPrefixesDecideWhoMayCallAService() throws {
+        let fixture = try SecuredBroker(servicePermissions: ServicePermissions([
+            .init(prefix: "app.node.", permission: .managePartitions), .init(prefix: "app.", permission: .manage),
+        ]))
         defer { fixture.stop() }
-        let node = try RunningWorkers(endpoint: fixture.broker.endpoint, service: "lyceum.node.w1",
+        let node = try RunningWorkers(endpoint: fixture.broker.endpoint, service: "app.node.w1",
                                       configuration: fixture.trustingWorker(fixture.worker), context: fixture.context) { _ in [bytes("described")] }
         defer { node.stop() }
         let admin = try fixture.peer(fixture.admin)
         #expect(try eventually {
-            try sendRequest(admin, service: "mmi.service", body: "lyceum.node.w1")
+            try sendRequest(admin, service: "mmi.service", body: "app.node.w1")
             return try replyBody(admin) == [MDP.found]
         })
         for keys in [fixture.app, fixture.ada] {
             let refused = try fixture.peer(keys)
-            try sendRequest(refused, service: "lyceum.node.w1", body: #"{"op":"describe"}"#)
+            try sendRequest(refused, service: "app.node.w1", body: #"{"op":"describe"}"#)
             #expect(BrokerRejection(body: try #require(try replyBody(refused)))?.code == .forbidden)
         }
         for keys in [fixture.admin, fixture.worker] {
             let allowed = try fixture.peer(keys)
-            try sendRequest(allowed, service: "lyceum.node.w1", body: #"{"op":"describe"}"#)
+            try sendRequest(allowed, service: "app.node.w1", body: #"{"op":"describe"}"#)
             #expect(try replyBody(allowed) == [bytes("described")])
         }
         let worker = try fixture.peer(fixture.worker)
-        try sendRequest(worker, service: "lyceum.status", body: "{}")
+        try sendRequest(worker, service: "app.status", body: "{}")
         #expect(BrokerRejection(body: try #require(try replyBody(worker)))?.code == .forbidden)
     }
 

@@ -69,6 +69,10 @@ public struct BrokerConfiguration: Sendable {
     /// network. With a directory, the broker enforces the roles (protocol/majordomo.md, "Callers
     /// and workers") and tells workers who called. Default: `nil`.
     public var keyDirectory: (any KeyDirectory)?
+    /// The permission each service needs, by the start of its name (the application's policy;
+    /// enforced only with a ``keyDirectory``). Default: `manage` for `mmi.*`, `callServices`
+    /// for every other name.
+    public var servicePermissions: ServicePermissions
     /// systemd's watchdog, petted on every pass of the broker's loop (which runs at least every
     /// 10 ms), so that a broker whose thread is wedged stops petting it. Default: none.
     public var watchdog: Watchdog?
@@ -93,7 +97,8 @@ public struct BrokerConfiguration: Sendable {
         localServices: [LocalService] = [],
         routedServices: [RoutedService] = [],
         security: SocketSecurity = .plaintext,
-        keyDirectory: (any KeyDirectory)? = nil
+        keyDirectory: (any KeyDirectory)? = nil,
+        servicePermissions: ServicePermissions = ServicePermissions()
     ) {
         self.heartbeat = heartbeat
         self.maxRequestDuration = maxRequestDuration
@@ -114,5 +119,6 @@ public struct BrokerConfiguration: Sendable {
         self.routedServices = routedServices
         self.security = security
         self.keyDirectory = keyDirectory
+        self.servicePermissions = servicePermissions
     }
 }

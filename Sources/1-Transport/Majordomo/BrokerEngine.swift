@@ -276,7 +276,7 @@ final class BrokerEngine {
             return try reject(client, envelope: envelope, service: name, BrokerRejection(
                 code: .unauthenticated, text: "the key this connection authenticated with is no longer authorised"))
         }
-        let permission = MDP.permission(toCall: name)
+        let permission = configuration.servicePermissions.permission(toCall: name)
         guard caller.may(permission) else {
             return try reject(client, envelope: envelope, service: name, BrokerRejection(
                 code: .forbidden, text: "the key's role may not call \(permission == .callServices ? "these" : "management") services"))

@@ -1,4 +1,3 @@
-import Access
 import LyceumLogging
 
 /// The constants of 7/MDP (https://rfc.zeromq.org/spec/7/) and 8/MMI.
@@ -9,10 +8,6 @@ public enum MDP {
     public static let workerHeader: [UInt8] = Array("MDPW01".utf8)
     /// Services whose names start with this are answered by the broker itself (8/MMI).
     public static let managementPrefix: [UInt8] = Array("mmi.".utf8)
-    /// Services whose names start with this are Lyceum's own management services, beside `mmi.`.
-    static let lyceumPrefix: [UInt8] = Array("lyceum.".utf8)
-    /// Services whose names start with this are partitioned workers' node services.
-    static let nodePrefix: [UInt8] = Array("lyceum.node.".utf8)
     /// The one 8/MMI service: is a service registered?
     public static let serviceQuery: [UInt8] = Array("mmi.service".utf8)
     /// MMI answer: at least one worker registered for the service.
@@ -21,15 +16,6 @@ public enum MDP {
     public static let notFound: [UInt8] = Array("404".utf8)
     /// MMI answer: no such management service.
     public static let notImplemented: [UInt8] = Array("501".utf8)
-
-    /// The permission a call to `name` needs: `managePartitions` for the node services
-    /// (`lyceum.node.*`), `manage` for the other management services (`mmi.*`, `lyceum.*`),
-    /// `callServices` for every other service.
-    static func permission(toCall name: [UInt8]) -> Permission {
-        if name.starts(with: managementPrefix) { return .manage }
-        guard name.starts(with: lyceumPrefix) else { return .callServices }
-        return name.starts(with: nodePrefix) ? .managePartitions : .manage
-    }
 
     /// The longest service name a broker accepts, in bytes: 7/MDP's service names are short
     /// printable strings, and a name is echoed in every reply to it.

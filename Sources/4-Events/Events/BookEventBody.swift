@@ -1,4 +1,5 @@
 import Books
+import EventWire
 import JSON
 import LyceumSupport
 

@@ -1,3 +1,4 @@
+import EventWire
 import LyceumLifecycle
 import LyceumLogging
 import LyceumSupport

@@ -1,3 +1,4 @@
+import EventWire
 import ZeroMQ
 
 /// Where an ``EventPublisher`` publishes and serves snapshots, and its bounds.

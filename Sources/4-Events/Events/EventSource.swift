@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import EventWire
 import Glibc
 #endif
 

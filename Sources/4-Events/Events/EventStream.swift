@@ -1,3 +1,4 @@
+import EventWire
 import Progress
 
 /// What a publisher must know of a stream before any of its events: the name its sequence

@@ -1,3 +1,4 @@
+import EventWire
 import JSON
 import LyceumSupport
 import Progress

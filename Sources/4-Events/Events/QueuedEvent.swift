@@ -1,3 +1,4 @@
+import EventWire
 import Progress
 import ZeroMQ
 

@@ -1,3 +1,4 @@
+import EventWire
 import Foundation
 import JSON
 import LyceumSupport

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import EventWire
 import Glibc
 #endif
 import Access
@@ -55,13 +56,13 @@ public struct Settings: Sendable {
     /// Messages from one peer the broker's socket holds unread before libzmq stops reading it.
     public var receiveHighWaterMark = 100
     /// Where events are published for subscribers such as `lyceum watch`: `serve` binds its
-    /// publisher here, `broker` its forwarder's subscriber side; ``EventEndpoints/none`` for no events.
-    public var eventsEndpoint = EventEndpoints.publish
+    /// publisher here, `broker` its forwarder's subscriber side; ``DefaultEventEndpoints/none`` for no events.
+    public var eventsEndpoint = DefaultEventEndpoints.publish
     /// Where `serve` answers event snapshot requests.
-    public var snapshotEndpoint = EventEndpoints.snapshot
+    public var snapshotEndpoint = DefaultEventEndpoints.snapshot
     /// Where `broker`'s event forwarder takes workers' events in, and `worker` publishes to:
     /// a worker publishes into every one, so each broker of a cluster republishes its events.
-    public var forwarderEndpoints = [EventEndpoints.forwarderInput]
+    public var forwarderEndpoints = [DefaultEventEndpoints.forwarderInput]
     /// The broker's longest batch of request handling before deferred replies leave (`max-batch-ms`).
     public var maxBatch = Duration.milliseconds(2)
     /// How long a request waits for a service (or partition) with no worker before the broker
@@ -130,7 +131,7 @@ public struct Settings: Sendable {
     public var partitionScheme: PartitionScheme? { try? PartitionScheme(count: partitions) }
 
     /// Whether `serve` publishes events and `broker` forwards them: `events-endpoint` is not `none`.
-    public var publishesEvents: Bool { eventsEndpoint != EventEndpoints.none }
+    public var publishesEvents: Bool { eventsEndpoint != DefaultEventEndpoints.none }
 
     /// Where each setting that is not a default came from.
     public private(set) var origins: [SettingKey: SettingOrigin] = [:]
@@ -213,15 +214,15 @@ public struct Settings: Sendable {
         case .receiveHighWaterMark:
             receiveHighWaterMark = try integer(1...10_000_000)
         case .eventsEndpoint:
-            guard Self.isEndpoint(text) || text == EventEndpoints.none else {
-                throw invalid("an endpoint such as \(EventEndpoints.publish), or \(EventEndpoints.none) for no events")
+            guard Self.isEndpoint(text) || text == DefaultEventEndpoints.none else {
+                throw invalid("an endpoint such as \(DefaultEventEndpoints.publish), or \(DefaultEventEndpoints.none) for no events")
             }
             eventsEndpoint = text
         case .snapshotEndpoint:
-            guard Self.isEndpoint(text) else { throw invalid("an endpoint such as \(EventEndpoints.snapshot)") }
+            guard Self.isEndpoint(text) else { throw invalid("an endpoint such as \(DefaultEventEndpoints.snapshot)") }
             snapshotEndpoint = text
         case .forwarderEndpoint:
-            guard Self.isEndpoint(text) else { throw invalid("an endpoint such as \(EventEndpoints.forwarderInput)") }
+            guard Self.isEndpoint(text) else { throw invalid("an endpoint such as \(DefaultEventEndpoints.forwarderInput)") }
             forwarderEndpoints = adding ? forwarderEndpoints + [text] : [text]
         case .logRateLimit:
             logRateLimit = try integer(0...1_000_000, "lines per second (0: no limit)")

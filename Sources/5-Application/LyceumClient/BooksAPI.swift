@@ -6,7 +6,7 @@ import JSON
 /// intent to make a write idempotent across your process's restarts too; without it the client
 /// makes one per call, which every retry of that call reuses.
 public struct BooksAPI: Sendable {
-    let caller: Caller
+    let caller: RequestSender
 
     /// Adds a book to `learner`'s library.
     /// - Returns: the new book, `version` 1.

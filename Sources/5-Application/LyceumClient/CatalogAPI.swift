@@ -1,6 +1,6 @@
 /// The `catalog` service, read-only (protocol/README.md, "Service `catalog`").
 public struct CatalogAPI: Sendable {
-    let caller: Caller
+    let caller: RequestSender
 
     /// One page of courses in catalog order, of one `category` when given.
     public func listCourses(category: String? = nil, limit: Int? = nil, cursor: String? = nil) async throws(LyceumError) -> CoursePage {

@@ -14,7 +14,7 @@ import ZeroMQ
 public final class LyceumClient: Sendable {
     /// What it was created with.
     public let configuration: LyceumClientConfiguration
-    let caller: Caller
+    let caller: RequestSender
 
     /// Starts the client's thread; the first request connects to the first broker.
     /// - Throws: ``LyceumError/Code/invalidConfiguration`` for an empty broker list, or when
@@ -30,7 +30,7 @@ public final class LyceumClient: Sendable {
             let thread = Thread { ConnectionLoop(configuration: configuration, inbox: inbox, context: context).run() }
             thread.name = "lyceum-client"
             thread.start()
-            caller = Caller(inbox: inbox)
+            caller = RequestSender(inbox: inbox)
         } catch {
             throw LyceumError(code: .invalidConfiguration, message: error.description, service: "", op: "")
         }
@@ -51,7 +51,7 @@ public final class LyceumClient: Sendable {
 }
 
 /// What the operation groups share: sending one request and decoding its reply.
-struct Caller: Sendable {
+struct RequestSender: Sendable {
     let inbox: RequestInbox
 
     /// Sends `op` with `parameters` to `service` and decodes the reply's result. A write gets a
@@ -71,7 +71,7 @@ struct Caller: Sendable {
             inbox.submit(PendingCall(service: service, op: op, body: body, outcome: continuation))
         }
         switch outcome {
-        case .success(let frame): return try Reply.decode(frame, as: Result.self, service: service, op: op)
+        case .success(let frame): return try ReplyEnvelope.decode(frame, as: Result.self, service: service, op: op)
         case .failure(let error): throw error
         }
     }

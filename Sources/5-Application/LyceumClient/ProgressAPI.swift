@@ -4,7 +4,7 @@ import JSON
 /// `progress`"). Writes return the learner's summary in the course and take an optional
 /// `requestID`, as ``BooksAPI`` explains.
 public struct ProgressAPI: Sendable {
-    let caller: Caller
+    let caller: RequestSender
 
     /// Starts a course; its first lesson becomes the current one unless one is set.
     public func beginCourse(learner: String, course: String, requestID: String? = nil) async throws(LyceumError) -> ProgressSummary {

@@ -1,4 +1,4 @@
-import Events
+import EventWire
 import Foundation
 import Synchronization
 import ZeroMQ

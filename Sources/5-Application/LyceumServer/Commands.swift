@@ -1,6 +1,9 @@
 import Configuration
+import Dashboard
+import EventWire
 import Events
 import Foundation
+import HTTPServer
 import LearningServices
 import LyceumLifecycle
 import LyceumLogging
@@ -60,8 +63,8 @@ public enum Commands {
         // The dashboard's bridge subscribes and asks for snapshots in-process, beside the network endpoints.
         let dashboard = settings.dashboardPort != 0
         var eventConfiguration = EventPublisherConfiguration(
-            publishEndpoints: [settings.eventsEndpoint] + (dashboard ? [DashboardBridge.eventsEndpoint] : []),
-            snapshotEndpoints: [settings.snapshotEndpoint] + (dashboard ? [DashboardBridge.snapshotEndpoint] : []),
+            publishEndpoints: [settings.eventsEndpoint] + (dashboard ? [DashboardServices.eventsEndpoint] : []),
+            snapshotEndpoints: [settings.snapshotEndpoint] + (dashboard ? [DashboardServices.snapshotEndpoint] : []),
             snapshotPageBytes: settings.snapshotPageBytes)
         eventConfiguration.publisherSecurity = security.bound(.events)
         eventConfiguration.snapshotSecurity = security.bound(.snapshots)
@@ -75,7 +78,7 @@ public enum Commands {
         let broker = try Broker(endpoints: settings.endpoints, configuration: configuration, context: context)
         let catalog = host.catalog
         return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report)
-            + dashboardServices(settings, context: context, snapshotEndpoint: DashboardBridge.snapshotEndpoint, security: .plaintext) {
+            + dashboardServices(settings, context: context, snapshotEndpoint: DashboardServices.snapshotEndpoint, security: .plaintext) {
                 catalog.catalog.courses.map { CourseTitle(id: $0.id, title: $0.title) }
             }
             + events.map { ($0.name, $0.service as any Service) } + [("broker", broker)]
@@ -106,7 +109,7 @@ public enum Commands {
                 if settings.publishesEvents {
                     let events = try EventForwarder(
                         publisherEndpoints: settings.forwarderEndpoints,
-                        subscriberEndpoints: [settings.eventsEndpoint] + (dashboard ? [DashboardBridge.eventsEndpoint] : []),
+                        subscriberEndpoints: [settings.eventsEndpoint] + (dashboard ? [DashboardServices.eventsEndpoint] : []),
                         publisherSecurity: security.bound(.forwarder), subscriberSecurity: security.bound(.events), context: context)
                     revocations.onRevocation { revoked in
                         if revoked.contains(.subscribeEvents) { events.rebindSubscribers() }
@@ -270,7 +273,8 @@ public enum Commands {
             maxOutputBytesPerConnection: UInt64(settings.maxOutputBytes),
             managementServices: [ProcessReport.statusService: { snapshot, _ in report.statusJSON(broker: snapshot) }],
             security: security.bound(.broker),
-            keyDirectory: security.directory
+            keyDirectory: security.directory,
+            servicePermissions: .lyceum
         )
         configuration.watchdog = Watchdog.fromEnvironment()
         return configuration
@@ -338,12 +342,9 @@ public enum Commands {
         titles: @escaping @Sendable () -> [CourseTitle]
     ) throws -> [(name: String, service: any Service)] {
         guard settings.dashboardPort != 0 else { return [] }
-        let feed = try DashboardFeed()
-        let endpoint = try HTTPEndpoint(
-            name: "dashboard", setting: SettingKey.dashboardPort.rawValue, address: settings.dashboardAddress, port: settings.dashboardPort,
-            limits: DashboardResponder.limits, responder: try DashboardResponder(feed: feed, token: settings.dashboardToken))
-        let bridge = DashboardBridge(context: context, feed: feed, snapshotEndpoint: snapshotEndpoint, security: security, titles: titles)
-        return [("dashboard", endpoint), ("dashboard-bridge", bridge)]
+        return try DashboardServices.make(
+            address: settings.dashboardAddress, port: settings.dashboardPort, setting: SettingKey.dashboardPort.rawValue,
+            token: settings.dashboardToken, context: context, snapshotEndpoint: snapshotEndpoint, security: security, titles: titles)
     }
 
     /// What SIGHUP does: read the configuration sources again and apply the log level and

@@ -2,6 +2,7 @@ import Configuration
 import Foundation
 import JSON
 import Majordomo
+import Partitions
 import ZeroMQ
 
 /// `lyceum partitions move P --to NODE`: finds the node holding partition P of each service

@@ -1,13 +1,13 @@
-import LearningServices
 import Majordomo
 import Partitions
 
-/// How `lyceum broker --partitions N` routes the stateful services: a request to `books` or
-/// `progress` that names a top-level `learner` goes to the workers of that learner's partition
+/// How `lyceum broker --partitions N` routes the stateful services (the journaled ones of
+/// the registry: `books`, `progress`): a request to one of them that names a top-level `learner` goes to the workers of that learner's partition
 /// (`books.p17`); the rest is left to the ``PartitionCoordinator``.
 enum PartitionRouting {
-    /// The services that are partitioned.
-    static let services = [BooksService.serviceName, ProgressService.serviceName]
+    /// The services that are partitioned: the registry's journaled ones, as a partitioned
+    /// worker's `ServiceHost` holds one instance of each per partition.
+    static let services = ServiceRegistry.standard.journaledNames
 
     /// The broker's routing hook for each of ``services`` under `scheme`.
     static func routedServices(_ scheme: PartitionScheme) -> [RoutedService] {

@@ -1,5 +1,6 @@
 import Catalog
 import Configuration
+import EventWire
 import Events
 import Foundation
 import Journal

@@ -1,3 +1,4 @@
+import EventWire
 import Events
 
 /// The services a Lyceum process can serve, one `ServiceDescriptor` each. `standard` lists
@@ -15,6 +16,9 @@ public struct ServiceRegistry: Sendable {
 
     /// The service names, in order.
     public var names: [String] { descriptors.map(\.name) }
+
+    /// The names of the services with a journal, in order: the ones a cluster partitions.
+    public var journaledNames: [String] { descriptors.filter(\.isJournaled).map(\.name) }
 
     /// The event streams of the services, in order: what every publisher of this registry's
     /// services numbers, whichever of them it serves.

@@ -1,3 +1,4 @@
+import EventWire
 import Events
 import LearningServices
 

@@ -3,7 +3,7 @@ import Glibc
 #endif
 import CommandSyntax
 import Configuration
-import Events
+import EventWire
 import Foundation
 import LyceumLogging
 import Majordomo

@@ -1,4 +1,4 @@
-import Events
+import EventWire
 
 /// What `lyceum watch` shows: per-course figures from the mirrored state, a feed of recent
 /// events and the latest gap warning, as lines of text.

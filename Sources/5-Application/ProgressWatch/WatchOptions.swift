@@ -1,6 +1,6 @@
 import CommandSyntax
 import Configuration
-import Events
+import EventWire
 import Security
 import ZeroMQ
 
@@ -18,9 +18,9 @@ struct WatchOptions {
 
     /// The events endpoints (PUB or forwarder XPUB), all subscribed to: with several brokers,
     /// their forwarders, so that events keep coming while one is down.
-    var eventsEndpoints = [EventEndpoints.publish]
+    var eventsEndpoints = [DefaultEventEndpoints.publish]
     /// The snapshot endpoint; `nil` starts empty.
-    var snapshotEndpoint: String? = EventEndpoints.snapshot
+    var snapshotEndpoint: String? = DefaultEventEndpoints.snapshot
     /// Only this course, when set.
     var course: String?
     /// Only this learner, when set.
@@ -38,9 +38,9 @@ struct WatchOptions {
     /// The options of `lyceum watch`.
     static let declarations: [Option] = [
         Option("connect", .text(placeholder: "EP"), help: "events endpoint (PUB or forwarder XPUB); several: each broker's, duplicates dropped",
-               default: EventEndpoints.publish, repeatable: true),
+               default: DefaultEventEndpoints.publish, repeatable: true),
         Option("snapshot", .text(placeholder: "EP"), help: "snapshot endpoint to load the current state from",
-               default: EventEndpoints.snapshot, exclusiveGroup: "snapshot"),
+               default: DefaultEventEndpoints.snapshot, exclusiveGroup: "snapshot"),
         Option("no-snapshot", .none, help: """
             start empty; sources behind a forwarder are still snapshotted at the
             endpoint their heartbeats advertise

@@ -1,4 +1,4 @@
-import Events
+import EventWire
 import LyceumLogging
 import Majordomo
 import Synchronization
@@ -7,7 +7,7 @@ import ZeroMQ
 /// The catalog's course titles for a process without a catalog of its own (`broker`): asked of
 /// the catalog service through a broker, at most every ``refreshInterval``, and kept when an
 /// attempt fails (no catalog worker yet), so a dashboard shows ids only until one answers.
-final class CatalogTitleCache: Sendable {
+public final class CatalogTitleCache: Sendable {
     /// How long titles are kept before they are asked for again (a worker's catalog may reload).
     static let refreshInterval = Duration.seconds(30)
 
@@ -22,14 +22,14 @@ final class CatalogTitleCache: Sendable {
 
     /// A cache asking the broker at `broker`, connecting with `security`; nothing is sent
     /// before the first ``titles()``.
-    init(broker: String, security: SocketSecurity, context: Context) {
+    public init(broker: String, security: SocketSecurity, context: Context) {
         let configuration = ClientConfiguration(timeout: .seconds(1), attempts: 1, security: security)
         state = Mutex(State(client: Client(endpoint: broker, configuration: configuration, context: context)))
     }
 
     /// The titles, fetched first when they are older than ``refreshInterval``. Blocks for up
     /// to the client's timeout then; call it from one thread (the client's socket is that thread's).
-    func titles() -> [CourseTitle] {
+    public func titles() -> [CourseTitle] {
         state.withLock { state in
             let now = ContinuousClock.now
             if let fetched = state.fetched, now - fetched < Self.refreshInterval { return state.titles }

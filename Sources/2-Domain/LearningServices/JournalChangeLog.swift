@@ -1,5 +1,4 @@
 import Journal
-import LearningServices
 
 /// A `Journal` seen as the services' `ChangeLog`: each append is one journal record, and a
 /// ticket's durability is the journal's acknowledgement of that record.

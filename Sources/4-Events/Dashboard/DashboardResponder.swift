@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 
 /// The dashboard's HTTP surface: `GET /` (the page), `GET /dashboard.js`, `GET /dashboard.css`
 /// (files of this module's resource bundle, read once at start) and `GET /events`, the

@@ -9,11 +9,11 @@ import Synchronization
 /// with what its responder says: one thread of its own runs an ``HTTPLoop`` over every
 /// connection, so the responder runs on this thread, never on the broker's, and no client can
 /// hold it (see ``HTTPLoop`` for the bounds).
-final class HTTPEndpoint<Responder: HTTPResponder & Sendable>: Service {
+public final class HTTPEndpoint<Responder: HTTPResponder & Sendable>: Service {
     /// The port bound, resolved when 0 was asked for.
-    let port: Int
+    public let port: Int
     /// The address bound, e.g. `127.0.0.1`.
-    let address: String
+    public let address: String
     private let name: String
     private let listener: Int32
     private let limits: HTTPLoop.Limits
@@ -24,7 +24,7 @@ final class HTTPEndpoint<Responder: HTTPResponder & Sendable>: Service {
     /// Binds `address:port` (0: any free port) at once, so a taken port fails at start; `name`
     /// and `setting` say what the endpoint is and which setting chose the port, for errors and logs.
     /// - Throws: ``HTTPEndpointError`` naming the address, the port and the system's reason.
-    init(name: String, setting: String, address: String, port: Int, limits: HTTPLoop.Limits, responder: Responder) throws(HTTPEndpointError) {
+    public init(name: String, setting: String, address: String, port: Int, limits: HTTPLoop.Limits, responder: Responder) throws(HTTPEndpointError) {
         var binding = sockaddr_in()
         binding.sin_family = sa_family_t(AF_INET)
         binding.sin_port = in_port_t(UInt16(port)).bigEndian
@@ -59,7 +59,7 @@ final class HTTPEndpoint<Responder: HTTPResponder & Sendable>: Service {
     deinit { close(listener) }
 
     /// Answers requests until ``shutdown()``.
-    func run() throws {
+    public func run() throws {
         logger.info("\(name) listening", [
             "endpoint": "http://\(address):\(port)/", "max_connections": String(limits.maxConnections),
             "request_timeout_ms": String(limits.requestTimeout.milliseconds),
@@ -72,7 +72,7 @@ final class HTTPEndpoint<Responder: HTTPResponder & Sendable>: Service {
     }
 
     /// Stops answering within a tenth of a second; open connections are closed unanswered.
-    func shutdown() { stopping.store(true, ordering: .relaxed) }
+    public func shutdown() { stopping.store(true, ordering: .relaxed) }
 }
 
 /// An HTTP endpoint's port could not be bound.

@@ -37,7 +37,7 @@ public struct EventsError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Wraps a socket failure.
-    init(_ error: ZMQError) {
+    public init(_ error: ZMQError) {
         self.init(.socket, endpoint: error.endpoint, error.description)
     }
 

@@ -1,4 +1,4 @@
-import Events
+import EventWire
 import Synchronization
 import ZeroMQ
 

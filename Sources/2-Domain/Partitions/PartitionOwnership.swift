@@ -1,35 +1,52 @@
 import JSON
-import Partitions
 
 /// Who owns which partition, from the `describe` answers of the node services a broker lists:
 /// what `lyceum status` adds as its `partitions` member. Every partition of every partitioned
 /// service is listed with its owners; one with no owner is `unowned`, one with two or more is
 /// `contested` (two journals of one partition: a move gone wrong, or a copied directory).
-struct PartitionOwnership {
+public struct PartitionOwnership: Sendable {
     /// One node service's answer to `describe`, or why there is none.
-    struct NodeAnswer {
+    public struct NodeAnswer: Sendable {
         /// The node service's name, `lyceum.node.<node>`.
-        let service: String
+        public let service: String
         /// The `result` of its `describe`, or the reason it has none.
-        let result: Result<JSONValue, NodeError>
+        public let result: Result<JSONValue, NodeError>
+
+        /// The answer of the node service `service`.
+        public init(service: String, result: Result<JSONValue, NodeError>) {
+            self.service = service
+            self.result = result
+        }
     }
 
     /// Why a node service gave no usable `describe` answer.
-    struct NodeError: Error, CustomStringConvertible {
-        let description: String
+    public struct NodeError: Error, CustomStringConvertible {
+        /// What went wrong, naming the node service.
+        public let description: String
+
+        /// The error `description`.
+        public init(description: String) { self.description = description }
     }
 
     /// The partitioned services, e.g. `books`, `progress`.
-    let services: [String]
+    public let services: [String]
     /// The partition count: the `partitions` setting, else the count the first node reports.
-    let count: Int?
+    public let count: Int?
     /// The nodes' answers.
-    let answers: [NodeAnswer]
+    public let answers: [NodeAnswer]
+
+    /// The ownership of `count` partitions (`nil`: the count the first node reports) of each
+    /// of `services`, from the nodes' `answers`.
+    public init(services: [String], count: Int?, answers: [NodeAnswer]) {
+        self.services = services
+        self.count = count
+        self.answers = answers
+    }
 
     /// `{"count", "nodes": [{"service", "node", "held"} or {"service", "error"}], "unowned": n,
     /// "contested": n, "table": [{"service", "partition", "state", "owners": [{"node",
     /// "directory", "last_seq", "bytes", "state"}]}]}`.
-    var json: JSONValue {
+    public var json: JSONValue {
         var nodes: [JSONValue] = []
         var owners: [String: [JSONValue]] = [:]
         var reportedCount: Int?

@@ -1,5 +1,5 @@
 /// What an ``HTTPResponder`` answers a request with.
-enum HTTPResponse {
+public enum HTTPResponse: Sendable {
     /// A whole response; the connection closes once it is sent.
     case complete([UInt8])
     /// A response that stays open: `head` (status line, headers and the first bytes of the
@@ -8,7 +8,7 @@ enum HTTPResponse {
 
     /// A whole response with `status` (e.g. `200 OK`), a body of `type`, and `headers` besides
     /// the length and `Connection: close`.
-    static func complete(status: String, type: String, body: [UInt8], headers: [(String, String)] = []) -> HTTPResponse {
+    public static func complete(status: String, type: String, body: [UInt8], headers: [(String, String)] = []) -> HTTPResponse {
         .complete(Array(head(status: status, type: type, headers: headers + [("Content-Length", String(body.count))]).utf8) + body)
     }
 
@@ -21,7 +21,7 @@ enum HTTPResponse {
 
     /// The status line and headers, through the empty line; `Connection: close` always, since
     /// each connection carries one exchange.
-    static func head(status: String, type: String, headers: [(String, String)]) -> String {
+    public static func head(status: String, type: String, headers: [(String, String)]) -> String {
         var text = "HTTP/1.1 \(status)\r\nContent-Type: \(type)\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
         return text + "Connection: close\r\n\r\n"
@@ -30,7 +30,7 @@ enum HTTPResponse {
 
 /// What an ``HTTPLoop`` asks of the endpoint it serves: a response to each request, and for
 /// endpoints with streams, the chunks to send on them. Called on the loop's thread only.
-protocol HTTPResponder {
+public protocol HTTPResponder {
     /// The response to a complete request (or to what a peer sent before closing its side).
     func response(to request: HTTPRequest) -> HTTPResponse
     /// A descriptor that becomes readable when chunks are posted; `nil` when there are no streams.

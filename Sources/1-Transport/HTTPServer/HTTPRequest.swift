@@ -1,20 +1,20 @@
 /// A request as ``HTTPLoop`` read it: the request line and the headers, nothing of a body
 /// (the endpoints answer `GET` only). Parsing never fails: what cannot be read leaves
 /// ``isWellFormed`` false, and the responder answers `400`.
-struct HTTPRequest {
+public struct HTTPRequest: Sendable {
     /// `GET`, `POST`, …; empty when the request line has none.
-    let method: String
+    public let method: String
     /// The target's path, e.g. `/events`.
-    let path: String
+    public let path: String
     /// The target's query parameters, percent-decoded, the first of each name.
-    let query: [String: String]
+    public let query: [String: String]
     /// The headers by lowercased name, the first of each name.
-    let headers: [String: String]
+    public let headers: [String: String]
     /// Whether the request line had a method, a target starting with `/` and an HTTP version.
-    let isWellFormed: Bool
+    public let isWellFormed: Bool
 
     /// The request in `bytes`: its line and headers, up to the empty line or the end.
-    init(_ bytes: [UInt8]) {
+    public init(_ bytes: [UInt8]) {
         let text = String(decoding: bytes, as: UTF8.self)
         var lines = text.split(separator: "\r\n", omittingEmptySubsequences: false).makeIterator()
         let requestLine = (lines.next() ?? "").split(separator: " ", omittingEmptySubsequences: false)

@@ -1,5 +1,5 @@
 /// The endpoints Lyceum's event commands use unless told otherwise (protocol/events.md).
-public enum EventEndpoints {
+public enum DefaultEventEndpoints {
     /// Where a single process publishes events, and where `lyceum watch` subscribes.
     public static let publish = "tcp://127.0.0.1:5556"
     /// Where a single process answers snapshot requests.

@@ -2,7 +2,7 @@ import JSON
 
 /// Reads the contract's reply envelope (protocol/README.md, "Envelope"): `{"ok": true, "result"}`
 /// or `{"ok": false, "error": {"code", "message", "field"?}}`, with the project's JSON parser.
-enum Reply {
+enum ReplyEnvelope {
     /// The default limits (16 MiB, 64 levels) are far above any reply the contract allows; a
     /// frame beyond them is an invalid reply.
     private static let parser = JSONParser()

@@ -1,4 +1,4 @@
-import Events
+import EventWire
 import LyceumLifecycle
 import LyceumLogging
 import Synchronization
@@ -11,11 +11,6 @@ import ZeroMQ
 /// when a gap shows) and records each event with its course's new figures in the
 /// ``DashboardFeed``.
 final class DashboardBridge: Service {
-    /// The in-process endpoint the publisher or forwarder also publishes on, for the bridge.
-    static let eventsEndpoint = "inproc://lyceum-dashboard-events"
-    /// The in-process endpoint `serve`'s publisher also answers snapshots on.
-    static let snapshotEndpoint = "inproc://lyceum-dashboard-snapshots"
-
     private let context: Context
     private let feed: DashboardFeed
     private let options: ProgressSubscriber.Options
@@ -23,7 +18,7 @@ final class DashboardBridge: Service {
     private let stopping = Atomic<Bool>(false)
     private let logger = Logger(component: "dashboard")
 
-    /// A bridge subscribing at ``eventsEndpoint``; snapshots come from `snapshotEndpoint`, or,
+    /// A bridge subscribing at ``DashboardServices/eventsEndpoint``; snapshots come from `snapshotEndpoint`, or,
     /// when `nil`, from the endpoint each source's heartbeats advertise, reached with
     /// `security`'s keys (a CURVE client of the key advertised beside it). `titles` gives the
     /// catalog's courses, read again with every batch of events so a reloaded catalog shows.
@@ -31,7 +26,7 @@ final class DashboardBridge: Service {
          titles: @escaping @Sendable () -> [CourseTitle]) {
         self.context = context
         self.feed = feed
-        var options = ProgressSubscriber.Options(eventsEndpoint: Self.eventsEndpoint, snapshotEndpoint: snapshotEndpoint)
+        var options = ProgressSubscriber.Options(eventsEndpoint: DashboardServices.eventsEndpoint, snapshotEndpoint: snapshotEndpoint)
         options.security = security
         self.options = options
         self.titles = titles

@@ -13,21 +13,31 @@ import LyceumSupport
 /// When the process is out of descriptors, a descriptor kept in reserve is given up to accept
 /// one connection at a time; past that the loop stops accepting for a growing pause (never a
 /// busy loop) and keeps serving the connections it has.
-struct HTTPLoop {
+public struct HTTPLoop {
     /// The bounds on an endpoint's connections.
-    struct Limits: Sendable, Equatable {
+    public struct Limits: Sendable, Equatable {
         /// Connections open at once; a new one beyond them closes the one idle the longest.
-        var maxConnections: Int
+        public var maxConnections: Int
         /// Time from accepting a connection to having sent its response; it is closed then.
-        var requestTimeout: Duration
+        public var requestTimeout: Duration
         /// Bytes a stream may have queued unsent; a chunk that would pass them cuts it.
-        var maxStreamBytes = 131_072
+        public var maxStreamBytes: Int
         /// Time without bytes after which a stream is sent the responder's keep-alive.
-        var keepAliveInterval = Duration.seconds(15)
+        public var keepAliveInterval: Duration
         /// The kernel's send buffer of each connection (`SO_SNDBUF`), fixed so that what a peer
         /// that stops reading holds in the kernel is bounded too; `nil` leaves the kernel's
         /// default, which grows with the connection.
-        var sendBufferBytes: Int32?
+        public var sendBufferBytes: Int32?
+
+        /// Limits of `maxConnections` and `requestTimeout`, the others at their defaults unless given.
+        public init(maxConnections: Int, requestTimeout: Duration, maxStreamBytes: Int = 131_072,
+                    keepAliveInterval: Duration = .seconds(15), sendBufferBytes: Int32? = nil) {
+            self.maxConnections = maxConnections
+            self.requestTimeout = requestTimeout
+            self.maxStreamBytes = maxStreamBytes
+            self.keepAliveInterval = keepAliveInterval
+            self.sendBufferBytes = sendBufferBytes
+        }
     }
 
     private let listener: Int32
