@@ -80,7 +80,8 @@ let package = Package(
         .testTarget(name: "BooksTests", dependencies: ["Books", "JSON", "Journal"]),
         .target(name: "Progress", dependencies: ["JSON", "Journal", "Catalog", "LyceumLogging", "LyceumSupport"], path: "Sources/2-Domain/Progress"),
         .testTarget(name: "ProgressTests", dependencies: ["Progress", "Catalog", "JSON", "Journal"]),
-        // How learners are spread over partitions, and the one-member router the broker uses.
+        // How learners are spread over partitions, and where each partition lives on disk
+        // (DATA/<service>/p<N>/ and its manifest); the pure plans over nodes' holdings.
         .target(name: "Partitions", dependencies: ["JSON"], path: "Sources/2-Domain/Partitions"),
         .testTarget(name: "PartitionsTests", dependencies: ["Partitions", "JSON"]),
         .target(name: "LearningServices", dependencies: ["JSON", "Journal", "Access", "Catalog", "Books", "Progress", "Partitions", "LyceumLogging", "LyceumSupport"], path: "Sources/2-Domain/LearningServices"),
@@ -115,12 +116,27 @@ let package = Package(
             dependencies: ["CommandSyntax", "JSON", "Access", "LyceumLogging", "Journal", "Events", "LearningServices", "Partitions", "EventWire"],
             path: "Sources/5-Application/Configuration"
         ),
-        // The executable's wiring: journals as the services' change log, one-frame worker
-        // handlers, event publishing after durable writes, settings and the subcommands that use
-        // them (serve, broker, worker, call, status, config, journal, version).
+        // The services a process hosts: the registry, journals opened and replayed as the
+        // services' change logs, one-frame handlers counted in the metrics, events published
+        // after durable writes.
+        .target(
+            name: "ServiceHosting",
+            dependencies: ["LearningServices", "Catalog", "Partitions", "Journal", "Majordomo", "ZeroMQ", "Access", "LyceumLogging", "LyceumSupport", "Events", "EventWire", "Telemetry", "Configuration"],
+            path: "Sources/5-Application/ServiceHosting"
+        ),
+        // A partitioned cluster's operations: the broker's routing and coordinator, a partitioned
+        // worker's partitions on its pool, its node service, and moves between nodes.
+        .target(
+            name: "PartitionOperations",
+            dependencies: ["ServiceHosting", "Partitions", "LearningServices", "Journal", "JSON", "Majordomo", "ZeroMQ", "Access", "LyceumLifecycle", "LyceumLogging", "LyceumSupport"],
+            path: "Sources/5-Application/PartitionOperations"
+        ),
+        // The commands' assembly: settings and security into the processes of serve, broker and
+        // worker, and the other subcommands (call, status, config, journal, keys, partitions,
+        // backup, restore, version).
         .target(
             name: "LyceumServer",
-            dependencies: ["LearningServices", "Catalog", "Books", "Progress", "Partitions", "JSON", "Journal", "Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumLogging", "Events", "Telemetry", "CommandSyntax", "LyceumSupport", "Access", "Security", "Configuration", "HTTPServer", "Dashboard", "EventWire"], path: "Sources/5-Application/LyceumServer"
+            dependencies: ["ServiceHosting", "PartitionOperations", "LearningServices", "Catalog", "Books", "Progress", "Partitions", "JSON", "Journal", "Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumLogging", "Events", "Telemetry", "CommandSyntax", "LyceumSupport", "Access", "Security", "Configuration", "HTTPServer", "Dashboard", "EventWire"], path: "Sources/5-Application/LyceumServer"
         ),
         // `lyceum watch`: the subscriber's dashboard, its terminal and its signals.
         .target(name: "ProgressWatch", dependencies: ["EventWire", "ZeroMQ", "Majordomo", "LyceumLogging", "CommandSyntax", "Security", "Configuration"], path: "Sources/5-Application/ProgressWatch"),
@@ -128,7 +144,7 @@ let package = Package(
         // client is run by /usr/bin/python3.
         .testTarget(
             name: "LyceumServerTests",
-            dependencies: ["LearningServicesTestSupport", "LyceumServer", "Partitions", "LearningServices", "Catalog", "Books", "Majordomo", "ZeroMQ", "Access", "Security", "Journal", "Events", "Telemetry", "LyceumTestSupport", "lyceum", "CommandSyntax", "LoadTest", "ProgressWatch", "LyceumSupport", "LyceumLifecycle", "Configuration", "EventWire"],
+            dependencies: ["LearningServicesTestSupport", "LyceumServer", "ServiceHosting", "PartitionOperations", "Partitions", "LearningServices", "Catalog", "Books", "Majordomo", "ZeroMQ", "Access", "Security", "Journal", "Events", "Telemetry", "LyceumTestSupport", "lyceum", "CommandSyntax", "LoadTest", "ProgressWatch", "LyceumSupport", "LyceumLifecycle", "Configuration", "EventWire"],
             exclude: ["Clients", "Fixtures"]
         ),
 
@@ -196,7 +212,7 @@ let package = Package(
         // `make bench-events`: events/s with 100 subscribers, delivery latency, cost added to a write.
         .executableTarget(
             name: "events-bench",
-            dependencies: ["LearningServicesTestSupport", "Events", "LearningServices", "LyceumServer", "Journal", "Catalog", "Progress", "ZeroMQ", "LyceumLifecycle", "EventWire"],
+            dependencies: ["LearningServicesTestSupport", "Events", "LearningServices", "LyceumServer", "ServiceHosting", "Journal", "Catalog", "Progress", "ZeroMQ", "LyceumLifecycle", "EventWire"],
             path: "Benchmarks/EventsBench",
             exclude: ["pub_floor.c"]
         ),
