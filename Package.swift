@@ -42,6 +42,12 @@ let package = Package(
         // A small HTTP/1.1 server for a process's own endpoints: one thread, one poll() loop,
         // bounded connections and streams (Server-Sent Events). Generic: it knows no Lyceum service.
         .target(name: "HTTPServer", dependencies: ["LyceumLogging", "LyceumLifecycle", "LyceumSupport"], path: "Sources/1-Transport/HTTPServer"),
+        // etcd v3's JSON gateway over HTTP/1.1 on POSIX sockets (leases, keys, transactions,
+        // watches; bounded in time and bytes) and the leadership of a key built on it: lease-bound
+        // leader keys whose create revision is the epoch. No gRPC library, no domain type.
+        .target(name: "Coordination", dependencies: ["JSON", "LyceumLogging"], path: "Sources/1-Transport/Coordination"),
+        // Against a real etcd the tests start (Debian's etcd-server), and hostile fake gateways.
+        .testTarget(name: "CoordinationTests", dependencies: ["Coordination", "LyceumTestSupport"]),
         // 7/MDP broker, worker sessions and clients; bodies are opaque frames, never parsed.
         .target(name: "Majordomo", dependencies: ["ZeroMQ", "Access", "LyceumLogging", "LyceumLifecycle", "Telemetry", "LyceumSupport"], path: "Sources/1-Transport/Majordomo"),
         // The append-only journal: durable, checksummed, replayed on start, compacted. No sockets.
