@@ -1,7 +1,8 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-// Data flows down this list: libzmq → Swift wrapper → Majordomo → services → journal → executable.
+// Each target's path names its layer (Sources/0-Support … 5-Application); a module depends only on
+// its own layer and lower ones (LayerTests checks it; docs/ARCHITECTURE.md draws the graph).
 let package = Package(
     name: "Lyceum",
     platforms: [.macOS(.v14)],
@@ -51,7 +52,7 @@ let package = Package(
         // 7/MDP broker, worker sessions and clients; bodies are opaque frames, never parsed.
         .target(name: "Majordomo", dependencies: ["ZeroMQ", "Access", "LyceumLogging", "LyceumLifecycle", "Telemetry", "LyceumSupport"], path: "Sources/1-Transport/Majordomo"),
         // The append-only journal: durable, checksummed, replayed on start, compacted. No sockets.
-        .target(name: "Journal", dependencies: ["LyceumLogging", "LyceumLifecycle", "Telemetry", "JSON", "LyceumSupport"], path: "Sources/3-Storage/Journal"),
+        .target(name: "Journal", dependencies: ["LyceumLogging", "LyceumLifecycle", "Telemetry", "JSON", "LyceumSupport"], path: "Sources/2-Storage/Journal"),
         // Only parses and dispatches: every subcommand is declared and run by a library module.
         .executableTarget(name: "lyceum", dependencies: ["CommandSyntax", "LyceumServer", "LyceumLifecycle", "LoadTest", "ProgressWatch"], path: "Sources/5-Application/lyceum"),
         // The one command-line parser: commands declare their options once; parsing, errors and --help come from that.
@@ -76,21 +77,22 @@ let package = Package(
         // A broker or echo worker in its own process, for the fault tests to kill and restart.
         .executableTarget(name: "mdp-peer", dependencies: ["Majordomo", "LyceumLifecycle"], path: "Tests/MajordomoPeer"),
 
-        // The learning services' domain: JSON of our own, catalog, books, progress, and the
-        // request envelope that the Majordomo workers call. No sockets below this line.
-        .target(name: "JSON", dependencies: ["LyceumLogging", "LyceumSupport"], path: "Sources/2-Domain/JSON"),
+        // Lyceum's own JSON values, parser and writer (0-Support: the journal and the transport's
+        // gateways use it too). Then the learning services' domain (3-Domain): catalog, books,
+        // progress, and the request envelope that the Majordomo workers call. No sockets below this line.
+        .target(name: "JSON", dependencies: ["LyceumLogging", "LyceumSupport"], path: "Sources/0-Support/JSON"),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
-        .target(name: "Catalog", dependencies: ["JSON"], path: "Sources/2-Domain/Catalog", resources: [.copy("SampleCatalog")]),
+        .target(name: "Catalog", dependencies: ["JSON"], path: "Sources/3-Domain/Catalog", resources: [.copy("SampleCatalog")]),
         .testTarget(name: "CatalogTests", dependencies: ["Catalog", "JSON"]),
-        .target(name: "Books", dependencies: ["JSON", "Journal", "LyceumLogging", "LyceumSupport"], path: "Sources/2-Domain/Books"),
+        .target(name: "Books", dependencies: ["JSON", "Journal", "LyceumLogging", "LyceumSupport"], path: "Sources/3-Domain/Books"),
         .testTarget(name: "BooksTests", dependencies: ["Books", "JSON", "Journal"]),
-        .target(name: "Progress", dependencies: ["JSON", "Journal", "Catalog", "LyceumLogging", "LyceumSupport"], path: "Sources/2-Domain/Progress"),
+        .target(name: "Progress", dependencies: ["JSON", "Journal", "Catalog", "LyceumLogging", "LyceumSupport"], path: "Sources/3-Domain/Progress"),
         .testTarget(name: "ProgressTests", dependencies: ["Progress", "Catalog", "JSON", "Journal"]),
         // How learners are spread over partitions, and where each partition lives on disk
         // (DATA/<service>/p<N>/ and its manifest); the pure plans over nodes' holdings.
-        .target(name: "Partitions", dependencies: ["JSON"], path: "Sources/2-Domain/Partitions"),
+        .target(name: "Partitions", dependencies: ["JSON"], path: "Sources/3-Domain/Partitions"),
         .testTarget(name: "PartitionsTests", dependencies: ["Partitions", "JSON"]),
-        .target(name: "LearningServices", dependencies: ["JSON", "Journal", "Access", "Catalog", "Books", "Progress", "Partitions", "LyceumLogging", "LyceumSupport"], path: "Sources/2-Domain/LearningServices"),
+        .target(name: "LearningServices", dependencies: ["JSON", "Journal", "Access", "Catalog", "Books", "Progress", "Partitions", "LyceumLogging", "LyceumSupport"], path: "Sources/3-Domain/LearningServices"),
         // Test doubles of the services' boundaries (InMemoryChangeLog), for the test targets and
         // benchmarks only: production code never links them.
         .target(name: "LearningServicesTestSupport", dependencies: ["LearningServices", "Journal"], path: "Tests/LearningServicesTestSupport"),
