@@ -8,8 +8,10 @@ import LearningServices
 import LyceumLifecycle
 import LyceumLogging
 import Majordomo
+import PartitionOperations
 import Partitions
 import Security
+import ServiceHosting
 import Telemetry
 import ZeroMQ
 
@@ -27,15 +29,11 @@ public enum Commands {
     /// `lyceum serve`: a broker that answers every service itself (as `LocalService`s: no worker
     /// hop inside one process), with writes replying once durable without holding its thread.
     public static func serve(_ settings: Settings, security: ProcessSecurity = .plaintext, reloading sources: ConfigurationSources? = nil) -> Int32 {
-        configureLogging(settings)
-        let logger = Logger(component: "serve")
-        _ = ProcessMetrics.backend
+        let logger = starting("serve", settings)
         let host: ServiceHost
-        do {
-            host = try ServiceHost(serving: ServiceRegistry.standard.names, settings: settings.hosting)
-        } catch {
-            logger.critical("cannot start", ["error": "\(error)"])
-            return 1
+        switch openHost(serving: ServiceRegistry.standard.names, settings, logger: logger) {
+        case .success(let opened): host = opened
+        case .failure(let refusal): return refusal.status
         }
         defer { host.close() }
         do {
@@ -70,30 +68,26 @@ public enum Commands {
             snapshotEndpoints: [settings.snapshotEndpoint] + (dashboard ? [DashboardServices.snapshotEndpoint] : []),
             snapshotPageBytes: settings.snapshotPageBytes)
         eventConfiguration.publisherSecurity = security.bound(.events)
-        eventConfiguration.snapshotSecurity = security.bound(.snapshots)
-        let events = settings.publishesEvents ? try eventPublisher(for: host, configuration: eventConfiguration, context: context) : []
-        if let publisher = events.first?.service {
-            revocations.onRevocation { if $0.contains(.subscribeEvents) { publisher.rebindSubscribers() } }
-        }
+        let publisher = settings.publishesEvents
+            ? try eventPublisher(for: host, configuration: eventConfiguration, security: security, revocations: revocations, context: context) : nil
         var configuration = brokerConfiguration(settings, report: report, security: security, watchdog: watchdog)
         let backups = try BackupSource(services: { host.services }, dataDirectory: settings.dataDirectory, partitions: 0)
-        configuration.localServices = handlers(for: host, publisher: events.first?.service).map(LocalService.init) + [backups.localService]
+        let handler = ServiceHost.handlers(publishingTo: publisher)
+        configuration.localServices = host.services.map { LocalService(name: $0.name, handler: handler($0)) } + [backups.localService]
         let broker = try Broker(endpoints: settings.endpoints, configuration: configuration, context: context)
         let catalog = host.catalog
         return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report, readiness: readiness, watchdog: watchdog)
             + dashboardServices(settings, context: context, snapshotEndpoint: DashboardServices.snapshotEndpoint, security: .plaintext) {
                 catalog.catalog.courses.map { CourseTitle(id: $0.id, title: $0.title) }
             }
-            + events.map { ($0.name, $0.service as any Service) } + [("broker", broker)]
+            + published(publisher) + [("broker", broker)]
     }
 
     /// `lyceum broker`: the broker, bound to `settings.endpoints`, and the event forwarder that
     /// workers publish into at `settings.forwarderEndpoints` and dashboards subscribe to at
     /// `settings.eventsEndpoint`.
     public static func broker(_ settings: Settings, security: ProcessSecurity = .plaintext, reloading sources: ConfigurationSources? = nil) -> Int32 {
-        configureLogging(settings)
-        let logger = Logger(component: "broker")
-        _ = ProcessMetrics.backend
+        let logger = starting("broker", settings)
         let report = ProcessReport(role: "broker", journals: [:])
         do {
             let revocations = Revocations()
@@ -141,19 +135,11 @@ public enum Commands {
     /// `settings.services` (every standard service when none is given) at each broker of `settings.brokers`; a worker serving progress or
     /// books publishes its events into every forwarder of `settings.forwarderEndpoints`.
     public static func worker(_ settings: Settings, security: ProcessSecurity = .plaintext, reloading sources: ConfigurationSources? = nil) -> Int32 {
-        configureLogging(settings)
-        let logger = Logger(component: "worker")
-        _ = ProcessMetrics.backend
+        let logger = starting("worker", settings)
         let host: ServiceHost
-        do {
-            host = try ServiceHost(serving: settings.services.isEmpty ? ServiceRegistry.standard.names : settings.services, settings: settings.hosting)
-        } catch let error as PartitionLayoutError {
-            // A partition directory it cannot serve is a deployment mistake, like a bad setting.
-            logger.critical("cannot start", ["error": error.description])
-            return 2
-        } catch {
-            logger.critical("cannot start", ["error": "\(error)"])
-            return 1
+        switch openHost(serving: settings.services.isEmpty ? ServiceRegistry.standard.names : settings.services, settings, logger: logger) {
+        case .success(let opened): host = opened
+        case .failure(let refusal): return refusal.status
         }
         defer { host.close() }
         var budget: WorkerSessionBudget?
@@ -196,11 +182,8 @@ public enum Commands {
                     forwarderEndpoints: settings.forwarderEndpoints, snapshotEndpoints: snapshots,
                     snapshotPageBytes: settings.snapshotPageBytes)
                 eventConfiguration.publisherSecurity = security.connecting
-                eventConfiguration.snapshotSecurity = security.bound(.snapshots)
-                let events = try eventPublisher(for: host, configuration: eventConfiguration, context: context)
-                if let publisher = events.first?.service {
-                    revocations.onRevocation { if $0.contains(.subscribeEvents) { publisher.rebindSubscribers() } }
-                }
+                let publisher = try eventPublisher(
+                    for: host, configuration: eventConfiguration, security: security, revocations: revocations, context: context)
                 var configuration = WorkerConfiguration(
                     heartbeat: Heartbeat(interval: settings.heartbeatInterval, liveness: settings.heartbeatLiveness),
                     reconnectInitialDelay: settings.reconnectInitial,
@@ -215,19 +198,15 @@ public enum Commands {
                 // One pool, one thread, for every service registered with every broker: the
                 // unpartitioned ones, and in a partitioned worker each partition held and the node
                 // service; a partition moving in or out is added to it or removed from it alone.
-                let metrics = RequestMetrics()
-                let publisher = events.first?.service
-                let handler: PartitionedWorker.HandlerMaker = { hosted in
-                    FrameHandler.handler(hosted.answer(publishingTo: publisher, metrics: metrics))
-                }
+                let handler = ServiceHost.handlers(publishingTo: publisher)
                 var services = host.services.filter { $0.partition == nil }.map { ($0.name, handler($0)) }
                 var worker: PartitionedWorker?
                 if let budget {
                     let partitions = PartitionedWorker(
                         node: settings.node, host: host, dataDirectory: settings.dataDirectory, budget: budget, handler: handler,
-                        changed: { hosted, served in publisher.map { snapshotsFollow(hosted, served: served, publisher: $0, host: host) } })
+                        changed: { hosted, served in publisher.map { host.snapshotsFollow(hosted, served: served, publisher: $0) } })
                     let caller = try NodeCaller(endpoints: settings.brokers, security: security.connecting)
-                    let moves = PartitionMoves(custody: partitions, call: caller.call, outcomes: PartitionMoveOutcomeFile(dataDirectory: settings.dataDirectory))
+                    let moves = PartitionMoves(worker: partitions, call: caller.call, outcomes: PartitionMoveOutcomeFile(dataDirectory: settings.dataDirectory))
                     let node = NodeService.worker(node: settings.node, partitions: settings.partitions, worker: partitions)
                     let backups = try BackupSource(services: { partitions.served }, dataDirectory: settings.dataDirectory, partitions: settings.partitions)
                     services += partitions.poolServices + [(node.name, backups.handler(otherwise: moves.handler(otherwise: FrameHandler.handler(node.answer))))]
@@ -238,7 +217,7 @@ public enum Commands {
                     sessions: settings.sessionsPerService, configuration: configuration, context: context)
                 worker?.serve(on: pool)
                 return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report, readiness: readiness, watchdog: watchdog)
-                    + events.map { ($0.name, $0.service as any Service) } + [("workers", pool as any Service)]
+                    + published(publisher) + [("workers", pool as any Service)]
             }
         } catch {
             logger.critical("cannot start", ["error": "\(error)"])
@@ -297,35 +276,48 @@ public enum Commands {
             unknownServiceTimeout: settings.unknownServiceTimeout, context: context)
     }
 
-    /// The publisher of the events of `host`'s services, when one of them has events (one for
-    /// all of a partitioned worker's partitions, also when none is held yet: those that move in
-    /// publish through it); its snapshots start from the tables of the
-    /// service instances whose events have snapshots, merged (an empty one without). It binds
-    /// when it runs.
+    /// The publisher of `host`'s events (`ServiceHost.eventPublisher`), when it has any: its
+    /// snapshot endpoints are CURVE servers with `security`, and it binds its subscribers' endpoints
+    /// again when a key that may subscribe is revoked.
     private static func eventPublisher(
-        for host: ServiceHost, configuration: EventPublisherConfiguration, context: Context
-    ) throws(EventsError) -> [(name: String, service: EventPublisher)] {
-        guard host.descriptors.contains(where: \.publishesEvents) else { return [] }
-        var table = ProgressTable()
-        for snapshotTable in host.services.compactMap(\.snapshotTable) { table.merge(snapshotTable(host.catalog)) }
-        return [("events", try EventPublisher(configuration: configuration, context: context, streams: host.eventStreams, table: table))]
+        for host: ServiceHost, configuration: EventPublisherConfiguration, security: ProcessSecurity, revocations: Revocations, context: Context
+    ) throws(EventsError) -> EventPublisher? {
+        var configuration = configuration
+        configuration.snapshotSecurity = security.bound(.snapshots)
+        guard let publisher = try host.eventPublisher(configuration: configuration, context: context) else { return nil }
+        revocations.onRevocation { if $0.contains(.subscribeEvents) { publisher.rebindSubscribers() } }
+        return publisher
     }
 
-    /// Makes the progress snapshots of `publisher` follow a partition of `host` that started
-    /// (`served`) or stopped being served after the start: its learners' entries join them, or
-    /// leave them, so that a snapshot covers exactly the partitions held.
-    private static func snapshotsFollow(_ hosted: HostedService, served: Bool, publisher: EventPublisher, host: ServiceHost) {
-        guard let snapshotTable = hosted.snapshotTable else { return }
-        let table = snapshotTable(host.catalog)
-        if served { publisher.addSnapshotEntries(table) } else { publisher.removeSnapshotLearners(of: table) }
+    /// The publisher as the group's `events` service, when there is one.
+    private static func published(_ publisher: EventPublisher?) -> [(name: String, service: any Service)] {
+        publisher.map { [("events", $0)] } ?? []
     }
 
-    /// Each of `host`'s services as a Majordomo handler, counted in the process's metrics; the
-    /// events of their durable writes are published to `publisher` when there is one.
-    static func handlers(for host: ServiceHost, publisher: EventPublisher?) -> [(name: String, handler: WorkerPool.Handler)] {
-        let metrics = RequestMetrics()
-        return host.services.map { hosted in
-            (hosted.name, FrameHandler.handler(hosted.answer(publishingTo: publisher, metrics: metrics)))
+    /// Applies `settings`' logging and installs the process's metrics backend before anything
+    /// else starts: the first steps of every long-running command. Returns the command's logger.
+    private static func starting(_ component: String, _ settings: Settings) -> Logger {
+        configureLogging(settings)
+        _ = ProcessMetrics.backend
+        return Logger(component: component)
+    }
+
+    /// Why a host could not open, as the exit status: 2 for a partition directory it cannot
+    /// serve (a deployment mistake, like a bad setting), 1 for anything else.
+    private struct HostRefusal: Error {
+        let status: Int32
+    }
+
+    /// The host of the services `names`, or, logged, why it cannot start.
+    private static func openHost(serving names: [String], _ settings: Settings, logger: Logger) -> Result<ServiceHost, HostRefusal> {
+        do {
+            return .success(try ServiceHost(serving: names, settings: settings.hosting))
+        } catch let error as PartitionLayoutError {
+            logger.critical("cannot start", ["error": error.description])
+            return .failure(HostRefusal(status: 2))
+        } catch {
+            logger.critical("cannot start", ["error": "\(error)"])
+            return .failure(HostRefusal(status: 1))
         }
     }
 

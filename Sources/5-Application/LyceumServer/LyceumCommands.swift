@@ -1,6 +1,7 @@
 import CommandSyntax
 import Configuration
 import Security
+import ServiceHosting
 
 /// The declarations of the subcommands this module runs (`serve`, `broker`, `worker`, `call`,
 /// `status`, `config`, `journal`, `version`) and of the `lyceum` program that holds them with

@@ -3,6 +3,7 @@ import Foundation
 import JSON
 import LearningServices
 import LyceumLogging
+import ServiceHosting
 
 /// A partitioned worker's node service, `lyceum.node.<node>`: requests about the partitions this
 /// process holds, as JSON ops (`{"op":"describe"}`), each answered by an entry of a table of
@@ -31,7 +32,7 @@ public struct NodeService: Sendable {
 
     /// The answer to request frames: the op's entry answers, an unknown op gets `unknown_op`
     /// naming the ops there are, a malformed request `bad_request`.
-    var answer: FrameHandler.Answer {
+    public var answer: FrameHandler.Answer {
         let operations = operations
         let name = name
         return { frame, caller, reply in
@@ -60,7 +61,7 @@ extension NodeService {
     /// The node service of a partitioned worker: `describe` reports its node name, the
     /// cluster's partition count, each partition it serves with its journal, and the copies it
     /// renamed away in moves.
-    static func worker(node: String, partitions: Int, worker: PartitionedWorker) -> NodeService {
+    public static func worker(node: String, partitions: Int, worker: PartitionedWorker) -> NodeService {
         NodeService(node: node, operations: ["describe": describe(node: node, partitions: partitions, worker: worker)])
     }
 

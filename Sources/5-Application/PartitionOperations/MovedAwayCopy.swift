@@ -5,19 +5,19 @@ import Partitions
 /// `DATA/<service>/p<N>.moved-to-<node>-<time>`: never served again, kept until the operator
 /// prunes it (`lyceum partitions prune`), and the source of the `adopt` that finishes a move
 /// whose `adopt` was lost.
-struct MovedAwayCopy: Equatable {
-    let service: String
-    let partition: Int
+public struct MovedAwayCopy: Equatable, Sendable {
+    public let service: String
+    public let partition: Int
     /// The node it was moved to.
-    let to: String
+    public let to: String
     /// When the source renamed it away, as the name says (`20261201T220455Z`, UTC; sortable).
-    let stamp: String
+    public let stamp: String
     /// Its path.
-    let directory: String
+    public let directory: String
 
     /// The moved-away copies of each of `services` under `dataDirectory`, in service, then name
     /// order; none for a service directory that does not exist or cannot be listed.
-    static func all(in dataDirectory: String, services: [String]) -> [MovedAwayCopy] {
+    public static func all(in dataDirectory: String, services: [String]) -> [MovedAwayCopy] {
         services.flatMap { service in
             let parent = (dataDirectory as NSString).appendingPathComponent(service)
             return ((try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? []).sorted().compactMap { name in

@@ -11,7 +11,7 @@ public struct PartitionManifest: Sendable, Equatable {
     /// The manifest's file name in the partition's directory.
     public static let fileName = "PARTITION"
     /// The most bytes a manifest file may have; a larger one is refused unread.
-    static let maximumBytes = 4096
+    public static let maximumBytes = 4096
 
     /// The stateful service, e.g. `books`.
     public let service: String
@@ -28,7 +28,7 @@ public struct PartitionManifest: Sendable, Equatable {
     }
 
     /// `{"service":"books","partition":3,"partitions":8}` and a newline.
-    var json: [UInt8] {
+    public var json: [UInt8] {
         var object = JSONObject()
         object.append("service", .string(service))
         object.append("partition", .integer(partition))
@@ -39,7 +39,7 @@ public struct PartitionManifest: Sendable, Equatable {
     /// The manifest in `directory`.
     /// - Throws: `PartitionLayoutError` naming the file when it is missing, unreadable, larger
     ///   than ``maximumBytes`` or not a manifest.
-    static func read(in directory: String) throws(PartitionLayoutError) -> PartitionManifest {
+    public static func read(in directory: String) throws(PartitionLayoutError) -> PartitionManifest {
         let path = directory + "/" + fileName
         let bytes = try DurableFile.contents(of: path, limit: maximumBytes)
         do {
@@ -56,7 +56,7 @@ public struct PartitionManifest: Sendable, Equatable {
 
     /// Writes the manifest into `directory` durably: a temporary file, synced, renamed into
     /// place, then the directory synced, so that a crash leaves either no manifest or this one.
-    func write(in directory: String) throws(PartitionLayoutError) {
+    public func write(in directory: String) throws(PartitionLayoutError) {
         try DurableFile.replace(directory + "/" + Self.fileName, with: json)
     }
 }

@@ -7,7 +7,7 @@ import Partitions
 /// A node service request of a partition move, as parsed from its frames: `move` (to the source,
 /// from `lyceum partitions move`), `receive` in four steps and `adopt` (to the target, from the
 /// source). Shapes in `protocol/partitions.md`, "Moving a partition".
-enum PartitionMoveRequest: Equatable {
+public enum PartitionMoveRequest: Equatable, Sendable {
     /// Move `partition` of `service`, held here, to the node `to`. `id` (`move_id`), chosen by
     /// the command once per move, makes the request recognisable when it is sent again (through
     /// another broker after a timeout): the node answers it with the same move's outcome.
@@ -100,7 +100,7 @@ enum PartitionMoveRequest: Equatable {
     }
 
     /// The request's frames, as the source (or the command) sends them.
-    var frames: [[UInt8]] {
+    public var frames: [[UInt8]] {
         var writer = JSONObjectWriter()
         let op: String = switch self {
         case .move: "move"
@@ -148,7 +148,7 @@ extension PartitionMoveRequest {
 }
 
 /// Which partition a move concerns and between which nodes: the members every move request has.
-struct PartitionMoveTicket: Equatable {
+public struct PartitionMoveTicket: Equatable, Sendable {
     /// The partitioned service (`books`, `progress`).
     let service: String
     /// The partition number.
@@ -158,7 +158,7 @@ struct PartitionMoveTicket: Equatable {
     /// The node taking it.
     let to: String
 
-    init(service: String, partition: Int, from: String, to: String) {
+    public init(service: String, partition: Int, from: String, to: String) {
         self.service = service
         self.partition = partition
         self.from = from

@@ -14,10 +14,10 @@ import Partitions
 /// back (the target discards its copy, this node serves the partition again); after it, the
 /// partition belongs to the target, and running the same move again sends the `adopt` that is
 /// missing. At no point can both nodes serve the partition.
-struct PartitionMover: Sendable {
+public struct PartitionMover: Sendable {
     /// Sends a request to a node service (`lyceum.node.<node>`) through the brokers and returns
     /// the reply's frames; throws when no reply comes.
-    typealias Call = @Sendable (_ service: String, _ frames: [[UInt8]]) throws -> [[UInt8]]
+    public typealias Call = @Sendable (_ service: String, _ frames: [[UInt8]]) throws -> [[UInt8]]
 
     let custody: any PartitionCustody
     let call: Call
@@ -158,7 +158,7 @@ struct PartitionMover: Sendable {
 
     /// `20261201T220455Z`: RFC 3339's UTC instant to the second, without the separators that do
     /// not belong in a directory name; sortable.
-    static func stamp(_ date: Date) -> String {
+    public static func stamp(_ date: Date) -> String {
         let text = RFC3339.string(millisecondsSince1970: Int64(date.timeIntervalSince1970 * 1000))
         return String(text.prefix(19).filter { $0 != "-" && $0 != ":" }) + "Z"
     }

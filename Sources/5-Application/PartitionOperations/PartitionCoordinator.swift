@@ -21,7 +21,7 @@ import ZeroMQ
 ///
 /// A partition that does not answer within ``deadline`` (or that the broker reports has no
 /// worker) turns the reply into `unavailable` naming the partitions missing.
-final class PartitionCoordinator: Service {
+public final class PartitionCoordinator: Service {
     /// A request handed over by the broker's thread.
     private struct Job: Sendable {
         let service: String
@@ -45,7 +45,7 @@ final class PartitionCoordinator: Service {
     /// plus two seconds, so that the broker's own `service_unknown` names such a partition first.
     let deadline: Duration
     /// The partitions asked.
-    let scheme: PartitionScheme
+    public let scheme: PartitionScheme
     private let endpoint: String
     private let security: SocketSecurity
     private let context: Context
@@ -57,7 +57,7 @@ final class PartitionCoordinator: Service {
     /// A coordinator of `scheme`'s partitions, calling them through the broker at `endpoint`
     /// with `security`; a partition with no worker is given up on after `unknownServiceTimeout`
     /// and two seconds.
-    init(scheme: PartitionScheme, endpoint: String, security: SocketSecurity, unknownServiceTimeout: Duration,
+    public init(scheme: PartitionScheme, endpoint: String, security: SocketSecurity, unknownServiceTimeout: Duration,
          context: Context) throws(ZMQError) {
         self.scheme = scheme
         self.endpoint = endpoint
@@ -68,7 +68,7 @@ final class PartitionCoordinator: Service {
     }
 
     /// The broker's local services: one per partitioned service, answering later.
-    var localServices: [LocalService] {
+    public var localServices: [LocalService] {
         PartitionRouting.services.map { service in
             LocalService(name: service) { [self] body, caller, later in
                 jobs.withLock { $0.append(Job(service: service, body: body, caller: caller, later: later)) }
@@ -80,7 +80,7 @@ final class PartitionCoordinator: Service {
 
     /// Serves the queued requests until ``shutdown()``; requests still in hand then are answered
     /// `unavailable`.
-    func run() throws {
+    public func run() throws {
         let client = AsyncClient(
             endpoint: endpoint, capacity: max(256, scheme.count * 8),
             configuration: ClientConfiguration(timeout: deadline, attempts: 1, security: security), context: context, wakeup: wakeup)
@@ -125,7 +125,7 @@ final class PartitionCoordinator: Service {
     }
 
     /// Stops within a tenth of a second.
-    func shutdown() {
+    public func shutdown() {
         stopping.store(true, ordering: .relaxed)
         wakeup.signal()
     }

@@ -3,6 +3,7 @@ import LearningServices
 import LyceumLogging
 import Majordomo
 import Partitions
+import ServiceHosting
 import Synchronization
 
 /// The partitions a partitioned worker serves, all on the process's one worker pool: a partition
@@ -11,12 +12,12 @@ import Synchronization
 /// every other service keep serving on the same thread. What changes follows the partitions
 /// held: the pool's services, the host's journals (status, metrics), and the progress snapshot
 /// table through `changed`.
-final class PartitionedWorker: PartitionCustody {
+public final class PartitionedWorker: PartitionCustody {
     /// Makes the pool handler that answers one partition's instance.
-    typealias HandlerMaker = @Sendable (HostedService) -> WorkerPool.Handler
+    public typealias HandlerMaker = @Sendable (HostedService) -> WorkerPool.Handler
     /// Told about each partition that started (`true`) or stopped (`false`) being served after
     /// the start, once its requests have been answered; the progress snapshots follow it.
-    typealias Change = @Sendable (_ hosted: HostedService, _ served: Bool) -> Void
+    public typealias Change = @Sendable (_ hosted: HostedService, _ served: Bool) -> Void
 
     let node: String
     private let host: ServiceHost
@@ -33,7 +34,7 @@ final class PartitionedWorker: PartitionCustody {
 
     /// The partitions `host` opened at the start, to be served on the pool given to ``serve(on:)``;
     /// one moving in is admitted while it fits `budget`.
-    init(
+    public init(
         node: String, host: ServiceHost, dataDirectory: String, budget: WorkerSessionBudget, handler: @escaping HandlerMaker,
         changed: @escaping Change = { _, _ in }
     ) {
@@ -47,17 +48,17 @@ final class PartitionedWorker: PartitionCustody {
     }
 
     /// The pool services of the partitions held at the start, for the process's pool to start with.
-    var poolServices: [(name: String, handler: WorkerPool.Handler)] {
+    public var poolServices: [(name: String, handler: WorkerPool.Handler)] {
         served.map { ($0.name, makeHandler($0)) }
     }
 
     /// Serves moves on `pool`, the process's pool, started with ``poolServices``.
-    func serve(on pool: WorkerPool) {
+    public func serve(on pool: WorkerPool) {
         self.pool.withLock { $0 = pool }
     }
 
     /// The partitions' instances being served now, in service then partition order.
-    var served: [HostedService] {
+    public var served: [HostedService] {
         live.withLock { $0.values.map { $0 } }.sorted {
             ($0.service.name, $0.partition?.partition ?? -1) < ($1.service.name, $1.partition?.partition ?? -1)
         }

@@ -86,7 +86,7 @@ public final class ServiceHost: Sendable {
     /// ``close(_:)``.
     /// - Throws: `PartitionLayoutError` when this host is not partitioned or the manifest
     ///   disagrees, `ServiceRegistryError`, or `JournalError`.
-    func openPartition(of service: String, partition: Int) throws -> HostedService {
+    public func openPartition(of service: String, partition: Int) throws -> HostedService {
         guard let layout else { throw PartitionLayoutError(path: "", "this worker is not partitioned (setting partitions is 0)") }
         guard let owned = try layout.heldPartitions(of: service).first(where: { $0.partition == partition }) else {
             throw PartitionLayoutError(path: layout.directory(of: service, partition: partition), "is not a partition held here")
@@ -103,7 +103,7 @@ public final class ServiceHost: Sendable {
     /// Makes the instance's writes durable, unlocks its journal directory and drops it from
     /// ``journals`` and from the process's metrics: a partition that moved away, or failed to
     /// start serving.
-    func close(_ hosted: HostedService) {
+    public func close(_ hosted: HostedService) {
         guard let journal = hosted.journal else { return }
         journal.close()
         openJournals.withLock { journals in

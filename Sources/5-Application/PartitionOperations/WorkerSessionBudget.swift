@@ -6,7 +6,7 @@
 /// libzmq's 1,023 per context, and fail socket by socket while starting; it is refused first,
 /// with the `sessions` that fits. A partition moving in is checked the same way before any of it
 /// is received.
-struct WorkerSessionBudget: Sendable {
+public struct WorkerSessionBudget: Sendable {
     /// libzmq's default `ZMQ_MAX_SOCKETS` for a context.
     static let socketsPerContext = 1023
     /// Sockets kept for the rest of the process: the event publisher's, the ZAP handler's, monitors.
@@ -18,16 +18,24 @@ struct WorkerSessionBudget: Sendable {
     static let descriptorsPerInstance = 8
 
     /// The brokers every instance registers with.
-    let brokers: Int
+    public let brokers: Int
     /// Sessions per instance and broker (`sessions`).
-    let sessions: Int
+    public let sessions: Int
     /// The process's descriptor limit.
-    let descriptorLimit: Int
+    public let descriptorLimit: Int
+
+    /// The budget of a worker registering with `brokers` brokers, `sessions` sessions per
+    /// instance and broker, under the descriptor limit `descriptorLimit`.
+    public init(brokers: Int, sessions: Int, descriptorLimit: Int) {
+        self.brokers = brokers
+        self.sessions = sessions
+        self.descriptorLimit = descriptorLimit
+    }
 
     /// Why `instances` service instances (one per partition held, plus the unpartitioned ones and
     /// the node service), each registered with every broker, do not fit, naming the `sessions`
     /// that would; `nil` when they fit.
-    func refusal(instances: Int) -> String? {
+    public func refusal(instances: Int) -> String? {
         let registrations = instances * brokers
         let largest = min(
             (Self.socketsPerContext - Self.reservedSockets) / registrations,

@@ -7,7 +7,7 @@ import ZeroMQ
 /// answer; used by one request at a time. Every request of a move may be sent again (a repeated
 /// `begin` starts the copy over, a repeated chunk, `finish` or `adopt` changes nothing), so
 /// resending after a timeout, to the same broker or another, is safe.
-final class NodeCaller: @unchecked Sendable {
+public final class NodeCaller: @unchecked Sendable {
     // `lock` guards `clients`, which are not thread-safe; @unchecked because the compiler cannot see that.
     private let lock = NSLock()
     private let clients: [Client]
@@ -15,7 +15,7 @@ final class NodeCaller: @unchecked Sendable {
 
     /// A caller through the brokers at `endpoints`. The time limit covers the slowest request,
     /// an `adopt`, which replays the partition's journal before it answers.
-    init(endpoints: [String], security: SocketSecurity, timeout: Duration = .seconds(60)) throws {
+    public init(endpoints: [String], security: SocketSecurity, timeout: Duration = .seconds(60)) throws {
         let context = try Context()
         self.context = context
         var configuration = ClientConfiguration(timeout: timeout, attempts: 2)
@@ -27,7 +27,7 @@ final class NodeCaller: @unchecked Sendable {
 
     /// Sends `frames` to `service` and returns the reply's frames.
     /// - Throws: `MajordomoError` when no broker brings a reply.
-    func call(_ service: String, _ frames: [[UInt8]]) throws -> [[UInt8]] {
+    public func call(_ service: String, _ frames: [[UInt8]]) throws -> [[UInt8]] {
         lock.lock()
         defer { lock.unlock() }
         var lastError: MajordomoError?

@@ -1,10 +1,11 @@
 import JSON
+import Partitions
 
 /// The last `move` outcomes a source node gave, kept in `DATA/partition-moves.json` so that a
 /// `move` sent again with the same `move_id` after the source restarted gets the outcome it
 /// had, not a second move. Rewritten durably after each move (a temporary file, fsync, rename,
 /// fsync of the directory): a crash leaves the previous list or the new one.
-struct PartitionMoveOutcomeFile: Sendable {
+public struct PartitionMoveOutcomeFile: Sendable {
     /// One finished move: its id, what it moved where, and the reply frame it was answered with.
     struct Outcome: Equatable {
         let id: String
@@ -21,7 +22,7 @@ struct PartitionMoveOutcomeFile: Sendable {
     let path: String
 
     /// The file of the data directory `dataDirectory`.
-    init(dataDirectory: String) {
+    public init(dataDirectory: String) {
         path = dataDirectory + "/" + Self.fileName
     }
 

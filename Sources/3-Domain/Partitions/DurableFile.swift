@@ -5,9 +5,9 @@ import Foundation
 
 /// The few file operations partition set-up needs, each turning a failure into a
 /// `PartitionLayoutError` naming the path and the system's reason.
-enum DurableFile {
+public enum DurableFile {
     /// The bytes of the regular file at `path`, refused unread when larger than `limit`.
-    static func contents(of path: String, limit: Int) throws(PartitionLayoutError) -> [UInt8] {
+    public static func contents(of path: String, limit: Int) throws(PartitionLayoutError) -> [UInt8] {
         var status = stat()
         guard stat(path, &status) == 0 else { throw failure("cannot stat", path) }
         guard status.st_mode & S_IFMT == S_IFREG else { throw PartitionLayoutError(path: path, "is not a regular file") }
@@ -23,7 +23,7 @@ enum DurableFile {
 
     /// Puts `bytes` at `path` durably: written to `path.tmp`, synced, renamed over `path`, and
     /// the directory synced.
-    static func replace(_ path: String, with bytes: [UInt8]) throws(PartitionLayoutError) {
+    public static func replace(_ path: String, with bytes: [UInt8]) throws(PartitionLayoutError) {
         let temporary = path + ".tmp"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw failure("cannot create", temporary) }
@@ -51,13 +51,13 @@ enum DurableFile {
     /// Creates the directory `path` (its parent must exist) and syncs the parent, so that the
     /// new entry survives a crash.
     /// - Throws: also when `path` already exists.
-    static func makeDirectory(_ path: String) throws(PartitionLayoutError) {
+    public static func makeDirectory(_ path: String) throws(PartitionLayoutError) {
         guard mkdir(path, 0o755) == 0 else { throw failure("cannot create directory", path) }
         try syncDirectory(parent(of: path))
     }
 
     /// Creates `path` and every missing ancestor, like `mkdir -p`.
-    static func makeDirectories(_ path: String) throws(PartitionLayoutError) {
+    public static func makeDirectories(_ path: String) throws(PartitionLayoutError) {
         guard !exists(path) else { return }
         let parent = parent(of: path)
         if parent != path, !parent.isEmpty { try makeDirectories(parent) }
@@ -65,7 +65,7 @@ enum DurableFile {
     }
 
     /// Whether anything (a file, a directory, a dangling link) is at `path`.
-    static func exists(_ path: String) -> Bool {
+    public static func exists(_ path: String) -> Bool {
         var status = stat()
         return lstat(path, &status) == 0
     }

@@ -9,7 +9,7 @@ import Synchronization
 /// request, runs it as source or target, and answers in the services' reply contract. One move
 /// at a time leaves this node; another gets `unavailable` while the first runs, but the same one
 /// sent again (its `move_id`) gets its outcome.
-final class PartitionMoves: Sendable {
+public final class PartitionMoves: Sendable {
     private let mover: PartitionMover
     private let receiver: PartitionReceiver
     private let moving = Mutex(false)
@@ -26,12 +26,18 @@ final class PartitionMoves: Sendable {
         ledger = PartitionMoveLedger(file: outcomes)
     }
 
+    /// The move ops of a partitioned worker's node, calling other nodes with `call`; the outcomes
+    /// of its moves are kept in `outcomes` when given (else in memory only).
+    public convenience init(worker: PartitionedWorker, call: @escaping PartitionMover.Call, outcomes: PartitionMoveOutcomeFile? = nil) {
+        self.init(custody: worker, call: call, outcomes: outcomes)
+    }
+
     /// The node service's worker pool handler: requests whose `op` is a move op are answered
     /// here, off the pool's thread and replying later, so that the pool's other services (the
     /// catalog, every other partition) never wait behind a move's disk work: a `move` on a
     /// thread of its own, the target's `receive`s and `adopt`s one after the other on another.
     /// Every other request goes to `otherwise`.
-    func handler(otherwise: @escaping WorkerPool.Handler) -> WorkerPool.Handler {
+    public func handler(otherwise: @escaping WorkerPool.Handler) -> WorkerPool.Handler {
         { body, caller, later in
             guard let first = body.first, case .string(let op) = JSONParser().member("op", in: first),
                   PartitionMoveRequest.ops.contains(op) else { return otherwise(body, caller, later) }

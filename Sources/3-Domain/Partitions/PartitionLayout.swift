@@ -1,5 +1,4 @@
 import Foundation
-import Partitions
 
 /// The partitions' journal directories under a data directory: `DATA/<service>/p<N>/`, each
 /// with its `PARTITION` manifest. Holding such a directory is owning that partition: a worker
@@ -69,7 +68,7 @@ public struct PartitionLayout: Sendable {
     /// The partitions whose directories (`p<N>`) are in `directory`, in order; none when it does
     /// not exist.
     /// - Throws: `PartitionLayoutError` when it exists and cannot be listed.
-    static func partitionDirectories(in directory: String) throws(PartitionLayoutError) -> [Int] {
+    public static func partitionDirectories(in directory: String) throws(PartitionLayoutError) -> [Int] {
         guard DurableFile.exists(directory) else { return [] }
         do {
             return try FileManager.default.contentsOfDirectory(atPath: directory)

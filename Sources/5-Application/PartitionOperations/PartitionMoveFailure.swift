@@ -3,7 +3,7 @@ import LearningServices
 
 /// A partition move that stopped: the step it stopped at, why, and who serves the partition now,
 /// so that the operator knows whether to re-run it (see `protocol/partitions.md`).
-struct PartitionMoveFailure: Error, CustomStringConvertible {
+public struct PartitionMoveFailure: Error, Sendable, CustomStringConvertible {
     /// The steps of a move, in order.
     enum Step: String {
         case begin, release, copy, rename, adopt
@@ -27,7 +27,7 @@ struct PartitionMoveFailure: Error, CustomStringConvertible {
         }
     }
 
-    var description: String { serviceError.message }
+    public var description: String { serviceError.message }
 
     /// A journal or other failure as the error a node service replies with.
     static func serviceError(_ error: any Error, context: String) -> ServiceError {
