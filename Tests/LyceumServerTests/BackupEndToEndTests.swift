@@ -116,7 +116,7 @@ struct BackupEndToEndTests {
         let half = backups.path + "/half"
         // Small chunks, so that the copy is still running when its first progress line shows.
         let client = try LyceumProcess(["backup", "--to", half, "--broker", server.endpoint, "--chunk-bytes", "1024"])
-        let copying = waitUntil(timeout: .seconds(60)) { client.standardError.contains("backup: ") }
+        let copying = eventually { client.standardError.contains("backup: ") }
         try #require(copying, "the backup client showed no progress:\n\(client.standardError)")
         client.send(SIGKILL)
         _ = client.waitForExit()
