@@ -41,7 +41,7 @@ public enum LyceumCommands {
         keys: commonKeys.union(brokerKeys).union(workerKeys).subtracting([.sessions]).union([.snapshotEndpoint]).union(serverSecurityKeys).union(dashboardKeys)
     ) { parsed, sources throws(UsageError) in
         let security = try serverSecurity(parsed.settings, eventEndpoints: [.eventsEndpoint, .snapshotEndpoint])
-        return Commands.serve(parsed.settings, security: security, reloading: sources)
+        return ServerProcesses.serve(parsed.settings, security: security, reloading: sources)
     }
 
     /// `lyceum broker`.
@@ -50,7 +50,7 @@ public enum LyceumCommands {
         keys: commonKeys.union(brokerKeys).union([.forwarderEndpoint, .partitions]).union(serverSecurityKeys).union(dashboardKeys)
     ) { parsed, sources throws(UsageError) in
         let security = try serverSecurity(parsed.settings, eventEndpoints: [.eventsEndpoint, .forwarderEndpoint])
-        return Commands.broker(parsed.settings, security: security, reloading: sources)
+        return ServerProcesses.broker(parsed.settings, security: security, reloading: sources)
     }
 
     /// `lyceum worker`.
@@ -72,14 +72,14 @@ public enum LyceumCommands {
         } catch {
             throw UsageError(error.description)
         }
-        if let snapshots = Commands.chosenSnapshotEndpoint(parsed.settings) {
+        if let snapshots = ServerProcesses.chosenSnapshotEndpoint(parsed.settings) {
             do throws(SettingsError) {
                 try WorkerSnapshots.check(snapshots, settings: parsed.settings, curve: security.isCurve)
             } catch {
                 throw UsageError(error.description)
             }
         }
-        return Commands.worker(parsed.settings, security: security, reloading: sources)
+        return ServerProcesses.worker(parsed.settings, security: security, reloading: sources)
     }
 
     /// `lyceum call`.
