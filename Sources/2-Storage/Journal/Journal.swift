@@ -163,6 +163,12 @@ public final class Journal: Sendable {
         guard body.count <= limit else {
             throw JournalError(.recordTooLarge, "the record is \(body.count) bytes, more than the maximum of \(limit)")
         }
+        return try write { sequence in RecordFormat.line(.record(sequence: sequence), body: body) }
+    }
+
+    /// Writes the line `makeLine` builds for the next sequence number, under the writer's lock:
+    /// the one write path of `append` and `appendReplicated`.
+    func write(_ makeLine: (UInt64) throws -> [UInt8]) throws -> PendingWrite {
         let (pending, startCompaction) = try writer.withLock { state in
             guard !state.isClosed else { throw JournalError(.closed, "the journal is closed", path: state.file.path) }
             if state.pendingRollback {
@@ -170,7 +176,7 @@ public final class Journal: Sendable {
                 state.pendingRollback = false
             }
             let sequence = state.lastSequence + 1
-            let line = RecordFormat.line(.record(sequence: sequence), body: body)
+            let line = try makeLine(sequence)
             do {
                 try line.withUnsafeBytes { try SystemCall.write(state.file.fd, $0, at: state.endOffset, path: state.file.path) }
             } catch let error as JournalError {
@@ -265,8 +271,9 @@ public final class Journal: Sendable {
         Logger.journal.info("created a new journal", ["path": paths.journal])
     }
 
-    /// Saves the torn bytes beside the journal, durably, and only then cuts them off.
-    private static func cutTornTail(_ file: JournalFile, at offset: UInt64, size: UInt64, paths: JournalPaths) throws {
+    /// Saves the torn bytes beside the journal, durably, and only then cuts them off; `message`
+    /// says why in the warning.
+    static func cutTornTail(_ file: JournalFile, at offset: UInt64, size: UInt64, paths: JournalPaths, message: String = "cut off a torn last record") throws {
         let savedPath = paths.tornTail(at: offset)
         let saved = try SystemCall.open(savedPath, O_WRONLY | O_CREAT | O_EXCL)
         defer { Glibc.close(saved) }
@@ -283,7 +290,7 @@ public final class Journal: Sendable {
         SystemCall.syncDirectoryOrStop(paths.directory)
         try SystemCall.truncate(file.fd, to: offset, path: file.path)
         SystemCall.syncOrStop(file.fd, path: file.path, metadata: true)
-        Logger.journal.warning("cut off a torn last record", [
+        Logger.journal.warning(message, [
             "path": file.path, "offset": String(offset), "bytes": String(size - offset), "saved_to": savedPath,
         ])
     }

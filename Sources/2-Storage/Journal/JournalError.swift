@@ -30,6 +30,10 @@ public struct JournalError: Error, Sendable, Equatable, CustomStringConvertible 
         public static let undecodableValue = Code(name: "undecodable_value")
         /// A valid record's sequence number is not exactly one more than its predecessor's.
         public static let sequenceGap = Code(name: "sequence_gap")
+        /// Records asked for were compacted into the snapshot: a replica needs the snapshot first.
+        public static let snapshotNeeded = Code(name: "snapshot_needed")
+        /// A replicated record line is damaged, not a record, or does not follow the journal's last one.
+        public static let invalidRecord = Code(name: "invalid_record")
         /// The journal was closed; nothing more can be appended.
         public static let closed = Code(name: "closed")
         /// Another compaction is running, or the captured state does not match the journal.

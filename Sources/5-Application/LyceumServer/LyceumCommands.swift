@@ -20,6 +20,7 @@ public enum LyceumCommands {
     /// Settings every long-running command takes.
     static let commonKeys: Set<SettingKey> = [
         .logLevel, .logFormat, .metricsPort, .heartbeatInterval, .heartbeatLiveness, .logRateLimit, .metricsConnections, .metricsTimeout,
+        .metricsAddress, .metricsToken, .metricsTokenFile,
     ]
     /// Settings of a process that runs a broker.
     static let brokerKeys: Set<SettingKey> = [

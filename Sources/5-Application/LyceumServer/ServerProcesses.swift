@@ -38,9 +38,10 @@ public enum ServerProcesses {
         defer { host.close() }
         do {
             let revocations = Revocations()
-            return try runGroup(logger: logger, readiness: Readiness(awaiting: [Readiness.started]),
+            let readiness = Readiness(awaiting: [Readiness.started])
+            return try runGroup(logger: logger, readiness: readiness,
                                 reload: reloader(sources, host: host, security: security, revocations: revocations)) { context in
-                try serveServices(host, settings: settings, security: security, revocations: revocations, context: context)
+                try serveServices(host, settings: settings, security: security, revocations: revocations, readiness: readiness, context: context)
             }
         } catch {
             logger.critical("cannot start", ["error": "\(error)"])
@@ -49,13 +50,15 @@ public enum ServerProcesses {
     }
 
     /// What `serve` runs for `host`, in the order a `ServiceGroup` takes them: the ZAP handler
-    /// (with CURVE), the metrics endpoint (with `settings.metricsPort`), the event publisher
+    /// (with CURVE), the metrics endpoint (with `settings.metricsPort`; its `/readyz` answers
+    /// with `readiness`, its `/healthz` with `watchdog`, which the broker's loop pets), the event publisher
     /// (when events are published and a service of `host` has events), then a broker answering
     /// every service of `host` itself. The publisher is listed before the broker, so it stops
     /// after the broker has sent its last replies, and publishes their events; the ZAP handler
     /// first, so that no CURVE server socket is ever bound without it.
     public static func serveServices(
-        _ host: ServiceHost, settings: Settings, security: ProcessSecurity = .plaintext, revocations: Revocations = Revocations(), context: Context
+        _ host: ServiceHost, settings: Settings, security: ProcessSecurity = .plaintext, revocations: Revocations = Revocations(),
+        readiness: Readiness? = nil, watchdog: Watchdog = .forProcess(), context: Context
     ) throws -> [(name: String, service: any Service)] {
         let report = ProcessReport(role: "serve", journals: host.journals)
         // The dashboard's bridge subscribes and asks for snapshots in-process, beside the network endpoints.
@@ -67,13 +70,13 @@ public enum ServerProcesses {
         eventConfiguration.publisherSecurity = security.bound(.events)
         let publisher = settings.publishesEvents
             ? try eventPublisher(for: host, configuration: eventConfiguration, security: security, revocations: revocations, context: context) : nil
-        var configuration = brokerConfiguration(settings, report: report, security: security)
+        var configuration = brokerConfiguration(settings, report: report, security: security, watchdog: watchdog)
         let backups = try BackupSource(services: { host.services }, dataDirectory: settings.dataDirectory, partitions: 0)
         let handler = ServiceHost.handlers(publishingTo: publisher)
         configuration.localServices = host.services.map { LocalService(name: $0.name, handler: handler($0)) } + [backups.localService]
         let broker = try Broker(endpoints: settings.endpoints, configuration: configuration, context: context)
         let catalog = host.catalog
-        return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report)
+        return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report, readiness: readiness, watchdog: watchdog)
             + dashboardServices(settings, context: context, snapshotEndpoint: DashboardServices.snapshotEndpoint, security: .plaintext) {
                 catalog.catalog.courses.map { CourseTitle(id: $0.id, title: $0.title) }
             }
@@ -88,9 +91,11 @@ public enum ServerProcesses {
         let report = ProcessReport(role: "broker", journals: [:])
         do {
             let revocations = Revocations()
-            return try runGroup(logger: logger, readiness: Readiness(awaiting: [Readiness.started]),
+            let readiness = Readiness(awaiting: [Readiness.started])
+            let watchdog = Watchdog.forProcess()
+            return try runGroup(logger: logger, readiness: readiness,
                                 reload: reloader(sources, host: nil, security: security, revocations: revocations)) { context in
-                var configuration = brokerConfiguration(settings, report: report, security: security)
+                var configuration = brokerConfiguration(settings, report: report, security: security, watchdog: watchdog)
                 let coordinator = try partitionCoordinator(settings, security: security, context: context)
                 if let coordinator {
                     configuration.routedServices = PartitionRouting.routedServices(coordinator.scheme)
@@ -116,7 +121,7 @@ public enum ServerProcesses {
                 // authorized-keys must hold them). Titles come from the catalog service, through
                 // this broker, which knows its own key as an app.
                 let titles = CatalogTitleCache(broker: settings.endpoints[0], security: security.connectingToItself, context: context)
-                return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report)
+                return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report, readiness: readiness, watchdog: watchdog)
                     + dashboardServices(settings, context: context, snapshotEndpoint: nil, security: security.connectingToItself) { titles.titles() }
                     + forwarder + coordinating + [("broker", broker)]
             }
@@ -163,6 +168,7 @@ public enum ServerProcesses {
         do {
             let revocations = Revocations()
             let readiness = Readiness(awaiting: [Readiness.started, Readiness.registered])
+            let watchdog = Watchdog.forProcess()
             return try runGroup(logger: logger, readiness: readiness,
                                 reload: reloader(sources, host: host, security: security, revocations: revocations)) { context in
                 // Snapshots are answered on loopback, on a port of the kernel's choosing, unless
@@ -183,7 +189,7 @@ public enum ServerProcesses {
                     reconnectInitialDelay: settings.reconnectInitial,
                     reconnectMaximumDelay: settings.reconnectMaximum)
                 configuration.security = security.connecting
-                configuration.watchdog = Watchdog.fromEnvironment()
+                configuration.watchdog = watchdog
                 configuration.registrationChanged = { registered in
                     registered ? readiness.meet(Readiness.registered) : readiness.withdraw(Readiness.registered)
                 }
@@ -210,7 +216,7 @@ public enum ServerProcesses {
                     endpoints: settings.brokers, services: services,
                     sessions: settings.sessionsPerService, configuration: configuration, context: context)
                 worker?.serve(on: pool)
-                return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report)
+                return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report, readiness: readiness, watchdog: watchdog)
                     + published(publisher) + [("workers", pool as any Service)]
             }
         } catch {
@@ -232,11 +238,11 @@ public enum ServerProcesses {
         Logger.configure(linesPerSecond: settings.logRateLimit)
     }
 
-    /// The broker's timings, bounds, `mmi.status` answer, systemd watchdog and security, from `settings` and
+    /// The broker's timings, bounds, `mmi.status` answer, watchdog (`/healthz`'s, and systemd's when it asked) and security, from `settings` and
     /// `security` (a CURVE server whose callers are looked up in the authorised keys, or
     /// plaintext with every caller unverified); raises the process's descriptor limit and fits
     /// `max-connections` under it.
-    static func brokerConfiguration(_ settings: Settings, report: ProcessReport, security: ProcessSecurity) -> BrokerConfiguration {
+    static func brokerConfiguration(_ settings: Settings, report: ProcessReport, security: ProcessSecurity, watchdog: Watchdog) -> BrokerConfiguration {
         let logger = Logger(component: "broker")
         let descriptors = DescriptorLimit.raise(logger: logger)
         var configuration = BrokerConfiguration(
@@ -255,7 +261,7 @@ public enum ServerProcesses {
             keyDirectory: security.directory,
             servicePermissions: .lyceum
         )
-        configuration.watchdog = Watchdog.fromEnvironment()
+        configuration.watchdog = watchdog
         return configuration
     }
 
@@ -315,14 +321,18 @@ public enum ServerProcesses {
         }
     }
 
-    /// The `GET /metrics` responder on loopback when `settings.metricsPort` is set; bound now,
-    /// so that a taken port stops the start.
-    private static func metricsEndpoint(_ settings: Settings, report: ProcessReport) throws(HTTPEndpointError) -> [(name: String, service: any Service)] {
+    /// The metrics port when `settings.metricsPort` is set, on `settings.metricsAddress`:
+    /// `GET /metrics` (with the metrics token when one is set), `/readyz` answered by
+    /// `readiness` (what systemd's `READY=1` follows too) and `/healthz` by `watchdog`; bound
+    /// now, so that a taken port stops the start.
+    private static func metricsEndpoint(
+        _ settings: Settings, report: ProcessReport, readiness: Readiness?, watchdog: Watchdog
+    ) throws(HTTPEndpointError) -> [(name: String, service: any Service)] {
         guard settings.metricsPort != 0 else { return [] }
         let limits = HTTPLoop.Limits(maxConnections: settings.metricsConnections, requestTimeout: settings.metricsTimeout)
         let endpoint = try HTTPEndpoint(
-            name: "metrics", setting: SettingKey.metricsPort.rawValue, address: "127.0.0.1", port: settings.metricsPort, limits: limits,
-            responder: MetricsResponder { report.prometheusText() })
+            name: "metrics", setting: SettingKey.metricsPort.rawValue, address: settings.metricsAddress, port: settings.metricsPort, limits: limits,
+            responder: MetricsResponder(token: settings.metricsBearerToken, readiness: readiness, watchdog: watchdog) { report.prometheusText() })
         return [("metrics", endpoint)]
     }
 
