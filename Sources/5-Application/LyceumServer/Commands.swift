@@ -79,7 +79,10 @@ public enum Commands {
         let catalog = host.catalog
         return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report)
             + dashboardServices(settings, context: context, snapshotEndpoint: DashboardServices.snapshotEndpoint, security: .plaintext) {
-                catalog.catalog.courses.map { CourseTitle(id: $0.id, title: $0.title) }
+                catalog.catalog.courses.map { course in
+                    CourseTitle(id: course.id, title: course.title,
+                                lessons: Dictionary(course.lessons.map { ($0.id, $0.title) }, uniquingKeysWith: { first, _ in first }))
+                }
             }
             + events.map { ($0.name, $0.service as any Service) } + [("broker", broker)]
     }
