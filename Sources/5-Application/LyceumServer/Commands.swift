@@ -73,7 +73,8 @@ public enum Commands {
             revocations.onRevocation { if $0.contains(.subscribeEvents) { publisher.rebindSubscribers() } }
         }
         var configuration = brokerConfiguration(settings, report: report, security: security)
-        let backups = try BackupSource(services: { host.services }, dataDirectory: settings.dataDirectory, partitions: 0)
+        let backups = try BackupSource(
+            services: { host.services }, dataDirectory: settings.dataDirectory, partitions: 0, idleLimit: settings.backupIdleLimit)
         configuration.localServices = handlers(for: host, publisher: events.first?.service).map(LocalService.init) + [backups.localService]
         let broker = try Broker(endpoints: settings.endpoints, configuration: configuration, context: context)
         let catalog = host.catalog
@@ -226,7 +227,9 @@ public enum Commands {
                     let caller = try NodeCaller(endpoints: settings.brokers, security: security.connecting)
                     let moves = PartitionMoves(custody: partitions, call: caller.call, outcomes: PartitionMoveOutcomeFile(dataDirectory: settings.dataDirectory))
                     let node = NodeService.worker(node: settings.node, partitions: settings.partitions, worker: partitions)
-                    let backups = try BackupSource(services: { partitions.served }, dataDirectory: settings.dataDirectory, partitions: settings.partitions)
+                    let backups = try BackupSource(
+                        services: { partitions.served }, dataDirectory: settings.dataDirectory, partitions: settings.partitions,
+                        idleLimit: settings.backupIdleLimit)
                     services += partitions.poolServices + [(node.name, backups.handler(otherwise: moves.handler(otherwise: FrameHandler.handler(node.answer))))]
                     worker = partitions
                 }
