@@ -1,7 +1,8 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-// Data flows down this list: libzmq → Swift wrapper → Majordomo → services → journal → executable.
+// Each target's path names its layer (Sources/0-Support … 5-Application); a module depends only on
+// its own layer and lower ones (LayerTests checks it; docs/ARCHITECTURE.md draws the graph).
 let package = Package(
     name: "Lyceum",
     platforms: [.macOS(.v14)],
@@ -42,10 +43,16 @@ let package = Package(
         // A small HTTP/1.1 server for a process's own endpoints: one thread, one poll() loop,
         // bounded connections and streams (Server-Sent Events). Generic: it knows no Lyceum service.
         .target(name: "HTTPServer", dependencies: ["LyceumLogging", "LyceumLifecycle", "LyceumSupport"], path: "Sources/1-Transport/HTTPServer"),
+        // etcd v3's JSON gateway over HTTP/1.1 on POSIX sockets (leases, keys, transactions,
+        // watches; bounded in time and bytes) and the leadership of a key built on it: lease-bound
+        // leader keys whose create revision is the epoch. No gRPC library, no domain type.
+        .target(name: "Coordination", dependencies: ["JSON", "LyceumLogging"], path: "Sources/1-Transport/Coordination"),
+        // Against a real etcd the tests start (Debian's etcd-server), and hostile fake gateways.
+        .testTarget(name: "CoordinationTests", dependencies: ["Coordination", "LyceumTestSupport"]),
         // 7/MDP broker, worker sessions and clients; bodies are opaque frames, never parsed.
         .target(name: "Majordomo", dependencies: ["ZeroMQ", "Access", "LyceumLogging", "LyceumLifecycle", "Telemetry", "LyceumSupport"], path: "Sources/1-Transport/Majordomo"),
         // The append-only journal: durable, checksummed, replayed on start, compacted. No sockets.
-        .target(name: "Journal", dependencies: ["LyceumLogging", "LyceumLifecycle", "Telemetry", "JSON", "LyceumSupport"], path: "Sources/3-Storage/Journal"),
+        .target(name: "Journal", dependencies: ["LyceumLogging", "LyceumLifecycle", "Telemetry", "JSON", "LyceumSupport"], path: "Sources/2-Storage/Journal"),
         // Only parses and dispatches: every subcommand is declared and run by a library module.
         .executableTarget(name: "lyceum", dependencies: ["CommandSyntax", "LyceumServer", "LyceumLifecycle", "LoadTest", "ProgressWatch"], path: "Sources/5-Application/lyceum"),
         // The one command-line parser: commands declare their options once; parsing, errors and --help come from that.
@@ -70,20 +77,22 @@ let package = Package(
         // A broker or echo worker in its own process, for the fault tests to kill and restart.
         .executableTarget(name: "mdp-peer", dependencies: ["Majordomo", "LyceumLifecycle"], path: "Tests/MajordomoPeer"),
 
-        // The learning services' domain: JSON of our own, catalog, books, progress, and the
-        // request envelope that the Majordomo workers call. No sockets below this line.
-        .target(name: "JSON", dependencies: ["LyceumLogging", "LyceumSupport"], path: "Sources/2-Domain/JSON"),
+        // Lyceum's own JSON values, parser and writer (0-Support: the journal and the transport's
+        // gateways use it too). Then the learning services' domain (3-Domain): catalog, books,
+        // progress, and the request envelope that the Majordomo workers call. No sockets below this line.
+        .target(name: "JSON", dependencies: ["LyceumLogging", "LyceumSupport"], path: "Sources/0-Support/JSON"),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
-        .target(name: "Catalog", dependencies: ["JSON"], path: "Sources/2-Domain/Catalog", resources: [.copy("SampleCatalog")]),
+        .target(name: "Catalog", dependencies: ["JSON"], path: "Sources/3-Domain/Catalog", resources: [.copy("SampleCatalog")]),
         .testTarget(name: "CatalogTests", dependencies: ["Catalog", "JSON"]),
-        .target(name: "Books", dependencies: ["JSON", "Journal", "LyceumLogging", "LyceumSupport"], path: "Sources/2-Domain/Books"),
+        .target(name: "Books", dependencies: ["JSON", "Journal", "LyceumLogging", "LyceumSupport"], path: "Sources/3-Domain/Books"),
         .testTarget(name: "BooksTests", dependencies: ["Books", "JSON", "Journal"]),
-        .target(name: "Progress", dependencies: ["JSON", "Journal", "Catalog", "LyceumLogging", "LyceumSupport"], path: "Sources/2-Domain/Progress"),
+        .target(name: "Progress", dependencies: ["JSON", "Journal", "Catalog", "LyceumLogging", "LyceumSupport"], path: "Sources/3-Domain/Progress"),
         .testTarget(name: "ProgressTests", dependencies: ["Progress", "Catalog", "JSON", "Journal"]),
-        // How learners are spread over partitions, and the one-member router the broker uses.
-        .target(name: "Partitions", dependencies: ["JSON"], path: "Sources/2-Domain/Partitions"),
+        // How learners are spread over partitions, and where each partition lives on disk
+        // (DATA/<service>/p<N>/ and its manifest); the pure plans over nodes' holdings.
+        .target(name: "Partitions", dependencies: ["JSON"], path: "Sources/3-Domain/Partitions"),
         .testTarget(name: "PartitionsTests", dependencies: ["Partitions", "JSON"]),
-        .target(name: "LearningServices", dependencies: ["JSON", "Journal", "Access", "Catalog", "Books", "Progress", "Partitions", "LyceumLogging", "LyceumSupport"], path: "Sources/2-Domain/LearningServices"),
+        .target(name: "LearningServices", dependencies: ["JSON", "Journal", "Access", "Catalog", "Books", "Progress", "Partitions", "LyceumLogging", "LyceumSupport"], path: "Sources/3-Domain/LearningServices"),
         // Test doubles of the services' boundaries (InMemoryChangeLog), for the test targets and
         // benchmarks only: production code never links them.
         .target(name: "LearningServicesTestSupport", dependencies: ["LearningServices", "Journal"], path: "Tests/LearningServicesTestSupport"),
@@ -115,12 +124,27 @@ let package = Package(
             dependencies: ["CommandSyntax", "JSON", "Access", "LyceumLogging", "Journal", "Events", "LearningServices", "Partitions", "EventWire"],
             path: "Sources/5-Application/Configuration"
         ),
-        // The executable's wiring: journals as the services' change log, one-frame worker
-        // handlers, event publishing after durable writes, settings and the subcommands that use
-        // them (serve, broker, worker, call, status, config, journal, version).
+        // The services a process hosts: the registry, journals opened and replayed as the
+        // services' change logs, one-frame handlers counted in the metrics, events published
+        // after durable writes.
+        .target(
+            name: "ServiceHosting",
+            dependencies: ["LearningServices", "Catalog", "Partitions", "Journal", "Majordomo", "ZeroMQ", "Access", "LyceumLogging", "LyceumSupport", "Events", "EventWire", "Telemetry", "Configuration"],
+            path: "Sources/5-Application/ServiceHosting"
+        ),
+        // A partitioned cluster's operations: the broker's routing and coordinator, a partitioned
+        // worker's partitions on its pool, its node service, and moves between nodes.
+        .target(
+            name: "PartitionOperations",
+            dependencies: ["ServiceHosting", "Partitions", "LearningServices", "Journal", "JSON", "Majordomo", "ZeroMQ", "Access", "LyceumLifecycle", "LyceumLogging", "LyceumSupport"],
+            path: "Sources/5-Application/PartitionOperations"
+        ),
+        // The commands' assembly: settings and security into the processes of serve, broker and
+        // worker, and the other subcommands (call, status, config, journal, keys, partitions,
+        // backup, restore, version).
         .target(
             name: "LyceumServer",
-            dependencies: ["LearningServices", "Catalog", "Books", "Progress", "Partitions", "JSON", "Journal", "Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumLogging", "Events", "Telemetry", "CommandSyntax", "LyceumSupport", "Access", "Security", "Configuration", "HTTPServer", "Dashboard", "EventWire"], path: "Sources/5-Application/LyceumServer"
+            dependencies: ["ServiceHosting", "PartitionOperations", "LearningServices", "Catalog", "Books", "Progress", "Partitions", "JSON", "Journal", "Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumLogging", "Events", "Telemetry", "CommandSyntax", "LyceumSupport", "Access", "Security", "Configuration", "HTTPServer", "Dashboard", "EventWire"], path: "Sources/5-Application/LyceumServer"
         ),
         // `lyceum watch`: the subscriber's dashboard, its terminal and its signals.
         .target(name: "ProgressWatch", dependencies: ["EventWire", "ZeroMQ", "Majordomo", "LyceumLogging", "CommandSyntax", "Security", "Configuration"], path: "Sources/5-Application/ProgressWatch"),
@@ -128,7 +152,7 @@ let package = Package(
         // client is run by /usr/bin/python3.
         .testTarget(
             name: "LyceumServerTests",
-            dependencies: ["LearningServicesTestSupport", "LyceumServer", "Partitions", "LearningServices", "Catalog", "Books", "Majordomo", "ZeroMQ", "Access", "Security", "Journal", "Events", "Telemetry", "LyceumTestSupport", "lyceum", "CommandSyntax", "LoadTest", "ProgressWatch", "LyceumSupport", "LyceumLifecycle", "Configuration", "EventWire"],
+            dependencies: ["LearningServicesTestSupport", "LyceumServer", "ServiceHosting", "PartitionOperations", "Partitions", "LearningServices", "Catalog", "Books", "Majordomo", "ZeroMQ", "Access", "Security", "Journal", "Events", "Telemetry", "LyceumTestSupport", "lyceum", "CommandSyntax", "LoadTest", "ProgressWatch", "LyceumSupport", "LyceumLifecycle", "Configuration", "EventWire"],
             exclude: ["Clients", "Fixtures"]
         ),
 
@@ -196,7 +220,7 @@ let package = Package(
         // `make bench-events`: events/s with 100 subscribers, delivery latency, cost added to a write.
         .executableTarget(
             name: "events-bench",
-            dependencies: ["LearningServicesTestSupport", "Events", "LearningServices", "LyceumServer", "Journal", "Catalog", "Progress", "ZeroMQ", "LyceumLifecycle", "EventWire"],
+            dependencies: ["LearningServicesTestSupport", "Events", "LearningServices", "LyceumServer", "ServiceHosting", "Journal", "Catalog", "Progress", "ZeroMQ", "LyceumLifecycle", "EventWire"],
             path: "Benchmarks/EventsBench",
             exclude: ["pub_floor.c"]
         ),

@@ -12,7 +12,8 @@
 #                               network namespaces of deploy/netns-cluster.sh and ClusterTests),
 #                               prometheus (promtool for the alerting rules' unit tests, and the
 #                               server the netns cluster's monitoring host runs), curl (which
-#                               asks that server whether it is ready)
+#                               asks that server, and etcd, whether it is ready), etcd-server and
+#                               etcd-client (the coordination service CoordinationTests start)
 #   ensure-deps.sh bench      + redis-server, redis-benchmark (reference figures), pyzmq (the
 #                               minimal workers of the routing benchmarks)
 #   ensure-deps.sh nats       + nats-server, go and Debian's nats.go sources (`make bench`'s NATS
@@ -34,7 +35,9 @@ for group in "$@"; do
       command -v chromium >/dev/null || missing+=(chromium)
       [ -x /usr/sbin/ip ] || [ -x /sbin/ip ] || [ -x /usr/bin/ip ] || missing+=(iproute2)
       { command -v promtool >/dev/null && command -v prometheus >/dev/null; } || missing+=(prometheus)
-      command -v curl >/dev/null || missing+=(curl) ;;
+      command -v curl >/dev/null || missing+=(curl)
+      [ -x /usr/bin/etcd ] || missing+=(etcd-server)
+      [ -x /usr/bin/etcdctl ] || missing+=(etcd-client) ;;
     bench)
       command -v redis-server >/dev/null || missing+=(redis-server)
       command -v redis-benchmark >/dev/null || missing+=(redis-tools)

@@ -3,6 +3,7 @@ import Foundation
 import LyceumLifecycle
 import LyceumServer
 import Majordomo
+@testable import ServiceHosting
 import Testing
 import ZeroMQ
 

@@ -5,6 +5,8 @@ import LearningServices
 import LyceumTestSupport
 import Majordomo
 import LyceumLifecycle
+@testable import PartitionOperations
+@testable import Partitions
 import ZeroMQ
 import Synchronization
 import Testing
@@ -228,7 +230,7 @@ private final class TwoNodes: @unchecked Sendable {
             "w2": describe(held: [("books", 4)], moved: [("books", 5, "w3"), ("books", 6, "w1")]),
             "w3": describe(held: []),
         ]
-        func source(_ service: String, _ partition: Int, to target: String) -> Result<String, PartitionMoveCommand.Refusal> {
+        func source(_ service: String, _ partition: Int, to target: String) -> Result<String, PartitionHolders.Refusal> {
             PartitionHolders(service: service, partition: partition, target: target, describes: describes).source(target: target)
         }
         #expect(source("books", 3, to: "w2") == .success("w1"))

@@ -1,5 +1,6 @@
 import Foundation
 import LyceumTestSupport
+@testable import PartitionOperations
 import Testing
 @testable import LyceumServer
 

@@ -7,6 +7,7 @@ import LyceumServer
 import LyceumTestSupport
 import Majordomo
 import Partitions
+@testable import ServiceHosting
 import Testing
 import ZeroMQ
 

@@ -6,6 +6,7 @@ import LyceumLifecycle
 import LyceumServer
 import LyceumTestSupport
 import Majordomo
+@testable import ServiceHosting
 import Testing
 import ZeroMQ
 

@@ -1,5 +1,6 @@
 import LearningServices
 import LyceumServer
+@testable import ServiceHosting
 import Telemetry
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import LyceumTestSupport
 import LyceumServer
 import Majordomo
+@testable import ServiceHosting
 import Testing
 import ZeroMQ
 

@@ -10,6 +10,7 @@ import LyceumLifecycle
 import LyceumServer
 import LyceumTestSupport
 import Majordomo
+@testable import ServiceHosting
 import Testing
 import ZeroMQ
 

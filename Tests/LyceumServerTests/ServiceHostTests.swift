@@ -4,6 +4,7 @@ import Journal
 import LearningServices
 import LyceumServer
 import LyceumTestSupport
+@testable import ServiceHosting
 import Testing
 
 struct ServiceHostTests {

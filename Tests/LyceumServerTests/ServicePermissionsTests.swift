@@ -1,6 +1,7 @@
 import Access
 import LyceumServer
 import Majordomo
+@testable import PartitionOperations
 import Testing
 
 /// Lyceum's policy, which its brokers pass to `Majordomo`: the permissions of its own names.

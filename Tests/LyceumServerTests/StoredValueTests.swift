@@ -4,6 +4,7 @@ import Journal
 import LearningServices
 import LyceumServer
 import LyceumTestSupport
+@testable import ServiceHosting
 import Testing
 
 /// Stored values: a record whose value does not decode, or comes from a newer Lyceum, is never

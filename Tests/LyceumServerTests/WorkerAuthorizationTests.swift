@@ -8,6 +8,7 @@ import LyceumServer
 import LyceumTestSupport
 import Majordomo
 import Security
+@testable import ServiceHosting
 import Testing
 import ZeroMQ
 

@@ -26,7 +26,7 @@ import Testing
                 name: "CZMQ", path: "Sources/1-Transport/CZMQ",
                 pkgConfig: "libzmq"
             ),
-            .target(name: "Books", dependencies: ["JSON"], path: "Sources/2-Domain/Books"),
+            .target(name: "Books", dependencies: ["JSON"], path: "Sources/3-Domain/Books"),
             .testTarget(name: "BooksTests", dependencies: ["Books"]),
             .executableTarget(name: "journal-stress", dependencies: ["Journal"], path: "Tests/JournalStress"),
             .executableTarget(
@@ -56,6 +56,12 @@ import Testing
     /// The targets of the manifest whose `path:` is under `Sources/`: Lyceum's modules. Test
     /// targets, the test support library, benchmarks and examples live elsewhere.
     static func sourceModules(inManifest manifest: String) -> Set<String> {
+        Set(sourceModuleDeclarations(inManifest: manifest).map(\.name))
+    }
+
+    /// Each module of the manifest (a target whose `path:` is under `Sources/`) with its path and
+    /// the targets its `dependencies:` name.
+    static func sourceModuleDeclarations(inManifest manifest: String) -> [(name: String, path: String, dependencies: [String])] {
         let kinds = [".target(", ".executableTarget(", ".systemLibrary(", ".testTarget(", ".binaryTarget(", ".plugin(", ".macro("]
         var declarations: [Substring] = []
         var rest = manifest[...]
@@ -65,10 +71,20 @@ import Testing
             declarations.append(after[..<next])
             rest = after[next...]
         }
-        return Set(declarations.compactMap { declaration in
-            guard let path = quoted(after: "path:", in: declaration), path.hasPrefix("Sources/") else { return nil }
-            return quoted(after: "name:", in: declaration)
-        })
+        return declarations.compactMap { declaration in
+            guard let path = quoted(after: "path:", in: declaration), path.hasPrefix("Sources/"),
+                  let name = quoted(after: "name:", in: declaration) else { return nil }
+            return (name, path, dependencies(in: declaration))
+        }
+    }
+
+    /// The quoted names in the `dependencies: [...]` list of one target's declaration.
+    private static func dependencies(in declaration: Substring) -> [String] {
+        guard let label = declaration.range(of: "dependencies:"),
+              let open = declaration[label.upperBound...].firstIndex(of: "["),
+              let close = declaration[open...].firstIndex(of: "]") else { return [] }
+        let pieces = declaration[declaration.index(after: open)..<close].split(separator: "\"", omittingEmptySubsequences: false)
+        return pieces.enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
     }
 
     /// The names in backticks in the first column of the first table under the heading
@@ -88,12 +104,52 @@ import Testing
         return names
     }
 
-    private static func quoted(after label: String, in text: Substring) -> String? {
+    static func quoted(after label: String, in text: Substring) -> String? {
         guard let labelRange = text.range(of: label) else { return nil }
         let afterLabel = text[labelRange.upperBound...]
         guard let open = afterLabel.firstIndex(of: "\"") else { return nil }
         let value = afterLabel[afterLabel.index(after: open)...]
         guard let close = value.firstIndex(of: "\"") else { return nil }
         return String(value[..<close])
+    }
+}
+
+/// The layers of `Sources/` (`0-Support` … `5-Application`) say what may import what: a module
+/// imports only modules of its own layer or of a lower one. These tests hold `Package.swift`'s
+/// dependencies to the layer folders of the targets' paths.
+@Suite struct LayerTests {
+    @Test func everyModuleImportsOnlyItsOwnLayerOrLowerOnes() throws {
+        let manifest = try String(contentsOf: ModuleTableTests.repository.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let modules = ModuleTableTests.sourceModuleDeclarations(inManifest: manifest)
+        #expect(modules.count > 10 && modules.contains { $0.name == "Journal" && !$0.dependencies.isEmpty })
+        #expect(Self.violations(modules).isEmpty, "modules importing from a higher layer: \(Self.violations(modules))")
+    }
+
+    @Test func findsAnImportFromAHigherLayer() {
+        let manifest = """
+            .target(name: "JSON", path: "Sources/0-Support/JSON"),
+            .target(name: "Journal", dependencies: ["JSON", "Glibc"], path: "Sources/2-Storage/Journal"),
+            .target(name: "Books", dependencies: ["JSON", "Journal"], path: "Sources/3-Domain/Books"),
+            .target(name: "Wrong", dependencies: ["Books"], path: "Sources/1-Transport/Wrong"),
+            """
+        #expect(Self.violations(ModuleTableTests.sourceModuleDeclarations(inManifest: manifest))
+                == ["Wrong (1-Transport) imports Books (3-Domain)"])
+    }
+
+    /// `A (layer) imports B (higher layer)` for every dependency between modules that goes up;
+    /// dependencies that are not modules (the toolchain's, test support) are not layered.
+    static func violations(_ modules: [(name: String, path: String, dependencies: [String])]) -> [String] {
+        let layers = Dictionary(modules.map { ($0.name, layer(of: $0.path)) }, uniquingKeysWith: { first, _ in first })
+        return modules.flatMap { module in
+            module.dependencies.compactMap { dependency -> String? in
+                guard let used = layers[dependency], used > layer(of: module.path) else { return nil }
+                return "\(module.name) (\(layer(of: module.path))) imports \(dependency) (\(used))"
+            }
+        }.sorted()
+    }
+
+    /// `3-Domain` for `Sources/3-Domain/Books`: the folder's number orders the layers.
+    private static func layer(of path: String) -> String {
+        String(path.split(separator: "/").dropFirst().first ?? "")
     }
 }

@@ -1,5 +1,6 @@
 import JSON
 import LyceumSupport
+import ServiceHosting
 
 /// A backup's `manifest.json`, written last by `lyceum backup` so that a backup without one is
 /// known to be incomplete: where the copy came from and when, the Lyceum version and value

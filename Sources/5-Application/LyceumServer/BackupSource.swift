@@ -4,6 +4,7 @@ import Journal
 import LearningServices
 import LyceumLogging
 import Majordomo
+import ServiceHosting
 import Synchronization
 #if canImport(Glibc)
 import Glibc

@@ -8,8 +8,10 @@ import LearningServices
 import LyceumLifecycle
 import LyceumLogging
 import Majordomo
+import PartitionOperations
 import Partitions
 import Security
+import ServiceHosting
 import Telemetry
 import ZeroMQ
 
@@ -27,22 +29,19 @@ public enum Commands {
     /// `lyceum serve`: a broker that answers every service itself (as `LocalService`s: no worker
     /// hop inside one process), with writes replying once durable without holding its thread.
     public static func serve(_ settings: Settings, security: ProcessSecurity = .plaintext, reloading sources: ConfigurationSources? = nil) -> Int32 {
-        configureLogging(settings)
-        let logger = Logger(component: "serve")
-        _ = ProcessMetrics.backend
+        let logger = starting("serve", settings)
         let host: ServiceHost
-        do {
-            host = try ServiceHost(serving: ServiceRegistry.standard.names, settings: settings.hosting)
-        } catch {
-            logger.critical("cannot start", ["error": "\(error)"])
-            return 1
+        switch openHost(serving: ServiceRegistry.standard.names, settings, logger: logger) {
+        case .success(let opened): host = opened
+        case .failure(let refusal): return refusal.status
         }
         defer { host.close() }
         do {
             let revocations = Revocations()
-            return try runGroup(logger: logger, readiness: Readiness(awaiting: [Readiness.started]),
+            let readiness = Readiness(awaiting: [Readiness.started])
+            return try runGroup(logger: logger, readiness: readiness,
                                 reload: reloader(sources, host: host, security: security, revocations: revocations)) { context in
-                try serveServices(host, settings: settings, security: security, revocations: revocations, context: context)
+                try serveServices(host, settings: settings, security: security, revocations: revocations, readiness: readiness, context: context)
             }
         } catch {
             logger.critical("cannot start", ["error": "\(error)"])
@@ -51,13 +50,15 @@ public enum Commands {
     }
 
     /// What `serve` runs for `host`, in the order a `ServiceGroup` takes them: the ZAP handler
-    /// (with CURVE), the metrics endpoint (with `settings.metricsPort`), the event publisher
+    /// (with CURVE), the metrics endpoint (with `settings.metricsPort`; its `/readyz` answers
+    /// with `readiness`, its `/healthz` with `watchdog`, which the broker's loop pets), the event publisher
     /// (when events are published and a service of `host` has events), then a broker answering
     /// every service of `host` itself. The publisher is listed before the broker, so it stops
     /// after the broker has sent its last replies, and publishes their events; the ZAP handler
     /// first, so that no CURVE server socket is ever bound without it.
     public static func serveServices(
-        _ host: ServiceHost, settings: Settings, security: ProcessSecurity = .plaintext, revocations: Revocations = Revocations(), context: Context
+        _ host: ServiceHost, settings: Settings, security: ProcessSecurity = .plaintext, revocations: Revocations = Revocations(),
+        readiness: Readiness? = nil, watchdog: Watchdog = .forProcess(), context: Context
     ) throws -> [(name: String, service: any Service)] {
         let report = ProcessReport(role: "serve", journals: host.journals)
         // The dashboard's bridge subscribes and asks for snapshots in-process, beside the network endpoints.
@@ -67,40 +68,38 @@ public enum Commands {
             snapshotEndpoints: [settings.snapshotEndpoint] + (dashboard ? [DashboardServices.snapshotEndpoint] : []),
             snapshotPageBytes: settings.snapshotPageBytes)
         eventConfiguration.publisherSecurity = security.bound(.events)
-        eventConfiguration.snapshotSecurity = security.bound(.snapshots)
-        let events = settings.publishesEvents ? try eventPublisher(for: host, configuration: eventConfiguration, context: context) : []
-        if let publisher = events.first?.service {
-            revocations.onRevocation { if $0.contains(.subscribeEvents) { publisher.rebindSubscribers() } }
-        }
-        var configuration = brokerConfiguration(settings, report: report, security: security)
+        let publisher = settings.publishesEvents
+            ? try eventPublisher(for: host, configuration: eventConfiguration, security: security, revocations: revocations, context: context) : nil
+        var configuration = brokerConfiguration(settings, report: report, security: security, watchdog: watchdog)
         let backups = try BackupSource(
             services: { host.services }, dataDirectory: settings.dataDirectory, partitions: 0, idleLimit: settings.backupIdleLimit)
-        configuration.localServices = handlers(for: host, publisher: events.first?.service).map(LocalService.init) + [backups.localService]
+        let handler = ServiceHost.handlers(publishingTo: publisher)
+        configuration.localServices = host.services.map { LocalService(name: $0.name, handler: handler($0)) } + [backups.localService]
         let broker = try Broker(endpoints: settings.endpoints, configuration: configuration, context: context)
         let catalog = host.catalog
-        return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report)
+        return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report, readiness: readiness, watchdog: watchdog)
             + dashboardServices(settings, context: context, snapshotEndpoint: DashboardServices.snapshotEndpoint, security: .plaintext) {
                 catalog.catalog.courses.map { course in
                     CourseTitle(id: course.id, title: course.title,
                                 lessons: Dictionary(course.lessons.map { ($0.id, $0.title) }, uniquingKeysWith: { first, _ in first }))
                 }
             }
-            + events.map { ($0.name, $0.service as any Service) } + [("broker", broker)]
+            + published(publisher) + [("broker", broker)]
     }
 
     /// `lyceum broker`: the broker, bound to `settings.endpoints`, and the event forwarder that
     /// workers publish into at `settings.forwarderEndpoints` and dashboards subscribe to at
     /// `settings.eventsEndpoint`.
     public static func broker(_ settings: Settings, security: ProcessSecurity = .plaintext, reloading sources: ConfigurationSources? = nil) -> Int32 {
-        configureLogging(settings)
-        let logger = Logger(component: "broker")
-        _ = ProcessMetrics.backend
+        let logger = starting("broker", settings)
         let report = ProcessReport(role: "broker", journals: [:])
         do {
             let revocations = Revocations()
-            return try runGroup(logger: logger, readiness: Readiness(awaiting: [Readiness.started]),
+            let readiness = Readiness(awaiting: [Readiness.started])
+            let watchdog = Watchdog.forProcess()
+            return try runGroup(logger: logger, readiness: readiness,
                                 reload: reloader(sources, host: nil, security: security, revocations: revocations)) { context in
-                var configuration = brokerConfiguration(settings, report: report, security: security)
+                var configuration = brokerConfiguration(settings, report: report, security: security, watchdog: watchdog)
                 let coordinator = try partitionCoordinator(settings, security: security, context: context)
                 if let coordinator {
                     configuration.routedServices = PartitionRouting.routedServices(coordinator.scheme)
@@ -126,7 +125,7 @@ public enum Commands {
                 // authorized-keys must hold them). Titles come from the catalog service, through
                 // this broker, which knows its own key as an app.
                 let titles = CatalogTitleCache(broker: settings.endpoints[0], security: security.connectingToItself, context: context)
-                return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report)
+                return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report, readiness: readiness, watchdog: watchdog)
                     + dashboardServices(settings, context: context, snapshotEndpoint: nil, security: security.connectingToItself) { titles.titles() }
                     + forwarder + coordinating + [("broker", broker)]
             }
@@ -140,19 +139,11 @@ public enum Commands {
     /// `settings.services` (every standard service when none is given) at each broker of `settings.brokers`; a worker serving progress or
     /// books publishes its events into every forwarder of `settings.forwarderEndpoints`.
     public static func worker(_ settings: Settings, security: ProcessSecurity = .plaintext, reloading sources: ConfigurationSources? = nil) -> Int32 {
-        configureLogging(settings)
-        let logger = Logger(component: "worker")
-        _ = ProcessMetrics.backend
+        let logger = starting("worker", settings)
         let host: ServiceHost
-        do {
-            host = try ServiceHost(serving: settings.services.isEmpty ? ServiceRegistry.standard.names : settings.services, settings: settings.hosting)
-        } catch let error as PartitionLayoutError {
-            // A partition directory it cannot serve is a deployment mistake, like a bad setting.
-            logger.critical("cannot start", ["error": error.description])
-            return 2
-        } catch {
-            logger.critical("cannot start", ["error": "\(error)"])
-            return 1
+        switch openHost(serving: settings.services.isEmpty ? ServiceRegistry.standard.names : settings.services, settings, logger: logger) {
+        case .success(let opened): host = opened
+        case .failure(let refusal): return refusal.status
         }
         defer { host.close() }
         var budget: WorkerSessionBudget?
@@ -181,6 +172,7 @@ public enum Commands {
         do {
             let revocations = Revocations()
             let readiness = Readiness(awaiting: [Readiness.started, Readiness.registered])
+            let watchdog = Watchdog.forProcess()
             return try runGroup(logger: logger, readiness: readiness,
                                 reload: reloader(sources, host: host, security: security, revocations: revocations)) { context in
                 // Snapshots are answered on loopback, on a port of the kernel's choosing, unless
@@ -194,17 +186,14 @@ public enum Commands {
                     forwarderEndpoints: settings.forwarderEndpoints, snapshotEndpoints: snapshots,
                     snapshotPageBytes: settings.snapshotPageBytes)
                 eventConfiguration.publisherSecurity = security.connecting
-                eventConfiguration.snapshotSecurity = security.bound(.snapshots)
-                let events = try eventPublisher(for: host, configuration: eventConfiguration, context: context)
-                if let publisher = events.first?.service {
-                    revocations.onRevocation { if $0.contains(.subscribeEvents) { publisher.rebindSubscribers() } }
-                }
+                let publisher = try eventPublisher(
+                    for: host, configuration: eventConfiguration, security: security, revocations: revocations, context: context)
                 var configuration = WorkerConfiguration(
                     heartbeat: Heartbeat(interval: settings.heartbeatInterval, liveness: settings.heartbeatLiveness),
                     reconnectInitialDelay: settings.reconnectInitial,
                     reconnectMaximumDelay: settings.reconnectMaximum)
                 configuration.security = security.connecting
-                configuration.watchdog = Watchdog.fromEnvironment()
+                configuration.watchdog = watchdog
                 configuration.registrationChanged = { registered in
                     registered ? readiness.meet(Readiness.registered) : readiness.withdraw(Readiness.registered)
                 }
@@ -213,19 +202,15 @@ public enum Commands {
                 // One pool, one thread, for every service registered with every broker: the
                 // unpartitioned ones, and in a partitioned worker each partition held and the node
                 // service; a partition moving in or out is added to it or removed from it alone.
-                let metrics = RequestMetrics()
-                let publisher = events.first?.service
-                let handler: PartitionedWorker.HandlerMaker = { hosted in
-                    FrameHandler.handler(hosted.answer(publishingTo: publisher, metrics: metrics))
-                }
+                let handler = ServiceHost.handlers(publishingTo: publisher)
                 var services = host.services.filter { $0.partition == nil }.map { ($0.name, handler($0)) }
                 var worker: PartitionedWorker?
                 if let budget {
                     let partitions = PartitionedWorker(
                         node: settings.node, host: host, dataDirectory: settings.dataDirectory, budget: budget, handler: handler,
-                        changed: { hosted, served in publisher.map { snapshotsFollow(hosted, served: served, publisher: $0, host: host) } })
+                        changed: { hosted, served in publisher.map { host.snapshotsFollow(hosted, served: served, publisher: $0) } })
                     let caller = try NodeCaller(endpoints: settings.brokers, security: security.connecting)
-                    let moves = PartitionMoves(custody: partitions, call: caller.call, outcomes: PartitionMoveOutcomeFile(dataDirectory: settings.dataDirectory))
+                    let moves = PartitionMoves(worker: partitions, call: caller.call, outcomes: PartitionMoveOutcomeFile(dataDirectory: settings.dataDirectory))
                     let node = NodeService.worker(node: settings.node, partitions: settings.partitions, worker: partitions)
                     let backups = try BackupSource(
                         services: { partitions.served }, dataDirectory: settings.dataDirectory, partitions: settings.partitions,
@@ -237,8 +222,8 @@ public enum Commands {
                     endpoints: settings.brokers, services: services,
                     sessions: settings.sessionsPerService, configuration: configuration, context: context)
                 worker?.serve(on: pool)
-                return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report)
-                    + events.map { ($0.name, $0.service as any Service) } + [("workers", pool as any Service)]
+                return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report, readiness: readiness, watchdog: watchdog)
+                    + published(publisher) + [("workers", pool as any Service)]
             }
         } catch {
             logger.critical("cannot start", ["error": "\(error)"])
@@ -259,11 +244,11 @@ public enum Commands {
         Logger.configure(linesPerSecond: settings.logRateLimit)
     }
 
-    /// The broker's timings, bounds, `mmi.status` answer, systemd watchdog and security, from `settings` and
+    /// The broker's timings, bounds, `mmi.status` answer, watchdog (`/healthz`'s, and systemd's when it asked) and security, from `settings` and
     /// `security` (a CURVE server whose callers are looked up in the authorised keys, or
     /// plaintext with every caller unverified); raises the process's descriptor limit and fits
     /// `max-connections` under it.
-    static func brokerConfiguration(_ settings: Settings, report: ProcessReport, security: ProcessSecurity) -> BrokerConfiguration {
+    static func brokerConfiguration(_ settings: Settings, report: ProcessReport, security: ProcessSecurity, watchdog: Watchdog) -> BrokerConfiguration {
         let logger = Logger(component: "broker")
         let descriptors = DescriptorLimit.raise(logger: logger)
         var configuration = BrokerConfiguration(
@@ -282,7 +267,7 @@ public enum Commands {
             keyDirectory: security.directory,
             servicePermissions: .lyceum
         )
-        configuration.watchdog = Watchdog.fromEnvironment()
+        configuration.watchdog = watchdog
         return configuration
     }
 
@@ -297,46 +282,63 @@ public enum Commands {
             unknownServiceTimeout: settings.unknownServiceTimeout, context: context)
     }
 
-    /// The publisher of the events of `host`'s services, when one of them has events (one for
-    /// all of a partitioned worker's partitions, also when none is held yet: those that move in
-    /// publish through it); its snapshots start from the tables of the
-    /// service instances whose events have snapshots, merged (an empty one without). It binds
-    /// when it runs.
+    /// The publisher of `host`'s events (`ServiceHost.eventPublisher`), when it has any: its
+    /// snapshot endpoints are CURVE servers with `security`, and it binds its subscribers' endpoints
+    /// again when a key that may subscribe is revoked.
     private static func eventPublisher(
-        for host: ServiceHost, configuration: EventPublisherConfiguration, context: Context
-    ) throws(EventsError) -> [(name: String, service: EventPublisher)] {
-        guard host.descriptors.contains(where: \.publishesEvents) else { return [] }
-        var table = ProgressTable()
-        for snapshotTable in host.services.compactMap(\.snapshotTable) { table.merge(snapshotTable(host.catalog)) }
-        return [("events", try EventPublisher(configuration: configuration, context: context, streams: host.eventStreams, table: table))]
+        for host: ServiceHost, configuration: EventPublisherConfiguration, security: ProcessSecurity, revocations: Revocations, context: Context
+    ) throws(EventsError) -> EventPublisher? {
+        var configuration = configuration
+        configuration.snapshotSecurity = security.bound(.snapshots)
+        guard let publisher = try host.eventPublisher(configuration: configuration, context: context) else { return nil }
+        revocations.onRevocation { if $0.contains(.subscribeEvents) { publisher.rebindSubscribers() } }
+        return publisher
     }
 
-    /// Makes the progress snapshots of `publisher` follow a partition of `host` that started
-    /// (`served`) or stopped being served after the start: its learners' entries join them, or
-    /// leave them, so that a snapshot covers exactly the partitions held.
-    private static func snapshotsFollow(_ hosted: HostedService, served: Bool, publisher: EventPublisher, host: ServiceHost) {
-        guard let snapshotTable = hosted.snapshotTable else { return }
-        let table = snapshotTable(host.catalog)
-        if served { publisher.addSnapshotEntries(table) } else { publisher.removeSnapshotLearners(of: table) }
+    /// The publisher as the group's `events` service, when there is one.
+    private static func published(_ publisher: EventPublisher?) -> [(name: String, service: any Service)] {
+        publisher.map { [("events", $0)] } ?? []
     }
 
-    /// Each of `host`'s services as a Majordomo handler, counted in the process's metrics; the
-    /// events of their durable writes are published to `publisher` when there is one.
-    static func handlers(for host: ServiceHost, publisher: EventPublisher?) -> [(name: String, handler: WorkerPool.Handler)] {
-        let metrics = RequestMetrics()
-        return host.services.map { hosted in
-            (hosted.name, FrameHandler.handler(hosted.answer(publishingTo: publisher, metrics: metrics)))
+    /// Applies `settings`' logging and installs the process's metrics backend before anything
+    /// else starts: the first steps of every long-running command. Returns the command's logger.
+    private static func starting(_ component: String, _ settings: Settings) -> Logger {
+        configureLogging(settings)
+        _ = ProcessMetrics.backend
+        return Logger(component: component)
+    }
+
+    /// Why a host could not open, as the exit status: 2 for a partition directory it cannot
+    /// serve (a deployment mistake, like a bad setting), 1 for anything else.
+    private struct HostRefusal: Error {
+        let status: Int32
+    }
+
+    /// The host of the services `names`, or, logged, why it cannot start.
+    private static func openHost(serving names: [String], _ settings: Settings, logger: Logger) -> Result<ServiceHost, HostRefusal> {
+        do {
+            return .success(try ServiceHost(serving: names, settings: settings.hosting))
+        } catch let error as PartitionLayoutError {
+            logger.critical("cannot start", ["error": error.description])
+            return .failure(HostRefusal(status: 2))
+        } catch {
+            logger.critical("cannot start", ["error": "\(error)"])
+            return .failure(HostRefusal(status: 1))
         }
     }
 
-    /// The `GET /metrics` responder on loopback when `settings.metricsPort` is set; bound now,
-    /// so that a taken port stops the start.
-    private static func metricsEndpoint(_ settings: Settings, report: ProcessReport) throws(HTTPEndpointError) -> [(name: String, service: any Service)] {
+    /// The metrics port when `settings.metricsPort` is set, on `settings.metricsAddress`:
+    /// `GET /metrics` (with the metrics token when one is set), `/readyz` answered by
+    /// `readiness` (what systemd's `READY=1` follows too) and `/healthz` by `watchdog`; bound
+    /// now, so that a taken port stops the start.
+    private static func metricsEndpoint(
+        _ settings: Settings, report: ProcessReport, readiness: Readiness?, watchdog: Watchdog
+    ) throws(HTTPEndpointError) -> [(name: String, service: any Service)] {
         guard settings.metricsPort != 0 else { return [] }
         let limits = HTTPLoop.Limits(maxConnections: settings.metricsConnections, requestTimeout: settings.metricsTimeout)
         let endpoint = try HTTPEndpoint(
-            name: "metrics", setting: SettingKey.metricsPort.rawValue, address: "127.0.0.1", port: settings.metricsPort, limits: limits,
-            responder: MetricsResponder { report.prometheusText() })
+            name: "metrics", setting: SettingKey.metricsPort.rawValue, address: settings.metricsAddress, port: settings.metricsPort, limits: limits,
+            responder: MetricsResponder(token: settings.metricsBearerToken, readiness: readiness, watchdog: watchdog) { report.prometheusText() })
         return [("metrics", endpoint)]
     }
 

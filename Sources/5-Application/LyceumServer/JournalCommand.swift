@@ -2,6 +2,7 @@ import CommandSyntax
 import Foundation
 import Journal
 import Partitions
+import ServiceHosting
 
 /// `lyceum journal check|repair|compact --data DIR`: the journal's maintenance tools. DIR is a
 /// journal's directory, or a data directory of `serve`/`worker`, whose services' journals (in

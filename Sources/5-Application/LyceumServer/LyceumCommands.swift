@@ -1,6 +1,7 @@
 import CommandSyntax
 import Configuration
 import Security
+import ServiceHosting
 
 /// The declarations of the subcommands this module runs (`serve`, `broker`, `worker`, `call`,
 /// `status`, `config`, `journal`, `version`) and of the `lyceum` program that holds them with
@@ -19,6 +20,7 @@ public enum LyceumCommands {
     /// Settings every long-running command takes.
     static let commonKeys: Set<SettingKey> = [
         .logLevel, .logFormat, .metricsPort, .heartbeatInterval, .heartbeatLiveness, .logRateLimit, .metricsConnections, .metricsTimeout,
+        .metricsAddress, .metricsToken, .metricsTokenFile,
     ]
     /// Settings of a process that runs a broker.
     static let brokerKeys: Set<SettingKey> = [

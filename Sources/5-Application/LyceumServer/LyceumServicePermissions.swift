@@ -1,4 +1,5 @@
 import Majordomo
+import PartitionOperations
 
 extension ServicePermissions {
     /// Lyceum's policy for its brokers: a partitioned worker's node services

@@ -2,6 +2,7 @@ import Configuration
 import Foundation
 import JSON
 import Majordomo
+import PartitionOperations
 import Partitions
 import ZeroMQ
 
@@ -23,12 +24,6 @@ public enum PartitionMoveCommand {
         /// No answer (from the brokers, or from the source within the move's time limit): run
         /// `lyceum status` and then the same command again.
         public static let noReply: Int32 = 3
-    }
-
-    /// Why no move was asked for.
-    enum Refusal: Error, Equatable {
-        case noHolder, alreadyThere
-        case ambiguous([String])
     }
 
     /// How long the source may take to answer a `move` when `timeout` is not given: the copy runs

@@ -2,6 +2,8 @@
 import Glibc
 #endif
 import Foundation
+import PartitionOperations
+import Partitions
 
 /// `lyceum partitions prune`: removes, from a worker host's data directory, the copies of
 /// partitions that moves renamed away (`MovedAwayCopy`), once they are old enough. A copy is

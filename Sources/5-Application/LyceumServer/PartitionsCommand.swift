@@ -2,6 +2,7 @@ import Access
 import CommandSyntax
 import Configuration
 import Partitions
+import ServiceHosting
 
 /// `lyceum partitions`: the cluster's partitions. `init` creates a worker host's share of them
 /// when a cluster is created; moving them while serving is added beside it.

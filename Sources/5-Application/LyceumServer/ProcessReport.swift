@@ -2,6 +2,7 @@ import JSON
 import Journal
 import LyceumSupport
 import Majordomo
+import ServiceHosting
 import Telemetry
 
 /// What one Lyceum process can say about itself: how long it has run and, for `mmi.status`,

@@ -4,7 +4,9 @@ import Glibc
 import JSON
 import LearningServices
 import Majordomo
+import PartitionOperations
 import Partitions
+import ServiceHosting
 
 /// `lyceum status`: asks the first broker that answers (of `broker`, tried in order) its
 /// `mmi.status` management service and prints its answer, as tables (``StatusTable``) or as a

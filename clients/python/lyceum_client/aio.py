@@ -210,9 +210,10 @@ class Client:
         sent_at = time.monotonic()
         try:
             async with asyncio.timeout(self._timeout):
-                # Never blocks for long: at most max_in_flight requests are queued, below the
-                # socket's high-water mark.
-                await connection.socket.send_multipart(request_frames(tag, request.service, request.frame))
+                # Never blocks for long once connected: at most max_in_flight requests are queued,
+                # below the socket's high-water mark. Before a connection (ZMQ_IMMEDIATE) it waits.
+                if not await self._send(connection, request_frames(tag, request.service, request.frame)):
+                    return None, connection.generation
                 request.sent = True
                 return await request.reply, connection.generation
         except (TimeoutError, zmq.ZMQError):
@@ -221,6 +222,22 @@ class Client:
             return None, connection.generation
         finally:
             self._close_drained()
+
+    @staticmethod
+    async def _send(connection: _Connection, frames: list[bytes]) -> bool:
+        """Sends ``frames`` on ``connection``; false when the connection was closed under the
+        send (another request failed over from it: pyzmq cancels a pending send on close)."""
+        try:
+            await connection.socket.send_multipart(frames)
+            return True
+        except asyncio.CancelledError:
+            # This task itself being cancelled (by its caller or by its attempt's timeout) must
+            # go on as a cancellation; only a send cancelled by the socket's close is an
+            # attempt that got no reply.
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                raise
+            return False
 
     def _connected(self) -> _Connection:
         if self._connection is None:

@@ -76,6 +76,28 @@ class SeveralBrokersTests(unittest.TestCase):
         self.assertEqual(sorted(listed), sorted(acknowledged))
 
 
+class DeadFirstBrokerTests(unittest.TestCase):
+    def test_requests_waiting_to_send_to_a_dead_broker_fail_over_with_the_first(self) -> None:
+        """Nothing listens at the first endpoint, so sends wait for a connection (ZMQ_IMMEDIATE).
+        Requests start a little apart: when the first one times out and fails over, closing the
+        socket, the others are still waiting in their send, which pyzmq cancels; each of them
+        goes on to the second broker instead of ending the caller's task."""
+        cluster = Cluster(self)
+        dead = f"tcp://127.0.0.1:{free_port()}"
+
+        async def create_staggered() -> list[str]:
+            async with lyceum_client.aio.Client([dead, cluster.second], timeout=1, attempts=5, backoff=0.01) as client:
+                async def create(number: int) -> str:
+                    await asyncio.sleep(number * 0.1)
+                    book = await client.books.create("ada", f"Book {number}", "A", "Mystery", 3)
+                    return str(book["id"])
+                return await asyncio.gather(*(create(number) for number in range(5)))
+        created = asyncio.run(asyncio.wait_for(create_staggered(), 120))
+        with lyceum_client.Client(cluster.second, timeout=5) as client:
+            listed = [book["id"] for book in client.books.list("ada", limit=100)["books"]]
+        self.assertEqual(sorted(listed), sorted(created))
+
+
 class ServiceUnknownTests(unittest.TestCase):
     """The first broker has no worker for ``books``; each request is seen once by each broker,
     through recording proxies, and the client's timeout is far longer than the test could wait:

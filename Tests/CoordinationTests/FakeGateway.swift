@@ -1,0 +1,73 @@
+import Foundation
+import Glibc
+
+/// A TCP server on a free loopback port that answers every connection with the bytes of a
+/// script, as a broken or hostile etcd endpoint would, then keeps the connection open until
+/// released (or closes it, when told to).
+final class FakeGateway: @unchecked Sendable {
+    let port: UInt16
+    private let listener: Int32
+    private let script: [UInt8]
+    private let repeatForever: Bool
+    private let closeAfterScript: Bool
+    private let lock = NSLock()
+    private var connections: [Int32] = []
+    private var stopped = false
+
+    /// - Parameters:
+    ///   - script: the bytes sent to every connection after its request arrives.
+    ///   - repeatForever: keep sending the script again and again (an endless response).
+    ///   - closeAfterScript: close the connection after the script.
+    init(script: [UInt8], repeatForever: Bool = false, closeAfterScript: Bool = false) throws {
+        self.script = script
+        self.repeatForever = repeatForever
+        self.closeAfterScript = closeAfterScript
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                bind(listener, generic, length) == 0 && listen(listener, 8) == 0 && getsockname(listener, generic, &length) == 0
+            }
+        }
+        guard bound else { close(listener); throw POSIXError(.EADDRINUSE) }
+        self.listener = listener
+        port = UInt16(bigEndian: address.sin_port)
+        let thread = Thread { [self] in serve() }
+        thread.start()
+    }
+
+    var endpoint: String { "http://127.0.0.1:\(port)" }
+
+    private func serve() {
+        while true {
+            let connection = accept(listener, nil, nil)
+            guard connection >= 0 else { return }
+            lock.withLock { connections.append(connection) }
+            Thread { [self] in answer(connection) }.start()
+        }
+    }
+
+    private func answer(_ connection: Int32) {
+        var request = [UInt8](repeating: 0, count: 4096)
+        _ = recv(connection, &request, request.count, 0)
+        repeat {
+            var sent = 0
+            while sent < script.count {
+                let count = script[sent...].withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                guard count > 0 else { return }
+                sent += count
+            }
+        } while repeatForever && !lock.withLock({ stopped })
+        if closeAfterScript { shutdown(connection, Int32(SHUT_RDWR)) }
+    }
+
+    func stop() {
+        lock.withLock { stopped = true }
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+        for connection in lock.withLock({ connections }) { shutdown(connection, Int32(SHUT_RDWR)); close(connection) }
+    }
+}
