@@ -195,6 +195,7 @@ struct SettingSourcesTests {
         case .maxReplyBytes: "131072"
         case .maxBatch: "3"
         case .unknownServiceTimeout: "1500"
+        case .backupIdleLimit: "30000"
         case .maxConnections: "900"
         case .maxInputBytes: "1048576"
         case .maxOutputBytes: "1048576"
