@@ -18,7 +18,7 @@ final class Replies: @unchecked Sendable {
 }
 
 @Suite(.serialized, .offTheCooperativePool) struct LinkTests {
-    static let hang = Duration.seconds(120)
+    static let hang = Duration.hangLimit
 
     final class Replica {
         let store: TestStore

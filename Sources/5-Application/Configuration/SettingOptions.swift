@@ -52,6 +52,7 @@ extension SettingKey {
         case .maxReplyBytes: ("BYTES", "the most bytes of items one list or search page holds")
         case .maxBatch: ("MS", "the longest the broker handles other messages before sending replies owed")
         case .unknownServiceTimeout: ("MS", "how long a request waits for a service or partition with no worker")
+        case .backupIdleLimit: ("MS", "how long a backup goes without a request from its client before its files are removed")
         case .maxConnections: ("N", "connections the broker holds at once (lowered to the descriptor limit - 256)")
         case .maxInputBytes: ("BYTES", "bytes a connection may have received that the broker has not taken as messages")
         case .maxOutputBytes: ("BYTES", "bytes sent to a peer that it has not read before it is cut")

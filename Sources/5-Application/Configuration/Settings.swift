@@ -68,6 +68,9 @@ public struct Settings: Sendable {
     /// How long a request waits for a service (or partition) with no worker before the broker
     /// answers `service_unknown` (`unknown-service-timeout`).
     public var unknownServiceTimeout = Duration.milliseconds(2000)
+    /// How long a backup may go without a request from its client before it is abandoned and
+    /// its snapshot files removed (`backup-idle-limit`).
+    public var backupIdleLimit = Duration.seconds(60)
     /// TCP connections the broker holds at once; more are cut as they are accepted, and the
     /// value is lowered to fit the process's descriptor limit (`max-connections`).
     public var maxConnections = 4096
@@ -252,6 +255,8 @@ public struct Settings: Sendable {
             maxBatch = .milliseconds(try integer(1...1000, "milliseconds"))
         case .unknownServiceTimeout:
             unknownServiceTimeout = .milliseconds(try integer(1...600_000, "milliseconds"))
+        case .backupIdleLimit:
+            backupIdleLimit = .milliseconds(try integer(1...3_600_000, "milliseconds"))
         case .maxConnections:
             maxConnections = try integer(1...1_000_000)
         case .maxInputBytes:
@@ -340,6 +345,7 @@ public struct Settings: Sendable {
         case .maxReplyBytes: [String(maxReplyBytes)]
         case .maxBatch: [String(maxBatch.milliseconds)]
         case .unknownServiceTimeout: [String(unknownServiceTimeout.milliseconds)]
+        case .backupIdleLimit: [String(backupIdleLimit.milliseconds)]
         case .maxConnections: [String(maxConnections)]
         case .maxInputBytes: [String(maxInputBytes)]
         case .maxOutputBytes: [String(maxOutputBytes)]
@@ -525,6 +531,8 @@ public enum SettingKey: String, CaseIterable, Sendable {
     case maxBatch = "max-batch-ms"
     /// `Settings.unknownServiceTimeout`.
     case unknownServiceTimeout = "unknown-service-timeout"
+    /// `Settings.backupIdleLimit`.
+    case backupIdleLimit = "backup-idle-limit"
     /// `Settings.maxConnections`.
     case maxConnections = "max-connections"
     /// `Settings.maxInputBytes`.

@@ -25,7 +25,7 @@ import ZeroMQ
 /// its configuration sources again for the log level and reloads the catalog and the
 /// authorised keys. With CURVE (`security`) every socket it binds is a CURVE server checked by
 /// the process's ZAP handler, which runs first, and every socket it connects a CURVE client.
-public enum Commands {
+public enum ServerProcesses {
     /// `lyceum serve`: a broker that answers every service itself (as `LocalService`s: no worker
     /// hop inside one process), with writes replying once durable without holding its thread.
     public static func serve(_ settings: Settings, security: ProcessSecurity = .plaintext, reloading sources: ConfigurationSources? = nil) -> Int32 {
@@ -71,14 +71,18 @@ public enum Commands {
         let publisher = settings.publishesEvents
             ? try eventPublisher(for: host, configuration: eventConfiguration, security: security, revocations: revocations, context: context) : nil
         var configuration = brokerConfiguration(settings, report: report, security: security, watchdog: watchdog)
-        let backups = try BackupSource(services: { host.services }, dataDirectory: settings.dataDirectory, partitions: 0)
+        let backups = try BackupSource(
+            services: { host.services }, dataDirectory: settings.dataDirectory, partitions: 0, idleLimit: settings.backupIdleLimit)
         let handler = ServiceHost.handlers(publishingTo: publisher)
         configuration.localServices = host.services.map { LocalService(name: $0.name, handler: handler($0)) } + [backups.localService]
         let broker = try Broker(endpoints: settings.endpoints, configuration: configuration, context: context)
         let catalog = host.catalog
         return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report, readiness: readiness, watchdog: watchdog)
             + dashboardServices(settings, context: context, snapshotEndpoint: DashboardServices.snapshotEndpoint, security: .plaintext) {
-                catalog.catalog.courses.map { CourseTitle(id: $0.id, title: $0.title) }
+                catalog.catalog.courses.map { course in
+                    CourseTitle(id: course.id, title: course.title,
+                                lessons: Dictionary(course.lessons.map { ($0.id, $0.title) }, uniquingKeysWith: { first, _ in first }))
+                }
             }
             + published(publisher) + [("broker", broker)]
     }
@@ -206,9 +210,11 @@ public enum Commands {
                         node: settings.node, host: host, dataDirectory: settings.dataDirectory, budget: budget, handler: handler,
                         changed: { hosted, served in publisher.map { host.snapshotsFollow(hosted, served: served, publisher: $0) } })
                     let caller = try NodeCaller(endpoints: settings.brokers, security: security.connecting)
-                    let moves = PartitionMoves(worker: partitions, call: caller.call, outcomes: PartitionMoveOutcomeFile(dataDirectory: settings.dataDirectory))
+                    let moves = PartitionMoveOps(worker: partitions, call: caller.call, outcomes: PartitionMoveOutcomeFile(dataDirectory: settings.dataDirectory))
                     let node = NodeService.worker(node: settings.node, partitions: settings.partitions, worker: partitions)
-                    let backups = try BackupSource(services: { partitions.served }, dataDirectory: settings.dataDirectory, partitions: settings.partitions)
+                    let backups = try BackupSource(
+                        services: { partitions.served }, dataDirectory: settings.dataDirectory, partitions: settings.partitions,
+                        idleLimit: settings.backupIdleLimit)
                     services += partitions.poolServices + [(node.name, backups.handler(otherwise: moves.handler(otherwise: FrameHandler.handler(node.answer))))]
                     worker = partitions
                 }
