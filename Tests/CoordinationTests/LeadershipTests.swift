@@ -108,6 +108,8 @@ import Testing
         #expect(eventually(timeout: Self.hang) { !candidate.mayAcknowledge(epoch: epoch) })
         #expect(candidate.wait(timeout: Self.hang) { $0 == .candidate } != nil)
         let lastRenewal = keeper.lastRenewal
+        // `onChange` runs just after the state changes: wait for it too.
+        #expect(eventually(timeout: Self.hang) { steppedDown.withLock { $0 } != nil })
         let down = try #require(steppedDown.withLock { $0 })
         // The safety rule itself, not a speed: it stopped acting before the lease it last renewed could expire.
         #expect(keeper.actingDeadline <= lastRenewal + Self.timing.ttl)
