@@ -46,7 +46,7 @@ let package = Package(
         // etcd v3's JSON gateway over HTTP/1.1 on POSIX sockets (leases, keys, transactions,
         // watches; bounded in time and bytes) and the leadership of a key built on it: lease-bound
         // leader keys whose create revision is the epoch. No gRPC library, no domain type.
-        .target(name: "Coordination", dependencies: ["JSON", "LyceumLogging"], path: "Sources/1-Transport/Coordination"),
+        .target(name: "Coordination", dependencies: ["JSON", "LyceumLogging", "LyceumSupport"], path: "Sources/1-Transport/Coordination"),
         // Against a real etcd the tests start (Debian's etcd-server), and hostile fake gateways.
         .testTarget(name: "CoordinationTests", dependencies: ["Coordination", "LyceumTestSupport"]),
         // 7/MDP broker, worker sessions and clients; bodies are opaque frames, never parsed.
@@ -55,7 +55,7 @@ let package = Package(
         .target(name: "Journal", dependencies: ["LyceumLogging", "LyceumLifecycle", "Telemetry", "JSON", "LyceumSupport"], path: "Sources/2-Storage/Journal"),
         // A partition's records from its leader to its followers: epoch histories, the
         // replication channel's messages and its two ends (ZeroMQ), the majority count.
-        .target(name: "Replication", dependencies: ["Journal", "JSON", "ZeroMQ", "LyceumLogging"], path: "Sources/2-Storage/Replication"),
+        .target(name: "Replication", dependencies: ["Journal", "JSON", "ZeroMQ", "LyceumLogging", "LyceumSupport"], path: "Sources/2-Storage/Replication"),
         .testTarget(name: "ReplicationTests", dependencies: ["Replication", "Journal", "ZeroMQ", "LyceumTestSupport", "ServiceHosting", "LearningServices"]),
         // Only parses and dispatches: every subcommand is declared and run by a library module.
         .executableTarget(name: "lyceum", dependencies: ["CommandSyntax", "LyceumServer", "LyceumLifecycle", "LoadTest", "ProgressWatch"], path: "Sources/5-Application/lyceum"),
