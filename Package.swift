@@ -144,12 +144,19 @@ let package = Package(
             dependencies: ["ServiceHosting", "Partitions", "LearningServices", "Journal", "JSON", "Majordomo", "ZeroMQ", "Access", "LyceumLifecycle", "LyceumLogging", "LyceumSupport"],
             path: "Sources/5-Application/PartitionOperations"
         ),
+        // Online backups of a process's journals (the lyceum.backup service and the node ops that
+        // serve them), and verifying and restoring a backup directory.
+        .target(
+            name: "Backup",
+            dependencies: ["ServiceHosting", "LearningServices", "Books", "Progress", "Partitions", "Journal", "JSON", "Majordomo", "LyceumLogging", "LyceumSupport", "Telemetry"],
+            path: "Sources/5-Application/Backup"
+        ),
         // The commands' assembly: settings and security into the processes of serve, broker and
         // worker, and the other subcommands (call, status, config, journal, keys, partitions,
         // backup, restore, version).
         .target(
             name: "LyceumServer",
-            dependencies: ["ServiceHosting", "PartitionOperations", "LearningServices", "Catalog", "Books", "Progress", "Partitions", "JSON", "Journal", "Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumLogging", "Events", "Telemetry", "CommandSyntax", "LyceumSupport", "Access", "Security", "Configuration", "HTTPServer", "Dashboard", "EventWire"], path: "Sources/5-Application/LyceumServer"
+            dependencies: ["ServiceHosting", "PartitionOperations", "Backup", "LearningServices", "Catalog", "Books", "Progress", "Partitions", "JSON", "Journal", "Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumLogging", "Events", "Telemetry", "CommandSyntax", "LyceumSupport", "Access", "Security", "Configuration", "HTTPServer", "Dashboard", "EventWire"], path: "Sources/5-Application/LyceumServer"
         ),
         // `lyceum watch`: the subscriber's dashboard, its terminal and its signals.
         .target(name: "ProgressWatch", dependencies: ["EventWire", "ZeroMQ", "Majordomo", "LyceumLogging", "CommandSyntax", "Security", "Configuration"], path: "Sources/5-Application/ProgressWatch"),
