@@ -19,12 +19,14 @@ test:
 	$(MAKE) --no-print-directory test-alerts
 
 ## The alerting rules of deploy/prometheus/: they parse, and every one fires (and stays quiet)
-## as its unit test says, with Debian's promtool.
+## as its unit test says, with Debian's promtool; the scrape configuration parses (its token
+## file is the installed host's, hence --syntax-only).
 .PHONY: test-alerts
 test-alerts:
 	@scripts/ensure-deps.sh test
 	promtool check rules deploy/prometheus/lyceum-alerts.yml
 	promtool test rules deploy/prometheus/lyceum-alerts.test.yml
+	cd deploy/prometheus && promtool check config --syntax-only prometheus.yml
 
 ## The Python client's tests (clients/python/tests) against the debug `lyceum` (LYCEUM_BIN overrides).
 .PHONY: test-python

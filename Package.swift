@@ -53,6 +53,10 @@ let package = Package(
         .target(name: "Majordomo", dependencies: ["ZeroMQ", "Access", "LyceumLogging", "LyceumLifecycle", "Telemetry", "LyceumSupport"], path: "Sources/1-Transport/Majordomo"),
         // The append-only journal: durable, checksummed, replayed on start, compacted. No sockets.
         .target(name: "Journal", dependencies: ["LyceumLogging", "LyceumLifecycle", "Telemetry", "JSON", "LyceumSupport"], path: "Sources/2-Storage/Journal"),
+        // A partition's records from its leader to its followers: epoch histories, the
+        // replication channel's messages and its two ends (ZeroMQ), the majority count.
+        .target(name: "Replication", dependencies: ["Journal", "JSON", "ZeroMQ", "LyceumLogging"], path: "Sources/2-Storage/Replication"),
+        .testTarget(name: "ReplicationTests", dependencies: ["Replication", "Journal", "ZeroMQ", "LyceumTestSupport", "ServiceHosting", "LearningServices"]),
         // Only parses and dispatches: every subcommand is declared and run by a library module.
         .executableTarget(name: "lyceum", dependencies: ["CommandSyntax", "LyceumServer", "LyceumLifecycle", "LoadTest", "ProgressWatch"], path: "Sources/5-Application/lyceum"),
         // The one command-line parser: commands declare their options once; parsing, errors and --help come from that.
@@ -129,7 +133,7 @@ let package = Package(
         // after durable writes.
         .target(
             name: "ServiceHosting",
-            dependencies: ["LearningServices", "Catalog", "Partitions", "Journal", "Majordomo", "ZeroMQ", "Access", "LyceumLogging", "LyceumSupport", "Events", "EventWire", "Telemetry", "Configuration"],
+            dependencies: ["LearningServices", "Catalog", "Partitions", "Journal", "Replication", "Majordomo", "ZeroMQ", "Access", "LyceumLogging", "LyceumSupport", "Events", "EventWire", "Telemetry", "Configuration"],
             path: "Sources/5-Application/ServiceHosting"
         ),
         // A partitioned cluster's operations: the broker's routing and coordinator, a partitioned

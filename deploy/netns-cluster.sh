@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # A sharded Lyceum cluster on a real network inside this machine: Linux network namespaces for
-# two broker hosts (b1, b2), three worker hosts (w1, w2, w3) and a client host (c1), each with one
-# veth link to a bridge in a switch namespace (sw) and its own address, CURVE on every socket.
+# two broker hosts (b1, b2), three worker hosts (w1, w2, w3), a client host (c1) and a monitoring
+# host (m1, running Debian's prometheus: it scrapes every Lyceum process's /metrics with the
+# cluster's metrics token and evaluates deploy/prometheus/lyceum-alerts.yml), each with one veth
+# link to a bridge in a switch namespace (sw) and its own address, CURVE on every socket.
 # Every address lives inside namespaces this script creates; nothing is added to the machine's
 # own network. Needs root and iproute2.
 #
@@ -25,16 +27,17 @@
 #   --state DIR          logs, data, keys, pids (default /tmp/lyceum-netns)
 #   --prefix P           namespace names P-b1 … (default lyc-; also PREFIX=)
 #   --subnet A.B.C       the /24 the hosts live in (default 10.77.0): b1 .11, b2 .12, w1 .21,
-#                        w2 .22, w3 .23, c1 .31
+#                        w2 .22, w3 .23, c1 .31, m1 .41
 #   --partitions N       partitions of books and progress (default 16; 0: one unpartitioned
 #                        books+progress worker on w1)
 #   --heartbeat MS       heartbeat-interval of every process (default 2500; expiry is 3 intervals)
 #   --timeout S          how long up and start wait for the cluster (default 90)
+#   --scrape-interval S  Prometheus's scrape and rule evaluation interval on m1 (default 15)
 # LYCEUM=PATH selects the binary; by default the script builds a release one once
 # (`swift build -c release --product lyceum`) and uses .build/release/lyceum.
 set -euo pipefail
 
-readonly HOSTS=(b1 b2 w1 w2 w3 c1)
+readonly HOSTS=(b1 b2 w1 w2 w3 c1 m1)
 readonly BROKER_HOSTS=(b1 b2)
 readonly WORKER_HOSTS=(w1 w2 w3)
 readonly PORT=5555 EVENTS_PORT=5556 FORWARDER_PORT=5558
@@ -50,6 +53,7 @@ subnet=10.77.0
 partitions=16
 heartbeat=2500
 timeout=90
+scrape_interval=15
 foreground=0
 keep_state=0
 lyceum=${LYCEUM:-}
@@ -61,7 +65,7 @@ note() { echo "netns-cluster: $*" >&2; }
 # --- settings -------------------------------------------------------------------------------
 
 octet() {
-  case "$1" in b1) echo 11 ;; b2) echo 12 ;; w1) echo 21 ;; w2) echo 22 ;; w3) echo 23 ;; c1) echo 31 ;;
+  case "$1" in b1) echo 11 ;; b2) echo 12 ;; w1) echo 21 ;; w2) echo 22 ;; w3) echo 23 ;; c1) echo 31 ;; m1) echo 41 ;;
     *) usage_error "unknown host '$1' (hosts: ${HOSTS[*]})" ;; esac
 }
 check_host() { case " ${HOSTS[*]} " in *" $1 "*) ;; *) usage_error "unknown host '$1' (hosts: ${HOSTS[*]})" ;; esac; }
@@ -79,8 +83,8 @@ owned_range() {
 
 # The settings `up` chose are kept in the state directory, so later verbs act on that cluster.
 save_settings() {
-  printf 'prefix=%q\nsubnet=%q\npartitions=%q\nheartbeat=%q\ntimeout=%q\nlyceum=%q\n' \
-    "$prefix" "$subnet" "$partitions" "$heartbeat" "$timeout" "$lyceum" >"$state/cluster.env"
+  printf 'prefix=%q\nsubnet=%q\npartitions=%q\nheartbeat=%q\ntimeout=%q\nlyceum=%q\nscrape_interval=%q\n' \
+    "$prefix" "$subnet" "$partitions" "$heartbeat" "$timeout" "$lyceum" "$scrape_interval" >"$state/cluster.env"
 }
 load_settings() {
   [ -f "$state/cluster.env" ] || return 1
@@ -98,6 +102,7 @@ validate_settings() {
   [[ "$heartbeat" =~ ^[1-9][0-9]*$ ]] || usage_error "--heartbeat must be a positive number of ms, got '$heartbeat'"
   [[ "$state" =~ ^[A-Za-z0-9_./+-]+$ ]] || usage_error "--state must be a path of A-Z a-z 0-9 _ . / + -, got '$state'"
   [[ "$timeout" =~ ^[1-9][0-9]*$ ]] || usage_error "--timeout must be a positive number of seconds, got '$timeout'"
+  [[ "$scrape_interval" =~ ^[1-9][0-9]*$ ]] || usage_error "--scrape-interval must be a positive number of seconds, got '$scrape_interval'"
 }
 
 # --- the network ----------------------------------------------------------------------------
@@ -163,6 +168,7 @@ write_configuration() {
     echo "log-format = logfmt"
     echo "heartbeat-interval = $heartbeat"
     echo "heartbeat-liveness = 3"
+    metrics_configuration "$host"
     case "$host" in
       b*)
         echo "endpoint = $(endpoint "$host" $PORT)"
@@ -188,6 +194,60 @@ write_configuration() {
   } >"$file"
 }
 
+# --- monitoring (m1) -------------------------------------------------------------------------
+
+# Each Lyceum process serves /metrics on its host's address, on the port of its role as in
+# deploy/ (9464 broker, 9465 partitioned worker, 9466 catalog worker), with the cluster's token.
+metrics_port() { case "$1" in broker) echo 9464 ;; node) echo 9465 ;; catalog) echo 9466 ;; esac; }
+readonly PROMETHEUS_PORT=9090
+
+metrics_configuration() {
+  echo "metrics-address = $(address "$1")"
+  echo "metrics-token-file = $state/$1/keys/metrics-token"
+  case "$1" in b*) echo "metrics-port = $(metrics_port broker)" ;; esac
+}
+
+# One token for the cluster, in a 0600 file on each host that serves or scrapes metrics.
+make_metrics_token() {
+  local token host
+  token=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
+  for host in "${BROKER_HOSTS[@]}" "${WORKER_HOSTS[@]}" m1; do
+    mkdir -p "$state/$host/keys"
+    (umask 077 && echo "$token" >"$state/$host/keys/metrics-token")
+  done
+}
+
+# m1's prometheus.yml: deploy/prometheus's jobs over this cluster's addresses, and its rules.
+write_prometheus_configuration() {
+  local dir="$state/m1" host
+  mkdir -p "$dir/tsdb"
+  cp "$repository/deploy/prometheus/lyceum-alerts.yml" "$dir/"
+  {
+    echo "# written by deploy/netns-cluster.sh for m1 ($(address m1))"
+    echo "global: {scrape_interval: ${scrape_interval}s, evaluation_interval: ${scrape_interval}s, scrape_timeout: ${scrape_interval}s}"
+    echo "rule_files: [$dir/lyceum-alerts.yml]"
+    echo "scrape_configs:"
+    echo "  - job_name: lyceum-broker"
+    echo "    authorization: {credentials_file: $dir/keys/metrics-token}"
+    echo "    static_configs: [{targets: [$(for host in "${BROKER_HOSTS[@]}"; do printf '"%s:%s", ' "$(address "$host")" "$(metrics_port broker)"; done | sed 's/, $//')]}]"
+    echo "  - job_name: lyceum-worker"
+    echo "    authorization: {credentials_file: $dir/keys/metrics-token}"
+    echo "    static_configs: [{targets: [$(for host in "${WORKER_HOSTS[@]}"; do printf '"%s:%s", "%s:%s", ' "$(address "$host")" "$(metrics_port node)" "$(address "$host")" "$(metrics_port catalog)"; done | sed 's/, $//')]}]"
+  } >"$dir/prometheus.yml"
+}
+
+prometheus_url() { echo "http://$(address m1):$PROMETHEUS_PORT"; }
+
+# Waits until m1's prometheus answers /-/ready (when it runs).
+await_monitoring() {
+  local deadline=$((SECONDS + timeout))
+  running m1 prometheus || return 0
+  until ip netns exec "$(namespace m1)" curl -sf "$(prometheus_url)/-/ready" >/dev/null 2>&1; do
+    [ $SECONDS -lt $deadline ] || fail "prometheus on m1 was not ready after ${timeout}s: $(tail -n 5 "$state/m1/logs/prometheus.log")"
+    sleep 0.5
+  done
+}
+
 # The processes of a host, one per line: NAME then the lyceum arguments.
 processes_of() {
   local host=$1 conf="$state/$1/lyceum.conf"
@@ -197,11 +257,16 @@ processes_of() {
       else echo "broker broker --config $conf"; fi ;;
     w*)
       if [ "$partitions" -gt 0 ]; then
-        echo "node worker --config $conf --partitions $partitions --node $host --service books --service progress"
+        echo "node worker --config $conf --metrics-port $(metrics_port node) --partitions $partitions --node $host --service books --service progress"
       elif [ "$host" = w1 ]; then
-        echo "node worker --config $conf --service books --service progress"
+        echo "node worker --config $conf --metrics-port $(metrics_port node) --service books --service progress"
       fi
-      echo "catalog worker --config $conf --service catalog" ;;
+      echo "catalog worker --config $conf --metrics-port $(metrics_port catalog) --service catalog" ;;
+    m1)
+      # Debian's prometheus, when installed (scripts/ensure-deps.sh installs it).
+      if command -v prometheus >/dev/null; then
+        echo "prometheus --config.file=$state/m1/prometheus.yml --storage.tsdb.path=$state/m1/tsdb --web.listen-address=$(address m1):$PROMETHEUS_PORT"
+      fi ;;
   esac
 }
 
@@ -217,14 +282,16 @@ initialise_partitions() {
 # Starts a host's processes that are not running; each in its own session (a terminal's Ctrl-C
 # reaches only this script, which stops them in order), stdin closed, stderr in logs/NAME.log.
 start_processes() {
-  local host=$1 ns name arguments pid
+  local host=$1 ns name arguments pid program
   ns=$(namespace "$host")
   mkdir -p "$state/$host/logs"
   while read -r name arguments; do
     [ -n "$name" ] || continue
     if running "$host" "$name"; then continue; fi
+    program=$lyceum
+    [ "$name" != prometheus ] || program=$(command -v prometheus)
     # shellcheck disable=SC2086 # the arguments are words written by processes_of
-    ip netns exec "$ns" setsid "$lyceum" $arguments </dev/null >>"$state/$host/logs/$name.log" 2>&1 &
+    ip netns exec "$ns" setsid "$program" $arguments </dev/null >>"$state/$host/logs/$name.log" 2>&1 &
     echo $! >"$state/$host/$name.pid"
     echo "started $host/$name pid $!"
   done < <(processes_of "$host")
@@ -355,12 +422,16 @@ verb_up() {
   trap 'status=$?; if [ $status -ne 0 ]; then note "up failed; tearing down (logs kept in $state)"; teardown 1; fi' EXIT
   make_network
   make_keys
+  make_metrics_token
+  write_prometheus_configuration
   local index=0
-  for host in "${HOSTS[@]}"; do mkdir -p "$state/$host/logs"; [ "$host" = c1 ] || write_configuration "$host"; done
+  for host in "${HOSTS[@]}"; do mkdir -p "$state/$host/logs"; case "$host" in c1|m1) ;; *) write_configuration "$host" ;; esac; done
   for host in "${BROKER_HOSTS[@]}"; do start_processes "$host"; done
   for host in "${WORKER_HOSTS[@]}"; do initialise_partitions "$host" "$index"; index=$((index + 1)); done
   for host in "${WORKER_HOSTS[@]}"; do start_processes "$host"; done
+  start_processes m1
   await_ready
+  await_monitoring
   # Everything printed from here is made first: a Ctrl-C right after "cluster ready" must find
   # the script in simple commands, not amid a command substitution.
   local ready environment
@@ -415,7 +486,7 @@ verb_status() {
     ns=$(namespace "$host")
     if ! namespace_exists "$ns"; then echo "$host  $ns  (no namespace)"; continue; fi
     echo "$host  $ns  $(ip -n "$ns" -br addr show dev eth0 2>/dev/null | awk '{print $3, $2}')  link $(ip -n "$(switch_namespace)" -br link show dev "$host" 2>/dev/null | awk '{print $2}')"
-    for name in broker node catalog; do
+    for name in broker node catalog prometheus; do
       [ -f "$state/$host/$name.pid" ] || continue
       pid=$(cat "$state/$host/$name.pid")
       if running "$host" "$name"; then echo "    $name pid $pid running"; else echo "    $name pid $pid not running"; fi
@@ -439,7 +510,8 @@ print_environment() {
     NETNS_APP_KEY "$state/c1/keys/app_secret" \
     NETNS_EVENTS "$(endpoint b1 $EVENTS_PORT),$(endpoint b2 $EVENTS_PORT)" \
     NETNS_LYCEUM "$lyceum" \
-    NETNS_PARTITIONS "$partitions"
+    NETNS_PARTITIONS "$partitions" \
+    NETNS_PROMETHEUS "$(prometheus_url)"
   for host in "${WORKER_HOSTS[@]}"; do
     if [ "$partitions" -gt 0 ]; then set -- "$@" "NETNS_OWNS_$host" "$(owned_range "$index")"; fi
     index=$((index + 1))
@@ -490,6 +562,7 @@ verb_start() {
   namespace_exists "$(namespace "$1")" || fail "no namespace $(namespace "$1")"
   start_processes "$1"
   await_ready
+  await_monitoring
   echo "cluster ready"
 }
 
@@ -507,7 +580,7 @@ verb_link() {
 [ $# -gt 0 ] || usage_error "no verb"
 verb=$1
 shift
-case "$verb" in -h|--help) sed -n '2,34p' "$0"; exit 0 ;; esac
+case "$verb" in -h|--help) sed -n '2,37p' "$0"; exit 0 ;; esac
 arguments=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -517,9 +590,10 @@ while [ $# -gt 0 ]; do
     --partitions) [ $# -ge 2 ] || usage_error "--partitions needs a value"; partitions=$2; shift 2 ;;
     --heartbeat) [ $# -ge 2 ] || usage_error "--heartbeat needs a value"; heartbeat=$2; shift 2 ;;
     --timeout) [ $# -ge 2 ] || usage_error "--timeout needs a value"; timeout=$2; shift 2 ;;
+    --scrape-interval) [ $# -ge 2 ] || usage_error "--scrape-interval needs a value"; scrape_interval=$2; shift 2 ;;
     --foreground) foreground=1; shift ;;
     --keep-state) keep_state=1; shift ;;
-    -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,37p' "$0"; exit 0 ;;
     --*) usage_error "unknown option '$1'" ;;
     *) arguments+=("$1"); shift
        # After exec's host comes the command, with options of its own.

@@ -50,9 +50,10 @@ final class NetnsCluster: Sendable {
     /// What `env` printed: the brokers, key paths and each worker host's partitions.
     let environment: [String: String]
 
-    /// Brings a cluster up and waits until every partition is served through both brokers.
+    /// Brings a cluster up and waits until every partition is served through both brokers (and
+    /// m1's Prometheus, scraping and evaluating every `scrapeIntervalSeconds`, answers).
     /// - Throws: `ClusterError` with the script's output when it could not (nothing is left behind).
-    init(partitions: Int, heartbeatMilliseconds: Int = 1000) throws {
+    init(partitions: Int, heartbeatMilliseconds: Int = 1000, scrapeIntervalSeconds: Int = 15) throws {
         self.partitions = partitions
         directory = try TemporaryDirectory()
         state = directory.path + "/cluster"
@@ -60,7 +61,8 @@ final class NetnsCluster: Sendable {
         let tag = String(UInt32.random(in: 0..<0xFFFFFF), radix: 36)
         let subnet = "10.\(Int.random(in: 100...199)).\(Int.random(in: 0...255))"
         let up = try Self.script(["up", "--state", state, "--prefix", "lct\(tag)-", "--subnet", subnet, "--partitions", String(partitions),
-                                  "--heartbeat", String(heartbeatMilliseconds), "--timeout", "120"], timeout: .seconds(180))
+                                  "--heartbeat", String(heartbeatMilliseconds), "--timeout", "120",
+                                  "--scrape-interval", String(scrapeIntervalSeconds)], timeout: .seconds(180))
         guard up.succeeded else {
             // up tore down what it made; the state holds its logs, which the error shows.
             Self.tearDown(state: state, directory: directory)

@@ -142,6 +142,40 @@ struct BackupEndToEndTests {
         #expect(try LyceumProcess.run(["backup", "verify", backups.path + "/admin"]).status == 0)
     }
 
+    /// A backup begun and never read (its client gone) is abandoned after `backup-idle-limit`: its
+    /// snapshot files are removed and its slot is freed. The limit is short here so the test
+    /// need not wait a minute; what is checked is the outcome, never how soon it came.
+    @Test func aBackupBegunAndNeverReadIsAbandonedItsSlotFreedAndItsFilesRemoved() throws {
+        let data = try TemporaryDirectory()
+        defer { data.remove() }
+        let server = try Server(dataDirectory: data.path, arguments: ["--backup-idle-limit", "1000"])
+        for sequence in 0..<5 { #expect(try server.call("books", Self.create(1, sequence)).isOK) }
+        let begun = try server.call("lyceum.backup", #"{"op":"begin"}"#)
+        let id = try #require(begun.result["backup"] as? String, "\(begun)")
+        let files = data.path + "/.backups/" + id
+        #expect(FileManager.default.fileExists(atPath: files + "/books/journal.jsonl"))
+
+        // Nobody reads it: once abandoned, its files are gone and it is unknown.
+        let removed = waitUntil(timeout: .seconds(120)) { !FileManager.default.fileExists(atPath: files) }
+        #expect(removed, "the abandoned backup's files are still there:\n\(server.process.standardError)")
+        #expect(waitUntil(timeout: .seconds(60)) { server.process.standardError.contains("backup abandoned by its client") })
+        let read = try server.call("lyceum.backup", #"{"op":"read","backup":"\#(id)","file":"books/journal.jsonl","offset":0}"#)
+        #expect(read.errorCode == "not_found", "\(read)")
+
+        // Its slot is free: the two a process allows are both taken again, and each of those
+        // is read to the end and ended as a client would.
+        var next: [[String: Any]] = []
+        for _ in 0..<2 { next.append(try server.call("lyceum.backup", #"{"op":"begin"}"#)) }
+        #expect(next.allSatisfy { $0.isOK }, "\(next)")
+        for reply in next {
+            guard let other = reply.result["backup"] as? String else { continue }
+            _ = try server.call("lyceum.backup", #"{"op":"end","backup":"\#(other)","complete":false}"#)
+        }
+        #expect(waitUntil(timeout: .seconds(60)) {
+            ((try? FileManager.default.contentsOfDirectory(atPath: data.path + "/.backups")) ?? []).isEmpty
+        })
+    }
+
     @Test func snapshotFilesACrashLeftAreRemovedWhenServeStarts() throws {
         let data = try TemporaryDirectory()
         defer { data.remove() }

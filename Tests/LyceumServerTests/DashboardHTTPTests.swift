@@ -131,6 +131,23 @@ struct CatalogTitlesTests {
         #expect(pages > 1)
         #expect(server.process.signal(SIGTERM) == 0)
     }
+
+    /// The browser dashboard of a `broker` names lessons too: one `get_course` per course.
+    @Test func withLessonsEveryCourseComesWithItsLessonsTitles() throws {
+        let data = try TemporaryDirectory()
+        defer { data.remove() }
+        let server = try Server(dataDirectory: data.path)
+        let context = try Context()
+        let client = Client(endpoint: server.endpoint, configuration: ClientConfiguration(timeout: .seconds(5), attempts: 1), context: context)
+        defer { client.close() }
+        let titles = try CatalogTitles.fetch(lessons: true) { request in try client.call("catalog", body: [request]).first ?? [] }
+        let expected = try Catalog.sample().courses.map { course in
+            CourseTitle(id: course.id, title: course.title, lessons: Dictionary(uniqueKeysWithValues: course.lessons.map { ($0.id, $0.title) }))
+        }
+        #expect(titles == expected)
+        #expect(titles.contains { !$0.lessons.isEmpty })
+        #expect(server.process.signal(SIGTERM) == 0)
+    }
 }
 
 /// `lyceum broker --dashboard-port`: the stream is bridged from the forwarder's output, snapshots
@@ -163,6 +180,7 @@ struct BrokerDashboardTests {
         let shown = try eventually(timeout: .seconds(60)) {
             stream = try Python.run("dashboard_http.py", ["get", String(port), "/events"]).stdout
             return stream.contains(#""course":"\#(course.id)","title":"\#(course.title)","started":1"#)
+                && stream.contains(#""lesson_title":"\#(course.lessons[0].title)""#)
         }
         #expect(shown, "\(stream)\nbroker:\n\(broker.standardError)")
         #expect(worker.signal(SIGTERM) == 0)

@@ -22,12 +22,17 @@ struct SettingSourcesTests {
     }
 
     @Test func everySettingAnOptionDeclaresReachesTheCommandFromTheEnvironment() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let samples = try Samples(directory: directory.path)
         for command in try Self.commands() where !command.settings.isEmpty {
-            let environment = command.settings.map { "\($0.environmentVariable)=\(Self.sample($0))" }
-            let printed = try Self.printSettings(command, launcher: ["/usr/bin/env"] + environment)
-            for key in command.settings {
-                #expect(Self.shows(printed, key, from: "environment \(key.environmentVariable)"),
-                        "\(command): \(key.environmentVariable) did not reach it:\n\(printed)")
+            for settings in Self.compatibleGroups(command.settings) {
+                let environment = settings.map { "\($0.environmentVariable)=\(samples.value($0))" }
+                let printed = try Self.printSettings(command, launcher: ["/usr/bin/env"] + environment)
+                for key in settings {
+                    #expect(Self.shows(printed, key, samples.value(key), from: "environment \(key.environmentVariable)"),
+                            "\(command): \(key.environmentVariable) did not reach it:\n\(printed)")
+                }
             }
         }
     }
@@ -35,14 +40,42 @@ struct SettingSourcesTests {
     @Test func everySettingAnOptionDeclaresReachesTheCommandFromAConfigFile() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
+        let samples = try Samples(directory: directory.path)
         for command in try Self.commands() where !command.settings.isEmpty {
-            let file = directory.path + "/" + command.path.joined(separator: "-") + ".conf"
-            try command.settings.map { "\($0.rawValue) = \(Self.sample($0))" }.joined(separator: "\n")
-                .write(toFile: file, atomically: true, encoding: .utf8)
-            let printed = try Self.printSettings(command, arguments: ["--config", file])
-            for key in command.settings {
-                #expect(Self.shows(printed, key, from: "file \(file):"), "\(command): \(key.rawValue) in --config did not reach it:\n\(printed)")
+            for (index, settings) in Self.compatibleGroups(command.settings).enumerated() {
+                let file = directory.path + "/" + command.path.joined(separator: "-") + "-\(index).conf"
+                try settings.map { "\($0.rawValue) = \(samples.value($0))" }.joined(separator: "\n")
+                    .write(toFile: file, atomically: true, encoding: .utf8)
+                let printed = try Self.printSettings(command, arguments: ["--config", file])
+                for key in settings {
+                    #expect(Self.shows(printed, key, samples.value(key), from: "file \(file):"),
+                            "\(command): \(key.rawValue) in --config did not reach it:\n\(printed)")
+                }
             }
+        }
+    }
+
+    /// Settings that exclude each other (two ways to give one value): each is given in a run of its own.
+    static let exclusive: [SettingKey] = [.metricsTokenFile]
+
+    /// `settings` in groups that can be given together: all but the ``exclusive`` ones, then each of those alone.
+    static func compatibleGroups(_ settings: [SettingKey]) -> [[SettingKey]] {
+        [settings.filter { !exclusive.contains($0) }] + settings.filter(exclusive.contains).map { [$0] }
+    }
+
+    /// The sample values, with the files some of them name made in a directory of the test's.
+    struct Samples {
+        let tokenFile: String
+
+        /// Writes the sample token file (mode 0600) into `directory`.
+        init(directory: String) throws {
+            tokenFile = directory + "/metrics-token"
+            try "sample-file-token-0123456789\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
+            chmod(tokenFile, 0o600)
+        }
+
+        func value(_ key: SettingKey) -> String {
+            key == .metricsTokenFile ? tokenFile : SettingSourcesTests.sample(key)
         }
     }
 
@@ -63,13 +96,13 @@ struct SettingSourcesTests {
         return process.standardOutput
     }
 
-    /// Whether `printed` (the `lyceum config` format) gives `key` its sample value from `origin`.
-    private static func shows(_ printed: String, _ key: SettingKey, from origin: String) -> Bool {
+    /// Whether `printed` (the `lyceum config` format) gives `key` its sample `value` from `origin`.
+    private static func shows(_ printed: String, _ key: SettingKey, _ value: String, from origin: String) -> Bool {
         printed.split(separator: "\n").contains { line in
             let setting = line.hasPrefix("# ") ? line.dropFirst(2) : line[...]
             guard setting.hasPrefix(key.rawValue + " "), line.contains("   # \(origin)") else { return false }
             // A secret is only said to be set.
-            return key == .dashboardToken ? line.contains("(set, not shown)") : line.contains("= \(sample(key))   #")
+            return key == .dashboardToken || key == .metricsToken ? line.contains("(set, not shown)") : line.contains("= \(value)   #")
         }
     }
 
@@ -155,10 +188,14 @@ struct SettingSourcesTests {
         case .logRateLimit: "7"
         case .metricsConnections: "9"
         case .metricsTimeout: "1500"
+        case .metricsAddress: "127.0.0.3"
+        case .metricsToken: "sample-metrics-token-0123456789"
+        case .metricsTokenFile: "(made by Samples)"
         case .snapshotPageBytes: "65536"
         case .maxReplyBytes: "131072"
         case .maxBatch: "3"
         case .unknownServiceTimeout: "1500"
+        case .backupIdleLimit: "30000"
         case .maxConnections: "900"
         case .maxInputBytes: "1048576"
         case .maxOutputBytes: "1048576"

@@ -122,9 +122,10 @@ public final class JournalTail {
         self.sequence = sequence
     }
 
-    /// The next records, at most `maxBytes` of lines (at least one record when any is there).
+    /// The next records, at most `maxRecords` and `maxBytes` of lines (at least one record when
+    /// any is there).
     /// - Throws: `snapshotNeeded` when the records after `sequence` were compacted away.
-    public func next(maxBytes: Int) throws -> [ReplicatedRecord] {
+    public func next(maxBytes: Int, maxRecords: Int = .max) throws -> [ReplicatedRecord] {
         let (current, end, base) = journal.writer.withLock { ($0.file, $0.endOffset, $0.base) }
         if file !== current {
             // First read, or a compaction replaced the file: find our place in the new one.
@@ -134,19 +135,19 @@ public final class JournalTail {
             offset = try Journal.snapshotEnd(of: current, size: end).offset
             file = current
             if sequence > base {
-                let skipped = try read(from: current, end: end, maxBytes: Int.max) { $0 <= self.sequence }
+                let skipped = try read(from: current, end: end, maxBytes: .max, maxRecords: .max) { $0 <= self.sequence }
                 guard skipped.last?.sequence == sequence || sequence == base else {
                     throw JournalError(.invalidRecord, "record \(sequence) is not in the journal", path: current.path, sequence: sequence)
                 }
             }
         }
-        let records = try read(from: current, end: end, maxBytes: maxBytes) { _ in true }
+        let records = try read(from: current, end: end, maxBytes: maxBytes, maxRecords: maxRecords) { _ in true }
         if let last = records.last { sequence = last.sequence }
         return records
     }
 
     /// Reads lines from `offset` while `wanted` holds for their sequence, advancing `offset`.
-    private func read(from file: JournalFile, end: UInt64, maxBytes: Int, while wanted: (UInt64) -> Bool) throws -> [ReplicatedRecord] {
+    private func read(from file: JournalFile, end: UInt64, maxBytes: Int, maxRecords: Int, while wanted: (UInt64) -> Bool) throws -> [ReplicatedRecord] {
         guard offset < end else { return [] }
         let reader = LineReader(fd: file.fd, path: file.path, from: offset, limit: end)
         var records: [ReplicatedRecord] = []
@@ -154,7 +155,7 @@ public final class JournalTail {
         while let line = try reader.next() {
             guard line.terminated else { throw JournalError(.invalidRecord, "an unterminated line", path: file.path, offset: line.offset) }
             let record = try ReplicatedRecord(line: Array(line.bytes) + [0x0A])
-            guard wanted(record.sequence) else { break }
+            guard wanted(record.sequence), records.count < maxRecords else { break }
             if !records.isEmpty, bytes + record.line.count > maxBytes { break }
             records.append(record)
             bytes += record.line.count

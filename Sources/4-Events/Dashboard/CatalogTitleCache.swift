@@ -4,9 +4,10 @@ import Majordomo
 import Synchronization
 import ZeroMQ
 
-/// The catalog's course titles for a process without a catalog of its own (`broker`): asked of
-/// the catalog service through a broker, at most every ``refreshInterval``, and kept when an
-/// attempt fails (no catalog worker yet), so a dashboard shows ids only until one answers.
+/// The catalog's course and lesson titles for a process without a catalog of its own (`broker`):
+/// asked of the catalog service through a broker (`list_courses`, then `get_course` for each
+/// course's lessons), at most every ``refreshInterval``, and kept when an attempt fails (no
+/// catalog worker yet), so a dashboard shows ids only until one answers.
 public final class CatalogTitleCache: Sendable {
     /// How long titles are kept before they are asked for again (a worker's catalog may reload).
     static let refreshInterval = Duration.seconds(30)
@@ -36,7 +37,7 @@ public final class CatalogTitleCache: Sendable {
             state.fetched = now
             let client = state.client
             do {
-                state.titles = try CatalogTitles.fetch { request in try client.call("catalog", body: [request]).first ?? [] }
+                state.titles = try CatalogTitles.fetch(lessons: true) { request in try client.call("catalog", body: [request]).first ?? [] }
             } catch {
                 logger.warning("no course titles from the catalog service yet; the dashboard shows ids", ["error": "\(error)"])
             }

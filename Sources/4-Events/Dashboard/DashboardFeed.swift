@@ -71,16 +71,16 @@ final class DashboardFeed: Sendable {
         state.withLock { $0.titles = titles }
     }
 
-    /// The title of `course`, if the catalog has it.
-    func title(of course: String) -> String? {
-        state.withLock { state in state.titles.first { $0.id == course }?.title }
+    /// The catalog's entry for `course`, if it has one.
+    func title(of course: String) -> CourseTitle? {
+        state.withLock { state in state.titles.first { $0.id == course } }
     }
 
     /// Records an event applied to the bridge's state, with its course's figures after it, and
     /// posts it to open streams.
     func record(_ event: ReceivedProgressEvent, figures: CourseFigures) {
         let title = title(of: event.course)
-        let body = DashboardMessages.event(event, title: title, figures: figures)
+        let body = DashboardMessages.event(event, title: title?.title, lessonTitle: event.lesson.flatMap { title?.lessons[$0] }, figures: figures)
         let frame = DashboardMessages.frame(id: event.sequence, event: "progress", data: body)
         state.withLock { state in
             state.source = event.source

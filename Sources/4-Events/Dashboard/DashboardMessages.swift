@@ -10,8 +10,9 @@ enum DashboardMessages {
         Array("id: \(id)\nevent: \(event)\ndata: ".utf8) + data + Array("\n\n".utf8)
     }
 
-    /// The body of a `progress` event: what happened, and its course's figures after it.
-    static func event(_ event: ReceivedProgressEvent, title: String?, figures: CourseFigures) -> [UInt8] {
+    /// The body of a `progress` event: what happened (with the course's and the lesson's titles
+    /// when the catalog has them), and its course's figures after it.
+    static func event(_ event: ReceivedProgressEvent, title: String?, lessonTitle: String?, figures: CourseFigures) -> [UInt8] {
         var object = JSONObjectWriter(reservingCapacity: 512)
         object.member("seq", Int(clamping: event.sequence))
         object.member("source", event.source)
@@ -20,6 +21,7 @@ enum DashboardMessages {
         object.member("course", event.course)
         object.member("title", title)
         object.member("lesson", event.lesson)
+        object.member("lesson_title", lessonTitle)
         object.member("time", event.time)
         object.member("percent", event.progress.percent)
         object.member("completes_course", event.completesCourse)
@@ -56,13 +58,19 @@ enum DashboardMessages {
         return object.finish()
     }
 
-    /// `{"course", "title", "started", "completed", "average_quiz_percent"}`, the average to a
-    /// tenth, `null` when nobody took the quiz.
+    /// `{"course", "title", "started", "completed", "average_percent", "average_quiz_percent"}`,
+    /// the averages to a tenth, `null` when nobody started the course or took the quiz.
     private static func write(_ figures: CourseFigures, title: String?, into object: inout JSONObjectWriter) {
         object.member("course", figures.course)
         object.member("title", title)
         object.member("started", figures.started)
         object.member("completed", figures.completed)
-        object.member("average_quiz_percent", figures.averageQuizPercent.map { JSONValue.double(($0 * 10).rounded() / 10) } ?? .null)
+        object.member("average_percent", tenths(figures.averageProgressPercent))
+        object.member("average_quiz_percent", tenths(figures.averageQuizPercent))
+    }
+
+    /// `value` rounded to a tenth, `null` when there is none.
+    private static func tenths(_ value: Double?) -> JSONValue {
+        value.map { .double(($0 * 10).rounded() / 10) } ?? .null
     }
 }

@@ -70,16 +70,10 @@ struct DashboardResponder: HTTPResponder, Sendable {
     /// An SSE comment: ignored by the browser, and it keeps the connection known to be alive.
     var keepAlive: [UInt8] { Array(": keep-alive\n\n".utf8) }
 
-    /// Whether the request carries the token, when one is required; compared in time that
-    /// does not depend on where the first difference is.
+    /// Whether the request carries the token (in its header, or else its query), when one is required.
     private func isAuthorized(_ request: HTTPRequest) -> Bool {
         guard let token else { return true }
-        let header = request.headers["authorization"].flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
-        let given = Array((header ?? request.query["token"] ?? "").utf8)
-        let expected = Array(token.utf8)
-        var difference = UInt8(given.count == expected.count ? 0 : 1)
-        for index in expected.indices { difference |= expected[index] ^ (index < given.count ? given[index] : 0) }
-        return difference == 0
+        return BearerToken(token).matches(BearerToken.presented(in: request) ?? request.query["token"])
     }
 
     private static func text(_ status: String, _ body: String, _ headers: [(String, String)] = []) -> HTTPResponse {

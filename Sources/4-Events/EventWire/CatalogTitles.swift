@@ -1,16 +1,19 @@
 import JSON
 
-/// A course as dashboards name it: its catalog id and title.
+/// A course as dashboards name it: its catalog id and title, and its lessons' titles.
 public struct CourseTitle: Sendable, Equatable {
     /// The course's id.
     public let id: String
     /// Its title in the catalog.
     public let title: String
+    /// Its lessons' titles by lesson id; empty when they were not asked for.
+    public let lessons: [String: String]
 
-    /// A course `id` titled `title`.
-    public init(id: String, title: String) {
+    /// A course `id` titled `title`, whose lessons are titled `lessons` (by lesson id).
+    public init(id: String, title: String, lessons: [String: String] = [:]) {
         self.id = id
         self.title = title
+        self.lessons = lessons
     }
 }
 
@@ -23,10 +26,20 @@ public enum CatalogTitles {
 
     /// The titles, in catalog order, asking through `call`, which sends one request body to the
     /// `catalog` service and returns the reply body, for `pageSize` courses a page (the
-    /// service's maximum by default; fewer when its reply byte budget cuts a page short).
+    /// service's maximum by default; fewer when its reply byte budget cuts a page short). With
+    /// `lessons`, each course's lesson titles too, one `get_course` per course (`list_courses`
+    /// summaries have none).
     /// - Throws: what `call` throws, or ``EventsError/Code/malformed`` for a reply that is an
     ///   error or does not follow the contract.
-    public static func fetch(pageSize: Int = 100, _ call: (_ request: [UInt8]) throws -> [UInt8]) throws -> [CourseTitle] {
+    public static func fetch(pageSize: Int = 100, lessons: Bool = false, _ call: (_ request: [UInt8]) throws -> [UInt8]) throws -> [CourseTitle] {
+        let courses = try fetchCourses(pageSize: pageSize, call)
+        guard lessons else { return courses }
+        return try courses.map { course in
+            CourseTitle(id: course.id, title: course.title, lessons: try lessonTitles(of: course.id, call))
+        }
+    }
+
+    private static func fetchCourses(pageSize: Int, _ call: (_ request: [UInt8]) throws -> [UInt8]) throws -> [CourseTitle] {
         var titles: [CourseTitle] = []
         var cursor: String?
         for _ in 0..<maxPages {
@@ -52,5 +65,29 @@ public enum CatalogTitles {
             if cursor == nil { return titles }
         }
         return titles
+    }
+
+    /// The lessons' titles of `course` by lesson id, from `get_course`.
+    private static func lessonTitles(of course: String, _ call: (_ request: [UInt8]) throws -> [UInt8]) throws -> [String: String] {
+        var request = JSONObjectWriter()
+        request.member("op", "get_course")
+        request.member("course", course)
+        let reply = try call(request.finish())
+        do throws(JSONReadError) {
+            var envelope = try decodeObject(reply)
+            guard try envelope.value("ok") == .bool(true) else {
+                throw JSONReadError(path: "$.ok", message: "the catalog refused get_course: \(String(decoding: reply.prefix(300), as: UTF8.self))")
+            }
+            var result = try envelope.object("result")
+            var described = try result.object("course")
+            var titles: [String: String] = [:]
+            for (value, path) in try described.array("lessons") {
+                var lesson = try JSONObjectReader(value, path: path)
+                titles[try lesson.string("id")] = try lesson.string("title")
+            }
+            return titles
+        } catch {
+            throw EventsError(.malformed, "catalog get_course reply: \(error)")
+        }
     }
 }

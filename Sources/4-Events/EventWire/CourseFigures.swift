@@ -1,5 +1,6 @@
 /// One course's figures as dashboards show them (`lyceum watch`, the browser dashboard): how
-/// many learners started it, how many completed it, and their average best quiz score.
+/// many learners started it, how many completed it, how far they are on average, and their
+/// average best quiz score.
 public struct CourseFigures: Sendable, Equatable {
     /// The course's id.
     public let course: String
@@ -7,6 +8,10 @@ public struct CourseFigures: Sendable, Equatable {
     public let started: Int
     /// Of those, learners who watched every lesson.
     public let completed: Int
+    /// The mean of the learners' percentages watched (each rounded down, as the service reports
+    /// it); `nil` when nobody started the course. A course whose learners are all half-way shows
+    /// 50 here and 0 completed: active, not idle.
+    public let averageProgressPercent: Double?
     /// The mean of the learners' best quiz scores in percent, over those who took the quiz;
     /// `nil` when none did.
     public let averageQuizPercent: Double?
@@ -16,6 +21,7 @@ public struct CourseFigures: Sendable, Equatable {
         self.course = course
         started = entries.count
         completed = entries.count { $0.progress.completed }
+        averageProgressPercent = entries.isEmpty ? nil : Double(entries.map(\.progress.percent).reduce(0, +)) / Double(entries.count)
         let scores = entries.compactMap(\.progress.bestScore).filter { $0.total > 0 }
         averageQuizPercent = scores.isEmpty ? nil : scores.map { Double($0.score) / Double($0.total) * 100 }.reduce(0, +) / Double(scores.count)
     }

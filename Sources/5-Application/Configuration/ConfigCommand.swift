@@ -15,7 +15,7 @@ public enum ConfigCommand {
             let values = settings.values(of: key)
             if values.isEmpty {
                 lines.append("# \(name) (none: \(Self.meaningOfNone(key)))   # \(origin)")
-            } else if key == .dashboardToken {
+            } else if key == .dashboardToken || key == .metricsToken {
                 // A secret is not echoed to a terminal or a log: only that it is set, and where.
                 lines.append("# \(name) (set, not shown)   # \(origin)")
                 continue
@@ -30,7 +30,8 @@ public enum ConfigCommand {
         switch key {
         case .catalog: "the sample catalog"
         case .service: "every service"
-        case .dashboardToken: "no token"
+        case .dashboardToken, .metricsToken: "no token"
+        case .metricsTokenFile: "no token file"
         default: "no CURVE"
         }
     }

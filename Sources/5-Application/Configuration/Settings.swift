@@ -37,7 +37,7 @@ public struct Settings: Sendable {
     public var logLevel = LogLevel.info
     /// How log lines are written; `nil` means human text on a terminal, logfmt otherwise.
     public var logFormat: LogFormat?
-    /// The loopback TCP port serving `GET /metrics`; 0 serves no metrics.
+    /// The TCP port serving `GET /metrics`, `/healthz` and `/readyz` on ``metricsAddress``; 0 serves none.
     public var metricsPort = 0
     /// Majordomo heartbeat interval between broker and workers.
     public var heartbeatInterval = Duration.milliseconds(2500)
@@ -68,6 +68,9 @@ public struct Settings: Sendable {
     /// How long a request waits for a service (or partition) with no worker before the broker
     /// answers `service_unknown` (`unknown-service-timeout`).
     public var unknownServiceTimeout = Duration.milliseconds(2000)
+    /// How long a backup may go without a request from its client before it is abandoned and
+    /// its snapshot files removed (`backup-idle-limit`).
+    public var backupIdleLimit = Duration.seconds(60)
     /// TCP connections the broker holds at once; more are cut as they are accepted, and the
     /// value is lowered to fit the process's descriptor limit (`max-connections`).
     public var maxConnections = 4096
@@ -86,6 +89,20 @@ public struct Settings: Sendable {
     public var metricsConnections = 32
     /// Time a metrics connection has from being accepted to its response sent.
     public var metricsTimeout = Duration.seconds(2)
+    // Metrics from another host (issue 27).
+    /// The IPv4 address the metrics port binds; any but loopback requires a token
+    /// (``metricsToken`` or ``metricsTokenFile``).
+    public var metricsAddress = "127.0.0.1"
+    /// The bearer token `GET /metrics` requires, as written in the configuration; `nil` requires
+    /// none unless ``metricsTokenFile`` gives one.
+    public var metricsToken: String?
+    /// A file holding the token (mode 0600 or stricter), so that it is on no command line and in
+    /// no environment; read when the setting is resolved (at start, and again on SIGHUP).
+    public var metricsTokenFile: String?
+    /// The token read from ``metricsTokenFile``.
+    private var metricsTokenFromFile: String?
+    /// The token `GET /metrics` requires: ``metricsToken``'s or the one in ``metricsTokenFile``.
+    public var metricsBearerToken: String? { metricsToken ?? metricsTokenFromFile }
     // Snapshot paging (issue 14, finding 3d).
     /// The most bytes of one event snapshot reply body (`serve`, `worker`); a page always holds
     /// at least one entry, and larger snapshots arrive in pages (protocol/events.md, "Pages").
@@ -238,6 +255,8 @@ public struct Settings: Sendable {
             maxBatch = .milliseconds(try integer(1...1000, "milliseconds"))
         case .unknownServiceTimeout:
             unknownServiceTimeout = .milliseconds(try integer(1...600_000, "milliseconds"))
+        case .backupIdleLimit:
+            backupIdleLimit = .milliseconds(try integer(1...3_600_000, "milliseconds"))
         case .maxConnections:
             maxConnections = try integer(1...1_000_000)
         case .maxInputBytes:
@@ -251,11 +270,23 @@ public struct Settings: Sendable {
             guard inet_pton(AF_INET, text, &address) == 1 else { throw invalid("an IPv4 address such as 127.0.0.1") }
             dashboardAddress = text
         case .dashboardToken:
-            // Visible ASCII only: it travels in a header and a query string as written.
-            guard text.utf8.count >= 16, text.utf8.allSatisfy({ (0x21...0x7E).contains($0) && $0 != UInt8(ascii: "&") && $0 != UInt8(ascii: "%") }) else {
-                throw invalid("a token of at least 16 visible ASCII characters, without '&' or '%'")
-            }
+            guard Self.isBearerToken(text) else { throw invalid(Self.bearerTokenRule) }
             dashboardToken = text
+        case .metricsAddress:
+            var address = in_addr()
+            guard inet_pton(AF_INET, text, &address) == 1 else { throw invalid("an IPv4 address such as 127.0.0.1") }
+            metricsAddress = text
+        case .metricsToken:
+            guard Self.isBearerToken(text) else { throw invalid(Self.bearerTokenRule) }
+            metricsToken = text
+        case .metricsTokenFile:
+            guard !text.isEmpty else { throw invalid("the path of a file holding the metrics token") }
+            do throws(TokenFileError) {
+                metricsTokenFromFile = try Self.readToken(at: text)
+            } catch {
+                throw SettingsError(key: key, origin: origin, message: error.message)
+            }
+            metricsTokenFile = text
         case .curveSecretKey:
             guard !text.isEmpty else { throw invalid("the path of a secret certificate (NAME_secret)") }
             curveSecretKey = text
@@ -314,12 +345,16 @@ public struct Settings: Sendable {
         case .maxReplyBytes: [String(maxReplyBytes)]
         case .maxBatch: [String(maxBatch.milliseconds)]
         case .unknownServiceTimeout: [String(unknownServiceTimeout.milliseconds)]
+        case .backupIdleLimit: [String(backupIdleLimit.milliseconds)]
         case .maxConnections: [String(maxConnections)]
         case .maxInputBytes: [String(maxInputBytes)]
         case .maxOutputBytes: [String(maxOutputBytes)]
         case .dashboardPort: [String(dashboardPort)]
         case .dashboardAddress: [dashboardAddress]
         case .dashboardToken: dashboardToken.map { [$0] } ?? []
+        case .metricsAddress: [metricsAddress]
+        case .metricsToken: metricsToken.map { [$0] } ?? []
+        case .metricsTokenFile: metricsTokenFile.map { [$0] } ?? []
         case .curveSecretKey: curveSecretKey.map { [$0] } ?? []
         case .curveServerKey: curveServerKey.map { [$0] } ?? []
         case .authorizedKeys: authorizedKeys.map { [$0] } ?? []
@@ -346,6 +381,15 @@ public struct Settings: Sendable {
         if metricsPort != 0, let clash = endpoints.first(where: { $0.hasPrefix("tcp://") && $0.hasSuffix(":\(metricsPort)") }) {
             throw conflict(.metricsPort, "port \(metricsPort) is also the broker endpoint \(clash)")
         }
+        if metricsToken != nil, metricsTokenFile != nil {
+            throw conflict(.metricsTokenFile, "metrics-token is set too (\(origins[.metricsToken] ?? .defaultValue)): give the token one way")
+        }
+        if metricsPort != 0, !metricsAddress.hasPrefix("127."), metricsBearerToken == nil {
+            throw conflict(.metricsAddress, """
+                \(metricsAddress) is not loopback, and /metrics shows every service's traffic: set metrics-token \
+                (LYCEUM_METRICS_TOKEN) or metrics-token-file to a secret that scrapers send as Authorization: Bearer
+                """)
+        }
         if dashboardPort != 0, dashboardPort == metricsPort {
             throw conflict(.dashboardPort, "port \(dashboardPort) is also metrics-port")
         }
@@ -358,6 +402,45 @@ public struct Settings: Sendable {
         if dashboardPort != 0, !publishesEvents {
             throw conflict(.dashboardPort, "the dashboard shows events, and events-endpoint is none")
         }
+    }
+
+    /// What a bearer token (`dashboard-token`, `metrics-token`) must be, as error messages say it.
+    static let bearerTokenRule = "a token of at least 16 visible ASCII characters, without '&' or '%'"
+
+    /// Whether `text` is a bearer token: visible ASCII only, since it travels in a header (and
+    /// the dashboard's in a query string) as written, and long enough not to be guessed.
+    static func isBearerToken(_ text: String) -> Bool {
+        text.utf8.count >= 16 && text.utf8.allSatisfy { (0x21...0x7E).contains($0) && $0 != UInt8(ascii: "&") && $0 != UInt8(ascii: "%") }
+    }
+
+    /// A token file could not be used; `message` says why, never what it holds.
+    struct TokenFileError: Error {
+        let message: String
+    }
+
+    /// The token in the file at `path`: its first line, which must be a bearer token, in a file
+    /// that neither group nor others may read (like a secret certificate).
+    static func readToken(at path: String) throws(TokenFileError) -> String {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw TokenFileError(message: "cannot open \(path): \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            throw TokenFileError(message: "\(path) is not a regular file")
+        }
+        guard status.st_mode & 0o077 == 0 else {
+            throw TokenFileError(message: "\(path) is readable by group or others (mode \(String(status.st_mode & 0o777, radix: 8))): chmod 600 it")
+        }
+        // A token is short: more than a page is not a token file.
+        var bytes = [UInt8](repeating: 0, count: 4097)
+        let count = read(descriptor, &bytes, bytes.count)
+        guard count >= 0 else { throw TokenFileError(message: "cannot read \(path): \(String(cString: strerror(errno)))") }
+        let line = bytes[..<count].split(separator: UInt8(ascii: "\n"), maxSplits: 1, omittingEmptySubsequences: false).first ?? []
+        let token = String(decoding: line.last == UInt8(ascii: "\r") ? line.dropLast() : line, as: UTF8.self)
+        guard count < bytes.count, isBearerToken(token) else {
+            throw TokenFileError(message: "\(path) does not hold \(bearerTokenRule) on its first line")
+        }
+        return token
     }
 
     /// Worker sessions per service: at least one, and few enough that the broker's queues stay the bound.
@@ -434,6 +517,12 @@ public enum SettingKey: String, CaseIterable, Sendable {
     case metricsConnections = "metrics-connections"
     /// `Settings.metricsTimeout`.
     case metricsTimeout = "metrics-timeout"
+    /// `Settings.metricsAddress`.
+    case metricsAddress = "metrics-address"
+    /// `Settings.metricsToken`.
+    case metricsToken = "metrics-token"
+    /// `Settings.metricsTokenFile`.
+    case metricsTokenFile = "metrics-token-file"
     /// `Settings.snapshotPageBytes`.
     case snapshotPageBytes = "snapshot-page-bytes"
     /// `Settings.maxReplyBytes`.
@@ -442,6 +531,8 @@ public enum SettingKey: String, CaseIterable, Sendable {
     case maxBatch = "max-batch-ms"
     /// `Settings.unknownServiceTimeout`.
     case unknownServiceTimeout = "unknown-service-timeout"
+    /// `Settings.backupIdleLimit`.
+    case backupIdleLimit = "backup-idle-limit"
     /// `Settings.maxConnections`.
     case maxConnections = "max-connections"
     /// `Settings.maxInputBytes`.

@@ -41,7 +41,8 @@ final class BackupSource: Sendable {
 
     /// The backups of the journals of `services` (asked at each `begin`: a worker's partitions
     /// change with moves), written under `dataDirectory/.backups` (whatever a crash left there is
-    /// removed now), for a cluster of `partitions` partitions (0: none).
+    /// removed now), for a cluster of `partitions` partitions (0: none); a backup whose client
+    /// asks nothing for `idleLimit` (`backup-idle-limit`) is abandoned.
     init(
         services: @escaping @Sendable () -> [HostedService], dataDirectory: String, partitions: Int, idleLimit: Duration = .seconds(60)
     ) throws {
@@ -199,8 +200,10 @@ final class BackupSource: Sendable {
 
     /// Waits until the backup ends or goes unused for `idleLimit`, then removes what is left.
     private func removeWhenAbandoned(_ id: String) {
+        // Looks every second, or more often under a shorter limit, so none is overshot by much.
+        let tick = min(Duration.seconds(1), idleLimit / 4)
         while true {
-            Thread.sleep(forTimeInterval: 1)
+            Thread.sleep(forTimeInterval: Double(max(1, tick.milliseconds)) / 1000)
             let abandoned = backups.withLock { backups -> Backup?? in
                 guard let backup = backups[id] else { return .some(nil) }
                 guard ContinuousClock.now - backup.lastUsed > idleLimit else { return nil }

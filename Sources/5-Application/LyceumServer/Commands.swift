@@ -38,9 +38,10 @@ public enum Commands {
         defer { host.close() }
         do {
             let revocations = Revocations()
-            return try runGroup(logger: logger, readiness: Readiness(awaiting: [Readiness.started]),
+            let readiness = Readiness(awaiting: [Readiness.started])
+            return try runGroup(logger: logger, readiness: readiness,
                                 reload: reloader(sources, host: host, security: security, revocations: revocations)) { context in
-                try serveServices(host, settings: settings, security: security, revocations: revocations, context: context)
+                try serveServices(host, settings: settings, security: security, revocations: revocations, readiness: readiness, context: context)
             }
         } catch {
             logger.critical("cannot start", ["error": "\(error)"])
@@ -49,13 +50,15 @@ public enum Commands {
     }
 
     /// What `serve` runs for `host`, in the order a `ServiceGroup` takes them: the ZAP handler
-    /// (with CURVE), the metrics endpoint (with `settings.metricsPort`), the event publisher
+    /// (with CURVE), the metrics endpoint (with `settings.metricsPort`; its `/readyz` answers
+    /// with `readiness`, its `/healthz` with `watchdog`, which the broker's loop pets), the event publisher
     /// (when events are published and a service of `host` has events), then a broker answering
     /// every service of `host` itself. The publisher is listed before the broker, so it stops
     /// after the broker has sent its last replies, and publishes their events; the ZAP handler
     /// first, so that no CURVE server socket is ever bound without it.
     public static func serveServices(
-        _ host: ServiceHost, settings: Settings, security: ProcessSecurity = .plaintext, revocations: Revocations = Revocations(), context: Context
+        _ host: ServiceHost, settings: Settings, security: ProcessSecurity = .plaintext, revocations: Revocations = Revocations(),
+        readiness: Readiness? = nil, watchdog: Watchdog = .forProcess(), context: Context
     ) throws -> [(name: String, service: any Service)] {
         let report = ProcessReport(role: "serve", journals: host.journals)
         // The dashboard's bridge subscribes and asks for snapshots in-process, beside the network endpoints.
@@ -67,15 +70,19 @@ public enum Commands {
         eventConfiguration.publisherSecurity = security.bound(.events)
         let publisher = settings.publishesEvents
             ? try eventPublisher(for: host, configuration: eventConfiguration, security: security, revocations: revocations, context: context) : nil
-        var configuration = brokerConfiguration(settings, report: report, security: security)
-        let backups = try BackupSource(services: { host.services }, dataDirectory: settings.dataDirectory, partitions: 0)
+        var configuration = brokerConfiguration(settings, report: report, security: security, watchdog: watchdog)
+        let backups = try BackupSource(
+            services: { host.services }, dataDirectory: settings.dataDirectory, partitions: 0, idleLimit: settings.backupIdleLimit)
         let handler = ServiceHost.handlers(publishingTo: publisher)
         configuration.localServices = host.services.map { LocalService(name: $0.name, handler: handler($0)) } + [backups.localService]
         let broker = try Broker(endpoints: settings.endpoints, configuration: configuration, context: context)
         let catalog = host.catalog
-        return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report)
+        return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report, readiness: readiness, watchdog: watchdog)
             + dashboardServices(settings, context: context, snapshotEndpoint: DashboardServices.snapshotEndpoint, security: .plaintext) {
-                catalog.catalog.courses.map { CourseTitle(id: $0.id, title: $0.title) }
+                catalog.catalog.courses.map { course in
+                    CourseTitle(id: course.id, title: course.title,
+                                lessons: Dictionary(course.lessons.map { ($0.id, $0.title) }, uniquingKeysWith: { first, _ in first }))
+                }
             }
             + published(publisher) + [("broker", broker)]
     }
@@ -88,9 +95,11 @@ public enum Commands {
         let report = ProcessReport(role: "broker", journals: [:])
         do {
             let revocations = Revocations()
-            return try runGroup(logger: logger, readiness: Readiness(awaiting: [Readiness.started]),
+            let readiness = Readiness(awaiting: [Readiness.started])
+            let watchdog = Watchdog.forProcess()
+            return try runGroup(logger: logger, readiness: readiness,
                                 reload: reloader(sources, host: nil, security: security, revocations: revocations)) { context in
-                var configuration = brokerConfiguration(settings, report: report, security: security)
+                var configuration = brokerConfiguration(settings, report: report, security: security, watchdog: watchdog)
                 let coordinator = try partitionCoordinator(settings, security: security, context: context)
                 if let coordinator {
                     configuration.routedServices = PartitionRouting.routedServices(coordinator.scheme)
@@ -116,7 +125,7 @@ public enum Commands {
                 // authorized-keys must hold them). Titles come from the catalog service, through
                 // this broker, which knows its own key as an app.
                 let titles = CatalogTitleCache(broker: settings.endpoints[0], security: security.connectingToItself, context: context)
-                return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report)
+                return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report, readiness: readiness, watchdog: watchdog)
                     + dashboardServices(settings, context: context, snapshotEndpoint: nil, security: security.connectingToItself) { titles.titles() }
                     + forwarder + coordinating + [("broker", broker)]
             }
@@ -163,6 +172,7 @@ public enum Commands {
         do {
             let revocations = Revocations()
             let readiness = Readiness(awaiting: [Readiness.started, Readiness.registered])
+            let watchdog = Watchdog.forProcess()
             return try runGroup(logger: logger, readiness: readiness,
                                 reload: reloader(sources, host: host, security: security, revocations: revocations)) { context in
                 // Snapshots are answered on loopback, on a port of the kernel's choosing, unless
@@ -183,7 +193,7 @@ public enum Commands {
                     reconnectInitialDelay: settings.reconnectInitial,
                     reconnectMaximumDelay: settings.reconnectMaximum)
                 configuration.security = security.connecting
-                configuration.watchdog = Watchdog.fromEnvironment()
+                configuration.watchdog = watchdog
                 configuration.registrationChanged = { registered in
                     registered ? readiness.meet(Readiness.registered) : readiness.withdraw(Readiness.registered)
                 }
@@ -202,7 +212,9 @@ public enum Commands {
                     let caller = try NodeCaller(endpoints: settings.brokers, security: security.connecting)
                     let moves = PartitionMoves(worker: partitions, call: caller.call, outcomes: PartitionMoveOutcomeFile(dataDirectory: settings.dataDirectory))
                     let node = NodeService.worker(node: settings.node, partitions: settings.partitions, worker: partitions)
-                    let backups = try BackupSource(services: { partitions.served }, dataDirectory: settings.dataDirectory, partitions: settings.partitions)
+                    let backups = try BackupSource(
+                        services: { partitions.served }, dataDirectory: settings.dataDirectory, partitions: settings.partitions,
+                        idleLimit: settings.backupIdleLimit)
                     services += partitions.poolServices + [(node.name, backups.handler(otherwise: moves.handler(otherwise: FrameHandler.handler(node.answer))))]
                     worker = partitions
                 }
@@ -210,7 +222,7 @@ public enum Commands {
                     endpoints: settings.brokers, services: services,
                     sessions: settings.sessionsPerService, configuration: configuration, context: context)
                 worker?.serve(on: pool)
-                return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report)
+                return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report, readiness: readiness, watchdog: watchdog)
                     + published(publisher) + [("workers", pool as any Service)]
             }
         } catch {
@@ -232,11 +244,11 @@ public enum Commands {
         Logger.configure(linesPerSecond: settings.logRateLimit)
     }
 
-    /// The broker's timings, bounds, `mmi.status` answer, systemd watchdog and security, from `settings` and
+    /// The broker's timings, bounds, `mmi.status` answer, watchdog (`/healthz`'s, and systemd's when it asked) and security, from `settings` and
     /// `security` (a CURVE server whose callers are looked up in the authorised keys, or
     /// plaintext with every caller unverified); raises the process's descriptor limit and fits
     /// `max-connections` under it.
-    static func brokerConfiguration(_ settings: Settings, report: ProcessReport, security: ProcessSecurity) -> BrokerConfiguration {
+    static func brokerConfiguration(_ settings: Settings, report: ProcessReport, security: ProcessSecurity, watchdog: Watchdog) -> BrokerConfiguration {
         let logger = Logger(component: "broker")
         let descriptors = DescriptorLimit.raise(logger: logger)
         var configuration = BrokerConfiguration(
@@ -255,7 +267,7 @@ public enum Commands {
             keyDirectory: security.directory,
             servicePermissions: .lyceum
         )
-        configuration.watchdog = Watchdog.fromEnvironment()
+        configuration.watchdog = watchdog
         return configuration
     }
 
@@ -315,14 +327,18 @@ public enum Commands {
         }
     }
 
-    /// The `GET /metrics` responder on loopback when `settings.metricsPort` is set; bound now,
-    /// so that a taken port stops the start.
-    private static func metricsEndpoint(_ settings: Settings, report: ProcessReport) throws(HTTPEndpointError) -> [(name: String, service: any Service)] {
+    /// The metrics port when `settings.metricsPort` is set, on `settings.metricsAddress`:
+    /// `GET /metrics` (with the metrics token when one is set), `/readyz` answered by
+    /// `readiness` (what systemd's `READY=1` follows too) and `/healthz` by `watchdog`; bound
+    /// now, so that a taken port stops the start.
+    private static func metricsEndpoint(
+        _ settings: Settings, report: ProcessReport, readiness: Readiness?, watchdog: Watchdog
+    ) throws(HTTPEndpointError) -> [(name: String, service: any Service)] {
         guard settings.metricsPort != 0 else { return [] }
         let limits = HTTPLoop.Limits(maxConnections: settings.metricsConnections, requestTimeout: settings.metricsTimeout)
         let endpoint = try HTTPEndpoint(
-            name: "metrics", setting: SettingKey.metricsPort.rawValue, address: "127.0.0.1", port: settings.metricsPort, limits: limits,
-            responder: MetricsResponder { report.prometheusText() })
+            name: "metrics", setting: SettingKey.metricsPort.rawValue, address: settings.metricsAddress, port: settings.metricsPort, limits: limits,
+            responder: MetricsResponder(token: settings.metricsBearerToken, readiness: readiness, watchdog: watchdog) { report.prometheusText() })
         return [("metrics", endpoint)]
     }
 

@@ -20,6 +20,7 @@ public enum LyceumCommands {
     /// Settings every long-running command takes.
     static let commonKeys: Set<SettingKey> = [
         .logLevel, .logFormat, .metricsPort, .heartbeatInterval, .heartbeatLiveness, .logRateLimit, .metricsConnections, .metricsTimeout,
+        .metricsAddress, .metricsToken, .metricsTokenFile,
     ]
     /// Settings of a process that runs a broker.
     static let brokerKeys: Set<SettingKey> = [
@@ -29,7 +30,7 @@ public enum LyceumCommands {
     /// Settings of a process that serves the browser dashboard.
     static let dashboardKeys: Set<SettingKey> = [.dashboardPort, .dashboardAddress, .dashboardToken]
     /// Settings of a process that runs workers.
-    static let workerKeys: Set<SettingKey> = [.data, .catalog, .sessions, .durability, .maxReplyBytes, .snapshotPageBytes]
+    static let workerKeys: Set<SettingKey> = [.data, .catalog, .sessions, .durability, .maxReplyBytes, .snapshotPageBytes, .backupIdleLimit]
     /// Security settings of a process that binds for others (`serve`, `broker`).
     static let serverSecurityKeys: Set<SettingKey> = [.curveSecretKey, .authorizedKeys, .insecure]
     /// Security settings of a process that connects to a broker (`worker`, `call`, `status`).

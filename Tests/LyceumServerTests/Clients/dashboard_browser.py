@@ -3,13 +3,16 @@
 WebSocket client written here from RFC 6455 (standard library only), and makes progress writes
 over 7/MDP with pyzmq.
 
-    dashboard_browser.py DASHBOARD_PORT BROKER COURSE LESSONS QUESTIONS OUTPUT_DIR
+    dashboard_browser.py DASHBOARD_PORT BROKER COURSE LESSONS QUESTIONS OUTPUT_DIR ACTIVE_COURSE ACTIVE_LESSONS
 
-LESSONS is the course's lesson ids joined by commas, QUESTIONS its quiz's question count. The
+LESSONS is the course's lesson ids joined by commas, QUESTIONS its quiz's question count;
+ACTIVE_COURSE is a second course (ACTIVE_LESSONS its lesson ids, at least 3), which 30 learners
+then begin, watching its first one or two lessons each: none completes it. The
 page is loaded through a TCP relay this script runs, so that it can cut the browser's
 connections and hold its reconnection: the browser's EventSource then reconnects by itself with
 Last-Event-ID. Prints one JSON object: what the page showed before and after the writes and
-after reconnecting, the Last-Event-ID headers the relay saw, and the screenshot's path and
+after reconnecting and after the 30 learners' writes, the Last-Event-ID headers the relay saw,
+and the screenshot's path and
 its count of distinct colours. Exit status 0 when every step completed, 1 otherwise.
 """
 import base64
@@ -35,8 +38,11 @@ PAGE_STATE = """JSON.stringify({
     started: Number(row.querySelector('.started').textContent),
     completed: Number(row.querySelector('.completed').textContent),
     quiz: row.querySelector('.quiz').textContent,
-    bar: row.querySelector('.bar > span').style.width})),
-  feed: Array.from(document.querySelectorAll('#feed li')).map(item => item.textContent)
+    bar: row.querySelector('.completion .bar > span').style.width,
+    progress: row.querySelector('.progress .share').textContent,
+    progress_bar: row.querySelector('.progress .bar > span').style.width})),
+  feed: Array.from(document.querySelectorAll('#feed li')).map(item => item.textContent),
+  feed_lessons: Array.from(document.querySelectorAll('#feed .lesson')).map(lesson => lesson.textContent)
 })"""
 
 
@@ -217,8 +223,9 @@ def distinct_colours(png):
     return len(colours)
 
 
-def main(dashboard_port, broker, course, lessons, questions, output):
+def main(dashboard_port, broker, course, lessons, questions, output, active_course, active_lessons):
     lessons = lessons.split(",")
+    active_lessons = active_lessons.split(",")
     relay = Relay(int(dashboard_port))
     context = zmq.Context()
     client = context.socket(zmq.REQ)
@@ -286,6 +293,16 @@ def main(dashboard_port, broker, course, lessons, questions, output):
         relay.refusing = False
         report["resumed"] = wait_for(devtools, lambda s: s["dashboard"]["events"] >= writes + 2, "the missed events")
         report["last_event_ids"] = relay.last_event_ids
+
+        # 30 learners each watch the first one or two lessons of the active course: 25-50 % of
+        # a 4-lesson course, and nobody completes it.
+        active_writes = 0
+        for index in range(30):
+            for lesson in active_lessons[:1 + index % 2]:
+                write({"op": "mark_watched", "learner": "active-%d" % index, "course": active_course, "lesson": lesson})
+                active_writes += 1
+        report["active"] = wait_for(devtools, lambda s: s["dashboard"]["events"] >= writes + 2 + active_writes
+                                    and course_row(s, active_course)["started"] == 30, "the 30 learners' events")
         print(json.dumps(report), flush=True)
         return 0
     except Exception as error:

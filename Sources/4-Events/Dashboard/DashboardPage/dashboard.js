@@ -28,10 +28,12 @@ function courseRow(course) {
     row = document.createElement("tr");
     row.dataset.course = course.course;
     row.append(element("td", "title"), element("td", "number started"), element("td", "number completed"),
-      element("td", "completion"), element("td", "number quiz"));
-    const bar = element("div", "bar");
-    bar.append(element("span"));
-    row.querySelector(".completion").append(bar);
+      element("td", "completion"), element("td", "progress"), element("td", "number quiz"));
+    for (const cell of [row.querySelector(".completion"), row.querySelector(".progress")]) {
+      const bar = element("div", "bar");
+      bar.append(element("span"));
+      cell.append(bar, element("span", "share"));
+    }
     body.append(row);
   }
   return row;
@@ -43,9 +45,11 @@ function showCourse(course, highlight) {
   row.querySelector(".title").title = course.course;
   row.querySelector(".started").textContent = course.started;
   row.querySelector(".completed").textContent = course.completed;
-  const share = course.started > 0 ? (100 * course.completed) / course.started : 0;
-  row.querySelector(".bar > span").style.width = share + "%";
-  row.querySelector(".bar").title = Math.round(share) + " % completed";
+  const completed = course.started > 0 ? (100 * course.completed) / course.started : 0;
+  showShare(row.querySelector(".completion"), completed, Math.round(completed) + " % completed");
+  // How far the learners are on average: a course whose learners are all half-way has an
+  // empty completion bar, and this one shows it is not idle.
+  showShare(row.querySelector(".progress"), course.average_percent || 0, percent(course.average_percent) + " watched on average");
   row.querySelector(".quiz").textContent = percent(course.average_quiz_percent);
   if (highlight) {
     row.classList.remove("changed");
@@ -54,12 +58,22 @@ function showCourse(course, highlight) {
   }
 }
 
+function showShare(cell, share, title) {
+  cell.querySelector(".bar > span").style.width = share + "%";
+  cell.querySelector(".bar").title = title;
+  cell.querySelector(".share").textContent = Math.round(share) + " %";
+}
+
 function feedItem(event) {
   const item = element("li");
   item.dataset.seq = event.seq;
   item.append(element("span", "type", event.type.replace(/_/g, " ")), " ");
   item.append(element("span", "learner", event.learner), " in ", element("span", "course", event.title || event.course));
-  if (event.lesson) item.append(" · lesson ", element("span", "lesson", event.lesson));
+  if (event.lesson) {
+    const lesson = element("span", "lesson", event.lesson_title || event.lesson);
+    lesson.title = event.lesson;
+    item.append(" · lesson ", lesson);
+  }
   if (event.quiz) item.append(" · score ", element("span", "score", event.quiz.score + "/" + event.quiz.total));
   item.append(" · " + event.percent + " %");
   if (event.completes_course) item.append(" ", element("span", "completed", "course completed"));

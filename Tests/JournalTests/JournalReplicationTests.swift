@@ -4,7 +4,7 @@ import Testing
 
 /// What replication needs of the journal: records read as their lines after a sequence, appended
 /// unchanged by a follower, and a follower's tail cut off.
-@Suite struct ReplicationTests {
+@Suite struct JournalReplicationTests {
     @Test func aFollowerAppendsTheLeadersLinesAndEndsWithTheSameBytes() throws {
         try withTemporaryDirectory { root in
             var leaderState = KeyedJournalState()

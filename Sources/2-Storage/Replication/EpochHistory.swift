@@ -1,0 +1,165 @@
+import Foundation
+import Journal
+
+/// A replica's durable memory of epochs, beside its journal of the partition
+/// (`epochs.jsonl`): which epoch wrote which records, and the highest epoch it has adopted (it
+/// refuses appends of older ones). One checksummed JSON line per fact, fdatasync'ed before the
+/// fact is acted on:
+///
+/// ```
+/// {"epoch":7,"start_seq":120,"crc":"1a2b3c4d"}   records from 120 on were written in epoch 7
+/// {"adopted":9,"crc":"…"}                         appends of epochs below 9 are refused
+/// ```
+///
+/// Kafka's leader-epoch checkpoint plays the same role. Owned by one replica (one thread at a time).
+public final class EpochHistory {
+    /// One epoch's first record.
+    public struct Start: Sendable, Equatable {
+        /// The epoch.
+        public let epoch: Int64
+        /// The sequence number of its first record.
+        public let startSequence: UInt64
+
+        /// Epoch `epoch` starting at `startSequence`.
+        public init(epoch: Int64, startSequence: UInt64) {
+            self.epoch = epoch
+            self.startSequence = startSequence
+        }
+    }
+
+    /// The file's path.
+    public let path: String
+    /// Every epoch start, in increasing epoch order.
+    public private(set) var starts: [Start] = []
+    /// The highest epoch adopted (0: none).
+    public private(set) var adopted: Int64 = 0
+    private let fd: Int32
+
+    /// Opens (creating if needed) the history at `path` and reads it.
+    /// - Throws: `history` naming the line when a line is damaged or out of order.
+    public init(path: String) throws(ReplicationError) {
+        self.path = path
+        let opened = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard opened >= 0 else { throw ReplicationError(.history, "cannot open \(path): \(String(cString: strerror(errno)))") }
+        fd = opened
+        let contents = (try? Data(contentsOf: URL(fileURLWithPath: path))).map(Array.init) ?? []
+        var lineNumber = 0
+        for line in contents.split(separator: 0x0A, omittingEmptySubsequences: true) {
+            lineNumber += 1
+            guard let fact = Self.decode(Array(line)) else {
+                throw ReplicationError(.history, "\(path) line \(lineNumber) is damaged (checksum or shape)")
+            }
+            switch fact {
+            case .start(let start):
+                guard start.epoch > (starts.last?.epoch ?? 0) else { throw ReplicationError(.history, "\(path) line \(lineNumber): epoch \(start.epoch) is not above the one before") }
+                starts.append(start)
+                adopted = max(adopted, start.epoch)
+            case .adopted(let epoch):
+                adopted = max(adopted, epoch)
+            }
+        }
+    }
+
+    deinit { close(fd) }
+
+    /// The epoch that wrote record `sequence` (0 for records before any known epoch).
+    public func epoch(of sequence: UInt64) -> Int64 {
+        starts.last { $0.startSequence <= sequence }?.epoch ?? 0
+    }
+
+    /// The last sequence written in `epoch` in a log that ends at `lastSequence`: what a leader
+    /// keeps of a replica whose log ends in `epoch`.
+    public func end(of epoch: Int64, lastSequence: UInt64) -> UInt64 {
+        guard let next = starts.first(where: { $0.epoch > epoch }) else { return lastSequence }
+        return min(lastSequence, next.startSequence - 1)
+    }
+
+    /// Records that appends of epochs below `epoch` are refused from now on (durably).
+    public func adopt(_ epoch: Int64) throws(ReplicationError) {
+        guard epoch > adopted else { return }
+        try write(Self.encode(.adopted(epoch)))
+        adopted = epoch
+    }
+
+    /// Records that epoch `start.epoch` wrote the records from `start.startSequence` on
+    /// (durably), adopting it. A start already known changes nothing; one for an epoch below
+    /// the last known start is refused.
+    public func record(_ start: Start) throws(ReplicationError) {
+        if starts.contains(start) { return }
+        guard start.epoch > (starts.last?.epoch ?? 0) else {
+            throw ReplicationError(.history, "epoch \(start.epoch) is not above the last known (\(starts.last?.epoch ?? 0))")
+        }
+        try write(Self.encode(.start(start)))
+        starts.append(start)
+        adopted = max(adopted, start.epoch)
+    }
+
+    /// Forgets the epochs that started after `sequence` + 1: their records were cut off.
+    /// Adoption is kept (a replica never un-adopts an epoch).
+    public func forget(after sequence: UInt64) throws(ReplicationError) {
+        let kept = starts.filter { $0.startSequence <= sequence + 1 }
+        guard kept.count < starts.count else { return }
+        // Rewrite through a temporary file and a rename, so that a crash leaves one whole history.
+        var bytes: [UInt8] = []
+        for start in kept { bytes += Self.encode(.start(start)) }
+        if adopted > 0 { bytes += Self.encode(.adopted(adopted)) }
+        let temporary = path + ".tmp"
+        do {
+            try Data(bytes).write(to: URL(fileURLWithPath: temporary))
+            let tfd = open(temporary, O_RDWR | O_CLOEXEC)
+            defer { close(tfd) }
+            guard tfd >= 0, fsync(tfd) == 0, rename(temporary, path) == 0 else { throw ReplicationError(.history, "cannot rewrite \(path): \(String(cString: strerror(errno)))") }
+        } catch let error as ReplicationError {
+            throw error
+        } catch {
+            throw ReplicationError(.history, "cannot rewrite \(path): \(error)")
+        }
+        starts = kept
+        // The descriptor still points at the replaced file: later facts go to the new one.
+        let reopened = open(path, O_RDWR | O_APPEND | O_CLOEXEC)
+        guard reopened >= 0 else { throw ReplicationError(.history, "cannot reopen \(path): \(String(cString: strerror(errno)))") }
+        dup2(reopened, fd)
+        close(reopened)
+    }
+
+    private func write(_ line: [UInt8]) throws(ReplicationError) {
+        let written = line.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        guard written == line.count, fdatasync(fd) == 0 else {
+            throw ReplicationError(.history, "cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    private enum Fact {
+        case start(Start)
+        case adopted(Int64)
+    }
+
+    private static func encode(_ fact: Fact) -> [UInt8] {
+        var line: [UInt8]
+        switch fact {
+        case .start(let start): line = Array(#"{"epoch":\#(start.epoch),"start_seq":\#(start.startSequence)"#.utf8)
+        case .adopted(let epoch): line = Array(#"{"adopted":\#(epoch)"#.utf8)
+        }
+        line += Array(#","crc":"\#(hex(CRC32C.checksum(line)))"}"#.utf8) + [0x0A]
+        return line
+    }
+
+    private static func decode(_ line: [UInt8]) -> Fact? {
+        let suffix = #","crc":"00000000"}"#.utf8.count
+        guard line.count > suffix else { return nil }
+        let body = Array(line[..<(line.count - suffix)])
+        guard Array(line[(line.count - suffix)...]) == Array(#","crc":"\#(hex(CRC32C.checksum(body)))"}"#.utf8) else { return nil }
+        let text = String(decoding: body, as: UTF8.self)
+        let numbers = text.split { !$0.isNumber }.compactMap { Int64($0) }
+        if text.hasPrefix(#"{"epoch":"#), text.contains(#","start_seq":"#), numbers.count == 2, numbers[0] > 0 {
+            return .start(Start(epoch: numbers[0], startSequence: UInt64(numbers[1])))
+        }
+        if text.hasPrefix(#"{"adopted":"#), numbers.count == 1 { return .adopted(numbers[0]) }
+        return nil
+    }
+
+    private static func hex(_ value: UInt32) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 8 - digits.count) + digits
+    }
+}

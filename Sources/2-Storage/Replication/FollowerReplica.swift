@@ -1,0 +1,107 @@
+import Journal
+import LyceumLogging
+
+/// Where a follower keeps a partition: its journal, and the state the records are applied to.
+/// The service that hosts the partition implements it, under the lock that orders its writes.
+public protocol ReplicaStore: AnyObject {
+    /// The sequence number of the journal's last record.
+    var lastSequence: UInt64 { get }
+    /// Appends `record` unchanged (`Journal.appendReplicated`) and applies its changes to the
+    /// state, under the store's write lock.
+    func append(_ record: ReplicatedRecord) throws -> PendingWrite
+    /// Closes the journal, cuts its records after `sequence` (`Journal.truncate`), reopens it
+    /// and rebuilds the state from what is left.
+    /// - Returns: how many records were cut off.
+    func truncate(after sequence: UInt64) throws -> Int
+}
+
+/// A follower's side of the protocol, without sockets: every message from the leader is
+/// checked (epoch, position, records) and answered, and records are acknowledged only once
+/// durable here. Owned by one thread (the follower's link).
+public final class FollowerReplica {
+    /// The partition (`books.p7`).
+    public let partition: String
+    /// Its store.
+    public let store: any ReplicaStore
+    /// Its epoch history.
+    public let history: EpochHistory
+    private let logger = Logger(component: "replication")
+
+    /// The follower of `partition` keeping its records in `store`, its epochs in `history`.
+    public init(partition: String, store: any ReplicaStore, history: EpochHistory) {
+        self.partition = partition
+        self.store = store
+        self.history = history
+    }
+
+    /// Where its log ends.
+    public var position: LogPosition {
+        let last = store.lastSequence
+        return LogPosition(epoch: history.epoch(of: last), sequence: last)
+    }
+
+    /// The message that (re)starts following the leader of `epoch`.
+    public func follow(epoch: Int64) -> ReplicationMessage {
+        .follow(partition: partition, epoch: max(epoch, history.adopted), position: position)
+    }
+
+    /// Answers one message from the leader: `ack`, `refuse`, or `follow` after a truncation;
+    /// `nil` for messages a follower does not take.
+    public func handle(_ message: ReplicationMessage) -> ReplicationMessage? {
+        switch message {
+        case .append(_, let epoch, let previous, _, let epochs, let records):
+            return append(epoch: epoch, previous: previous, epochs: epochs, records: records)
+        case .truncate(_, let epoch, let after):
+            guard epoch >= history.adopted else { return refuse(.staleEpoch) }
+            do {
+                try history.adopt(epoch)
+                let count = try store.truncate(after: after)
+                try history.forget(after: after)
+                logger.warning("dropped records the leader does not have", ["partition": partition, "after_seq": String(after), "records": String(count), "epoch": String(epoch)])
+            } catch {
+                logger.error("could not cut the log as the leader asked", ["partition": partition, "error": "\(error)"])
+                return refuse(.storage)
+            }
+            return follow(epoch: epoch)
+        case .follow, .ack, .refuse:
+            return nil
+        }
+    }
+
+    private func refuse(_ reason: ReplicationError.Code) -> ReplicationMessage {
+        .refuse(partition: partition, epoch: history.adopted, reason: reason, position: position)
+    }
+
+    private func append(epoch: Int64, previous: LogPosition, epochs: [EpochHistory.Start], records: [ReplicatedRecord]) -> ReplicationMessage {
+        // Fencing: an older leader's records are never written once a newer epoch is adopted.
+        guard epoch >= history.adopted else { return refuse(.staleEpoch) }
+        guard previous == position else { return refuse(.gap) }
+        var expected = previous.sequence + 1
+        for record in records {
+            guard record.sequence == expected else { return refuse(.gap) }
+            expected += 1
+        }
+        let last = records.last?.sequence ?? previous.sequence
+        do {
+            try history.adopt(epoch)
+            // An epoch's start is durable before its first record is written.
+            for start in epochs where start.startSequence > previous.sequence && start.startSequence <= last && start.epoch <= epoch {
+                try history.record(start)
+            }
+        } catch {
+            logger.error("could not record the epoch history", ["partition": partition, "error": "\(error)"])
+            return refuse(.storage)
+        }
+        var pending: PendingWrite?
+        for record in records {
+            do { pending = try store.append(record) } catch let error as JournalError where error.code == .invalidRecord {
+                return refuse(.badRecord)
+            } catch {
+                logger.error("could not append a replicated record", ["partition": partition, "seq": String(record.sequence), "error": "\(error)"])
+                return refuse(.storage)
+            }
+        }
+        _ = pending?.waitUntilDurable()
+        return .ack(partition: partition, epoch: epoch, durable: store.lastSequence)
+    }
+}

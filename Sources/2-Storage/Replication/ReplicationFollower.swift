@@ -1,0 +1,88 @@
+import Foundation
+import LyceumLogging
+import Synchronization
+import ZeroMQ
+
+/// A follower's end of the replication channel for one partition, on a thread of its own: a
+/// DEALER connected to the leader's endpoint. It says `follow` (again whenever the leader has
+/// been silent for a second: a new connection, a lost message), hands every message to its
+/// ``FollowerReplica`` and sends the answer back.
+public final class ReplicationFollower: @unchecked Sendable {
+    /// The replica it feeds.
+    public let replica: FollowerReplica
+    private let logger = Logger(component: "replication")
+    private let stopped = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+
+    /// Follows the leader of `epoch` at `leaderEndpoint`.
+    public init(replica: FollowerReplica, epoch: Int64, context: Context, leaderEndpoint: String, security: SocketSecurity = .plaintext,
+                limits: ReplicationMessage.Limits = ReplicationMessage.Limits()) throws {
+        self.replica = replica
+        let setup = Mutex<Result<Void, any Error>?>(nil)
+        let ready = DispatchSemaphore(value: 0)
+        // The socket is made, connected and used by the link's thread only.
+        let thread = Thread { [self] in
+            let socket: Socket
+            do {
+                socket = try context.socket(.dealer)
+                try socket.secure(security)
+                try socket.set(.maxMessageSize, to: Int64(limits.maxHeaderBytes + limits.maxRecordBytes + 64 << 10))
+                try socket.connect(leaderEndpoint)
+                setup.withLock { $0 = .success(()) }
+            } catch {
+                setup.withLock { $0 = .failure(error) }
+                ready.signal()
+                finished.signal()
+                return
+            }
+            ready.signal()
+            run(socket, epoch: epoch, limits: limits)
+        }
+        thread.name = "follower-\(replica.partition)"
+        thread.start()
+        ready.wait()
+        if case .failure(let error)? = setup.withLock({ $0 }) {
+            stopped.store(true, ordering: .relaxed)
+            throw error
+        }
+    }
+
+    /// Stops following (the journal stays open: its owner closes it).
+    public func stop() {
+        guard !stopped.exchange(true, ordering: .relaxed) else { return }
+        finished.wait()
+    }
+
+    private func run(_ socket: Socket, epoch: Int64, limits: ReplicationMessage.Limits) {
+        defer {
+            socket.close()
+            finished.signal()
+        }
+        var poller = Poller()
+        do { try poller.add(socket) } catch { return }
+        var lastHeard = ContinuousClock.now - .seconds(10)
+        while !stopped.load(ordering: .relaxed) {
+            do {
+                if ContinuousClock.now - lastHeard >= .seconds(1) {
+                    _ = try socket.send(multipart: replica.follow(epoch: epoch).frames(), options: .dontWait)
+                    lastHeard = .now
+                }
+                try poller.poll(timeout: .milliseconds(100))
+                while let frames = try socket.receiveMultipart(options: .dontWait) {
+                    lastHeard = .now
+                    let answer: ReplicationMessage?
+                    do {
+                        answer = replica.handle(try ReplicationMessage(frames: frames, limits: limits))
+                    } catch {
+                        logger.warning("refused a message from the leader", ["partition": replica.partition, "error": error.description])
+                        answer = .refuse(partition: replica.partition, epoch: replica.history.adopted, reason: error.code, position: replica.position)
+                    }
+                    if let answer { _ = try socket.send(multipart: answer.frames(), options: .dontWait) }
+                }
+            } catch {
+                logger.error("follower link failed", ["partition": replica.partition, "error": "\(error)"])
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+        }
+    }
+}

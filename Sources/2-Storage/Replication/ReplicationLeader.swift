@@ -1,0 +1,211 @@
+import Foundation
+import Journal
+import LyceumLogging
+import Synchronization
+import ZeroMQ
+
+/// The leader's end of the replication channel for one partition, on a thread of its own: a
+/// ROUTER (a CURVE server admitting worker keys, in production) that followers connect to. It
+/// ships the journal's records to each follower from where that follower's log matches its
+/// own, counts what each follower has durable in the ``QuorumTracker``, and learns it is deposed
+/// from a follower that refuses it for a newer epoch.
+public final class ReplicationLeader: @unchecked Sendable {
+    /// The partition (`books.p7`).
+    public let partition: String
+    /// The epoch this leadership writes in.
+    public let epoch: Int64
+    /// Who has what durable, and the replies waiting for a majority.
+    public let quorum: QuorumTracker
+    private let journal: Journal
+    private let history: EpochHistory
+    private let logger = Logger(component: "replication")
+    private let wakeup: WakeupPipe
+    private let stopped = Atomic<Bool>(false)
+    private let bound = Mutex<String?>(nil)
+    private let finished = DispatchSemaphore(value: 0)
+    private let onDeposed: @Sendable (Int64) -> Void
+    /// The most record bytes sent to one follower and not yet acknowledged.
+    private let windowBytes = 4 << 20
+
+    /// Starts leading `partition` in `epoch`: records the epoch's start in `history` (before
+    /// any record of it is written), binds `endpoint` and starts shipping.
+    /// - Parameters:
+    ///   - replicas: the replica set's size, this leader included.
+    ///   - mayAcknowledge: whether the leadership still holds (``Coordination/Candidacy/mayAcknowledge(epoch:)``).
+    ///   - onDeposed: called (on the link's thread) with the newer epoch a follower refused it for.
+    public init(
+        partition: String, epoch: Int64, journal: Journal, history: EpochHistory, replicas: Int,
+        context: Context, endpoint: String, security: SocketSecurity = .plaintext,
+        mayAcknowledge: @escaping @Sendable () -> Bool, onDeposed: @escaping @Sendable (Int64) -> Void = { _ in }
+    ) throws {
+        self.partition = partition
+        self.epoch = epoch
+        self.journal = journal
+        self.history = history
+        self.onDeposed = onDeposed
+        quorum = QuorumTracker(replicas: replicas, mayAcknowledge: mayAcknowledge)
+        try history.record(EpochHistory.Start(epoch: epoch, startSequence: journal.lastSequence + 1))
+        wakeup = try WakeupPipe()
+        quorum.update("leader", durable: journal.lastSequence)
+        // The socket is made, bound and used by the link's thread only; its setup's outcome comes back here.
+        let setup = Mutex<Result<Void, any Error>?>(nil)
+        let ready = DispatchSemaphore(value: 0)
+        let thread = Thread { [self] in
+            let socket: Socket
+            do {
+                socket = try context.socket(.router)
+                try socket.secure(security)
+                try socket.set(.maxMessageSize, to: 64 << 10)
+                try socket.bind(endpoint)
+                let lastEndpoint = try socket.lastEndpoint
+                bound.withLock { $0 = lastEndpoint }
+                setup.withLock { $0 = .success(()) }
+            } catch {
+                setup.withLock { $0 = .failure(error) }
+                ready.signal()
+                finished.signal()
+                return
+            }
+            ready.signal()
+            run(socket)
+        }
+        thread.name = "replication-\(partition)"
+        thread.start()
+        ready.wait()
+        if case .failure(let error)? = setup.withLock({ $0 }) {
+            stopped.store(true, ordering: .relaxed)
+            throw error
+        }
+    }
+
+    /// The endpoint followers connect to (with the port the kernel chose for `:*`).
+    public var endpoint: String { bound.withLock { $0 ?? "" } }
+
+    /// Ships newly appended records now (call after each append), and counts the leader's own
+    /// copy once durable; `reply` runs when a majority has the record durable (see ``QuorumTracker``).
+    public func replicate(_ pending: PendingWrite, reply: @escaping @Sendable (Bool) -> Void) {
+        wakeup.signal()
+        quorum.whenCommitted(pending.sequence, reply)
+        pending.whenDurable { [quorum] acknowledgement in quorum.update("leader", durable: acknowledgement.sequence) }
+    }
+
+    /// Stops the link and fails every reply still waiting.
+    public func stop() {
+        guard !stopped.exchange(true, ordering: .relaxed) else { return }
+        wakeup.signal()
+        finished.wait()
+        quorum.end()
+    }
+
+    /// One follower as the leader sees it.
+    private final class Follower {
+        let tail: JournalTail
+        var durable: UInt64
+        var inFlightBytes = 0
+        var lastHeard = ContinuousClock.now
+        init(tail: JournalTail, durable: UInt64) {
+            self.tail = tail
+            self.durable = durable
+        }
+    }
+
+    private func run(_ socket: Socket) {
+        defer {
+            socket.close()
+            finished.signal()
+        }
+        var followers: [[UInt8]: Follower] = [:]
+        var poller = Poller()
+        do {
+            try poller.add(socket)
+            poller.add(fileDescriptor: wakeup.fileDescriptor)
+        } catch {
+            logger.error("replication link cannot poll", ["partition": partition, "error": "\(error)"])
+            return
+        }
+        var lastHeartbeat = ContinuousClock.now
+        while !stopped.load(ordering: .relaxed) {
+            do {
+                try poller.poll(timeout: .milliseconds(100))
+                wakeup.reset()
+                while let frames = try socket.receiveMultipart(options: .dontWait) {
+                    guard frames.count >= 2 else { continue }
+                    let identity = frames[0]
+                    let message: ReplicationMessage
+                    do { message = try ReplicationMessage(frames: Array(frames.dropFirst())) } catch {
+                        logger.warning("refused a replication message", ["partition": partition, "error": error.description])
+                        continue
+                    }
+                    guard message.partition == partition else { continue }
+                    try receive(message, from: identity, followers: &followers, socket: socket)
+                }
+                let heartbeat = ContinuousClock.now - lastHeartbeat >= .milliseconds(500)
+                if heartbeat { lastHeartbeat = .now }
+                for (identity, follower) in followers { try ship(to: identity, follower, socket: socket, heartbeat: heartbeat) }
+            } catch {
+                logger.error("replication link failed", ["partition": partition, "error": "\(error)"])
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+        }
+    }
+
+    private func receive(_ message: ReplicationMessage, from identity: [UInt8], followers: inout [[UInt8]: Follower], socket: Socket) throws {
+        let member = identity.map { String($0, radix: 16) }.joined()
+        switch message {
+        case .follow(_, let theirs, let position):
+            if theirs > epoch { return deposed(by: theirs) }
+            let last = journal.lastSequence
+            // The follower's log matches ours up to the end of its last epoch in our history.
+            let matching = position.sequence <= last && history.epoch(of: position.sequence) == position.epoch
+            if !matching {
+                let keep = min(position.sequence, history.end(of: position.epoch, lastSequence: last))
+                _ = try socket.send(multipart: [identity] + ReplicationMessage.truncate(partition: partition, epoch: epoch, after: keep).frames())
+                followers.removeValue(forKey: identity)
+                quorum.remove(member)
+                return
+            }
+            followers[identity] = Follower(tail: JournalTail(journal: journal, after: position.sequence), durable: position.sequence)
+            quorum.update(member, durable: position.sequence)
+        case .ack(_, let theirs, let durable):
+            guard theirs == epoch, let follower = followers[identity] else { return }
+            follower.durable = max(follower.durable, durable)
+            follower.inFlightBytes = 0
+            follower.lastHeard = .now
+            quorum.update(member, durable: follower.durable)
+        case .refuse(_, let theirs, let reason, let position):
+            if theirs > epoch { return deposed(by: theirs) }
+            logger.info("a follower refused an append; resending from its position", ["partition": partition, "reason": reason.rawValue, "position": position.description])
+            followers.removeValue(forKey: identity)
+            // It sends `follow` again when it hears nothing: start over from there.
+            try receive(.follow(partition: partition, epoch: epoch, position: position), from: identity, followers: &followers, socket: socket)
+        case .append, .truncate:
+            return
+        }
+    }
+
+    private func ship(to identity: [UInt8], _ follower: Follower, socket: Socket, heartbeat: Bool) throws {
+        while follower.inFlightBytes < windowBytes {
+            let previousSequence = follower.tail.sequence
+            let records: [ReplicatedRecord]
+            do { records = try follower.tail.next(maxBytes: 1 << 20, maxRecords: ReplicationMessage.Limits().maxRecords) } catch let error as JournalError where error.code == .snapshotNeeded {
+                logger.warning("a follower is behind the snapshot: it needs a rebuild", ["partition": partition, "seq": String(previousSequence)])
+                return
+            }
+            guard !records.isEmpty || heartbeat else { return }
+            let last = records.last?.sequence ?? previousSequence
+            let starts = history.starts.filter { $0.startSequence > previousSequence && $0.startSequence <= last }
+            let append = ReplicationMessage.append(
+                partition: partition, epoch: epoch, previous: LogPosition(epoch: history.epoch(of: previousSequence), sequence: previousSequence),
+                commit: quorum.committed, epochs: starts, records: records)
+            _ = try socket.send(multipart: [identity] + append.frames())
+            follower.inFlightBytes += records.reduce(0) { $0 + $1.line.count }
+            if records.isEmpty { return }
+        }
+    }
+
+    private func deposed(by newer: Int64) {
+        logger.warning("deposed: a follower adopted a newer epoch", ["partition": partition, "epoch": String(epoch), "newer": String(newer)])
+        quorum.end()
+        onDeposed(newer)
+    }
+}

@@ -1,0 +1,160 @@
+import JSON
+import Journal
+
+/// Where a replica's log ends: the epoch that wrote its last record, and that record's sequence
+/// number. Positions order lexicographically, epoch first: the greatest position among a
+/// majority holds every acknowledged record (protocol/replication.md).
+public struct LogPosition: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The epoch of the last record (0 before any epoch).
+    public let epoch: Int64
+    /// The last record's sequence number.
+    public let sequence: UInt64
+
+    /// The position of a log ending with record `sequence` written in `epoch`.
+    public init(epoch: Int64, sequence: UInt64) {
+        self.epoch = epoch
+        self.sequence = sequence
+    }
+
+    /// Epoch first, then sequence.
+    public static func < (lhs: LogPosition, rhs: LogPosition) -> Bool {
+        (lhs.epoch, lhs.sequence) < (rhs.epoch, rhs.sequence)
+    }
+
+    /// `epoch:sequence`.
+    public var description: String { "\(epoch):\(sequence)" }
+}
+
+/// One message of the replication channel (protocol/replication.md, *Replication messages*):
+/// a JSON frame, followed by one frame per record line for `append`.
+public enum ReplicationMessage: Sendable, Equatable {
+    /// follower → leader: "I follow you in `epoch`; my log ends at `position`".
+    case follow(partition: String, epoch: Int64, position: LogPosition)
+    /// leader → follower: the records after `previous`, with the epoch starts among them, and
+    /// the highest sequence known durable on a majority.
+    case append(partition: String, epoch: Int64, previous: LogPosition, commit: UInt64, epochs: [EpochHistory.Start], records: [ReplicatedRecord])
+    /// follower → leader: every record up to `durable` is fdatasync'ed here.
+    case ack(partition: String, epoch: Int64, durable: UInt64)
+    /// follower → leader: the append was not written, and why; `epoch` is the follower's
+    /// adopted epoch, `position` where its log ends.
+    case refuse(partition: String, epoch: Int64, reason: ReplicationError.Code, position: LogPosition)
+    /// leader → follower: "cut your records after `after`: my log does not have them".
+    case truncate(partition: String, epoch: Int64, after: UInt64)
+
+    /// Limits on what a peer may send.
+    public struct Limits: Sendable, Equatable {
+        /// The largest JSON frame.
+        public var maxHeaderBytes = 64 << 10
+        /// The most records in one append.
+        public var maxRecords = 1024
+        /// The most bytes of record lines in one append.
+        public var maxRecordBytes = 8 << 20
+
+        /// The defaults: 64 KiB headers, 1024 records or 8 MiB per append.
+        public init() {}
+    }
+
+    /// The partition the message concerns.
+    public var partition: String {
+        switch self {
+        case .follow(let partition, _, _), .append(let partition, _, _, _, _, _), .ack(let partition, _, _),
+             .refuse(let partition, _, _, _), .truncate(let partition, _, _): partition
+        }
+    }
+
+    /// The message as frames: its JSON, then an append's record lines.
+    public func frames() -> [[UInt8]] {
+        var header = JSONObject()
+        func position(_ value: LogPosition) -> JSONValue { ["epoch": .integer(Int(value.epoch)), "seq": .integer(Int(value.sequence))] }
+        switch self {
+        case .follow(let partition, let epoch, let at):
+            header.append("op", "follow"); header.append("partition", .string(partition)); header.append("epoch", .integer(Int(epoch)))
+            header.append("position", position(at))
+        case .append(let partition, let epoch, let previous, let commit, let epochs, let records):
+            header.append("op", "append"); header.append("partition", .string(partition)); header.append("epoch", .integer(Int(epoch)))
+            header.append("prev", position(previous)); header.append("commit", .integer(Int(commit)))
+            header.append("epochs", .array(epochs.map { ["epoch": .integer(Int($0.epoch)), "start_seq": .integer(Int($0.startSequence))] }))
+            return [JSONValue.object(header).serialized()] + records.map(\.line)
+        case .ack(let partition, let epoch, let durable):
+            header.append("op", "ack"); header.append("partition", .string(partition)); header.append("epoch", .integer(Int(epoch)))
+            header.append("durable_seq", .integer(Int(durable)))
+        case .refuse(let partition, let epoch, let reason, let at):
+            header.append("op", "refuse"); header.append("partition", .string(partition)); header.append("epoch", .integer(Int(epoch)))
+            header.append("reason", .string(reason.rawValue)); header.append("position", position(at))
+        case .truncate(let partition, let epoch, let after):
+            header.append("op", "truncate"); header.append("partition", .string(partition)); header.append("epoch", .integer(Int(epoch)))
+            header.append("after_seq", .integer(Int(after)))
+        }
+        return [JSONValue.object(header).serialized()]
+    }
+
+    /// Reads a message from its frames, checking every member and limit.
+    /// - Throws: `bad_message` naming the member, or `bad_record` for a damaged record line.
+    public init(frames: [[UInt8]], limits: Limits = Limits()) throws(ReplicationError) {
+        guard let first = frames.first else { throw ReplicationError(.badMessage, "no frame") }
+        guard first.count <= limits.maxHeaderBytes else { throw ReplicationError(.badMessage, "a header of \(first.count) bytes, over \(limits.maxHeaderBytes)") }
+        let value: JSONValue
+        do { value = try JSONParser(maxBytes: limits.maxHeaderBytes, maxDepth: 8).parse(first) } catch {
+            throw ReplicationError(.badMessage, "not JSON: \(error)")
+        }
+        let header: ReplicationMessage
+        do throws(JSONReadError) {
+            var reader = try JSONObjectReader(value)
+            let op = try reader.string("op", length: 1...16)
+            let partition = try reader.string("partition", length: 1...128)
+            let epoch = Int64(try reader.integer("epoch", in: 0...Int.max))
+            func position(_ key: String) throws(JSONReadError) -> LogPosition {
+                var inner = try reader.object(key)
+                let position = LogPosition(epoch: Int64(try inner.integer("epoch", in: 0...Int.max)), sequence: UInt64(try inner.integer("seq", in: 0...Int.max)))
+                try inner.rejectUnknownMembers()
+                return position
+            }
+            let message: ReplicationMessage
+            switch op {
+            case "follow":
+                message = .follow(partition: partition, epoch: epoch, position: try position("position"))
+            case "ack":
+                message = .ack(partition: partition, epoch: epoch, durable: UInt64(try reader.integer("durable_seq", in: 0...Int.max)))
+            case "refuse":
+                let text = try reader.string("reason", length: 1...32)
+                guard let reason = ReplicationError.Code(rawValue: text) else { throw JSONReadError(path: reader.path(of: "reason"), message: "unknown reason \(text)") }
+                message = .refuse(partition: partition, epoch: epoch, reason: reason, position: try position("position"))
+            case "truncate":
+                message = .truncate(partition: partition, epoch: epoch, after: UInt64(try reader.integer("after_seq", in: 0...Int.max)))
+            case "append":
+                let previous = try position("prev")
+                let commit = UInt64(try reader.integer("commit", in: 0...Int.max))
+                var epochs: [EpochHistory.Start] = []
+                for (item, path) in try reader.array("epochs") {
+                    var start = try JSONObjectReader(item, path: path)
+                    epochs.append(EpochHistory.Start(epoch: Int64(try start.integer("epoch", in: 1...Int.max)), startSequence: UInt64(try start.integer("start_seq", in: 1...Int.max))))
+                    try start.rejectUnknownMembers()
+                }
+                guard epochs.count <= 64 else { throw JSONReadError(path: reader.path(of: "epochs"), message: "more than 64 epoch starts") }
+                message = .append(partition: partition, epoch: epoch, previous: previous, commit: commit, epochs: epochs, records: [])
+            default:
+                throw JSONReadError(path: reader.path(of: "op"), message: "unknown op \(op)")
+            }
+            try reader.rejectUnknownMembers()
+            header = message
+        } catch {
+            throw ReplicationError(.badMessage, "\(error)")
+        }
+        guard case .append(let partition, let epoch, let previous, let commit, let epochs, _) = header else {
+            guard frames.count == 1 else { throw ReplicationError(.badMessage, "only an append has more than one frame") }
+            self = header
+            return
+        }
+        let lines = frames.dropFirst()
+        guard lines.count <= limits.maxRecords, lines.reduce(0, { $0 + $1.count }) <= limits.maxRecordBytes else {
+            throw ReplicationError(.badMessage, "an append over \(limits.maxRecords) records or \(limits.maxRecordBytes) bytes")
+        }
+        var records: [ReplicatedRecord] = []
+        for line in lines {
+            do { records.append(try ReplicatedRecord(line: line)) } catch {
+                throw ReplicationError(.badRecord, "record \(records.count + 1) of the append: \(error)")
+            }
+        }
+        self = .append(partition: partition, epoch: epoch, previous: previous, commit: commit, epochs: epochs, records: records)
+    }
+}
