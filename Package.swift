@@ -63,8 +63,9 @@ let package = Package(
         .target(name: "CommandSyntax", path: "Sources/0-Support/CommandSyntax"),
         .testTarget(name: "CommandSyntaxTests", dependencies: ["CommandSyntax"]),
 
-        // Utilities the test targets share: threads, processes, free endpoints.
-        .target(name: "LyceumTestSupport", dependencies: ["LyceumSupport", "Access"], path: "Tests/LyceumTestSupport"),
+        // Utilities the test targets share: threads, processes (ChildProcess, LyceumProcess), free
+        // endpoints, waiting for a server (waitUntilServing).
+        .target(name: "LyceumTestSupport", dependencies: ["LyceumSupport", "Access", "Majordomo", "ZeroMQ"], path: "Tests/LyceumTestSupport"),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "LyceumTestSupport"]),
         .testTarget(name: "LyceumLoggingTests", dependencies: ["LyceumLogging"]),
         .testTarget(name: "LyceumLifecycleTests", dependencies: ["LyceumLifecycle"]),
@@ -219,7 +220,7 @@ let package = Package(
         // The process tests and the suite's quick mode run these executables; the dependency builds them.
         .testTarget(
             name: "LoadTestTests",
-            dependencies: ["LoadTest", "Majordomo", "ZeroMQ", "JSON", "LyceumLifecycle", "LyceumSupport", "lyceum", "zmq-throughput", "journal-bench"]
+            dependencies: ["LoadTest", "Majordomo", "ZeroMQ", "JSON", "LyceumLifecycle", "LyceumSupport", "LyceumTestSupport", "lyceum", "zmq-throughput", "journal-bench"]
         ),
         // `make bench-events`: events/s with 100 subscribers, delivery latency, cost added to a write.
         .executableTarget(

@@ -31,8 +31,8 @@ final class EtcdServer {
             "--listen-client-urls", endpoint, "--advertise-client-urls", endpoint,
             "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
             "--initial-cluster", "test=\(peer)", "--log-outputs", "stderr", "--logger", "zap",
-        ])
-        let ready = eventually(timeout: .seconds(120)) { Self.answers(endpoint) }
+        ], standardError: .discarded)
+        let ready = eventually { Self.answers(endpoint) }
         guard ready else { throw POSIXError(.ETIMEDOUT, userInfo: [NSLocalizedDescriptionKey: "etcd at \(endpoint) did not answer"]) }
     }
 
@@ -49,12 +49,7 @@ final class EtcdServer {
 
     /// Whether a range request gets an answer (etcd has a leader and serves).
     private static func answers(_ endpoint: String) -> Bool {
-        let curl = Process()
-        curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        curl.arguments = ["-sf", "-m", "2", "-o", "/dev/null", "-d", #"{"key":"AA=="}"#, endpoint + "/v3/kv/range"]
-        curl.standardError = FileHandle.nullDevice
-        do { try curl.run() } catch { return false }
-        curl.waitUntilExit()
-        return curl.terminationStatus == 0
+        let range = ["-sf", "-m", "2", "-o", "/dev/null", "-d", #"{"key":"AA=="}"#, endpoint + "/v3/kv/range"]
+        return (try? ChildProcess.run("/usr/bin/curl", range, standardError: .discarded).status) == 0
     }
 }

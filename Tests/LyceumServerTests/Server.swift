@@ -62,19 +62,7 @@ final class Server: @unchecked Sendable {
     }
 
     private func waitUntilServing() throws {
-        let context = try Context()
-        let client = Client(endpoint: endpoint, configuration: ClientConfiguration(timeout: .milliseconds(500), attempts: 1), context: context)
-        defer { client.close() }
-        let serving = waitUntil(timeout: .seconds(20)) {
-            ServiceRegistry.standard.names.allSatisfy { name in
-                do {
-                    return try client.isRegistered(name)
-                } catch {
-                    return false
-                }
-            }
-        }
-        try #require(serving, "lyceum serve did not register its services; stderr:\n\(process.standardError)")
+        try LyceumTestSupport.waitUntilServing(ServiceRegistry.standard.names, at: endpoint) { "stderr:\n\(process.standardError)" }
     }
 
     private static func start(

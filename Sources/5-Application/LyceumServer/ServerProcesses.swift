@@ -25,7 +25,7 @@ import ZeroMQ
 /// its configuration sources again for the log level and reloads the catalog and the
 /// authorised keys. With CURVE (`security`) every socket it binds is a CURVE server checked by
 /// the process's ZAP handler, which runs first, and every socket it connects a CURVE client.
-public enum Commands {
+public enum ServerProcesses {
     /// `lyceum serve`: a broker that answers every service itself (as `LocalService`s: no worker
     /// hop inside one process), with writes replying once durable without holding its thread.
     public static func serve(_ settings: Settings, security: ProcessSecurity = .plaintext, reloading sources: ConfigurationSources? = nil) -> Int32 {
@@ -210,7 +210,7 @@ public enum Commands {
                         node: settings.node, host: host, dataDirectory: settings.dataDirectory, budget: budget, handler: handler,
                         changed: { hosted, served in publisher.map { host.snapshotsFollow(hosted, served: served, publisher: $0) } })
                     let caller = try NodeCaller(endpoints: settings.brokers, security: security.connecting)
-                    let moves = PartitionMoves(worker: partitions, call: caller.call, outcomes: PartitionMoveOutcomeFile(dataDirectory: settings.dataDirectory))
+                    let moves = PartitionMoveOps(worker: partitions, call: caller.call, outcomes: PartitionMoveOutcomeFile(dataDirectory: settings.dataDirectory))
                     let node = NodeService.worker(node: settings.node, partitions: settings.partitions, worker: partitions)
                     let backups = try BackupSource(
                         services: { partitions.served }, dataDirectory: settings.dataDirectory, partitions: settings.partitions,
