@@ -1,3 +1,4 @@
+import Backup
 import Configuration
 import Dashboard
 import EventWire
@@ -72,7 +73,8 @@ public enum ServerProcesses {
             ? try eventPublisher(for: host, configuration: eventConfiguration, security: security, revocations: revocations, context: context) : nil
         var configuration = brokerConfiguration(settings, report: report, security: security, watchdog: watchdog)
         let backups = try BackupSource(
-            services: { host.services }, dataDirectory: settings.dataDirectory, partitions: 0, idleLimit: settings.backupIdleLimit)
+            services: { host.services }, dataDirectory: settings.dataDirectory, partitions: 0, lyceumVersion: VersionCommand.lyceumVersion,
+            idleLimit: settings.backupIdleLimit)
         let handler = ServiceHost.handlers(publishingTo: publisher)
         configuration.localServices = host.services.map { LocalService(name: $0.name, handler: handler($0)) } + [backups.localService]
         let broker = try Broker(endpoints: settings.endpoints, configuration: configuration, context: context)
@@ -149,7 +151,7 @@ public enum ServerProcesses {
         var budget: WorkerSessionBudget?
         if settings.partitionScheme != nil {
             // Many partitions' sessions need many descriptors: take what the hard limit allows.
-            let sessions = WorkerSessionBudget(
+            let sessions = WorkerSessionBudget.of(
                 brokers: settings.brokers.count, sessions: settings.sessionsPerService, descriptorLimit: DescriptorLimit.raise(logger: logger))
             // Its instances and the node service's.
             if let refusal = sessions.refusal(instances: host.services.count + 1) {
@@ -214,7 +216,7 @@ public enum ServerProcesses {
                     let node = NodeService.worker(node: settings.node, partitions: settings.partitions, worker: partitions)
                     let backups = try BackupSource(
                         services: { partitions.served }, dataDirectory: settings.dataDirectory, partitions: settings.partitions,
-                        idleLimit: settings.backupIdleLimit)
+                        lyceumVersion: VersionCommand.lyceumVersion, idleLimit: settings.backupIdleLimit)
                     services += partitions.poolServices + [(node.name, backups.handler(otherwise: moves.handler(otherwise: FrameHandler.handler(node.answer))))]
                     worker = partitions
                 }

@@ -1,17 +1,21 @@
 import Foundation
-import LyceumTestSupport
 
 /// A real single-member etcd (Debian's etcd-server) on free loopback ports, its data in a
 /// temporary directory; killed and its directory removed by `remove()`.
-final class EtcdServer {
-    let clientPort: Int
-    let peerPort: Int
-    let directory: TemporaryDirectory
+public final class EtcdServer {
+    /// The client port (`endpoint`).
+    public let clientPort: Int
+    /// The peer port.
+    public let peerPort: Int
+    /// Its data directory's parent.
+    public let directory: TemporaryDirectory
     private var process: ChildProcess?
 
-    static let executable = "/usr/bin/etcd"
+    /// Debian's etcd-server.
+    public static let executable = "/usr/bin/etcd"
 
-    init() throws {
+    /// Starts a member on free ports, and waits until it answers.
+    public init() throws {
         guard FileManager.default.isExecutableFile(atPath: Self.executable) else {
             throw POSIXError(.ENOENT, userInfo: [NSLocalizedDescriptionKey: "etcd is not installed: scripts/ensure-deps.sh test installs etcd-server"])
         }
@@ -21,10 +25,11 @@ final class EtcdServer {
         try start()
     }
 
-    var endpoint: String { "http://127.0.0.1:\(clientPort)" }
+    /// `http://127.0.0.1:PORT`.
+    public var endpoint: String { "http://127.0.0.1:\(clientPort)" }
 
     /// Starts (or restarts, on the same ports and data) the member and waits until it answers.
-    func start() throws {
+    public func start() throws {
         let peer = "http://127.0.0.1:\(peerPort)"
         process = try ChildProcess(Self.executable, [
             "--name", "test", "--data-dir", directory.path + "/member",
@@ -37,12 +42,13 @@ final class EtcdServer {
     }
 
     /// Kills the member at once (SIGKILL), as a crash would.
-    func kill() {
+    public func kill() {
         process?.stop()
         process = nil
     }
 
-    func remove() {
+    /// Kills it and removes its data.
+    public func remove() {
         kill()
         directory.remove()
     }
