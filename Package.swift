@@ -46,7 +46,7 @@ let package = Package(
         // etcd v3's JSON gateway over HTTP/1.1 on POSIX sockets (leases, keys, transactions,
         // watches; bounded in time and bytes) and the leadership of a key built on it: lease-bound
         // leader keys whose create revision is the epoch. No gRPC library, no domain type.
-        .target(name: "Coordination", dependencies: ["JSON", "LyceumLogging"], path: "Sources/1-Transport/Coordination"),
+        .target(name: "Coordination", dependencies: ["JSON", "LyceumLogging", "LyceumSupport"], path: "Sources/1-Transport/Coordination"),
         // Against a real etcd the tests start (Debian's etcd-server), and hostile fake gateways.
         .testTarget(name: "CoordinationTests", dependencies: ["Coordination", "LyceumTestSupport"]),
         // 7/MDP broker, worker sessions and clients; bodies are opaque frames, never parsed.
@@ -55,16 +55,17 @@ let package = Package(
         .target(name: "Journal", dependencies: ["LyceumLogging", "LyceumLifecycle", "Telemetry", "JSON", "LyceumSupport"], path: "Sources/2-Storage/Journal"),
         // A partition's records from its leader to its followers: epoch histories, the
         // replication channel's messages and its two ends (ZeroMQ), the majority count.
-        .target(name: "Replication", dependencies: ["Journal", "JSON", "ZeroMQ", "LyceumLogging"], path: "Sources/2-Storage/Replication"),
-        .testTarget(name: "ReplicationTests", dependencies: ["Replication", "Journal", "ZeroMQ", "LyceumTestSupport", "ServiceHosting", "LearningServices"]),
+        .target(name: "Replication", dependencies: ["Journal", "JSON", "ZeroMQ", "LyceumLogging", "LyceumSupport"], path: "Sources/2-Storage/Replication"),
+        .testTarget(name: "ReplicationTests", dependencies: ["Replication", "Coordination", "Journal", "ZeroMQ", "LyceumTestSupport", "ServiceHosting", "LearningServices"]),
         // Only parses and dispatches: every subcommand is declared and run by a library module.
         .executableTarget(name: "lyceum", dependencies: ["CommandSyntax", "LyceumServer", "LyceumLifecycle", "LoadTest", "ProgressWatch"], path: "Sources/5-Application/lyceum"),
         // The one command-line parser: commands declare their options once; parsing, errors and --help come from that.
         .target(name: "CommandSyntax", path: "Sources/0-Support/CommandSyntax"),
         .testTarget(name: "CommandSyntaxTests", dependencies: ["CommandSyntax"]),
 
-        // Utilities the test targets share: threads, processes, free endpoints.
-        .target(name: "LyceumTestSupport", dependencies: ["LyceumSupport", "Access"], path: "Tests/LyceumTestSupport"),
+        // Utilities the test targets share: threads, processes (ChildProcess, LyceumProcess), free
+        // endpoints, waiting for a server (waitUntilServing).
+        .target(name: "LyceumTestSupport", dependencies: ["LyceumSupport", "Access", "Majordomo", "ZeroMQ"], path: "Tests/LyceumTestSupport"),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "LyceumTestSupport"]),
         .testTarget(name: "LyceumLoggingTests", dependencies: ["LyceumLogging"]),
         .testTarget(name: "LyceumLifecycleTests", dependencies: ["LyceumLifecycle"]),
@@ -143,12 +144,19 @@ let package = Package(
             dependencies: ["ServiceHosting", "Partitions", "LearningServices", "Journal", "JSON", "Majordomo", "ZeroMQ", "Access", "LyceumLifecycle", "LyceumLogging", "LyceumSupport"],
             path: "Sources/5-Application/PartitionOperations"
         ),
+        // Online backups of a process's journals (the lyceum.backup service and the node ops that
+        // serve them), and verifying and restoring a backup directory.
+        .target(
+            name: "Backup",
+            dependencies: ["ServiceHosting", "LearningServices", "Books", "Progress", "Partitions", "Journal", "JSON", "Majordomo", "LyceumLogging", "LyceumSupport", "Telemetry"],
+            path: "Sources/5-Application/Backup"
+        ),
         // The commands' assembly: settings and security into the processes of serve, broker and
         // worker, and the other subcommands (call, status, config, journal, keys, partitions,
         // backup, restore, version).
         .target(
             name: "LyceumServer",
-            dependencies: ["ServiceHosting", "PartitionOperations", "LearningServices", "Catalog", "Books", "Progress", "Partitions", "JSON", "Journal", "Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumLogging", "Events", "Telemetry", "CommandSyntax", "LyceumSupport", "Access", "Security", "Configuration", "HTTPServer", "Dashboard", "EventWire"], path: "Sources/5-Application/LyceumServer"
+            dependencies: ["ServiceHosting", "PartitionOperations", "Backup", "LearningServices", "Catalog", "Books", "Progress", "Partitions", "JSON", "Journal", "Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumLogging", "Events", "Telemetry", "CommandSyntax", "LyceumSupport", "Access", "Security", "Configuration", "HTTPServer", "Dashboard", "EventWire"], path: "Sources/5-Application/LyceumServer"
         ),
         // `lyceum watch`: the subscriber's dashboard, its terminal and its signals.
         .target(name: "ProgressWatch", dependencies: ["EventWire", "ZeroMQ", "Majordomo", "LyceumLogging", "CommandSyntax", "Security", "Configuration"], path: "Sources/5-Application/ProgressWatch"),
@@ -219,7 +227,7 @@ let package = Package(
         // The process tests and the suite's quick mode run these executables; the dependency builds them.
         .testTarget(
             name: "LoadTestTests",
-            dependencies: ["LoadTest", "Majordomo", "ZeroMQ", "JSON", "LyceumLifecycle", "LyceumSupport", "lyceum", "zmq-throughput", "journal-bench"]
+            dependencies: ["LoadTest", "Majordomo", "ZeroMQ", "JSON", "LyceumLifecycle", "LyceumSupport", "LyceumTestSupport", "lyceum", "zmq-throughput", "journal-bench"]
         ),
         // `make bench-events`: events/s with 100 subscribers, delivery latency, cost added to a write.
         .executableTarget(

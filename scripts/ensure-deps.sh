@@ -13,7 +13,8 @@
 #                               prometheus (promtool for the alerting rules' unit tests, and the
 #                               server the netns cluster's monitoring host runs), curl (which
 #                               asks that server, and etcd, whether it is ready), etcd-server and
-#                               etcd-client (the coordination service CoordinationTests start)
+#                               etcd-client (the coordination service CoordinationTests start),
+#                               strace (which kills serve between a batch's write and its sync)
 #   ensure-deps.sh bench      + redis-server, redis-benchmark (reference figures), pyzmq (the
 #                               minimal workers of the routing benchmarks)
 #   ensure-deps.sh nats       + nats-server, go and Debian's nats.go sources (`make bench`'s NATS
@@ -37,7 +38,8 @@ for group in "$@"; do
       { command -v promtool >/dev/null && command -v prometheus >/dev/null; } || missing+=(prometheus)
       command -v curl >/dev/null || missing+=(curl)
       [ -x /usr/bin/etcd ] || missing+=(etcd-server)
-      [ -x /usr/bin/etcdctl ] || missing+=(etcd-client) ;;
+      [ -x /usr/bin/etcdctl ] || missing+=(etcd-client)
+      [ -x /usr/bin/strace ] || missing+=(strace) ;;
     bench)
       command -v redis-server >/dev/null || missing+=(redis-server)
       command -v redis-benchmark >/dev/null || missing+=(redis-tools)

@@ -4,10 +4,11 @@ import Testing
 extension Target {
     /// Issue 14's invariants after any abuse: the same process still runs (and the broker's
     /// worker), VmRSS (at the attack's sampled peak and now) stays within `allowanceMiB` of the
-    /// baseline, ordinary requests are answered within 2 s, and every write acknowledged during
-    /// the attack reads back. Prints the figures, which the report quotes.
+    /// baseline, ordinary requests are answered (the slowest is printed: a figure, not a bound),
+    /// and every write acknowledged during the attack reads back. Prints the figures, which the
+    /// report quotes.
     func expectSurvived(_ name: String, _ findings: Findings, allowanceMiB: Int = 256) throws {
-        try #require(process.isRunning, "\(name): lyceum died (status \(process.waitForExit(timeout: .seconds(1)).map(String.init) ?? "?")); attacker:\n\(findings.transcript)\nthe end of its log:\n\(String(decoding: log().suffix(1500), as: UTF8.self))")
+        try #require(process.isRunning, "\(name): lyceum died (status \(process.exitStatus.map(String.init) ?? "?")); attacker:\n\(findings.transcript)\nthe end of its log:\n\(String(decoding: log().suffix(1500), as: UTF8.self))")
         if let worker { #expect(worker.isRunning, "\(name): the worker died") }
         let now = residentKiB() ?? 0
         let peak = max(now, findings.peakKiB)
@@ -20,7 +21,7 @@ extension Target {
         } catch {
             Issue.record("\(name): an ordinary request failed after the attack: \(error)")
         }
-        // Stop after a few failures: a server that no longer answers would cost 2 s per write.
+        // Stop after a few failures: a server that no longer answers would cost a hang limit per write.
         var unreadable: [String] = []
         for write in findings.acknowledged where unreadable.count < 3 {
             let read = try? call("books", #"{"op":"get","learner":"\#(write.learner)","id":"\#(write.id)"}"#)

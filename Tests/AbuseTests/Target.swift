@@ -62,7 +62,9 @@ final class Target: @unchecked Sendable {
             worker = try LyceumProcess(["worker", "--broker", endpoint, "--forwarder-endpoint", forwarder, "--data", data,
                                         "--service", "books", "--service", "catalog"])
         }
-        try waitUntilServing(role == .serve ? ["catalog", "books", "progress"] : ["catalog", "books"])
+        try waitUntilServing(role == .serve ? ["catalog", "books", "progress"] : ["catalog", "books"], at: endpoint) {
+            "stderr:\n" + String(decoding: log().suffix(4000), as: UTF8.self)
+        }
         _ = try ordinaryRequests()
         baselineKiB = try #require(residentKiB(), "no VmRSS for the target")
     }
@@ -83,8 +85,8 @@ final class Target: @unchecked Sendable {
     /// What the attacked process has logged so far.
     func log() -> Data { FileManager.default.contents(atPath: logFile) ?? Data() }
 
-    /// A client that gives up after `timeout`, without retrying.
-    func call(_ service: String, _ json: String, timeout: Duration = .seconds(2)) throws -> (reply: [String: Any], elapsed: Duration) {
+    /// A client that gives up at the hang limit `timeout`, without retrying.
+    func call(_ service: String, _ json: String, timeout: Duration = .hangLimit) throws -> (reply: [String: Any], elapsed: Duration) {
         let context = try Context()
         let client = Client(endpoint: endpoint, configuration: ClientConfiguration(timeout: timeout, attempts: 1), context: context)
         defer { client.close() }
@@ -98,7 +100,8 @@ final class Target: @unchecked Sendable {
     }
 
     /// A book create, a read of it and a catalog read: what every client does. Each must be
-    /// answered `ok` within 2 s.
+    /// answered `ok`; how fast is a figure to print, not a bound (``call(_:_:timeout:)``'s limit
+    /// is for hangs only).
     /// - Returns: the slowest of the three.
     func ordinaryRequests() throws -> Duration {
         let created = try call("books", #"{"op":"create","learner":"ordinary","title":"Dune","author":"Frank Herbert","genre":"Fantasy","rating":5}"#)
@@ -108,18 +111,7 @@ final class Target: @unchecked Sendable {
         let catalog = try call("catalog", #"{"op":"list_categories"}"#)
         for (name, answer) in [("books create", created), ("books get", read), ("catalog list_categories", catalog)] {
             #expect(answer.reply["ok"] as? Bool == true, "\(name): \(answer.reply)")
-            #expect(answer.elapsed <= .seconds(2), "\(name) took \(answer.elapsed)")
         }
         return max(created.elapsed, read.elapsed, catalog.elapsed)
-    }
-
-    private func waitUntilServing(_ services: [String]) throws {
-        let context = try Context()
-        let client = Client(endpoint: endpoint, configuration: ClientConfiguration(timeout: .milliseconds(500), attempts: 1), context: context)
-        defer { client.close() }
-        let serving = eventually(timeout: .seconds(20)) {
-            services.allSatisfy { (try? client.isRegistered($0)) == true }
-        }
-        try #require(serving, "lyceum did not register \(services); stderr:\n\(String(decoding: log().suffix(4000), as: UTF8.self))")
     }
 }

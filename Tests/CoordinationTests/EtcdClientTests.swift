@@ -15,7 +15,7 @@ import Testing
         #expect(try client.keepAlive(lease: lease.id) > 0)
         #expect(try client.get("test/bound")?.lease == lease.id)
         // Not renewed any more: etcd expires it and deletes its key.
-        #expect(eventually(timeout: .seconds(120)) { (try? client.get("test/bound")) == .some(nil) })
+        #expect(eventually { (try? client.get("test/bound")) == .some(nil) })
         let expired = #expect(throws: CoordinationError.self) { try client.keepAlive(lease: lease.id) }
         #expect(expired?.kind == .leaseExpired)
         #expect(expired?.endpoint == etcd.endpoint)
@@ -55,7 +55,7 @@ import Testing
         try client.put("test/w", value: [7])
         try client.delete("test/w")
         var events: [WatchEvent] = []
-        _ = try eventually(timeout: .seconds(60)) {
+        _ = try eventually {
             events += try watch.next(timeout: .milliseconds(200)) ?? []
             return events.count >= 2
         }

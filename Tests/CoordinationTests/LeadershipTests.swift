@@ -10,7 +10,7 @@ import Testing
     /// Short leases, so that expiries happen within the test: 2 s, renewed every 500 ms, each
     /// renewal given 700 ms (0.5 + 2 × 0.7 ≤ 2).
     static let timing = try! LeaseTiming(ttlSeconds: 2, keepAlivePeriod: .milliseconds(500), retry: .milliseconds(700))
-    static let hang = Duration.seconds(120)
+    static let hang = Duration.hangLimit
 
     static func isLeader(_ state: LeadershipState) -> Bool { if case .leader = state { true } else { false } }
     static func epoch(_ state: LeadershipState?) -> Int64? { if case .leader(let epoch)? = state { epoch } else { nil } }
@@ -108,6 +108,8 @@ import Testing
         #expect(eventually(timeout: Self.hang) { !candidate.mayAcknowledge(epoch: epoch) })
         #expect(candidate.wait(timeout: Self.hang) { $0 == .candidate } != nil)
         let lastRenewal = keeper.lastRenewal
+        // `onChange` runs just after the state changes: wait for it too.
+        #expect(eventually(timeout: Self.hang) { steppedDown.withLock { $0 } != nil })
         let down = try #require(steppedDown.withLock { $0 })
         // The safety rule itself, not a speed: it stopped acting before the lease it last renewed could expire.
         #expect(keeper.actingDeadline <= lastRenewal + Self.timing.ttl)

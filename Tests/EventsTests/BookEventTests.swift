@@ -99,7 +99,7 @@ struct BookEventTests {
         var problems: [String] = []
         var heartbeatSeen = false
         let total = fixture.publisher.sequence
-        #expect(try eventually(timeout: .seconds(10)) {
+        #expect(try eventually {
             for update in try subscriber.poll(timeout: .milliseconds(50)) {
                 switch update {
                 case .event: applied += 1

@@ -26,10 +26,10 @@ struct CatchUpTests {
             guard case .synchronized(_, let sequence, _) = synchronized.first, sequence >= 1 else {
                 throw TestFailure("no snapshot: \(synchronized)")
             }
-            for writer in writers { _ = try writer.value(within: .seconds(30)) }
+            for writer in writers { _ = try writer.value() }
             try fixture.catchUp(subscriber)
             return subscriber.entries.mapValues { PublishedProgressFields($0.progress) }
-        }.value(within: .seconds(40))
+        }.value()
         let truth = try fixture.progressThroughTheService()
         #expect(truth.count > 20)
         #expect(mirror == truth)
@@ -121,7 +121,7 @@ struct CatchUpTests {
         fixture.completeCourse(course, learner: "ada")
         let heartbeat = #"{"source":"\#(fixture.publisher.source)","seq":\#(fixture.publisher.sequence),"progress_seq":\#(fixture.publisher.sequence),"books_seq":0,"course_seq":{"\#(course.id)":\#(course.lessons.count)},"snapshot":null,"time":"2026-01-01T00:00:00.000Z"}"#
         var repaired: ProgressSubscriber.Update?
-        _ = try eventually(timeout: .seconds(5)) {
+        _ = try eventually {
             try relay.send(multipart: [Array(EventTopic.heartbeat.utf8), Array(heartbeat.utf8)])
             repaired = try subscriber.poll(timeout: .milliseconds(50)).first { if case .gapRepaired = $0 { true } else { false } } ?? repaired
             return repaired != nil

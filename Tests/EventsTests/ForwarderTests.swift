@@ -30,7 +30,7 @@ struct ForwarderTests {
         let writers = workers.enumerated().map { index, worker in
             ThreadResult("worker-\(index)") { worker.requests(count: 300, learners: ["w\(index)-a", "w\(index)-b", "w\(index)-c"], seed: index).compactMap { worker.write($0) }.count }
         }
-        let counts = try writers.map { try $0.value(within: .seconds(30)) }
+        let counts = try writers.map { try $0.value() }
         let received = try receiveEvents(raw, count: counts.reduce(0, +))
         var last: [String: UInt64] = [:]
         for message in received {

@@ -17,12 +17,12 @@ struct ProcessTests {
         ])
         // Events keep coming until the watcher has printed its 25 and left.
         var requests = fixture.requests(count: 20_000, learners: ["ada", "grace", "alan"])[...]
-        _ = eventually(timeout: .seconds(20)) {
+        _ = eventually {
             for request in requests.prefix(10) { fixture.write(request) }
             requests = requests.dropFirst(10)
             return !watch.isRunning
         }
-        #expect(watch.waitForExit(timeout: .seconds(5)) == 0)
+        #expect(watch.waitForExit() == 0)
         let lines = watch.lines
         #expect(lines.count == 25)
         var previous: UInt64 = 0
@@ -38,12 +38,12 @@ struct ProcessTests {
         let fixture = try PublishingFixture()
         let watch = try ChildProcess(Self.lyceum, ["watch", "--connect", fixture.endpoints.publish[0], "--snapshot", fixture.endpoints.snapshot[0], "--limit", "5"])
         var requests = fixture.requests(count: 20_000, learners: ["ada"])[...]
-        _ = eventually(timeout: .seconds(20)) {
+        _ = eventually {
             for request in requests.prefix(10) { fixture.write(request) }
             requests = requests.dropFirst(10)
             return !watch.isRunning
         }
-        #expect(watch.waitForExit(timeout: .seconds(5)) == 0)
+        #expect(watch.waitForExit() == 0)
         // A watcher that joins while events flow may also print a gap warning.
         let events = watch.lines.filter { !$0.hasPrefix("WARNING ") }
         #expect(events.count == 5)
@@ -55,7 +55,7 @@ struct ProcessTests {
     func watchBadFlags() throws {
         for arguments in [["watch", "--limit", "0"], ["watch", "--json", "--plain"], ["watch", "--bogus"], ["watch", "--connect"]] {
             let watch = try ChildProcess(Self.lyceum, arguments)
-            #expect(watch.waitForExit(timeout: .seconds(10)) == 2, "\(arguments)")
+            #expect(watch.waitForExit() == 2, "\(arguments)")
         }
     }
 
@@ -87,7 +87,7 @@ struct ProcessTests {
         func isClean(_ text: String) -> Bool {
             !text.contains("\u{1B}") && !text.contains("[?1049") && !text.contains("[K") && !text.contains("[7m") && !text.contains("[0m")
         }
-        #expect(try eventually(timeout: .seconds(15)) {
+        #expect(try eventually {
             writeSome()
             let text = try screen()
             return text.contains("RECENT EVENTS") && text.contains("learner=")
@@ -99,7 +99,7 @@ struct ProcessTests {
         #expect(wide.split(separator: "\n").allSatisfy { $0.count <= 100 })
 
         try tmux.run(["resize-window", "-t", "watch", "-x", "60", "-y", "20"])
-        #expect(try eventually(timeout: .seconds(10)) {
+        #expect(try eventually {
             writeSome()
             let lines = try screen().split(separator: "\n", omittingEmptySubsequences: false)
             return lines.first?.hasPrefix("Lyceum watch") == true && lines.allSatisfy { $0.count <= 60 } && lines.count <= 21
@@ -110,7 +110,7 @@ struct ProcessTests {
 
         try tmux.run(["send-keys", "-t", "watch", "C-c"])
         var exitStatus = ""
-        #expect(try eventually(timeout: .seconds(5)) {
+        #expect(try eventually {
             guard FileManager.default.fileExists(atPath: status.path) else { return false }
             exitStatus = String(decoding: try Data(contentsOf: status), as: UTF8.self)
             return exitStatus.hasSuffix("\n")
@@ -132,13 +132,13 @@ struct ProcessTests {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Subscribers/events_subscriber.py").path
         let events = fixture.requests(count: 400, learners: ["ada", "grace.h", "ada@x"]).compactMap { fixture.write($0) }.count
         let python = try ChildProcess("/usr/bin/python3", [script, fixture.endpoints.publish[0], fixture.endpoints.snapshot[0]])
-        #expect(eventually(timeout: .seconds(10)) { python.lines.first == "READY" })
+        #expect(eventually { python.lines.first == "READY" })
         // These race the subscriber's snapshot request, as a live service's writes would.
         let more = fixture.requests(count: 1000, learners: (0..<20).map { "later-\($0)" }, seed: 3).compactMap { fixture.write($0) }.count
         let bookEvents = BookEventTests.lifecycle(learner: "ada/x", bookID: "b-1") + BookEventTests.lifecycle(learner: "ada", bookID: "b-2").prefix(2)
         for (index, event) in bookEvents.enumerated() { fixture.publisher.publish(event, on: .books, revision: UInt64(index + 1)) }
-        python.send("UNTIL \(fixture.publisher.sequence)")
-        #expect(python.waitForExit(timeout: .seconds(20)) == 0)
+        python.send(line: "UNTIL \(fixture.publisher.sequence)")
+        #expect(python.waitForExit() == 0)
         let report = try JSONParser().parse(Array(try #require(python.lines.last).utf8))
         #expect(report["problems"] == .array([]))
         #expect(report["last_seq"] == .integer(events + more + bookEvents.count))

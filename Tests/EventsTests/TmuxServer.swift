@@ -10,10 +10,8 @@ import Glibc
 /// command in a real pseudo-terminal and shows what the terminal displays. Its server is killed
 /// when it is released.
 ///
-/// tmux is started with `posix_spawn`, not Foundation's `Process`: on Linux, `Process` learns
-/// that a child ended only when every holder of a socket it lets the child inherit has closed
-/// it, and the server that `tmux new-session` forks into the background keeps that socket open,
-/// so `Process` would report the finished client as running forever.
+/// tmux runs as a `ChildProcess`, not under Foundation's `Process`, which would report the
+/// finished client as running for as long as the server it forked kept an inherited socket open.
 final class TmuxServer {
     static let executable = "/usr/bin/tmux"
 
@@ -37,56 +35,21 @@ final class TmuxServer {
     /// it printed.
     /// - Throws: when tmux cannot be started, fails, or takes more than `timeout`.
     @discardableResult
-    func run(_ arguments: [String], timeout: Duration = .seconds(10)) throws -> String {
+    func run(_ arguments: [String], timeout: Duration = .hangLimit) throws -> String {
         let output = directory.appendingPathComponent("output")
-        let argv = [Self.executable, "-S", socket, "-f", "/dev/null"] + arguments
         // The server inherits this environment: a known terminal type, and no outer tmux.
-        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("TMUX") }
-        environment["TERM"] = "xterm"
-        let envp = environment.map { "\($0.key)=\($0.value)" }
-
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        // The test runner's signal mask and ignored signals would be inherited by the server.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        var all = sigset_t()
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        var pid: pid_t = 0
-        let status = withCStrings(argv) { argvPointers in
-            withCStrings(envp) { envpPointers in posix_spawn(&pid, Self.executable, &actions, &attributes, argvPointers, envpPointers) }
-        }
-        guard status == 0 else { throw TestFailure("tmux \(arguments) could not start: error \(status)") }
-        var exitStatus: Int32 = 0
-        let exited = eventually(timeout: timeout) { waitpid(pid, &exitStatus, WNOHANG) == pid }
-        guard exited else {
-            kill(pid, SIGKILL)
-            waitpid(pid, &exitStatus, 0)
+        var environment: [String: String?] = ["TERM": "xterm"]
+        for name in ProcessInfo.processInfo.environment.keys where name.hasPrefix("TMUX") { environment[name] = .some(nil) }
+        // Output to a file: the server that `tmux new-session` forks must hold no pipe of ours.
+        let child = try ChildProcess(
+            Self.executable, ["-S", socket, "-f", "/dev/null"] + arguments, environment: environment,
+            standardOutput: .file(output.path), standardError: .discarded, writableInput: false)
+        guard let status = child.waitForExit(timeout: timeout) else {
+            child.stop()
             throw TestFailure("tmux \(arguments) did not finish within \(timeout)")
         }
         let printed = String(decoding: try Data(contentsOf: output), as: UTF8.self)
-        // WIFEXITED and WEXITSTATUS, which Swift does not import.
-        guard exitStatus & 0x7F == 0, (exitStatus >> 8) & 0xFF == 0 else {
-            throw TestFailure("tmux \(arguments) failed with wait status \(exitStatus): \(printed)")
-        }
+        guard status == 0 else { throw TestFailure("tmux \(arguments) failed with status \(status): \(printed)") }
         return printed
     }
-}
-
-/// Calls `body` with `strings` as a NULL-terminated array of C strings.
-private func withCStrings<Result>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> Result) -> Result {
-    let pointers = strings.map { strdup($0) } + [nil]
-    defer { for pointer in pointers { free(pointer) } }
-    return body(pointers)
 }

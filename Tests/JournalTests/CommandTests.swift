@@ -1,5 +1,6 @@
 import Foundation
 import Journal
+import LyceumTestSupport
 import Testing
 
 /// `lyceum journal check|repair|compact`, run as the real executable.
@@ -36,8 +37,7 @@ import Testing
     }
 
     private func runLyceum(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let child = try ChildProcess(executable, arguments)
-        let output = String(decoding: child.readAll(), as: UTF8.self)
-        return (child.wait().status, output)
+        let finished = try ChildProcess.run(executable, arguments)
+        return (finished.status ?? -1, finished.standardOutput)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Testing) import Journal
+import LyceumTestSupport
 import Testing
 
 @Suite struct CrashTests {
@@ -18,11 +19,12 @@ import Testing
             for round in 0..<55 {
                 let child = try ChildProcess(executable, [mode, directory, concurrency])
                 usleep(UInt32.random(in: 30_000...160_000, using: &generator))
-                child.kill()
-                let (signal, _) = child.wait()
+                child.send(SIGKILL)
+                _ = child.waitForExit()
+                let signal = child.endingSignal
                 #expect(signal == SIGKILL, "round \(round): the child ended before it was killed")
                 if signal == SIGKILL { kills += 1 }
-                let output = String(decoding: child.readAll(), as: UTF8.self)
+                let output = child.standardOutput
                 // A line without its newline was cut by the kill; only whole lines are reports.
                 for line in output.split(separator: "\n", omittingEmptySubsequences: true) where output.contains(line + "\n") {
                     let fields = line.split(separator: " ")
@@ -60,8 +62,9 @@ import Testing
             journal.close()
 
             let child = try ChildProcess(executable, ["compact", directory, step.rawValue])
-            #expect(child.wait().signal == SIGKILL)
-            let acknowledged = String(decoding: child.readAll(), as: UTF8.self).split(separator: "\n").map { $0.split(separator: " ") }
+            _ = child.waitForExit()
+            #expect(child.endingSignal == SIGKILL)
+            let acknowledged = child.standardOutput.split(separator: "\n").map { $0.split(separator: " ") }
             #expect(!acknowledged.isEmpty, "the writers should have been acknowledged during compaction")
 
             let (recovered, lastSequence) = try reopen(directory)

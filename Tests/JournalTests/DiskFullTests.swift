@@ -1,5 +1,6 @@
 import Foundation
 import Journal
+import LyceumTestSupport
 import Testing
 
 /// Whether this process may mount a tmpfs (it needs root or CAP_SYS_ADMIN).
@@ -16,13 +17,7 @@ let canMountTmpfs: Bool = {
 
 @discardableResult
 func run(_ executable: String, _ arguments: [String]) -> Int32 {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    process.standardError = FileHandle.nullDevice
-    do { try process.run() } catch { return -1 }
-    process.waitUntilExit()
-    return process.terminationStatus
+    (try? ChildProcess.run(executable, arguments, standardError: .discarded).status) ?? -1
 }
 
 @Suite struct DiskFullTests {

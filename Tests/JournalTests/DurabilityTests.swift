@@ -1,5 +1,6 @@
 import Foundation
 @testable import Journal
+import LyceumTestSupport
 import Testing
 
 @Suite struct DurabilityTests {
@@ -62,9 +63,9 @@ import Testing
         let executable = try stressExecutable()
         try withTemporaryDirectory { directory in
             let child = try ChildProcess(executable, ["fill", directory, "65536"])
-            let (signal, status) = child.wait()
-            #expect(signal == nil && status == 0)
-            let lines = String(decoding: child.readAll(), as: UTF8.self).split(separator: "\n")
+            let status = child.waitForExit()
+            #expect(child.endingSignal == nil && status == 0)
+            let lines = child.standardOutput.split(separator: "\n")
             try #require(lines.count == 3, "\(lines)")
             let acknowledged = Int(lines[0].split(separator: " ")[1])!
             #expect(acknowledged > 10)

@@ -1,36 +1,20 @@
 import Foundation
 import JSON
 import LoadTest
+import LyceumTestSupport
 import Testing
 
 /// A program built beside the test bundle, run to completion with its output collected.
-struct BuiltProgram {
-    static let productsDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-
-    struct Outcome {
-        let status: Int32
-        let standardOutput: String
-        let standardError: String
-    }
+enum BuiltProgram {
+    /// How it ended and what it printed.
+    typealias Outcome = ChildProcess.Finished
 
     /// Runs `executable` (a path, or a product's name) with `arguments` and `environment` added.
     static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
                     currentDirectory: URL? = nil) throws -> Outcome {
-        let process = Process()
-        process.executableURL = executable.contains("/") ? URL(fileURLWithPath: executable) : productsDirectory.appendingPathComponent(executable)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        // Read both pipes while the child runs, so that neither fills and blocks it.
-        let collected = ThreadCollector(errors.fileHandleForReading)
-        let standardOutput = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Outcome(status: process.terminationStatus, standardOutput: String(decoding: standardOutput, as: UTF8.self),
-                       standardError: String(decoding: collected.wait(), as: UTF8.self))
+        try ChildProcess.run(
+            executable.contains("/") ? executable : productsDirectory.appendingPathComponent(executable).path, arguments,
+            environment: environment, currentDirectory: currentDirectory?.path)
     }
 }
 
@@ -40,24 +24,6 @@ func removeTemporary(_ directory: URL) {
         try FileManager.default.removeItem(at: directory)
     } catch {
         Issue.record("cannot remove \(directory.path): \(error)")
-    }
-}
-
-/// Reads a file handle to its end on a thread of its own.
-final class ThreadCollector: @unchecked Sendable {
-    private var data = Data()
-    private let done = DispatchSemaphore(value: 0)
-
-    init(_ handle: FileHandle) {
-        Thread { [self] in
-            data = handle.readDataToEndOfFile()
-            done.signal()
-        }.start()
-    }
-
-    func wait() -> Data {
-        done.wait()
-        return data
     }
 }
 

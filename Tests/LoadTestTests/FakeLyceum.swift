@@ -2,6 +2,7 @@ import Foundation
 import JSON
 import LyceumLifecycle
 import LyceumSupport
+import LyceumTestSupport
 import Majordomo
 import Synchronization
 import ZeroMQ
@@ -36,31 +37,14 @@ final class FakeLyceum {
         let catalog = try WorkerSession(endpoint: endpoint, service: "catalog", context: context) { FakeBooks.catalog($0) }
         threads.append(ServiceThread(catalog, name: "fake-catalog"))
         self.threads = threads
-        try waitUntilServing()
+        // Workers register asynchronously; a request sent before they do would wait for them.
+        try waitUntilServing(["books", "catalog"], at: endpoint)
     }
 
     /// Stops the workers first, then the broker.
     func stop() {
         for thread in threads.reversed() { thread.stop() }
     }
-
-    /// Workers register asynchronously; a request sent before they do would wait for them.
-    private func waitUntilServing() throws {
-        let client = Client(endpoint: endpoint, configuration: ClientConfiguration(timeout: .seconds(2), attempts: 1), context: context)
-        defer { client.close() }
-        for service in ["books", "catalog"] {
-            let deadline = ContinuousClock.now + .seconds(5)
-            while try !client.isRegistered(service) {
-                guard ContinuousClock.now < deadline else { throw FakeLyceumError(detail: "\(service) never registered") }
-                Thread.sleep(forTimeInterval: 0.02)
-            }
-        }
-    }
-}
-
-struct FakeLyceumError: Error, CustomStringConvertible {
-    let detail: String
-    var description: String { detail }
 }
 
 /// The fake `books` service's state, shared by its sessions, and the fake catalog.

@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import LyceumTestSupport
 import Testing
 
 /// `Benchmarks/suite.sh --quick` runs inside the test suite, on the binaries this build made,
@@ -17,7 +18,7 @@ import Testing
     /// Runs `Benchmarks/suite.sh` with `arguments` on the binaries this build made, writing to `out`.
     static func suite(_ arguments: [String], out: URL, environment: [String: String] = [:]) throws -> BuiltProgram.Outcome {
         try BuiltProgram.run(repository.appendingPathComponent("Benchmarks/suite.sh").path, arguments,
-                             environment: ["BIN_DIR": BuiltProgram.productsDirectory.path, "OUT": out.path].merging(environment) { $1 },
+                             environment: ["BIN_DIR": productsDirectory.path, "OUT": out.path].merging(environment) { $1 },
                              currentDirectory: repository)
     }
 
@@ -126,7 +127,7 @@ import Testing
     @Test(.timeLimit(.minutes(2)))
     func eventsCostScriptComparesBothArms() throws {
         let outcome = try BuiltProgram.run(Self.repository.appendingPathComponent("Benchmarks/events-cost.sh").path, ["1", "1", "500"],
-                                           environment: ["BIN_DIR": BuiltProgram.productsDirectory.path],
+                                           environment: ["BIN_DIR": productsDirectory.path],
                                            currentDirectory: Self.repository)
         #expect(outcome.status == 0, "\(outcome.standardError.suffix(3000))")
         let rows = outcome.standardOutput.split(separator: "\n").filter { $0.hasPrefix("| always") || $0.hasPrefix("| none") }

@@ -12,7 +12,7 @@ import Testing
                                            [serve.endpoint, serve.eventsEndpoint, serve.snapshotEndpoint])
             defer { example.stop() }
             // Bounded: an example that waits forever for its event must fail the test, not hang the suite.
-            #expect(example.waitForExit(timeout: .seconds(120)) == 0)
+            #expect(example.waitForExit() == 0)
             let printed = example.lines.joined(separator: "\n")
             #expect(printed.contains("created Dune (version 1)"), "\(printed)")
             #expect(printed.contains("search: [\"SwiftUI Essentials\"]"), "\(printed)")

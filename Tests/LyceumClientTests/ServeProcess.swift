@@ -2,6 +2,7 @@ import Foundation
 import LyceumClient
 import LyceumTestSupport
 import Testing
+import ZeroMQ
 
 /// `lyceum serve` on free loopback ports with a data directory, for the client to call.
 final class ServeProcess: @unchecked Sendable {
@@ -46,26 +47,14 @@ final class ServeProcess: @unchecked Sendable {
         try await waitUntilServing()
     }
 
-    /// Waits until every service has a worker: a read of each succeeds.
+    /// Waits until every service has a worker (asked with the probe's keys under CURVE). The
+    /// suites that start serve run off the cooperative pool, so this blocking wait holds no
+    /// thread another test needs.
     private func waitUntilServing() async throws {
-        let probe = try client(timeout: .milliseconds(500), attempts: 1, curve: probeKeys)
-        defer { probe.close() }
-        // Bounded in attempts, not by the clock: each attempt ends on the client's own thread
-        // (its 500 ms timeout) whatever the machine does, while this task itself may wait minutes
-        // for a thread when the suite's synchronous tests hold the small cooperative pool, which
-        // says nothing about serve. 180 attempts are about 90 s on an idle machine.
-        for _ in 0..<180 {
-            do {
-                _ = try await probe.catalog.listCategories()
-                _ = try await probe.books.list(learner: "probe")
-                _ = try await probe.progress.courseStats(course: "1")
-                return
-            } catch {
-                try await Task.sleep(for: .milliseconds(50))
-            }
+        let security = probeKeys.map { SocketSecurity.curveClient($0.keyPair, serverKey: $0.serverPublicKey) } ?? .plaintext
+        try LyceumTestSupport.waitUntilServing(["catalog", "books", "progress"], at: endpoint, security: security) {
+            "stderr:\n\(process.standardError)"
         }
-        Issue.record("lyceum serve did not answer; stderr:\n\(process.standardError)")
-        throw CancellationError()
     }
 }
 

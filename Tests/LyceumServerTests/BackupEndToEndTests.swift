@@ -116,7 +116,7 @@ struct BackupEndToEndTests {
         let half = backups.path + "/half"
         // Small chunks, so that the copy is still running when its first progress line shows.
         let client = try LyceumProcess(["backup", "--to", half, "--broker", server.endpoint, "--chunk-bytes", "1024"])
-        let copying = waitUntil(timeout: .seconds(60)) { client.standardError.contains("backup: ") }
+        let copying = eventually { client.standardError.contains("backup: ") }
         try #require(copying, "the backup client showed no progress:\n\(client.standardError)")
         client.send(SIGKILL)
         _ = client.waitForExit()
@@ -156,9 +156,9 @@ struct BackupEndToEndTests {
         #expect(FileManager.default.fileExists(atPath: files + "/books/journal.jsonl"))
 
         // Nobody reads it: once abandoned, its files are gone and it is unknown.
-        let removed = waitUntil(timeout: .seconds(120)) { !FileManager.default.fileExists(atPath: files) }
+        let removed = eventually { !FileManager.default.fileExists(atPath: files) }
         #expect(removed, "the abandoned backup's files are still there:\n\(server.process.standardError)")
-        #expect(waitUntil(timeout: .seconds(60)) { server.process.standardError.contains("backup abandoned by its client") })
+        #expect(eventually { server.process.standardError.contains("backup abandoned by its client") })
         let read = try server.call("lyceum.backup", #"{"op":"read","backup":"\#(id)","file":"books/journal.jsonl","offset":0}"#)
         #expect(read.errorCode == "not_found", "\(read)")
 
@@ -171,7 +171,7 @@ struct BackupEndToEndTests {
             guard let other = reply.result["backup"] as? String else { continue }
             _ = try server.call("lyceum.backup", #"{"op":"end","backup":"\#(other)","complete":false}"#)
         }
-        #expect(waitUntil(timeout: .seconds(60)) {
+        #expect(eventually {
             ((try? FileManager.default.contentsOfDirectory(atPath: data.path + "/.backups")) ?? []).isEmpty
         })
     }

@@ -23,7 +23,7 @@ struct BrokerMetricsEndToEndTests {
             try #require(try client.send(multipart: [[], Array("MDPC01".utf8), Array(name.utf8), Array("{}".utf8)]))
         }
         // Queued until no worker comes (`service_unknown`, after two seconds): counted together.
-        let counted = try waitUntil(timeout: .seconds(10)) {
+        let counted = try eventually {
             try Metrics.scrape(port: port).value("lyceum_broker_unregistered_queued_requests") == Double(names.count)
         }
         #expect(counted, "the queued requests for made-up services were not counted")
@@ -33,7 +33,7 @@ struct BrokerMetricsEndToEndTests {
             replies += 1
         }
         try #require(replies == names.count)
-        let drained = try waitUntil(timeout: .seconds(10)) {
+        let drained = try eventually {
             try Metrics.scrape(port: port).value("lyceum_broker_unregistered_queued_requests") == 0
         }
         #expect(drained)

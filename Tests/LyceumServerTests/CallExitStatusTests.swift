@@ -18,7 +18,7 @@ struct CallExitStatusTests {
     /// Calls until stderr names `code` (a broker just started may not listen yet: `broker_unreachable`).
     static func callUntil(_ code: String, _ brokers: [String], _ service: String, timeout: String = "2000", _ options: [String] = []) -> Outcome {
         var outcome: Outcome = (nil, "", "")
-        _ = eventually(timeout: .seconds(30)) {
+        _ = eventually {
             outcome = (try? call(brokers, service, timeout: timeout, options)) ?? outcome
             return outcome.stderr.contains(code)
         }

@@ -21,7 +21,7 @@ struct ClusterBackupEndToEndTests {
         }
         client.close()
         let loads = [WriteLoad(cluster, partition: 2), WriteLoad(cluster, partition: 5)]
-        #expect(waitUntil(timeout: .seconds(30)) { loads.allSatisfy { $0.acknowledged.withLock { $0.count } >= 10 } })
+        #expect(eventually { loads.allSatisfy { $0.acknowledged.withLock { $0.count } >= 10 } })
         let before = loads.map { $0.acknowledged.withLock { $0 } }
 
         let target = backups.path + "/cluster"

@@ -80,7 +80,7 @@ struct CommandLineEndToEndTests {
         defer { worker.stop() }
 
         var created: (status: Int32?, stdout: String, stderr: String) = (nil, "", "")
-        let served = waitUntil(timeout: .seconds(10)) {
+        let served = eventually {
             do {
                 created = try LyceumProcess.run([
                     "call", "--broker", endpoint, "--timeout", "1000", "books",
@@ -131,12 +131,12 @@ struct CommandLineEndToEndTests {
 
         try "[{\"course_name\": ".write(toFile: catalogFile, atomically: true, encoding: .utf8)
         server.process.send(SIGHUP)
-        #expect(waitUntil(timeout: .seconds(5)) { server.process.standardError.contains("catalog reload failed") })
+        #expect(eventually { server.process.standardError.contains("catalog reload failed") })
         #expect("\(try server.call("catalog", search))".contains("Knots for Sailors"))
 
         try Self.catalog(title: "Bread Baking").write(toFile: catalogFile, atomically: true, encoding: .utf8)
         server.process.send(SIGHUP)
-        #expect(waitUntil(timeout: .seconds(5)) { server.process.standardError.contains("catalog reloaded") })
+        #expect(eventually { server.process.standardError.contains("catalog reloaded") })
         let reloaded = "\(try server.call("catalog", search))"
         #expect(reloaded.contains("Bread Baking") && !reloaded.contains("Knots"))
         #expect(server.process.signal(SIGTERM) == 0)

@@ -40,7 +40,7 @@ struct ConnectionBudgetTests {
         defer { attacker.stop() }
         #expect(attacker.waitForLine("sent") != nil)
         try expectServing(server)
-        #expect(eventually(timeout: .seconds(30)) { server.process.standardError.contains("connection cut: output budget exceeded") })
+        #expect(eventually { server.process.standardError.contains("connection cut: output budget exceeded") })
         // Published with the broker's snapshot at its next housekeeping pass. At least one: the
         // attacker's DEALER reconnects by itself, and what it still had to send can earn it a second cut.
         #expect(try eventually { try Metrics.scrape(port: metricsPort).value("lyceum_broker_connections_cut_total", ["reason": "output"]) >= 1 })
@@ -59,10 +59,10 @@ struct ConnectionBudgetTests {
         let (host, port) = hostAndPort(server.endpoint)
         let idle = try ChildProcess("/usr/bin/python3", [Python.path("wire_attacker.py"), "idle", host, port, "1100"])
         defer { idle.stop() }
-        #expect(idle.waitForLine("open 1100", timeout: .seconds(30)) != nil)
+        #expect(idle.waitForLine("open 1100") != nil)
         var closed = 0
-        let refused = eventually(timeout: .seconds(20)) {
-            idle.send("count")
+        let refused = eventually {
+            idle.send(line: "count")
             let line = idle.waitForLine("closed", count: idle.lines.filter { $0.hasPrefix("closed") }.count + 1) ?? ""
             closed = Int(line.split(separator: " ").last ?? "") ?? 0
             return closed >= 1100 - (1024 - 256)

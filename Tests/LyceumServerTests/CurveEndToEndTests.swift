@@ -88,11 +88,11 @@ struct CurveEndToEndTests {
         defer { dashboard.stop() }
         let learner = try Self.subscriber(server.eventsEndpoint, keys: keys, as: "ada-phone", seconds: 4)
         defer { learner.stop() }
-        #expect(eventually(timeout: .seconds(10)) {
+        #expect(eventually {
             _ = try? Self.peer("call", server.endpoint, keys: keys, as: "app", ["books", Self.create])
             return dashboard.lines.contains { $0.hasPrefix("message books/") }
         })
-        #expect(learner.waitForLine("messages", timeout: .seconds(15)) == "messages 0 topics ")
+        #expect(learner.waitForLine("messages") == "messages 0 topics ")
         #expect(try Self.peer("snapshot", server.snapshotEndpoint, keys: keys, as: "dashboard", []).hasPrefix("reply"))
         #expect(try Self.peer("snapshot", server.snapshotEndpoint, keys: keys, as: "ada-phone", []) == "noreply")
         #expect(try Self.peer("snapshot", server.snapshotEndpoint, keys: keys, as: nil, []) == "noreply")
@@ -110,7 +110,7 @@ struct CurveEndToEndTests {
         defer { kept.stop() }
         let revoked = try Self.subscriber(server.eventsEndpoint, keys: keys, as: "dashboard2", seconds: 30)
         defer { revoked.stop() }
-        #expect(eventually(timeout: .seconds(10)) {
+        #expect(eventually {
             _ = try? Self.peer("call", server.endpoint, keys: keys, as: "app", ["books", Self.create])
             return kept.lines.contains { $0.hasPrefix("message books/") } && revoked.lines.contains { $0.hasPrefix("message books/") }
         })
@@ -121,7 +121,7 @@ struct CurveEndToEndTests {
         #expect(server.process.standardError.contains("removed=app2,dashboard2"))
         let before = (kept: kept.lines.count, revoked: revoked.lines.count)
         // New events reach the dashboard still authorised (it reconnected by itself), never the revoked one.
-        #expect(eventually(timeout: .seconds(15)) {
+        #expect(eventually {
             _ = try? Self.peer("call", server.endpoint, keys: keys, as: "app", ["books", Self.create])
             return kept.lines.count > before.kept + 2
         })
@@ -173,12 +173,12 @@ struct CurveEndToEndTests {
         let worker = try LyceumProcess(["worker", "--broker", endpoint, "--forwarder-endpoint", forwarder, "--data", data.path,
                                         "--service", "books"] + keys.client("worker"))
         defer { worker.stop() }
-        #expect(eventually(timeout: .seconds(20)) {
+        #expect(eventually {
             (try? Self.peer("call", endpoint, keys: keys, as: "app", ["books", Self.create]))?.contains(#""ok":true"#) == true
         }, "broker: \(broker.standardError)\nworker: \(worker.standardError)")
         let dashboard = try Self.subscriber(events, keys: keys, as: "dashboard", seconds: 20)
         defer { dashboard.stop() }
-        #expect(eventually(timeout: .seconds(10)) {
+        #expect(eventually {
             _ = try? Self.peer("call", endpoint, keys: keys, as: "app", ["books", Self.create])
             return dashboard.lines.contains { $0.hasPrefix("message books/") }
         }, "the worker's events did not reach the dashboard through the forwarder")
@@ -235,7 +235,7 @@ final class CurveServer {
             "--curve-secret-key", keys.secretPath("server"), "--authorized-keys", keys.authorized,
         ] + arguments)
         let endpoint = endpoint
-        let ready = eventually(timeout: .seconds(20)) {
+        let ready = eventually {
             (try? CurveEndToEndTests.peer("call", endpoint, keys: keys, as: "app", ["catalog", #"{"op":"list_courses","limit":1}"#]))?
                 .contains(#""ok":true"#) == true
         }

@@ -47,7 +47,7 @@ struct CurveRolesEndToEndTests {
                                         "--authorized-keys", CurveRolesEndToEndTests.workerAuthorized(keys)]
                                        + services.flatMap { ["--service", $0] } + keys.client("worker"))
             let endpoint = endpoint, service = services[0]
-            let ready = eventually(timeout: .seconds(30)) {
+            let ready = eventually {
                 (try? CurveEndToEndTests.peer("call", endpoint, keys: keys, as: "app", [service, #"{"op":"list","learner":"nobody"}"#]))?
                     .contains(#""ok":true"#) == true
             }
@@ -73,7 +73,7 @@ struct CurveRolesEndToEndTests {
         #expect(try CurveEndToEndTests.peer("many", cluster.endpoint, keys: keys, as: "app", ["books", create, "100"]) == "replies 100")
         let list = try CurveEndToEndTests.peer("call", cluster.endpoint, keys: keys, as: "app", ["books", #"{"op":"list","learner":"victim","limit":100}"#])
         #expect(list.components(separatedBy: #""title":"Emma""#).count - 1 == 100, "\(list)")
-        let impostorSaw = try #require(impostor.waitForLine("requests", timeout: .seconds(30)))
+        let impostorSaw = try #require(impostor.waitForLine("requests"))
         #expect(impostorSaw.hasPrefix("requests 0 disconnects "), "\(impostorSaw)")
         #expect(impostorSaw != "requests 0 disconnects 0", "the broker answered READY with DISCONNECT")
         #expect(cluster.broker.standardError.contains("worker command from a key without the worker role"), "\(cluster.broker.standardError)")
@@ -130,7 +130,7 @@ struct CurveRolesEndToEndTests {
         #expect(try CurveEndToEndTests.peer("snapshot", serve.snapshotEndpoint, keys: keys, as: "dashboard", []).hasPrefix("reply"))
         let subscriber = try CurveEndToEndTests.subscriber(serve.eventsEndpoint, keys: keys, as: "dashboard", seconds: 20)
         defer { subscriber.stop() }
-        #expect(eventually(timeout: .seconds(15)) {
+        #expect(eventually {
             _ = try? CurveEndToEndTests.peer("call", serve.endpoint, keys: keys, as: "app", ["books", CurveEndToEndTests.create])
             return subscriber.lines.contains { $0.hasPrefix("message books/") }
         })
@@ -147,7 +147,7 @@ struct CurveRolesEndToEndTests {
             .appendingPathComponent("SecurityTests/Helpers/zcert_peer.py").path
         for (name, role) in [("server", "admin"), ("app", "app")] {
             let save = try ChildProcess("/usr/bin/python3", [helper, "save", keys.publicPath(name), "role=\(role)"])
-            #expect(save.waitForExit(timeout: .seconds(20)) == 0, "zcert_save \(name)")
+            #expect(save.waitForExit() == 0, "zcert_save \(name)")
             #expect(chmod(keys.secretPath(name), 0o600) == 0)
         }
         try FileManager.default.copyItem(atPath: keys.publicPath("app"), toPath: keys.authorized + "/app")
@@ -188,7 +188,7 @@ struct CurveWorkerSnapshotTests {
         #expect(try ask(as: nil) == "noreply")
 
         var stream = ""
-        let shown = try eventually(timeout: .seconds(60)) {
+        let shown = try eventually {
             stream = try Python.run("dashboard_http.py", ["get", String(port), "/events"]).stdout
             return stream.contains(#""course":"\#(course.id)","title":"\#(course.title)","started":1"#)
         }

@@ -50,7 +50,7 @@ struct DashboardHTTPTests {
         let server = try Server(dataDirectory: data.path, arguments: ["--dashboard-port", String(port), "--durability", "none"])
         for learner in ["ada", "bob", "cy"] { try progress(server, learner) }
         var all = ""
-        #expect(try eventually(timeout: .seconds(10)) {
+        #expect(try eventually {
             all = try http(port, "/events", ["Last-Event-ID: 0"])
             return all.contains("\"learner\":\"cy\"")
         })
@@ -84,7 +84,7 @@ struct DashboardHTTPTests {
 
         let streams = try ChildProcess("/usr/bin/python3", [Python.path("dashboard_http.py"), "streams", String(port), "1000"])
         defer { streams.stop() }
-        #expect(streams.waitForLine("open", timeout: .seconds(60)) != nil)
+        #expect(streams.waitForLine("open") != nil)
         // Events flow to a thousand streams that never read: more than a stream may hold unsent
         // (~0.5 KiB each, 128 KiB + the kernel's buffers), so they are cut, and none holds serve.
         let context = try Context()
@@ -97,7 +97,7 @@ struct DashboardHTTPTests {
         #expect(try server.call("books", #"{"op":"get","learner":"ada","id":"00000000-0000-0000-0000-000000000000"}"#)["ok"] != nil)
         let page = try http(port, "/")
         #expect(page.hasPrefix("HTTP/1.1 200"), "\(page)")
-        #expect(try eventually(timeout: .seconds(20)) { try http(port, "/events").contains("\"started\":1500") })
+        #expect(try eventually { try http(port, "/events").contains("\"started\":1500") })
         let resident = try #require(try Self.residentKiB(server.process.processIdentifier))
         #expect(resident - baseline < 256 * 1024, "serve grew from \(baseline) KiB to \(resident) KiB")
         #expect(server.process.standardError.contains("streams cut"), "no stream was cut:\n\(server.process.standardError)")
@@ -173,11 +173,11 @@ struct BrokerDashboardTests {
         let course = try #require(try Catalog.sample().courses.first { !$0.lessons.isEmpty })
         let write = #"{"op":"mark_watched","learner":"kim","course":"\#(course.id)","lesson":"\#(course.lessons[0].id)"}"#
         // Until the worker has registered, the call gets no answer; it is retried.
-        #expect(try eventually(timeout: .seconds(20)) {
+        #expect(try eventually {
             try LyceumProcess.run(["call", "--broker", endpoint, "--timeout", "1000", "progress", write]).status == 0
         }, "broker:\n\(broker.standardError)\nworker:\n\(worker.standardError)")
         var stream = ""
-        let shown = try eventually(timeout: .seconds(60)) {
+        let shown = try eventually {
             stream = try Python.run("dashboard_http.py", ["get", String(port), "/events"]).stdout
             return stream.contains(#""course":"\#(course.id)","title":"\#(course.title)","started":1"#)
                 && stream.contains(#""lesson_title":"\#(course.lessons[0].title)""#)

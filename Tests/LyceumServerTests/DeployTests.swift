@@ -13,11 +13,6 @@ import ZeroMQ
 struct DeployTests {
     static let deploy = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../deploy").standardized
 
-    /// Foundation's `Process` starts a child with the spawning thread's signal mask, and the test
-    /// runner's threads block SIGTERM and SIGINT; bash cannot unblock a signal, so the script
-    /// would never see the one that stops it. This clears the mask, then becomes the script.
-    static let unblockSignalsAndExec = "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])"
-
     static let systemdAnalyze = ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
     @Test(.enabled(if: systemdAnalyze != nil, "systemd-analyze is not installed (Debian's systemd package)"))
@@ -93,38 +88,25 @@ struct DeployTests {
         // on BASE+4 and the forwarder's input on BASE+5.
         let metricsPort = try freeLoopbackPorts(count: 6)
         let eventsPort = metricsPort + 4
-        let cluster = Process()
-        cluster.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        cluster.arguments = ["-c", Self.unblockSignalsAndExec, Self.deploy.appendingPathComponent("local-cluster.sh").path, "--lyceum", LyceumProcess.executable.path, "--workers", "2", "--port", port, "--data", data.path,
-                             "--metrics-port", String(metricsPort), "--events-port", String(eventsPort)]
-        let output = Pipe()
-        cluster.standardOutput = output
-        let lines = LineCollector(output.fileHandleForReading)
-        try cluster.run()
+        // The script starts as from a shell (no signal blocked), so that SIGTERM reaches its trap.
+        let cluster = try ChildProcess(
+            Self.deploy.appendingPathComponent("local-cluster.sh").path,
+            ["--lyceum", LyceumProcess.executable.path, "--workers", "2", "--port", port, "--data", data.path,
+             "--metrics-port", String(metricsPort), "--events-port", String(eventsPort)])
         var pids: [String: Int32] = [:]
         defer {
-            if cluster.isRunning { kill(cluster.processIdentifier, SIGTERM) }
-            if !waitUntil(timeout: .seconds(15), { !cluster.isRunning }) { kill(cluster.processIdentifier, SIGKILL) }
-            cluster.waitUntilExit()
+            cluster.signal(SIGTERM)
             // Whatever the script could not stop (it was killed, or failed) is stopped here.
             for pid in pids.values where kill(pid, 0) == 0 { kill(pid, SIGKILL) }
         }
-        try #require(waitUntil(timeout: .seconds(10)) { lines.text.contains("cluster ready") }, "local-cluster.sh: \(lines.text)")
-        for line in lines.text.split(separator: "\n") where line.hasPrefix("started ") {
+        try #require(cluster.waitForLine("cluster ready") != nil, "local-cluster.sh: \(cluster.standardOutput)")
+        for line in cluster.lines where line.hasPrefix("started ") {
             let words = line.split(separator: " ")
             pids[String(words[1])] = Int32(words[3])
         }
-        try #require(pids.count == 4, "\(lines.text)")
+        try #require(pids.count == 4, "\(cluster.standardOutput)")
 
-        let context = try Context()
-        let probe = Client(endpoint: endpoint, configuration: ClientConfiguration(timeout: .milliseconds(500), attempts: 1), context: context)
-        defer { probe.close() }
-        let registered = waitUntil(timeout: .seconds(30)) {
-            ["catalog", "books", "progress"].allSatisfy { service in
-                do { return try probe.isRegistered(service) } catch { return false }
-            }
-        }
-        try #require(registered, "the cluster's workers did not register; logs:\n\(Self.logs(in: data.path + "/logs"))")
+        try waitUntilServing(["catalog", "books", "progress"], at: endpoint) { "logs:\n\(Self.logs(in: data.path + "/logs"))" }
         #expect(try Self.awaitCatalogWorkers(32, metricsPort: metricsPort), "two processes of 16 catalog sessions each")
 
         // Retries ride over the request a killed worker had in hand.
@@ -141,9 +123,9 @@ struct DeployTests {
         #expect(outcomes.allSatisfy { $0.reply != nil }, "\(outcomes.filter { $0.reply == nil }.count) requests failed after retries")
         #expect(try outcomes.compactMap { try $0.parsed() }.allSatisfy { $0.isOK })
 
-        kill(cluster.processIdentifier, SIGTERM)
-        #expect(waitUntil(timeout: .seconds(15)) { !cluster.isRunning })
-        #expect(lines.text.contains("cluster stopped"))
+        #expect(cluster.signal(SIGTERM) != nil, "local-cluster.sh did not stop on SIGTERM")
+        _ = eventually { cluster.standardOutput.contains("cluster stopped") }
+        #expect(cluster.standardOutput.contains("cluster stopped"))
         #expect(pids.values.allSatisfy { kill($0, 0) != 0 }, "local-cluster.sh left a process running")
         let brokerLog = try String(contentsOfFile: data.path + "/logs/broker.log", encoding: .utf8)
         #expect(brokerLog.contains("broker stopped"))
@@ -198,7 +180,7 @@ struct DeployTests {
 
     /// Waits until the broker's metrics count `expected` catalog workers.
     static func awaitCatalogWorkers(_ expected: Double, metricsPort: Int) throws -> Bool {
-        try waitUntil(timeout: .seconds(10)) {
+        try eventually {
             try Metrics.scrape(port: metricsPort).value("lyceum_broker_workers", ["service": "catalog"]) == expected
         }
     }
@@ -214,32 +196,8 @@ struct DeployTests {
         }
     }
 
-    static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32?, output: String) {
+        let finished = try ChildProcess.run(executable, arguments, standardError: .standardOutput)
+        return (finished.status, finished.standardOutput)
     }
-}
-
-/// Collects what a pipe delivers, readable from the test's thread.
-final class LineCollector: @unchecked Sendable {
-    // Written by the pipe's handler thread; `lock` guards it.
-    private var collected = ""
-    private let lock = NSLock()
-
-    init(_ handle: FileHandle) {
-        handle.readabilityHandler = { [weak self] handle in
-            let text = String(decoding: handle.availableData, as: UTF8.self)
-            self?.lock.withLock { self?.collected += text }
-        }
-    }
-
-    var text: String { lock.withLock { collected } }
 }

@@ -19,7 +19,7 @@ struct EventsEndToEndTests {
         let subscriber = try ProgressSubscriber(
             context: context, options: .init(eventsEndpoint: server.eventsEndpoint, snapshotEndpoint: server.snapshotEndpoint))
         // A heartbeat proves the subscription has reached the publisher, so no event is missed.
-        let subscribed = try waitUntil(timeout: .seconds(5)) {
+        let subscribed = try eventually {
             try subscriber.poll(timeout: .milliseconds(100)).contains { if case .heartbeat = $0 { true } else { false } }
         }
         try #require(subscribed, "no heartbeat on \(server.eventsEndpoint); stderr:\n\(server.process.standardError)")
@@ -50,7 +50,7 @@ struct EventsEndToEndTests {
                 if case .event(let event) = update { events.append(event) }
             }
         }
-        _ = try waitUntil(timeout: .seconds(5)) {
+        _ = try eventually {
             try receive(for: .milliseconds(100))
             return events.count >= changes.count
         }
@@ -79,7 +79,7 @@ struct EventsEndToEndTests {
             guard try poller.poll(timeout: timeout) > 0 else { return nil }
             return try subscriber.receiveMultipart(options: .dontWait)
         }
-        let subscribed = try waitUntil(timeout: .seconds(5)) { try nextMessage(timeout: .milliseconds(100)) != nil }
+        let subscribed = try eventually { try nextMessage(timeout: .milliseconds(100)) != nil }
         try #require(subscribed, "no heartbeat on \(server.eventsEndpoint)")
 
         let created = try server.call("books", #"{"op":"create","learner":"ines","title":"Dune","author":"Frank Herbert","genre":"Fantasy","rating":5}"#)
@@ -120,7 +120,7 @@ struct EventsEndToEndTests {
         let course = try #require(try Catalog.sample().courses.first { !$0.lessons.isEmpty })
         // The watcher may still be subscribing: positions keep changing until it has printed one.
         var seconds = 0
-        let printed = try waitUntil(timeout: .seconds(10)) { () throws -> Bool in
+        let printed = try eventually { () throws -> Bool in
             seconds += 1
             let request = #"{"op":"save_position","learner":"lin","course":"\#(course.id)","lesson":"\#(course.lessons[0].id)","position_seconds":\#(seconds)}"#
             #expect(try server.call("progress", request)["ok"] as? Bool == true)
@@ -128,7 +128,7 @@ struct EventsEndToEndTests {
             return !watch.isRunning
         }
         try #require(printed, "watch printed nothing; stderr:\n\(watch.standardError)")
-        #expect(watch.waitForExit(timeout: .seconds(5)) == 0)
+        #expect(watch.waitForExit() == 0)
         let lines = watch.standardOutput.split(separator: "\n")
         try #require(lines.count == 1, "\(watch.standardOutput)")
         let event = try ReceivedProgressEvent(topic: "", body: Array(lines[0].utf8))
@@ -151,7 +151,7 @@ struct EventsEndToEndTests {
         let context = try Context()
         let subscriber = try ProgressSubscriber(context: context, options: .init(eventsEndpoint: events, snapshotEndpoint: nil))
         // The worker's heartbeats arrive once both hops are connected and subscribed.
-        let subscribed = try waitUntil(timeout: .seconds(10)) {
+        let subscribed = try eventually {
             try subscriber.poll(timeout: .milliseconds(100)).contains { if case .heartbeat = $0 { true } else { false } }
         }
         try #require(subscribed, "no heartbeat through the forwarder; broker:\n\(broker.standardError)\nworker:\n\(worker.standardError)")
@@ -163,7 +163,7 @@ struct EventsEndToEndTests {
         ])
         #expect(call.status == 0, "\(call.stderr)")
         var received: [ReceivedProgressEvent] = []
-        _ = try waitUntil(timeout: .seconds(5)) {
+        _ = try eventually {
             for update in try subscriber.poll(timeout: .milliseconds(100)) {
                 if case .event(let event) = update { received.append(event) }
             }

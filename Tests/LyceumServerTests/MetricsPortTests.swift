@@ -80,7 +80,7 @@ struct MetricsPortTests {
                                         "--metrics-port", String(port), "--heartbeat-interval", "200", "--reconnect-initial", "100"])
         defer { worker.stop() }
         var waiting: HTTPExchange.Answer?
-        #expect(waitUntil(timeout: .seconds(60)) {
+        #expect(eventually {
             waiting = try? HTTPExchange.get("/readyz", port: port)
             return waiting?.status == 503
         }, "\(String(describing: waiting))\n\(worker.standardError)")
@@ -89,11 +89,11 @@ struct MetricsPortTests {
 
         let broker = try LyceumProcess(["broker", "--endpoint", brokerEndpoint, "--events-endpoint", "none"])
         defer { broker.stop() }
-        #expect(waitUntil(timeout: .seconds(60)) { (try? HTTPExchange.get("/readyz", port: port))?.status == 200 },
+        #expect(eventually { (try? HTTPExchange.get("/readyz", port: port))?.status == 200 },
                 "never ready:\n\(worker.standardError)\n\(broker.standardError)")
         broker.stop()
         // The broker gone, no session is accepted: the worker withdraws its readiness.
-        #expect(waitUntil(timeout: .seconds(60)) { (try? HTTPExchange.get("/readyz", port: port))?.status == 503 })
+        #expect(eventually { (try? HTTPExchange.get("/readyz", port: port))?.status == 503 })
     }
 
     /// Requests whose headers never end, 1 MiB each on 64 connections at once, are answered

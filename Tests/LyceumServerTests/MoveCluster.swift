@@ -50,11 +50,9 @@ final class MoveCluster: @unchecked Sendable {
     /// Starts the worker `node` (through `launcher`, with `extra` options) and waits until it
     /// registered `service` and its node service.
     func start(_ node: String, registering service: String, extra: [String] = [], launcher: [String] = []) throws {
-        workers[node] = try LyceumProcess(try workerArguments(node, extra), launcher: launcher)
-        let client = self.client(timeout: .milliseconds(500))
-        defer { client.close() }
-        let up = waitUntil(timeout: .seconds(30)) { (try? client.isRegistered(service)) == true && (try? client.isRegistered("lyceum.node.\(node)")) == true }
-        try #require(up, "\(node) did not register; stderr:\n\(workers[node]?.standardError ?? "")")
+        let worker = try LyceumProcess(try workerArguments(node, extra), launcher: launcher)
+        workers[node] = worker
+        try waitUntilServing([service, "lyceum.node.\(node)"], at: endpoint) { "\(node)'s stderr:\n\(worker.standardError)" }
     }
 
     /// Starts the worker `node` with an empty data directory and `--join`: it registers its node service only.
@@ -129,7 +127,7 @@ final class WriteLoad: @unchecked Sendable {
 
     func stop() throws {
         running.withLock { $0 = false }
-        try thread?.value(within: .seconds(60))
+        try thread?.value()
     }
 
     /// The acknowledged books that `books.p<partition>` does not return now, with the reply for each.

@@ -128,8 +128,8 @@ struct OperationsEndToEndTests {
         try CommandLineEndToEndTests.catalog(title: "Bread Baking").write(toFile: catalogFile, atomically: true, encoding: .utf8)
         try "catalog = \(catalogFile)\nlog-level = debug\n".write(toFile: configFile, atomically: true, encoding: .utf8)
         server.process.send(SIGHUP)
-        #expect(waitUntil(timeout: .seconds(5)) { server.process.standardError.contains("catalog reloaded") })
-        #expect(waitUntil(timeout: .seconds(5)) { server.process.standardError.contains("component=request") })
+        #expect(eventually { server.process.standardError.contains("catalog reloaded") })
+        #expect(eventually { server.process.standardError.contains("component=request") })
         load.run(for: .milliseconds(300))
         let outcomes = try load.stop()
         #expect(outcomes.allSatisfy { $0.reply != nil }, "a request got no reply during the reload")
@@ -154,7 +154,7 @@ struct OperationsEndToEndTests {
         defer { close(silent) }
         Thread.sleep(forTimeInterval: 0.2)
         server.process.send(SIGINT)
-        #expect(waitUntil(timeout: .seconds(2)) { server.process.standardError.contains("stopping") })
+        #expect(eventually { server.process.standardError.contains("stopping") })
         #expect(server.process.signal(SIGINT, timeout: .seconds(5)) == 130)
         #expect(server.process.standardError.contains("second SIGINT"))
         let check = try LyceumProcess.run(["journal", "check", "--data", data.path])
@@ -210,19 +210,9 @@ enum Python {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients/" + script).path
     }
 
-    static func run(_ script: String, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [path(script)] + arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let stdout = output.fileHandleForReading.readDataToEndOfFile()
-        let stderr = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+    static func run(_ script: String, _ arguments: [String]) throws -> (status: Int32?, stdout: String, stderr: String) {
+        let finished = try ChildProcess.run("/usr/bin/python3", [path(script)] + arguments)
+        return (finished.status, finished.standardOutput, finished.standardError)
     }
 }
 

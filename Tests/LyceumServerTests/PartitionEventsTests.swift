@@ -27,7 +27,7 @@ import ZeroMQ
         var loaded: Int?
         // The first heartbeat through the forwarder names the worker's snapshot endpoint; the
         // subscriber then loads its snapshot.
-        _ = try waitUntil(timeout: .seconds(20)) {
+        _ = try eventually {
             for update in try subscriber.poll(timeout: .milliseconds(100)) {
                 if case .synchronized(_, _, let entries) = update { loaded = entries }
             }

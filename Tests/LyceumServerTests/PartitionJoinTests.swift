@@ -26,13 +26,13 @@ import ZeroMQ
         try cluster.join("w3")
         // w1 gives up its highest partition, then w2 its own (RebalancePlan): load on both, and on one that stays.
         let loads = [3, 7, 0].map { WriteLoad(cluster, partition: $0) }
-        #expect(waitUntil(timeout: .seconds(30)) { loads.allSatisfy { $0.acknowledged.withLock { $0.count } >= 10 } })
+        #expect(eventually { loads.allSatisfy { $0.acknowledged.withLock { $0.count } >= 10 } })
 
         let rebalanced = try LyceumProcess.run(["partitions", "rebalance", "--broker", cluster.endpoint], timeout: .seconds(300))
 
         #expect(rebalanced.status == 0, "\(rebalanced.stdout)\n\(rebalanced.stderr)")
         let counts = loads.map { $0.acknowledged.withLock { $0.count } }
-        #expect(waitUntil(timeout: .seconds(30)) { zip(loads, counts).allSatisfy { $0.acknowledged.withLock { $0.count } >= $1 + 10 } }, "writes go on")
+        #expect(eventually { zip(loads, counts).allSatisfy { $0.acknowledged.withLock { $0.count } >= $1 + 10 } }, "writes go on")
         for load in loads { try load.stop() }
         for load in loads {
             #expect(load.failures.withLock { $0 } == [], "p\(load.partition): delayed, not lost")

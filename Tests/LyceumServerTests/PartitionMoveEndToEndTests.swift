@@ -12,13 +12,13 @@ import ZeroMQ
         let cluster = try MoveCluster()
         let moving = WriteLoad(cluster, partition: 2)
         let other = WriteLoad(cluster, partition: 1)
-        #expect(waitUntil(timeout: .seconds(30)) { moving.acknowledged.withLock { $0.count } >= 20 })
+        #expect(eventually { moving.acknowledged.withLock { $0.count } >= 20 })
 
         let moved = try cluster.move(["2", "--to", "w2", "--service", "books"])
 
         #expect(moved.status == 0, "\(moved.stdout)\n\(moved.stderr)")
         let before = moving.acknowledged.withLock { $0.count }
-        #expect(waitUntil(timeout: .seconds(30)) { moving.acknowledged.withLock { $0.count } >= before + 20 }, "writes go on at the new owner")
+        #expect(eventually { moving.acknowledged.withLock { $0.count } >= before + 20 }, "writes go on at the new owner")
         try moving.stop()
         try other.stop()
         #expect(moving.failures.withLock { $0 } == [], "requests of the moving partition were delayed, not lost")
@@ -109,9 +109,9 @@ import ZeroMQ
         let padding = cluster.root("w1") + "/books/p2/padding"
         FileManager.default.createFile(atPath: padding, contents: Data(repeating: 7, count: 96 << 20))
         let mover = ThreadResult("move") { try cluster.move(["2", "--to", "w2", "--service", "books", "--timeout", "5000"]) }
-        #expect(waitUntil(timeout: .seconds(60)) { cluster.entries("w2").contains("p2.incoming") })
+        #expect(eventually { cluster.entries("w2").contains("p2.incoming") })
         _ = cluster.workers["w1"]?.signal(SIGKILL)
-        let outcome = try mover.value(within: .seconds(120))
+        let outcome = try mover.value()
         #expect(outcome.status == 3, "no answer from the killed source: \(outcome.stdout)\n\(outcome.stderr)")
         #expect(cluster.entries("w1").contains("p2"))
         #expect(!cluster.entries("w2").contains("p2"))

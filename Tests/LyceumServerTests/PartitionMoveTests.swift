@@ -70,7 +70,7 @@ private final class TwoNodes: @unchecked Sendable {
     let target: JournalCustody
     let failAt = Mutex<String?>(nil)
     let seen = Mutex<[String]>([])
-    private(set) var services: [String: PartitionMoves] = [:]
+    private(set) var services: [String: PartitionMoveOps] = [:]
 
     init() throws {
         root = try TemporaryDirectory()
@@ -78,7 +78,7 @@ private final class TwoNodes: @unchecked Sendable {
         target = JournalCustody(node: "w2", data: root.path + "/w2")
         try FileManager.default.createDirectory(atPath: target.data + "/books", withIntermediateDirectories: true)
         for custody in [source, target] {
-            services["lyceum.node.\(custody.node)"] = PartitionMoves(custody: custody) { [unowned self] service, frames in
+            services["lyceum.node.\(custody.node)"] = PartitionMoveOps(custody: custody) { [unowned self] service, frames in
                 let step = Self.step(frames[0])
                 seen.withLock { $0.append(step) }
                 if failAt.withLock({ $0 == step }) { throw ServiceError(.unavailable, "the test cut the link at \(step)") }
@@ -260,7 +260,7 @@ private final class TwoNodes: @unchecked Sendable {
         defer { threads.forEach { _ = $0.stop() } }
         for custody in custodies {
             let caller = try NodeCaller(endpoints: [endpoint], security: .plaintext)
-            let moves = PartitionMoves(custody: custody, call: caller.call)
+            let moves = PartitionMoveOps(custody: custody, call: caller.call)
             let pool = try WorkerPool(endpoint: endpoint, service: "lyceum.node.\(custody.node)", sessions: 2, context: context,
                                       handler: moves.handler { _, _, _ in [ServiceError(.unknownOp, "only moves here").replyFrame] })
             threads.append(ServiceThread(pool, name: custody.node))
@@ -337,7 +337,7 @@ private final class GatedCustody: PartitionCustody, @unchecked Sendable {
         defer { _ = brokerThread.stop() }
         let custody = GatedCustody(root: root.path)
         try FileManager.default.createDirectory(atPath: root.path + "/books", withIntermediateDirectories: true)
-        let moves = PartitionMoves(custody: custody) { _, _ in throw ServiceError(.unavailable, "this target calls no one") }
+        let moves = PartitionMoveOps(custody: custody) { _, _ in throw ServiceError(.unavailable, "this target calls no one") }
         // One pool, one thread, as in a worker: the node service beside another service.
         let pool = try WorkerPool(
             endpoints: [endpoint],
@@ -361,7 +361,7 @@ private final class GatedCustody: PartitionCustody, @unchecked Sendable {
         // The receive is stuck in its disk work; the pool's thread is not.
         #expect(try client.call("catalog", body: [Array("still here".utf8)]) == [Array("still here".utf8)])
         custody.gate.open()
-        let reply = try JSONParser().parse(try #require(try receiving.value(within: .seconds(30)).first))
+        let reply = try JSONParser().parse(try #require(try receiving.value().first))
         #expect(reply["ok"] == .bool(true), "\(reply)")
     }
 }
@@ -406,7 +406,7 @@ private final class SlowReleaseCustody: PartitionCustody, @unchecked Sendable {
         try journals.write(5, partition: 3)
         let source = SlowReleaseCustody(journals)
         // A target that takes every receive and adopt.
-        let moves = PartitionMoves(custody: source) { _, _ in [(["node": "w2"] as JSONValue).successReplyFrame] }
+        let moves = PartitionMoveOps(custody: source) { _, _ in [(["node": "w2"] as JSONValue).successReplyFrame] }
         let pool = try WorkerPool(endpoints: endpoints, services: [("lyceum.node.w1", moves.handler { _, _, _ in [] })], sessions: 2, context: context)
         let poolThread = ServiceThread(pool, name: "w1")
         defer { _ = poolThread.stop() }
@@ -430,11 +430,11 @@ private final class SlowReleaseCustody: PartitionCustody, @unchecked Sendable {
         // Likely in hand before the first ends, so that it waits for the outcome (either way it gets it).
         Thread.sleep(forTimeInterval: 0.2)
         source.gate.open()
-        let outcome = try first.value(within: .seconds(30))
+        let outcome = try first.value()
         #expect(outcome["ok"] == .bool(true), "\(outcome)")
-        #expect(try again.value(within: .seconds(30)) == outcome, "the resend is answered with the same move's outcome")
+        #expect(try again.value() == outcome, "the resend is answered with the same move's outcome")
         // Sent once more after it ended: the same outcome again, not a second move.
-        #expect(try send(through: endpoints[1]).value(within: .seconds(30)) == outcome)
+        #expect(try send(through: endpoints[1]).value() == outcome)
         #expect(journals.served == [])
         // The same id for another move is refused, naming the field.
         let other = PartitionMoveRequest.move(PartitionMoveTicket(service: "books", partition: 4, from: "", to: "w2"), id: "move-42").frames

@@ -32,7 +32,7 @@ import Testing
         arguments.removeSubrange(arguments.lastIndex(of: "--service")!...arguments.lastIndex(of: "progress")!)
         let other = try LyceumProcess(arguments)
         defer { other.stop() }
-        #expect(waitUntil(timeout: .seconds(30)) { (try? cluster.isRegistered("lyceum.node.w2")) == true }, "\(other.standardError)")
+        #expect(eventually { (try? cluster.isRegistered("lyceum.node.w2")) == true }, "\(other.standardError)")
 
         let status = try LyceumProcess.run(["status", "--broker", cluster.endpoint])
         #expect(status.status == 0, "\(status.stderr)")

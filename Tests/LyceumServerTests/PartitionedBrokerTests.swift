@@ -44,10 +44,7 @@ import ZeroMQ
 
         /// Waits until `service`'s every partition has a worker (mmi.service says 200 only then).
         func waitUntilServed(_ service: String) throws {
-            let client = client(timeout: .milliseconds(500))
-            defer { client.close() }
-            try #require(waitUntil(timeout: .seconds(20)) { (try? client.isRegistered(service)) == true },
-                         "\(service) was not served; stderr:\n\(process.standardError)")
+            try waitUntilServing([service], at: endpoint) { "stderr:\n\(process.standardError)" }
         }
 
         func stop() {
@@ -157,9 +154,9 @@ import ZeroMQ
         }
         let probe = broker.client(timeout: .milliseconds(500))
         defer { probe.close() }
-        #expect(waitUntil(timeout: .seconds(20)) { (try? probe.isRegistered("progress.p6")) == true })
+        #expect(eventually { (try? probe.isRegistered("progress.p6")) == true })
         #expect((try? probe.isRegistered("progress")) == false)
-        let client = broker.client(timeout: .seconds(10))
+        let client = broker.client(timeout: .hangLimit)
         defer { client.close() }
         let started = ContinuousClock.now
         let reply = try parse(try client.call("progress", body: [Array(#"{"op":"course_stats","course":"1"}"#.utf8)])[0])
@@ -167,8 +164,9 @@ import ZeroMQ
         #expect(error["code"] as? String == "unavailable")
         #expect(error["partitions"] as? [Int] == [7])
         #expect((error["message"] as? String)?.contains("no worker holds partition 7 of progress") == true, "\(error)")
-        // The broker's wait for a partition with no worker (500 ms here), not the caller's timeout.
-        #expect(ContinuousClock.now - started < .seconds(5))
+        // The broker's wait for a partition with no worker (500 ms here) gave the reply: the
+        // caller's timeout (a hang limit) would have thrown instead. The time is a figure.
+        print("course_stats with partition 7 unserved answered in \(ContinuousClock.now - started)")
         // A learner of the missing partition gets the broker's rejection, naming it, under `progress`.
         let learner = (0...).lazy.map { "l\($0)" }.first { Self.scheme.partition(ofLearner: $0) == 7 }!
         #expect {

@@ -50,13 +50,9 @@ final class PartitionedCluster: @unchecked Sendable {
 
     /// Starts the worker (with `arguments` added) and waits until `services` are registered.
     func startWorker(registering services: [String], arguments: [String] = []) throws {
-        worker = try LyceumProcess(workerArguments + arguments)
-        let client = try Self.client(endpoint, timeout: .milliseconds(500))
-        defer { client.close() }
-        let registered = waitUntil(timeout: .seconds(30)) {
-            services.allSatisfy { (try? client.isRegistered($0)) == true }
-        }
-        try #require(registered, "the worker did not register \(services); stderr:\n\(worker?.standardError ?? "")")
+        let worker = try LyceumProcess(workerArguments + arguments)
+        self.worker = worker
+        try waitUntilServing(services, at: endpoint) { "the worker's stderr:\n\(worker.standardError)" }
     }
 
     /// Kills the worker with `signal` and waits for it to be gone.

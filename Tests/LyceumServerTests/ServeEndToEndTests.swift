@@ -75,9 +75,9 @@ struct ServeEndToEndTests {
                 }
             }
         }
-        #expect(waitUntil(timeout: .seconds(20)) { acknowledged.withLock { ids.count } >= 100 })
+        #expect(eventually { acknowledged.withLock { ids.count } >= 100 })
         server.process.stop()
-        for writer in writers { try writer.value(within: .seconds(20)) }
+        for writer in writers { try writer.value() }
         try server.restart()
         var found = Set<String>()
         var cursor: String?
@@ -89,6 +89,59 @@ struct ServeEndToEndTests {
         } while cursor != nil
         let lost = Set(acknowledged.withLock { ids }).subtracting(found)
         #expect(lost.isEmpty, "\(lost.count) acknowledged books lost")
+    }
+
+    /// Issue 26: the creates of many clients that the broker takes in one wake-up share a
+    /// journal sync, and none is acknowledged before that sync ends. `strace` kills serve with
+    /// SIGKILL as it enters its eighth `fdatasync`, between the write of a batch and its sync
+    /// (the page cache keeps what was written). After the restart every acknowledged book is
+    /// there, and so is at least one that no client was told about: the killed sync's batch.
+    @Test func aBatchOfCreatesIsAcknowledgedOnlyAfterItsSync() throws {
+        let data = try TemporaryDirectory()
+        defer { data.remove() }
+        // Started once without strace, so that creating the journals syncs before the count starts.
+        let server = try Server(dataDirectory: data.path)
+        try server.restart(launcher: [
+            "/usr/bin/strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=fdatasync", "-e", "inject=fdatasync:signal=KILL:when=8", "--",
+        ])
+        let acknowledged = NSLock()
+        nonisolated(unsafe) var ids: [String] = []
+        let clients = 16
+        let writers = (0..<clients).map { client in
+            ThreadResult("client-\(client)") {
+                // Writes until serve dies under it; each acknowledgement is recorded at once.
+                for round in 0..<10_000 {
+                    let reply: [String: Any]
+                    do {
+                        reply = try server.call(
+                            "books", #"{"op":"create","learner":"batch-\#(client)","title":"Book \#(round)","author":"A","genre":"Kids","rating":3}"#)
+                    } catch {
+                        return
+                    }
+                    if let id = (reply.result["book"] as? [String: Any])?["id"] as? String {
+                        acknowledged.withLock { ids.append(id) }
+                    }
+                }
+            }
+        }
+        let status = server.process.waitForExit(timeout: .seconds(120))
+        #expect(status != nil && status != 0, "serve should have been killed at its eighth sync")
+        for writer in writers { try writer.value(within: .seconds(60)) }
+        try server.restart()
+        var found = Set<String>()
+        for client in 0..<clients {
+            var cursor: String?
+            repeat {
+                let page = try server.call(
+                    "books", #"{"op":"list","learner":"batch-\#(client)","limit":100\#(cursor.map { #","cursor":"\#($0)""# } ?? "")}"#)
+                found.formUnion((page.result["books"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String })
+                cursor = page.result["next_cursor"] as? String
+            } while cursor != nil
+        }
+        let confirmed = Set(acknowledged.withLock { ids })
+        #expect(!confirmed.isEmpty, "seven syncs should have acknowledged some creates")
+        #expect(confirmed.subtracting(found).isEmpty, "\(confirmed.subtracting(found).count) acknowledged books lost")
+        #expect(found.count > confirmed.count, "the killed sync's batch was written, so some book was stored but never acknowledged")
     }
 
     @Test func aRetriedWriteIsAppliedOnceAcrossARestart() throws {
@@ -158,7 +211,7 @@ struct ServeEndToEndTests {
 
 /// Tests/LyceumServerTests/Clients/mdp_client.py run by Debian's Python, which has pyzmq.
 enum PythonClient {
-    static func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    static func run(_ arguments: [String]) throws -> (status: Int32?, stdout: String, stderr: String) {
         try Python.run("mdp_client.py", arguments)
     }
 }

@@ -34,12 +34,14 @@ final class Server: @unchecked Sendable {
 
     deinit { process.stop() }
 
-    /// Stops the server with `signal` and starts it again on the same endpoint and data.
+    /// Stops the server with `signal` and starts it again on the same endpoint and data, under
+    /// `launcher` when given (e.g. `strace` injecting a fault), which then ends with `lyceum`.
     /// - Returns: the stopped process's exit status.
     @discardableResult
-    func restart(after signal: Int32 = SIGTERM) throws -> Int32? {
+    func restart(after signal: Int32 = SIGTERM, launcher: [String] = []) throws -> Int32? {
         let status = process.signal(signal)
-        process = try Self.start(endpoint: endpoint, dataDirectory: dataDirectory, arguments: extraArguments, descriptorLimit: descriptorLimit)
+        process = try Self.start(
+            endpoint: endpoint, dataDirectory: dataDirectory, arguments: extraArguments, descriptorLimit: descriptorLimit, launcher: launcher)
         try waitUntilServing()
         return status
     }
@@ -60,25 +62,15 @@ final class Server: @unchecked Sendable {
     }
 
     private func waitUntilServing() throws {
-        let context = try Context()
-        let client = Client(endpoint: endpoint, configuration: ClientConfiguration(timeout: .milliseconds(500), attempts: 1), context: context)
-        defer { client.close() }
-        let serving = waitUntil(timeout: .seconds(20)) {
-            ServiceRegistry.standard.names.allSatisfy { name in
-                do {
-                    return try client.isRegistered(name)
-                } catch {
-                    return false
-                }
-            }
-        }
-        try #require(serving, "lyceum serve did not register its services; stderr:\n\(process.standardError)")
+        try LyceumTestSupport.waitUntilServing(ServiceRegistry.standard.names, at: endpoint) { "stderr:\n\(process.standardError)" }
     }
 
-    private static func start(endpoint: String, dataDirectory: String, arguments: [String], descriptorLimit: Int?) throws -> LyceumProcess {
+    private static func start(
+        endpoint: String, dataDirectory: String, arguments: [String], descriptorLimit: Int?, launcher: [String] = []
+    ) throws -> LyceumProcess {
         try LyceumProcess(
             ["serve", "--endpoint", endpoint, "--data", dataDirectory] + arguments,
-            launcher: descriptorLimit.map { ["/usr/bin/prlimit", "--nofile=\($0):\($0)", "--"] } ?? [])
+            launcher: descriptorLimit.map { ["/usr/bin/prlimit", "--nofile=\($0):\($0)", "--"] } ?? launcher)
     }
 }
 

@@ -102,7 +102,7 @@ struct ServiceEventsTests {
             return try subscriber.receiveMultipart(options: .dontWait)
         }
         // A heartbeat proves the subscription has reached the publisher, so no event is missed.
-        try #require(try waitUntil(timeout: .seconds(10)) { try nextMessage(timeout: .milliseconds(100)) != nil }, "no heartbeat")
+        try #require(try eventually { try nextMessage(timeout: .milliseconds(100)) != nil }, "no heartbeat")
 
         let client = Client(
             endpoint: settings.endpoints[0], configuration: ClientConfiguration(timeout: .seconds(10), attempts: 1), context: context)

@@ -91,7 +91,7 @@ struct SettingSourcesTests {
     /// `lyceum PATH REQUIRED… ARGUMENTS… --print-settings`, run to completion: its stdout.
     private static func printSettings(_ command: Declared, launcher: [String] = [], arguments: [String] = []) throws -> String {
         let process = try LyceumProcess(command.path + command.required + arguments + ["--print-settings"], launcher: launcher)
-        let status = process.waitForExit(timeout: .seconds(60))
+        let status = process.waitForExit()
         #expect(status == 0, "\(command) --print-settings: \(process.standardError)")
         return process.standardOutput
     }

@@ -26,7 +26,7 @@ import Testing
         let course = try #require(Catalog.sample().courses.first { !$0.lessons.isEmpty })
         let stats = #"{"op":"course_stats","course":"\#(course.id)"}"#
         for broker in [first, second] {
-            let served = try waitUntil(timeout: .seconds(30)) {
+            let served = try eventually {
                 try LyceumProcess.run(["call", "--broker", broker, "--timeout", "500", "progress", stats]).status == 0
             }
             try #require(served, "progress not served through \(broker); worker:\n\(worker.standardError)")
@@ -39,7 +39,7 @@ import Testing
         var seconds = 0
         /// Saves positions for `learner` until watch has printed one of them.
         func writeUntilWatchShows(_ learner: String) throws {
-            let printed = try waitUntil(timeout: .seconds(20)) { () throws -> Bool in
+            let printed = try eventually { () throws -> Bool in
                 seconds += 1
                 let write = #"{"op":"save_position","learner":"\#(learner)","course":"\#(course.id)","lesson":"\#(course.lessons[0].id)","position_seconds":\#(seconds)}"#
                 let call = try LyceumProcess.run(["call"] + both + ["progress", write])
@@ -79,7 +79,7 @@ import Testing
         ] + heartbeat)
         defer { worker.stop() }
         for broker in [first, second] {
-            let served = try waitUntil(timeout: .seconds(30)) {
+            let served = try eventually {
                 try LyceumProcess.run(["call", "--broker", broker, "--timeout", "500", "books", #"{"op":"list","learner":"probe"}"#]).status == 0
             }
             try #require(served, "books not served through \(broker); worker:\n\(worker.standardError)")
@@ -93,7 +93,7 @@ import Testing
         defer { bench.stop() }
         Thread.sleep(forTimeInterval: 1.5)
         firstBroker.stop()
-        try #require(bench.waitForExit(timeout: .seconds(60)) == 0, "bench failed:\n\(bench.standardOutput)\n\(bench.standardError)")
+        try #require(bench.waitForExit() == 0, "bench failed:\n\(bench.standardOutput)\n\(bench.standardError)")
         let result = try #require(try JSONSerialization.jsonObject(with: Data(bench.standardOutput.utf8)) as? [String: Any])
         #expect((result["errors"] as? [String: Any])?.isEmpty == true, "\(result)")
         #expect((result["failovers"] as? Int ?? 0) >= 1, "\(result)")

@@ -38,16 +38,8 @@ import Testing
 
     /// What `command` printed on a pseudo-terminal, with the terminal's CRLFs as newlines.
     private static func onTerminal(_ command: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: script!)
-        process.arguments = ["--quiet", "--return", "--command", command, "/dev/null"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let bytes = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(command)")
-        return String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n")
+        let finished = try ChildProcess.run(script!, ["--quiet", "--return", "--command", command, "/dev/null"])
+        #expect(finished.status == 0, "\(command)")
+        return finished.standardOutput.replacingOccurrences(of: "\r\n", with: "\n")
     }
 }

@@ -37,7 +37,7 @@ import ZeroMQ
         defer { worker.stop() }
         let subscriber = try ProgressSubscriber(context: try Context(), options: .init(eventsEndpoint: events))
         var advertised: String??
-        _ = try waitUntil(timeout: .seconds(10)) {
+        _ = try eventually {
             for case .heartbeat(let heartbeat) in try subscriber.poll(timeout: .milliseconds(100)) { advertised = heartbeat.snapshotEndpoint }
             return advertised != nil
         }

@@ -9,6 +9,10 @@ import Testing
         (951_782_400_000, "2000-02-29T00:00:00.000Z"),
         (-1, "1969-12-31T23:59:59.999Z"),
         (253_402_300_799_999, "9999-12-31T23:59:59.999Z"),
+        // Years outside 0…9999 take the path of as many digits as they need.
+        (253_402_300_800_000, "10000-01-01T00:00:00.000Z"),
+        (-62_167_219_200_000, "0000-01-01T00:00:00.000Z"),
+        (-62_167_219_200_001, "-0001-12-31T23:59:59.999Z"),
     ])
     func formatsKnownInstants(milliseconds: Int64, text: String) {
         #expect(RFC3339.string(millisecondsSince1970: milliseconds) == text)

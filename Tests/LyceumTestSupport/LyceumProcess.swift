@@ -4,143 +4,26 @@ import Synchronization
 import Glibc
 #endif
 
-/// The real `lyceum` executable running as a child process. Its stdout and stderr are collected
-/// (stderr optionally into a file instead, for tests that make it write a lot); it is always
-/// killed by `stop()` or when released, so a failing test leaves nothing behind.
-public final class LyceumProcess: @unchecked Sendable {
-    // Foundation's Process and the buffers are touched from the pipes' handler threads and the
-    // test's; `lock` guards the buffers and the count of pipes still open.
-    private let process = Process()
-    private let lock = NSLock()
-    private var collected = (stdout: Data(), stderr: Data())
-    /// The pipes whose end has not been read yet, so that the output is known to be whole.
-    private var openPipes = 0
-
+/// The real `lyceum` executable running as a child process (a ``ChildProcess``): its stdout and
+/// stderr are collected (stderr optionally into a file instead, for tests that make it write a
+/// lot); it is always killed by `stop()` or when released, so a failing test leaves nothing behind.
+public final class LyceumProcess: ChildProcess, @unchecked Sendable {
     /// Starts `lyceum` with `arguments`. A non-empty `launcher` (e.g. `["/usr/bin/prlimit",
     /// "--nofile=1024:1024", "--"]`) runs first and must exec `lyceum` in its own process, so
     /// that ``processIdentifier`` is `lyceum`'s. With `standardErrorFile`, stderr is written to
     /// that file (created or truncated) and ``standardError`` stays empty.
     public init(_ arguments: [String], launcher: [String] = [], standardErrorFile: String? = nil) throws {
-        if let tool = launcher.first {
-            process.executableURL = URL(fileURLWithPath: tool)
-            process.arguments = Array(launcher.dropFirst()) + [Self.executable.path] + arguments
-        } else {
-            process.executableURL = Self.executable
-            process.arguments = arguments
-        }
-        process.standardOutput = collect(into: \.stdout)
-        if let standardErrorFile {
-            guard FileManager.default.createFile(atPath: standardErrorFile, contents: nil),
-                  let file = FileHandle(forWritingAtPath: standardErrorFile) else {
-                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: standardErrorFile])
-            }
-            process.standardError = file
-        } else {
-            process.standardError = collect(into: \.stderr)
-        }
-        try process.run()
-    }
-
-    /// A pipe whose bytes are appended to `buffer` as they come, until its end, by a thread of
-    /// its own: a readability handler runs on Dispatch's global queue, which the suite's blocking
-    /// tests can hold for minutes, so the output would come after the test gave up waiting.
-    private func collect(into buffer: WritableKeyPath<(stdout: Data, stderr: Data), Data> & Sendable) -> Pipe {
-        let buffer = buffer
-        let pipe = Pipe()
-        openPipes += 1
-        let reader = pipe.fileHandleForReading
-        Thread { [weak self] in
-            while true {
-                let data = reader.availableData
-                guard let self else { return }
-                lock.withLock {
-                    collected[keyPath: buffer].append(data)
-                    if data.isEmpty { openPipes -= 1 }
-                }
-                if data.isEmpty { return }
-            }
-        }.start()
-        return pipe
-    }
-
-    deinit { stop() }
-
-    /// What the process printed on stdout so far.
-    public var standardOutput: String { lock.withLock { String(decoding: collected.stdout, as: UTF8.self) } }
-    /// What the process logged on stderr so far (empty when it goes to a file).
-    public var standardError: String { lock.withLock { String(decoding: collected.stderr, as: UTF8.self) } }
-    /// Whether it still runs.
-    public var isRunning: Bool { process.isRunning }
-    /// Its process id (`lyceum`'s, also behind a launcher, which execs it).
-    public var processIdentifier: Int32 { process.processIdentifier }
-
-    /// Sends `signal`; waits up to `timeout` for the exit, then kills.
-    /// - Returns: the exit status, or `nil` if the process had to be killed.
-    @discardableResult
-    public func signal(_ signal: Int32, timeout: Duration = .seconds(10)) -> Int32? {
-        guard process.isRunning else { return process.terminationStatus }
-        kill(process.processIdentifier, signal)
-        guard eventually(timeout: timeout, { !process.isRunning }) else {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            return nil
-        }
-        process.waitUntilExit()
-        return process.terminationStatus
-    }
-
-    /// Sends `signal` without waiting, e.g. SIGHUP.
-    public func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
-
-    /// Stops the process with SIGSTOP and returns once every one of its threads is stopped.
-    ///
-    /// `kill` returns before a busy machine has scheduled the threads that must act on the
-    /// signal; until then the others keep answering, so a test that relies on silence waits.
-    /// - Returns: `false` if some thread was still running after `timeout`.
-    @discardableResult
-    public func suspend(timeout: Duration = .seconds(10)) -> Bool {
-        let tasks = "/proc/\(process.processIdentifier)/task"
-        kill(process.processIdentifier, SIGSTOP)
-        return eventually(timeout: timeout) {
-            // A process that has exited has no task directory, and is not stopped.
-            guard let threads = try? FileManager.default.contentsOfDirectory(atPath: tasks), !threads.isEmpty else { return false }
-            return threads.allSatisfy { Self.isStopped(thread: "\(tasks)/\($0)/stat") }
-        }
-    }
-
-    /// Whether `/proc/PID/task/TID/stat` says the thread is stopped (`T`); its state is the
-    /// field after the parenthesised command name, which may itself hold spaces or `)`.
-    private static func isStopped(thread statPath: String) -> Bool {
-        guard let stat = FileManager.default.contents(atPath: statPath),
-              let close = stat.lastIndex(of: UInt8(ascii: ")")), close + 2 < stat.endIndex else { return false }
-        return stat[close + 2] == UInt8(ascii: "T")
-    }
-
-    /// Kills the process if it still runs.
-    public func stop() {
-        guard process.isRunning else { return }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
-
-    /// Waits for the process to exit by itself; `nil` after `timeout`.
-    public func waitForExit(timeout: Duration = .seconds(20)) -> Int32? {
-        guard eventually(timeout: timeout, { !process.isRunning }) else { return nil }
-        process.waitUntilExit()
-        // The readers may still hold the last bytes when the exit is seen. Bounded: a child the
-        // process left behind may keep a pipe open.
-        _ = eventually(timeout: .seconds(60)) { lock.withLock { openPipes == 0 } }
-        return process.terminationStatus
+        let command = launcher + [Self.executable.path] + arguments
+        try super.init(command[0], Array(command.dropFirst()), standardError: standardErrorFile.map { .file($0) } ?? .collected)
     }
 
     /// `lyceum`, beside the test bundle where `swift build` put it.
     public static let executable = productsDirectory.appendingPathComponent("lyceum")
 
-    /// Runs `lyceum` with `arguments` to completion.
-    public static func run(_ arguments: [String], timeout: Duration = .seconds(20)) throws -> (status: Int32?, stdout: String, stderr: String) {
-        let child = try LyceumProcess(arguments)
-        let status = child.waitForExit(timeout: timeout)
-        return (status, child.standardOutput, child.standardError)
+    /// Runs `lyceum` with `arguments` to completion (killed at the hang limit `timeout`).
+    public static func run(_ arguments: [String], timeout: Duration = .hangLimit) throws -> (status: Int32?, stdout: String, stderr: String) {
+        let finished = try ChildProcess.run(executable.path, arguments, timeout: timeout)
+        return (finished.status, finished.standardOutput, finished.standardError)
     }
 }
 

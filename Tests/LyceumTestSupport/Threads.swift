@@ -31,8 +31,8 @@ public final class ThreadResult<Value: Sendable>: @unchecked Sendable {
         thread.start()
     }
 
-    /// Waits for the thread's value, rethrowing its error; fails after `limit`.
-    public func value(within limit: Duration = .seconds(10)) throws -> Value {
+    /// Waits for the thread's value, rethrowing its error; fails at the hang limit `limit`.
+    public func value(within limit: Duration = .hangLimit) throws -> Value {
         let deadline = Date(timeIntervalSinceNow: limit.seconds)
         condition.lock()
         defer { condition.unlock() }

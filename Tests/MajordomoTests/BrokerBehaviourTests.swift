@@ -218,7 +218,7 @@ import ZeroMQ
         pause(milliseconds: 200)
         broker = try RunningBroker(context: context, endpoint: endpoint)
         defer { broker.stop() }
-        #expect(try eventually(timeout: .seconds(3)) { try client.isRegistered("echo") })
+        #expect(try eventually { try client.isRegistered("echo") })
         #expect(try client.call("echo", body: [bytes("again")]) == [bytes("again")])
     }
 

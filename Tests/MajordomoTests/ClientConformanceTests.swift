@@ -16,7 +16,7 @@ import ZeroMQ
         let router = try context.socket(.router)
         try router.bind("tcp://127.0.0.1:*")
         let wakeup = try WakeupPipe()
-        let client = AsyncClient(endpoint: try router.lastEndpoint, configuration: ClientConfiguration(timeout: .seconds(30), attempts: 1),
+        let client = AsyncClient(endpoint: try router.lastEndpoint, configuration: ClientConfiguration(timeout: .seconds(3600), attempts: 1),
                                  context: context, wakeup: wakeup)
         defer { client.close() }
         _ = try client.send("echo", body: [bytes("a")])
@@ -29,7 +29,7 @@ import ZeroMQ
         let completion = try client.receive()
         let waited = ContinuousClock.now - start
         #expect(completion == nil)
-        #expect(waited < .seconds(20), "receive waited \(waited) for its 30 s timeout instead of the wakeup")
+        #expect(waited < .hangLimit, "receive waited \(waited) for its hour-long timeout instead of the wakeup")
         #expect(client.inFlight == 1)
     }
 

@@ -67,7 +67,7 @@ import ZeroMQ
         }
         first = try RunningBroker(context: context, endpoint: firstEndpoint)
         defer { first.stop() }
-        #expect(eventually(timeout: .seconds(5)) { Self.registered("alpha", at: first) == 2 && Self.registered("beta", at: first) == 2 })
+        #expect(eventually { Self.registered("alpha", at: first) == 2 && Self.registered("beta", at: first) == 2 })
         try Self.expectEachServiceAnswers(through: first, context: context, tag: "rejoined")
     }
 
@@ -88,7 +88,7 @@ import ZeroMQ
         pool.shutdown()
         thread.join()
         for broker in [first, second] {
-            #expect(eventually(timeout: .seconds(3)) { broker.broker.snapshot.services.allSatisfy { $0.workers == 0 } })
+            #expect(eventually { broker.broker.snapshot.services.allSatisfy { $0.workers == 0 } })
         }
     }
 

@@ -18,7 +18,7 @@ final class Replies: @unchecked Sendable {
 }
 
 @Suite(.serialized, .offTheCooperativePool) struct LinkTests {
-    static let hang = Duration.seconds(120)
+    static let hang = Duration.hangLimit
 
     final class Replica {
         let store: TestStore
@@ -57,7 +57,7 @@ final class Replies: @unchecked Sendable {
         let leaderStore = try TestStore(directory: root.path + "/w1")
         defer { leaderStore.close() }
         let leader = try ReplicationLeader(
-            partition: "books.p0", epoch: 5, journal: leaderStore.currentJournal, history: EpochHistory(path: leaderStore.history),
+            partition: "books.p0", epoch: 5, store: leaderStore, history: EpochHistory(path: leaderStore.history),
             replicas: 3, context: context, endpoint: "tcp://127.0.0.1:*", mayAcknowledge: { true })
         defer { leader.stop() }
         let second = try Replica(root.path + "/w2")
@@ -65,6 +65,7 @@ final class Replies: @unchecked Sendable {
         defer { second.stop(); third.stop(); second.store.close(); third.store.close() }
         try second.follow(leader, context: context)
         try third.follow(leader, context: context)
+        #expect(leader.waitUntilRecovered(timeout: Self.hang))
 
         let replies = Replies()
         try Self.write(1...200, leader: leader, store: leaderStore, replies: replies)
@@ -98,13 +99,17 @@ final class Replies: @unchecked Sendable {
         let leaderStore = try TestStore(directory: root.path + "/w1")
         defer { leaderStore.close() }
         let leader = try ReplicationLeader(
-            partition: "books.p0", epoch: 2, journal: leaderStore.currentJournal, history: EpochHistory(path: leaderStore.history),
-            replicas: 2, context: context, endpoint: "tcp://127.0.0.1:*", mayAcknowledge: { true })
+            partition: "books.p0", epoch: 2, store: leaderStore, history: EpochHistory(path: leaderStore.history),
+            replicas: 3, context: context, endpoint: "tcp://127.0.0.1:*", mayAcknowledge: { true })
         defer { leader.stop() }
-        // R = 2 written to alone first: nothing is acknowledged before the follower exists.
+        let early = try Replica(root.path + "/w2")
+        defer { early.stop(); early.store.close() }
+        try early.follow(leader, context: context)
+        #expect(leader.waitUntilRecovered(timeout: Self.hang))
         let replies = Replies()
         try Self.write(1...3000, leader: leader, store: leaderStore, replies: replies)
-        let late = try Replica(root.path + "/w2")
+        // A third replica, empty, joins while writes go on, and catches up from nothing.
+        let late = try Replica(root.path + "/w3")
         defer { late.stop(); late.store.close() }
         try late.follow(leader, context: context)
         try Self.write(3001...3500, leader: leader, store: leaderStore, replies: replies)
@@ -115,11 +120,45 @@ final class Replies: @unchecked Sendable {
         #expect(late.store.state.snapshot() == leaderStore.state.snapshot())
     }
 
+    @Test func aNewLeaderBehindTheMajorityFetchesWhatItLacksBeforeLeading() throws {
+        let root = try TemporaryDirectory()
+        defer { root.remove() }
+        let context = try Context()
+        // Epoch 3's leader (gone now) had 1…10 acknowledged by w2; w1 has only 1…6.
+        let ahead = try TestStore(directory: root.path + "/w2")
+        let aheadHistory = try EpochHistory(path: ahead.history)
+        try aheadHistory.record(EpochHistory.Start(epoch: 3, startSequence: 1))
+        for number in 1...10 { _ = try ahead.write(number) }
+        let behind = try TestStore(directory: root.path + "/w1")
+        defer { behind.close() }
+        let behindHistory = try EpochHistory(path: behind.history)
+        try behindHistory.record(EpochHistory.Start(epoch: 3, startSequence: 1))
+        for record in try JournalTail(journal: ahead.journal, after: 0).next(maxBytes: 1 << 20).prefix(6) { _ = try behind.append(record) }
+        // w1 wins epoch 9: with w2 it is a majority of 3, and takes 7…10 from it before leading.
+        let leader = try ReplicationLeader(
+            partition: "books.p0", epoch: 9, store: behind, history: behindHistory,
+            replicas: 3, context: context, endpoint: "tcp://127.0.0.1:*", mayAcknowledge: { true })
+        defer { leader.stop() }
+        #expect(!leader.isRecovered)
+        let follower = Replica(store: ahead, history: aheadHistory)
+        defer { follower.stop(); ahead.close() }
+        try follower.follow(leader, context: context)
+        #expect(leader.waitUntilRecovered(timeout: Self.hang))
+        #expect(behind.lastSequence == 10, "every record the majority had is in the new leader's log")
+        #expect(behindHistory.starts == [EpochHistory.Start(epoch: 3, startSequence: 1), EpochHistory.Start(epoch: 9, startSequence: 11)])
+        let replies = Replies()
+        try Self.write(11...12, leader: leader, store: behind, replies: replies)
+        #expect(eventually(timeout: Self.hang) { replies.withLock { $0.count == 2 && $0.values.allSatisfy { $0 } } })
+        #expect(eventually(timeout: Self.hang) { ahead.lastSequence == 12 })
+        #expect(ahead.bytes == behind.bytes)
+        #expect(behind.state.snapshot() == ahead.state.snapshot())
+    }
+
     @Test func aDivergentTailIsCutAndAnOlderEpochIsFencedOff() throws {
         let root = try TemporaryDirectory()
         defer { root.remove() }
         let context = try Context()
-        // w2 led epoch 3 and wrote 1…10; only 1…5 reached w1 before w2 was cut off.
+        // w2 led epoch 3 and wrote 1…10; only 1…5 reached w1, which then led epoch 5 and wrote 6…7.
         let oldLeader = try TestStore(directory: root.path + "/w2")
         let oldHistory = try EpochHistory(path: oldLeader.history)
         try oldHistory.record(EpochHistory.Start(epoch: 3, startSequence: 1))
@@ -128,23 +167,27 @@ final class Replies: @unchecked Sendable {
         defer { newStore.close() }
         let newHistory = try EpochHistory(path: newStore.history)
         try newHistory.record(EpochHistory.Start(epoch: 3, startSequence: 1))
-        for record in try JournalTail(journal: oldLeader.currentJournal, after: 0).next(maxBytes: 1 << 20).prefix(5) {
+        for record in try JournalTail(journal: oldLeader.journal, after: 0).next(maxBytes: 1 << 20).prefix(5) {
             _ = try newStore.append(record)
         }
-        // w1 now leads epoch 8 and writes 6…7 of its own.
+        try newHistory.record(EpochHistory.Start(epoch: 5, startSequence: 6))
+        for number in 56...57 { _ = try newStore.write(number) }
+        // w1 now leads epoch 8; w2 comes back and follows: w1's (5:7) is greater than w2's (3:10),
+        // so w1 recovers with its own log, and w2's 6…10 of epoch 3 are cut.
         let leader = try ReplicationLeader(
-            partition: "books.p0", epoch: 8, journal: newStore.currentJournal, history: newHistory,
+            partition: "books.p0", epoch: 8, store: newStore, history: newHistory,
             replicas: 3, context: context, endpoint: "tcp://127.0.0.1:*", mayAcknowledge: { true })
         defer { leader.stop() }
-        let replies = Replies()
-        try Self.write(106...107, leader: leader, store: newStore, replies: replies)
-        // The old leader comes back as a follower: its 6…10 of epoch 3 are cut, it takes 6…7 of epoch 8.
         let returning = Replica(store: oldLeader, history: oldHistory)
         defer { returning.stop(); oldLeader.close() }
         try returning.follow(leader, context: context)
+        #expect(leader.waitUntilRecovered(timeout: Self.hang))
+        let replies = Replies()
+        try Self.write(108...109, leader: leader, store: newStore, replies: replies)
         #expect(eventually(timeout: Self.hang) { replies.withLock { $0.count } == 2 })
         #expect(eventually(timeout: Self.hang) { oldLeader.bytes == newStore.bytes })
-        #expect(oldHistory.starts.map(\.epoch) == [3, 8])
+        #expect(oldLeader.lastSequence == 9)
+        #expect(oldHistory.starts.map(\.epoch) == [3, 5, 8])
 
         // A leader of an older epoch (3) is refused by that follower, learns it is deposed, and
         // acknowledges nothing.
@@ -153,7 +196,7 @@ final class Replies: @unchecked Sendable {
         let staleStore = try TestStore(directory: root.path + "/w3")
         defer { staleStore.close() }
         let stale = try ReplicationLeader(
-            partition: "books.p0", epoch: 3, journal: staleStore.currentJournal, history: EpochHistory(path: staleStore.history),
+            partition: "books.p0", epoch: 3, store: staleStore, history: EpochHistory(path: staleStore.history),
             replicas: 2, context: context, endpoint: "tcp://127.0.0.1:*", mayAcknowledge: { true },
             onDeposed: { newer in deposed.withLock { $0 = newer } })
         defer { stale.stop() }
@@ -162,6 +205,7 @@ final class Replies: @unchecked Sendable {
         try returning.follow(stale, context: context)
         #expect(eventually(timeout: Self.hang) { deposed.withLock { $0 } == 8 })
         #expect(eventually(timeout: Self.hang) { staleReplies.withLock { $0[1] } == false })
+        #expect(!stale.isRecovered)
         #expect(oldLeader.bytes == newStore.bytes, "the fenced leader wrote nothing at the follower")
     }
 }

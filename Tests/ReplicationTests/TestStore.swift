@@ -8,25 +8,25 @@ import Replication
 final class TestStore: ReplicaStore, @unchecked Sendable {
     let directory: String
     private let lock = NSLock()
-    private var journal: Journal
+    private var current: Journal
     private(set) var state = KeyedJournalState()
 
     init(directory: String) throws {
         self.directory = directory
         var state = KeyedJournalState()
-        journal = try Journal.open(directory: directory, options: JournalOptions(durability: .always), state: &state)
+        current = try Journal.open(directory: directory, options: JournalOptions(durability: .always), state: &state)
         self.state = state
     }
 
-    var currentJournal: Journal { lock.withLock { journal } }
-    var lastSequence: UInt64 { lock.withLock { journal.lastSequence } }
+    var journal: Journal { lock.withLock { current } }
+    var lastSequence: UInt64 { lock.withLock { current.lastSequence } }
     var history: String { directory + "/epochs.jsonl" }
 
     /// A leader's write: one book.
     func write(_ number: Int) throws -> PendingWrite {
         try lock.withLock {
             let change = JournalChange.put("books", key: "b\(number)", value: Array(#"{"id":"b\#(number)","pages":\#(number)}"#.utf8))
-            let pending = try journal.append([change])
+            let pending = try current.append([change])
             state.apply(change)
             return pending
         }
@@ -34,7 +34,7 @@ final class TestStore: ReplicaStore, @unchecked Sendable {
 
     func append(_ record: ReplicatedRecord) throws -> PendingWrite {
         try lock.withLock {
-            let pending = try journal.appendReplicated(record)
+            let pending = try current.appendReplicated(record)
             for change in record.changes() { state.apply(change) }
             return pending
         }
@@ -42,16 +42,16 @@ final class TestStore: ReplicaStore, @unchecked Sendable {
 
     func truncate(after sequence: UInt64) throws -> Int {
         try lock.withLock {
-            journal.close()
+            current.close()
             let count = try Journal.truncate(directory: directory, after: sequence)
             var fresh = KeyedJournalState()
-            journal = try Journal.open(directory: directory, options: JournalOptions(durability: .always), state: &fresh)
+            current = try Journal.open(directory: directory, options: JournalOptions(durability: .always), state: &fresh)
             state = fresh
             return count
         }
     }
 
-    func close() { lock.withLock { journal.close() } }
+    func close() { lock.withLock { current.close() } }
 
     var bytes: [UInt8] { (try? Array(Data(contentsOf: URL(fileURLWithPath: directory + "/journal.jsonl")))) ?? [] }
 }

@@ -17,17 +17,9 @@ let pythonHasCZMQ: Bool = {
 enum ZcertPeer {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Helpers/zcert_peer.py").path
 
-    static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-B", script] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    static func run(_ arguments: [String]) throws -> (status: Int32?, output: String) {
+        let finished = try ChildProcess.run("/usr/bin/python3", ["-B", script] + arguments, standardError: .discarded)
+        return (finished.status, finished.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     /// What a reader made of a certificate file.

@@ -1,3 +1,5 @@
+import LyceumSupport
+
 /// Writes one JSON object straight into bytes, member by member, in the order written: the same
 /// compact output as ``JSONValue/serialized()``, for hot paths where building a ``JSONValue``
 /// first would cost more than the output itself.
@@ -142,6 +144,6 @@ public struct JSONObjectWriter {
         isEmpty = false
         bytes.append(UInt8(ascii: "\""))
         bytes.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
-        bytes.append(contentsOf: #"":"#.utf8)
+        bytes.append(utf8: #"":"#)
     }
 }

@@ -14,8 +14,8 @@ extension JSONValue {
     /// Appends the compact serialization to `output`.
     public func write(to output: inout [UInt8]) {
         switch self {
-        case .null: output.append(contentsOf: "null".utf8)
-        case .bool(let flag): output.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .null: output.append(utf8: "null")
+        case .bool(let flag): if flag { output.append(utf8: "true") } else { output.append(utf8: "false") }
         case .integer(let number): JSONValue.write(number, to: &output)
         case .double(let number): output.append(contentsOf: number.description.utf8)
         case .string(let text): JSONValue.write(text, to: &output)
@@ -54,14 +54,16 @@ extension JSONValue {
         var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
             UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
             (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
+        // Written from the end of the buffer backwards, then appended in one copy.
+        withUnsafeMutableBytes(of: &digits) { raw in
+            let buffer = raw.bindMemory(to: UInt8.self)
+            var start = buffer.count
             while magnitude > 0 {
-                buffer[count] = UInt8(magnitude % 10) + UInt8(ascii: "0")
+                start -= 1
+                buffer[start] = UInt8(magnitude % 10) + UInt8(ascii: "0")
                 magnitude /= 10
-                count += 1
             }
-            for index in stride(from: count - 1, through: 0, by: -1) { output.append(buffer[index]) }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start...]))
         }
     }
 

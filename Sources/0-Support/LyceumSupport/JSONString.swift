@@ -10,11 +10,21 @@ public enum JSONString {
         text.withUTF8 { bytes in
             // Runs that need no escaping are copied whole; most strings are one run.
             var runStart = 0
-            for index in bytes.indices {
+            var index = 0
+            while index < bytes.count {
+                // Eight bytes at a time while none needs escaping: a byte at a time cost 3.6k
+                // instructions of a book create, whose strings are written twice (issue 26).
+                if bytes.count - index >= 8,
+                   !needsEscaping(UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self)) {
+                    index += 8
+                    continue
+                }
                 let byte = bytes[index]
+                index += 1
                 guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
-                runStart = index + 1
+                let escaped = index - 1
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<escaped]))
+                runStart = index
                 switch byte {
                 case UInt8(ascii: "\""), UInt8(ascii: "\\"): output.append(contentsOf: [UInt8(ascii: "\\"), byte])
                 case 0x0A: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
@@ -27,6 +37,20 @@ public enum JSONString {
             output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
         }
         output.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether any of the eight bytes of `word` needs escaping: a control character (below
+    /// 0x20), `"` or `\`. (Each test is the classic "has a byte below n": a byte below n sets its
+    /// high bit in `(x - n) & ~x`; borrows only ever mark bytes above a true match.)
+    @inline(__always)
+    private static func needsEscaping(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let control = (word &- ones &* 0x20) & ~word & highs
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let zeroByte = ((quote &- ones) & ~quote | (backslash &- ones) & ~backslash) & highs
+        return control | zeroByte != 0
     }
 
     /// `text` as a JSON string literal, quotes included.

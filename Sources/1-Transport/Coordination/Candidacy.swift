@@ -1,5 +1,6 @@
 import Foundation
 import LyceumLogging
+import LyceumSupport
 
 /// Where a candidate stands for one leader key.
 public enum LeadershipState: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import Foundation
 import LyceumLogging
+import LyceumSupport
 
 /// A lease granted by etcd and kept alive by a thread of its own, with the holder's side of the
 /// lease's safety rule: ``mayAct(at:)`` is true only within ``LeaseTiming/actingWindow`` of the
@@ -111,13 +112,5 @@ public final class LeaseKeeper: @unchecked Sendable {
                 Thread.sleep(forTimeInterval: min(0.1, (timing.retry / 10).seconds))
             }
         }
-    }
-}
-
-extension Duration {
-    /// The duration in seconds, as a `Double`.
-    var seconds: Double {
-        let (whole, attoseconds) = components
-        return Double(whole) + Double(attoseconds) / 1e18
     }
 }

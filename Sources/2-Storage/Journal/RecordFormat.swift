@@ -68,20 +68,20 @@ enum RecordFormat {
 
     /// Appends the `"changes":[…]` member (with its leading comma) for already validated changes.
     static func appendChanges(_ changes: [JournalChange], to output: inout [UInt8]) {
-        output.append(contentsOf: #","changes":["#.utf8)
+        output.append(utf8: #","changes":["#)
         for (position, change) in changes.enumerated() {
             if position > 0 { output.append(0x2C) }
             if let value = change.value {
-                output.append(contentsOf: #"{"put":"#.utf8)
+                output.append(utf8: #"{"put":"#)
                 JSONValue.write(change.collection, to: &output)
-                output.append(contentsOf: #","key":"#.utf8)
+                output.append(utf8: #","key":"#)
                 JSONValue.write(change.key, to: &output)
-                output.append(contentsOf: #","value":"#.utf8)
+                output.append(utf8: #","value":"#)
                 output.append(contentsOf: value)
             } else {
-                output.append(contentsOf: #"{"delete":"#.utf8)
+                output.append(utf8: #"{"delete":"#)
                 JSONValue.write(change.collection, to: &output)
-                output.append(contentsOf: #","key":"#.utf8)
+                output.append(utf8: #","key":"#)
                 JSONValue.write(change.key, to: &output)
             }
             output.append(0x7D)
@@ -110,26 +110,26 @@ enum RecordFormat {
         line.reserveCapacity(body.count + 64)
         switch kind {
         case let .header(version, base, parts):
-            line.append(contentsOf: #"{"format":"lyceum-journal","version":"#.utf8)
+            line.append(utf8: #"{"format":"lyceum-journal","version":"#)
             JSONValue.write(version, to: &line)
-            line.append(contentsOf: #","base":"#.utf8)
+            line.append(utf8: #","base":"#)
             JSONValue.write(base, to: &line)
-            line.append(contentsOf: #","parts":"#.utf8)
+            line.append(utf8: #","parts":"#)
             JSONValue.write(parts, to: &line)
         case let .snapshot(part):
-            line.append(contentsOf: #"{"part":"#.utf8)
+            line.append(utf8: #"{"part":"#)
             JSONValue.write(part, to: &line)
         case let .record(sequence):
-            line.append(contentsOf: #"{"seq":"#.utf8)
+            line.append(utf8: #"{"seq":"#)
             JSONValue.write(sequence, to: &line)
         }
         line.append(contentsOf: body)
         let crc = CRC32C.checksum(line)
-        line.append(contentsOf: #","crc":""#.utf8)
+        line.append(utf8: #","crc":""#)
         for shift in stride(from: 28, through: 0, by: -4) {
             line.append(JSONString.hexDigits[Int((crc >> UInt32(shift)) & 0xF)])
         }
-        line.append(contentsOf: "\"}\n".utf8)
+        line.append(utf8: "\"}\n")
         return line
     }
 

@@ -3,7 +3,9 @@ import LyceumLogging
 
 /// Where a follower keeps a partition: its journal, and the state the records are applied to.
 /// The service that hosts the partition implements it, under the lock that orders its writes.
-public protocol ReplicaStore: AnyObject {
+public protocol ReplicaStore: AnyObject, Sendable {
+    /// The partition's journal now (another one after a truncation).
+    var journal: Journal { get }
     /// The sequence number of the journal's last record.
     var lastSequence: UInt64 { get }
     /// Appends `record` unchanged (`Journal.appendReplicated`) and applies its changes to the
@@ -40,9 +42,14 @@ public final class FollowerReplica {
         return LogPosition(epoch: history.epoch(of: last), sequence: last)
     }
 
-    /// The message that (re)starts following the leader of `epoch`.
+    /// The message that (re)starts following the leader of `epoch`, having adopted `epoch`
+    /// (durably): from now on no append of an older epoch is written here. A recovering leader
+    /// counts on that when it takes this replica's position for part of its majority.
     public func follow(epoch: Int64) -> ReplicationMessage {
-        .follow(partition: partition, epoch: max(epoch, history.adopted), position: position)
+        do { try history.adopt(epoch) } catch {
+            logger.error("could not adopt the leader's epoch", ["partition": partition, "epoch": String(epoch), "error": error.description])
+        }
+        return .follow(partition: partition, epoch: history.adopted, position: position)
     }
 
     /// Answers one message from the leader: `ack`, `refuse`, or `follow` after a truncation;
@@ -63,8 +70,29 @@ public final class FollowerReplica {
                 return refuse(.storage)
             }
             return follow(epoch: epoch)
-        case .follow, .ack, .refuse:
+        case .fetch(_, let epoch, let theirs):
+            return fetch(epoch: epoch, from: theirs)
+        case .follow, .ack, .refuse, .records:
             return nil
+        }
+    }
+
+    /// The records a recovering leader whose log ends at `theirs` lacks: those after the last
+    /// record both logs share (the end, in this log, of `theirs`'s epoch), at most 1024 or 1 MiB.
+    private func fetch(epoch: Int64, from theirs: LogPosition) -> ReplicationMessage {
+        guard epoch >= history.adopted else { return refuse(.staleEpoch) }
+        let last = store.lastSequence
+        let common = theirs.sequence <= last && history.epoch(of: theirs.sequence) == theirs.epoch
+            ? theirs.sequence : min(theirs.sequence, history.end(of: theirs.epoch, lastSequence: last))
+        do {
+            try history.adopt(epoch)
+            let records = try JournalTail(journal: store.journal, after: common).next(maxBytes: 1 << 20, maxRecords: ReplicationMessage.Limits().maxRecords)
+            let through = records.last?.sequence ?? common
+            let starts = history.starts.filter { $0.startSequence > common && $0.startSequence <= through }
+            return .records(partition: partition, epoch: epoch, after: common, end: position, epochs: starts, records: records)
+        } catch {
+            logger.error("could not read records for the recovering leader", ["partition": partition, "error": "\(error)"])
+            return refuse(.storage)
         }
     }
 

@@ -1,14 +1,20 @@
 import Foundation
 import Journal
 import LyceumLogging
+import LyceumSupport
 import Synchronization
 import ZeroMQ
 
 /// The leader's end of the replication channel for one partition, on a thread of its own: a
-/// ROUTER (a CURVE server admitting worker keys, in production) that followers connect to. It
-/// ships the journal's records to each follower from where that follower's log matches its
-/// own, counts what each follower has durable in the ``QuorumTracker``, and learns it is deposed
-/// from a follower that refuses it for a newer epoch.
+/// ROUTER (a CURVE server admitting worker keys, in production) that followers connect to.
+///
+/// It first **recovers** (protocol/replication.md, *Fail-over*): it waits until a majority of
+/// the replica set (itself included) has said `follow` in its epoch, takes the greatest of their
+/// positions and, if that is not its own, fetches the records it lacks from that follower
+/// (cutting its own tail where the logs disagree). Only then does it record its epoch's start
+/// and lead: ship the journal's records to each follower from where that follower's log matches
+/// its own, count what each has durable in the ``QuorumTracker``, and learn it is deposed from
+/// a follower that refuses it for a newer epoch.
 public final class ReplicationLeader: @unchecked Sendable {
     /// The partition (`books.p7`).
     public let partition: String
@@ -16,8 +22,10 @@ public final class ReplicationLeader: @unchecked Sendable {
     public let epoch: Int64
     /// Who has what durable, and the replies waiting for a majority.
     public let quorum: QuorumTracker
-    private let journal: Journal
+    private let store: any ReplicaStore
     private let history: EpochHistory
+    private let recovered = Atomic<Bool>(false)
+    private let recoveredSignal = DispatchSemaphore(value: 0)
     private let logger = Logger(component: "replication")
     private let wakeup: WakeupPipe
     private let stopped = Atomic<Bool>(false)
@@ -27,26 +35,25 @@ public final class ReplicationLeader: @unchecked Sendable {
     /// The most record bytes sent to one follower and not yet acknowledged.
     private let windowBytes = 4 << 20
 
-    /// Starts leading `partition` in `epoch`: records the epoch's start in `history` (before
-    /// any record of it is written), binds `endpoint` and starts shipping.
+    /// Starts leading `partition` in `epoch` from `store`: binds `endpoint` and recovers (see
+    /// above); ``isRecovered`` says when it may write. The store's journal must not be written
+    /// to before then.
     /// - Parameters:
     ///   - replicas: the replica set's size, this leader included.
     ///   - mayAcknowledge: whether the leadership still holds (``Coordination/Candidacy/mayAcknowledge(epoch:)``).
     ///   - onDeposed: called (on the link's thread) with the newer epoch a follower refused it for.
     public init(
-        partition: String, epoch: Int64, journal: Journal, history: EpochHistory, replicas: Int,
+        partition: String, epoch: Int64, store: any ReplicaStore, history: EpochHistory, replicas: Int,
         context: Context, endpoint: String, security: SocketSecurity = .plaintext,
         mayAcknowledge: @escaping @Sendable () -> Bool, onDeposed: @escaping @Sendable (Int64) -> Void = { _ in }
     ) throws {
         self.partition = partition
         self.epoch = epoch
-        self.journal = journal
+        self.store = store
         self.history = history
         self.onDeposed = onDeposed
         quorum = QuorumTracker(replicas: replicas, mayAcknowledge: mayAcknowledge)
-        try history.record(EpochHistory.Start(epoch: epoch, startSequence: journal.lastSequence + 1))
         wakeup = try WakeupPipe()
-        quorum.update("leader", durable: journal.lastSequence)
         // The socket is made, bound and used by the link's thread only; its setup's outcome comes back here.
         let setup = Mutex<Result<Void, any Error>?>(nil)
         let ready = DispatchSemaphore(value: 0)
@@ -76,6 +83,19 @@ public final class ReplicationLeader: @unchecked Sendable {
             stopped.store(true, ordering: .relaxed)
             throw error
         }
+    }
+
+    /// Whether recovery is over: the leader's log holds every record a majority had, and its
+    /// epoch's start is recorded. Writes may start.
+    public var isRecovered: Bool { recovered.load(ordering: .relaxed) }
+
+    /// Waits until ``isRecovered`` or `timeout` passes.
+    /// - Returns: whether it recovered.
+    public func waitUntilRecovered(timeout: Duration) -> Bool {
+        if isRecovered { return true }
+        guard recoveredSignal.wait(timeout: .now() + timeout.seconds) == .success else { return isRecovered }
+        recoveredSignal.signal()
+        return true
     }
 
     /// The endpoint followers connect to (with the port the kernel chose for `:*`).
@@ -124,8 +144,10 @@ public final class ReplicationLeader: @unchecked Sendable {
             return
         }
         var lastHeartbeat = ContinuousClock.now
+        var recovery = Recovery()
         while !stopped.load(ordering: .relaxed) {
             do {
+                if !isRecovered { try recover(&recovery, socket: socket) }
                 try poller.poll(timeout: .milliseconds(100))
                 wakeup.reset()
                 while let frames = try socket.receiveMultipart(options: .dontWait) {
@@ -137,11 +159,17 @@ public final class ReplicationLeader: @unchecked Sendable {
                         continue
                     }
                     guard message.partition == partition else { continue }
-                    try receive(message, from: identity, followers: &followers, socket: socket)
+                    if isRecovered {
+                        try receive(message, from: identity, followers: &followers, socket: socket)
+                    } else {
+                        try recoveryReceive(message, from: identity, recovery: &recovery, socket: socket)
+                    }
                 }
                 let heartbeat = ContinuousClock.now - lastHeartbeat >= .milliseconds(500)
                 if heartbeat { lastHeartbeat = .now }
-                for (identity, follower) in followers { try ship(to: identity, follower, socket: socket, heartbeat: heartbeat) }
+                if isRecovered {
+                    for (identity, follower) in followers { try ship(to: identity, follower, socket: socket, heartbeat: heartbeat) }
+                }
             } catch {
                 logger.error("replication link failed", ["partition": partition, "error": "\(error)"])
                 Thread.sleep(forTimeInterval: 0.1)
@@ -154,7 +182,7 @@ public final class ReplicationLeader: @unchecked Sendable {
         switch message {
         case .follow(_, let theirs, let position):
             if theirs > epoch { return deposed(by: theirs) }
-            let last = journal.lastSequence
+            let last = store.lastSequence
             // The follower's log matches ours up to the end of its last epoch in our history.
             let matching = position.sequence <= last && history.epoch(of: position.sequence) == position.epoch
             if !matching {
@@ -164,7 +192,7 @@ public final class ReplicationLeader: @unchecked Sendable {
                 quorum.remove(member)
                 return
             }
-            followers[identity] = Follower(tail: JournalTail(journal: journal, after: position.sequence), durable: position.sequence)
+            followers[identity] = Follower(tail: JournalTail(journal: store.journal, after: position.sequence), durable: position.sequence)
             quorum.update(member, durable: position.sequence)
         case .ack(_, let theirs, let durable):
             guard theirs == epoch, let follower = followers[identity] else { return }
@@ -178,9 +206,72 @@ public final class ReplicationLeader: @unchecked Sendable {
             followers.removeValue(forKey: identity)
             // It sends `follow` again when it hears nothing: start over from there.
             try receive(.follow(partition: partition, epoch: epoch, position: position), from: identity, followers: &followers, socket: socket)
-        case .append, .truncate:
+        case .append, .truncate, .fetch, .records:
             return
         }
+    }
+
+    /// What recovery has learnt: the positions of the followers that adopted this epoch, and
+    /// the fetch in progress.
+    private struct Recovery {
+        var positions: [[UInt8]: LogPosition] = [:]
+        var source: [UInt8]?
+        var fetchSent = ContinuousClock.now - .seconds(10)
+    }
+
+    private var ownPosition: LogPosition {
+        let last = store.lastSequence
+        return LogPosition(epoch: history.epoch(of: last), sequence: last)
+    }
+
+    /// Once a majority has reported: leads if no position is greater than its own, else asks
+    /// the follower with the greatest for what it lacks (again after a second without answer).
+    private func recover(_ recovery: inout Recovery, socket: Socket) throws {
+        guard 1 + recovery.positions.count >= quorum.majority else { return }
+        let own = ownPosition
+        guard let (identity, greatest) = recovery.positions.max(by: { $0.value < $1.value }), greatest > own else {
+            return try finishRecovery()
+        }
+        guard recovery.source != identity || ContinuousClock.now - recovery.fetchSent >= .seconds(1) else { return }
+        recovery.source = identity
+        recovery.fetchSent = .now
+        _ = try socket.send(multipart: [identity] + ReplicationMessage.fetch(partition: partition, epoch: epoch, position: own).frames())
+    }
+
+    private func recoveryReceive(_ message: ReplicationMessage, from identity: [UInt8], recovery: inout Recovery, socket: Socket) throws {
+        switch message {
+        case .follow(_, let theirs, let position):
+            if theirs > epoch { return deposed(by: theirs) }
+            if theirs == epoch { recovery.positions[identity] = position }
+        case .refuse(_, let theirs, _, _):
+            if theirs > epoch { return deposed(by: theirs) }
+        case .records(_, let theirs, let after, let end, let epochs, let records):
+            guard theirs == epoch, identity == recovery.source else { return }
+            if after < store.lastSequence {
+                let count = try store.truncate(after: after)
+                try history.forget(after: after)
+                logger.warning("recovery: dropped records the majority does not have", ["partition": partition, "after_seq": String(after), "records": String(count)])
+            }
+            for start in epochs where start.startSequence > after { try history.record(start) }
+            var pending: PendingWrite?
+            for record in records { pending = try store.append(record) }
+            _ = pending?.waitUntilDurable()
+            recovery.positions[identity] = end
+            recovery.fetchSent = .now - .seconds(10)  // ask for the next batch at once
+            logger.info("recovery: fetched records", ["partition": partition, "records": String(records.count), "position": ownPosition.description, "source_end": end.description])
+        case .ack, .append, .truncate, .fetch:
+            return
+        }
+    }
+
+    /// Records this epoch's start after everything recovered, and leads. Followers say `follow`
+    /// again after a second of silence and are answered then.
+    private func finishRecovery() throws {
+        try history.record(EpochHistory.Start(epoch: epoch, startSequence: store.lastSequence + 1))
+        quorum.update("leader", durable: store.lastSequence)
+        recovered.store(true, ordering: .relaxed)
+        recoveredSignal.signal()
+        logger.info("recovered: leading", ["partition": partition, "epoch": String(epoch), "position": ownPosition.description])
     }
 
     private func ship(to identity: [UInt8], _ follower: Follower, socket: Socket, heartbeat: Bool) throws {

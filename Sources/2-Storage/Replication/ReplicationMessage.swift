@@ -40,6 +40,12 @@ public enum ReplicationMessage: Sendable, Equatable {
     case refuse(partition: String, epoch: Int64, reason: ReplicationError.Code, position: LogPosition)
     /// leader → follower: "cut your records after `after`: my log does not have them".
     case truncate(partition: String, epoch: Int64, after: UInt64)
+    /// recovering leader → the follower with the greatest position: "send me your records
+    /// after where our logs agree; mine ends at `position`".
+    case fetch(partition: String, epoch: Int64, position: LogPosition)
+    /// follower → recovering leader: its records after `after` (where both logs agree), with
+    /// the epoch starts among them; `end` is where the follower's log ends.
+    case records(partition: String, epoch: Int64, after: UInt64, end: LogPosition, epochs: [EpochHistory.Start], records: [ReplicatedRecord])
 
     /// Limits on what a peer may send.
     public struct Limits: Sendable, Equatable {
@@ -58,7 +64,8 @@ public enum ReplicationMessage: Sendable, Equatable {
     public var partition: String {
         switch self {
         case .follow(let partition, _, _), .append(let partition, _, _, _, _, _), .ack(let partition, _, _),
-             .refuse(let partition, _, _, _), .truncate(let partition, _, _): partition
+             .refuse(let partition, _, _, _), .truncate(let partition, _, _), .fetch(let partition, _, _),
+             .records(let partition, _, _, _, _, _): partition
         }
     }
 
@@ -84,6 +91,14 @@ public enum ReplicationMessage: Sendable, Equatable {
         case .truncate(let partition, let epoch, let after):
             header.append("op", "truncate"); header.append("partition", .string(partition)); header.append("epoch", .integer(Int(epoch)))
             header.append("after_seq", .integer(Int(after)))
+        case .fetch(let partition, let epoch, let at):
+            header.append("op", "fetch"); header.append("partition", .string(partition)); header.append("epoch", .integer(Int(epoch)))
+            header.append("position", position(at))
+        case .records(let partition, let epoch, let after, let end, let epochs, let records):
+            header.append("op", "records"); header.append("partition", .string(partition)); header.append("epoch", .integer(Int(epoch)))
+            header.append("after_seq", .integer(Int(after))); header.append("end", position(end))
+            header.append("epochs", .array(epochs.map { ["epoch": .integer(Int($0.epoch)), "start_seq": .integer(Int($0.startSequence))] }))
+            return [JSONValue.object(header).serialized()] + records.map(\.line)
         }
         return [JSONValue.object(header).serialized()]
     }
@@ -121,9 +136,9 @@ public enum ReplicationMessage: Sendable, Equatable {
                 message = .refuse(partition: partition, epoch: epoch, reason: reason, position: try position("position"))
             case "truncate":
                 message = .truncate(partition: partition, epoch: epoch, after: UInt64(try reader.integer("after_seq", in: 0...Int.max)))
-            case "append":
-                let previous = try position("prev")
-                let commit = UInt64(try reader.integer("commit", in: 0...Int.max))
+            case "fetch":
+                message = .fetch(partition: partition, epoch: epoch, position: try position("position"))
+            case "append", "records":
                 var epochs: [EpochHistory.Start] = []
                 for (item, path) in try reader.array("epochs") {
                     var start = try JSONObjectReader(item, path: path)
@@ -131,7 +146,14 @@ public enum ReplicationMessage: Sendable, Equatable {
                     try start.rejectUnknownMembers()
                 }
                 guard epochs.count <= 64 else { throw JSONReadError(path: reader.path(of: "epochs"), message: "more than 64 epoch starts") }
-                message = .append(partition: partition, epoch: epoch, previous: previous, commit: commit, epochs: epochs, records: [])
+                if op == "append" {
+                    let previous = try position("prev")
+                    let commit = UInt64(try reader.integer("commit", in: 0...Int.max))
+                    message = .append(partition: partition, epoch: epoch, previous: previous, commit: commit, epochs: epochs, records: [])
+                } else {
+                    let after = UInt64(try reader.integer("after_seq", in: 0...Int.max))
+                    message = .records(partition: partition, epoch: epoch, after: after, end: try position("end"), epochs: epochs, records: [])
+                }
             default:
                 throw JSONReadError(path: reader.path(of: "op"), message: "unknown op \(op)")
             }
@@ -140,21 +162,33 @@ public enum ReplicationMessage: Sendable, Equatable {
         } catch {
             throw ReplicationError(.badMessage, "\(error)")
         }
-        guard case .append(let partition, let epoch, let previous, let commit, let epochs, _) = header else {
-            guard frames.count == 1 else { throw ReplicationError(.badMessage, "only an append has more than one frame") }
+        let lines = frames.dropFirst()
+        let carriesRecords: Bool
+        switch header {
+        case .append, .records: carriesRecords = true
+        default: carriesRecords = false
+        }
+        guard carriesRecords else {
+            guard lines.isEmpty else { throw ReplicationError(.badMessage, "only append and records have more than one frame") }
             self = header
             return
         }
-        let lines = frames.dropFirst()
         guard lines.count <= limits.maxRecords, lines.reduce(0, { $0 + $1.count }) <= limits.maxRecordBytes else {
-            throw ReplicationError(.badMessage, "an append over \(limits.maxRecords) records or \(limits.maxRecordBytes) bytes")
+            throw ReplicationError(.badMessage, "a message over \(limits.maxRecords) records or \(limits.maxRecordBytes) bytes")
         }
         var records: [ReplicatedRecord] = []
         for line in lines {
             do { records.append(try ReplicatedRecord(line: line)) } catch {
-                throw ReplicationError(.badRecord, "record \(records.count + 1) of the append: \(error)")
+                throw ReplicationError(.badRecord, "record \(records.count + 1) of the message: \(error)")
             }
         }
-        self = .append(partition: partition, epoch: epoch, previous: previous, commit: commit, epochs: epochs, records: records)
+        switch header {
+        case .append(let partition, let epoch, let previous, let commit, let epochs, _):
+            self = .append(partition: partition, epoch: epoch, previous: previous, commit: commit, epochs: epochs, records: records)
+        case .records(let partition, let epoch, let after, let end, let epochs, _):
+            self = .records(partition: partition, epoch: epoch, after: after, end: end, epochs: epochs, records: records)
+        default:
+            self = header
+        }
     }
 }

@@ -1,5 +1,6 @@
 import JSON
 import Journal
+import LyceumSupport
 
 /// The compact JSON object a book is journaled as, and the fast path back.
 extension Book {
@@ -12,16 +13,16 @@ extension Book {
     public func journalValue() -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(192 + title.utf8.count + author.utf8.count + review.utf8.count)
-        output.append(contentsOf: #"{"value_format":"#.utf8)
+        output.append(utf8: #"{"value_format":"#)
         JSONValue.write(Self.valueFormat, to: &output)
-        output.append(contentsOf: #","id":"#.utf8)
+        output.append(utf8: #","id":"#)
         JSONValue.write(id, to: &output)
-        output.append(contentsOf: #","learner":"#.utf8)
+        output.append(utf8: #","learner":"#)
         JSONValue.write(learner, to: &output)
         writeSharedMembers(to: &output)
-        output.append(contentsOf: #","created_at":"#.utf8)
+        output.append(utf8: #","created_at":"#)
         JSONValue.write(Int(createdAt), to: &output)
-        output.append(contentsOf: #","updated_at":"#.utf8)
+        output.append(utf8: #","updated_at":"#)
         JSONValue.write(Int(updatedAt), to: &output)
         output.append(UInt8(ascii: "}"))
         return output

@@ -3,6 +3,7 @@ import Books
 import JSON
 import Journal
 import LyceumLogging
+import LyceumSupport
 import Partitions
 
 /// The `books` service: each learner's library. Operations: `create`, `get`, `update`, `delete`,
@@ -189,7 +190,7 @@ public final class BooksService: JournaledService {
             let page = try domain { () throws(BookError) in try state.library.page(of: learner, query) }
             var output: [UInt8] = Array(#"{"books":["#.utf8)
             let written = budget.writeItems(page.books, to: &output) { book, output in book.writeJSON(to: &output) }
-            output.append(contentsOf: #"],"next_cursor":"#.utf8)
+            output.append(utf8: #"],"next_cursor":"#)
             JSONValue(page.prefix(written).nextCursor).write(to: &output)
             output.append(UInt8(ascii: "}"))
             return Reply.success(serialized: output)

@@ -2,6 +2,7 @@ import Access
 import Catalog
 import JSON
 import LyceumLogging
+import LyceumSupport
 
 /// The `catalog` service: read-only queries over the catalog currently in `store`.
 /// Operations: `list_courses`, `get_course`, `get_lesson`, `get_quiz`, `list_categories`,
@@ -73,7 +74,7 @@ public final class CatalogService: LearningService {
         }
         var output: [UInt8] = Array(#"{"courses":["#.utf8)
         let written = budget.writeItems(page.courses, to: &output) { course, output in rendering.writeSummary(of: course, to: &output) }
-        output.append(contentsOf: #"],"next_cursor":"#.utf8)
+        output.append(utf8: #"],"next_cursor":"#)
         JSONValue(page.prefix(written).nextCursor).write(to: &output)
         output.append(UInt8(ascii: "}"))
         return output
@@ -129,16 +130,16 @@ public final class CatalogService: LearningService {
         let hits = ranked.dropFirst(start).prefix(limit)
         var output: [UInt8] = Array(#"{"hits":["#.utf8)
         let written = budget.writeItems(hits, to: &output) { hit, output in
-            output.append(contentsOf: #"{"course":"#.utf8)
+            output.append(utf8: #"{"course":"#)
             rendering.writeSummary(of: hit.course, to: &output)
-            output.append(contentsOf: #","score":"#.utf8)
+            output.append(utf8: #","score":"#)
             JSONValue.write(hit.score, to: &output)
-            output.append(contentsOf: #","lessons":"#.utf8)
+            output.append(utf8: #","lessons":"#)
             JSONValue.array(hit.lessons.map { ["id": .string($0.id), "title": .string($0.title)] }).write(to: &output)
             output.append(UInt8(ascii: "}"))
         }
         let more = written < hits.count || ranked.count > start + limit
-        output.append(contentsOf: #"],"next_cursor":"#.utf8)
+        output.append(utf8: #"],"next_cursor":"#)
         JSONValue(more ? Catalog.cursor(offset: start + written, scope: scope) : nil).write(to: &output)
         output.append(UInt8(ascii: "}"))
         return output

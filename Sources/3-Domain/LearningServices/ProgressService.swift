@@ -184,13 +184,13 @@ public final class ProgressService: JournaledService {
         let records = try core.read { (state) throws(ServiceError) in state.records.courses(of: learner, after: after) }
         var output: [UInt8] = Array(#"{"learner":"#.utf8)
         JSONValue.write(learner, to: &output)
-        output.append(contentsOf: #","courses":["#.utf8)
+        output.append(utf8: #","courses":["#)
         let written = budget.writeItems(records, to: &output) { record, output in
             let summary = ProgressSummary(record, lessonIDs: catalog.course(record.course)?.lessons.map(\.id) ?? [])
             JSONObjectWriter.append(to: &output) { summary.writeJSON(into: &$0) }
         }
         let last = written < records.count ? records[written - 1] : nil
-        output.append(contentsOf: #"],"next_cursor":"#.utf8)
+        output.append(utf8: #"],"next_cursor":"#)
         JSONValue(last.map { PageCursor.encode([.integer(Int($0.updatedAt)), .string($0.course)]) }).write(to: &output)
         output.append(UInt8(ascii: "}"))
         return Reply.success(serialized: output)

@@ -1,3 +1,4 @@
+import Backup
 import CommandSyntax
 import Configuration
 import Journal

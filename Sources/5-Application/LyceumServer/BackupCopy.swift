@@ -1,3 +1,4 @@
+import Backup
 import Configuration
 import Foundation
 import JSON

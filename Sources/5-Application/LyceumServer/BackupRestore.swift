@@ -1,3 +1,4 @@
+import Backup
 import Foundation
 import Journal
 import Partitions

@@ -85,39 +85,6 @@ private func awaitsFirstWrite(_ directory: String) -> Bool {
     return PartitionName.partition(ofDirectory: Substring(name)) != nil || ServiceRegistry.standard[name]?.isJournaled == true
 }
 
-/// Every live value by collection, and for a service's journal (a directory named after the
-/// service, or a partition's directory in it) the service's own state too, so that every value is decoded as serving decodes it.
-struct CheckedState: JournalState {
-    var keyed = KeyedJournalState()
-    var decoded: (any JournalState)?
-    let service: String?
-
-    init(directory: String) {
-        var components = (directory as NSString).standardizingPath.components(separatedBy: "/")
-        // A partition's journal (DATA/books/p3) is its service's.
-        if let last = components.last, PartitionName.partition(ofDirectory: Substring(last)) != nil { components.removeLast() }
-        let name = components.last ?? ""
-        // A directory named after no service (one journal of another kind) is checked as a
-        // journal only: its values are not decoded.
-        let descriptor = ServiceRegistry.standard[name]
-        service = descriptor?.name
-        decoded = descriptor?.emptyState?()
-    }
-
-    mutating func apply(_ change: JournalChange) throws(UndecodableValue) {
-        try decoded?.apply(change)
-        keyed.apply(change)
-    }
-
-    /// The values byte for byte as stored: compaction rewrites nothing it did not have to.
-    func snapshot() -> [JournalChange] { keyed.snapshot() }
-
-    var decodedAs: String {
-        guard decoded != nil, let service else { return "not decoded (not a directory named after a service: books, progress)" }
-        return "decoded as \(service), as serving does"
-    }
-}
-
 private func check(_ directory: String, progress: ProgressPrinter) throws -> Int32 {
     var state = CheckedState(directory: directory)
     let report = try Journal.check(directory: directory, state: &state, progress: progress.report)

@@ -18,18 +18,16 @@ public struct WorkerSessionBudget: Sendable {
     static let descriptorsPerInstance = 8
 
     /// The brokers every instance registers with.
-    public let brokers: Int
+    let brokers: Int
     /// Sessions per instance and broker (`sessions`).
-    public let sessions: Int
+    let sessions: Int
     /// The process's descriptor limit.
-    public let descriptorLimit: Int
+    let descriptorLimit: Int
 
     /// The budget of a worker registering with `brokers` brokers, `sessions` sessions per
     /// instance and broker, under the descriptor limit `descriptorLimit`.
-    public init(brokers: Int, sessions: Int, descriptorLimit: Int) {
-        self.brokers = brokers
-        self.sessions = sessions
-        self.descriptorLimit = descriptorLimit
+    public static func of(brokers: Int, sessions: Int, descriptorLimit: Int) -> WorkerSessionBudget {
+        WorkerSessionBudget(brokers: brokers, sessions: sessions, descriptorLimit: descriptorLimit)
     }
 
     /// Why `instances` service instances (one per partition held, plus the unpartitioned ones and

@@ -1,7 +1,7 @@
 import Telemetry
 
 /// The process's metrics backend: installed as the `MetricsSystem` factory the first time it is
-/// asked for (so before any subsystem starts, by `Commands`), then rendered by `GET /metrics`.
+/// asked for (so before any subsystem starts, by `ServerProcesses`), then rendered by `GET /metrics`.
 /// The families below are every metric docs/operations.md, "Status and metrics", lists, each pushed by the
 /// subsystem that knows it: requests (`RequestMetrics`), journals (`JournalMetrics`), the event
 /// publisher (`EventMetrics`) and the broker (`BrokerMetrics`).

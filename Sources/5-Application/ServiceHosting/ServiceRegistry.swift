@@ -3,7 +3,7 @@ import Events
 
 /// The services a Lyceum process can serve, one `ServiceDescriptor` each. `standard` lists
 /// Lyceum's own; a test (or a product built on Lyceum) adds its own with `adding(_:)` and passes
-/// the result to `ServiceHost` and `Commands`.
+/// the result to `ServiceHost` and `ServerProcesses`.
 public struct ServiceRegistry: Sendable {
     /// The services, in the order `serve` starts them.
     public let descriptors: [ServiceDescriptor]

@@ -1,14 +1,15 @@
 import Journal
+import ServiceHosting
 
 /// `lyceum backup verify DIR`, and the check every restore makes first: the manifest reads and
 /// comes from a build whose value formats this one reads; every journal file it names is a
 /// regular file (never a link) of exactly its length and checksum, and opens as a journal whose
 /// every value decodes as its service decodes it (the checks of `lyceum journal check`), ending
 /// at the manifest's sequence with its number of entries.
-enum BackupVerifier {
+package enum BackupVerifier {
     /// The manifest of the backup in `directory`, once every check has passed.
     /// - Throws: `BackupError` naming the first file at fault and why.
-    static func verify(_ directory: String) throws(BackupError) -> BackupManifest {
+    package static func verify(_ directory: String) throws(BackupError) -> BackupManifest {
         guard PrivateFiles.isDirectory(directory) else {
             throw BackupError(path: directory, "is not a backup directory (missing, not a directory, or a link)")
         }

@@ -6,23 +6,23 @@ import ServiceHosting
 /// known to be incomplete: where the copy came from and when, the Lyceum version and value
 /// formats that wrote it, the partition count, and for every journal its sequence, entries,
 /// length and checksum (protocol/backup.md).
-struct BackupManifest: Equatable {
+package struct BackupManifest: Equatable {
     /// One journal's snapshot in the backup.
-    struct Entry: Equatable {
+    package struct Entry: Equatable {
         /// The service, e.g. `books`.
-        let service: String
+        package let service: String
         /// Its partition, in a partitioned cluster.
-        let partition: Int?
+        package let partition: Int?
         /// The file's path inside the backup: ``BackupLayout/file(service:partition:)``.
-        let file: String
+        package let file: String
         /// The sequence the snapshot reflects: every write through it, none after.
-        let sequence: UInt64
+        package let sequence: UInt64
         /// The live entries it holds (request ledger entries included).
-        let entries: Int
+        package let entries: Int
         /// The file's length.
-        let bytes: UInt64
+        package let bytes: UInt64
         /// The CRC-32C of the whole file.
-        let crc32c: UInt32
+        package let crc32c: UInt32
 
         /// `{"service", "partition" (when partitioned), "file", "sequence", "entries", "bytes", "crc32c"}`.
         var json: JSONValue {
@@ -43,18 +43,18 @@ struct BackupManifest: Equatable {
     /// The manifest version this build writes and reads.
     static let version = 1
     /// The most bytes a manifest may have: one line per journal, so far more than any cluster needs.
-    static let maximumBytes = 16 << 20
+    package static let maximumBytes = 16 << 20
 
-    let created: String
-    let source: String
-    let lyceumVersion: String
-    let valueFormats: [String: Int]
-    let partitions: Int
-    let journals: [Entry]
+    package let created: String
+    package let source: String
+    package let lyceumVersion: String
+    package let valueFormats: [String: Int]
+    package let partitions: Int
+    package let journals: [Entry]
 
     /// The manifest of a backup copied from `source` now, as `begin`'s `result` describes it.
     /// - Throws: `JSONReadError` when the result is not one.
-    init(begun result: JSONValue, source: String) throws(JSONReadError) {
+    package init(begun result: JSONValue, source: String) throws(JSONReadError) {
         var reader = try JSONObjectReader(result)
         _ = try reader.string("backup")
         try self.init(reading: &reader, created: RFC3339.now(), source: source)
@@ -65,7 +65,7 @@ struct BackupManifest: Equatable {
     /// - Throws: `BackupError` when the parts disagree on the partition count, Lyceum version or
     ///   value formats, or do not hold each partition of a service exactly once (a partition
     ///   moving while the backup began, or a node missing).
-    init(combining parts: [BackupManifest], source: String) throws(BackupError) {
+    package init(combining parts: [BackupManifest], source: String) throws(BackupError) {
         guard let first = parts.first else { throw BackupError(path: source, "no node answered with a backup") }
         for part in parts where part.partitions != first.partitions || part.lyceumVersion != first.lyceumVersion || part.valueFormats != first.valueFormats {
             throw BackupError(path: part.source, "describes \(part.partitions) partitions, Lyceum \(part.lyceumVersion), value formats \(part.valueFormats); "
@@ -91,7 +91,7 @@ struct BackupManifest: Equatable {
 
     /// The manifest in `bytes`, read from a backup's `manifest.json`.
     /// - Throws: `JSONReadError` naming the member at fault.
-    init(bytes: [UInt8]) throws(JSONReadError) {
+    package init(bytes: [UInt8]) throws(JSONReadError) {
         let value: JSONValue
         do { value = try JSONParser(maxBytes: Self.maximumBytes, maxDepth: 6).parse(bytes) } catch {
             throw JSONReadError(path: "$", message: "is not JSON (truncated or damaged): \(error)")
@@ -143,7 +143,7 @@ struct BackupManifest: Equatable {
     }
 
     /// The manifest as written to `manifest.json`, with a final newline.
-    var bytes: [UInt8] {
+    package var bytes: [UInt8] {
         var object = JSONObject()
         object.append("format", .string(Self.format))
         object.append("version", .integer(Self.version))
@@ -159,5 +159,5 @@ struct BackupManifest: Equatable {
     }
 
     /// The sum of the journals' lengths.
-    var totalBytes: UInt64 { journals.reduce(0) { $0 + $1.bytes } }
+    package var totalBytes: UInt64 { journals.reduce(0) { $0 + $1.bytes } }
 }

@@ -5,10 +5,10 @@ import Glibc
 /// The file operations of backups and restores: directories created 0700 and files 0600, each
 /// created new (never an existing entry reused, never a link followed), written whole and
 /// synced. Every failure is a `BackupError` naming the path and the system's reason.
-enum PrivateFiles {
+package enum PrivateFiles {
     /// Creates the directory `path` with mode 0700, and its missing parents too when `parents`;
     /// an existing directory (not a link to one) is accepted only when `parents` allows it.
-    static func makeDirectory(_ path: String, parents: Bool = false) throws(BackupError) {
+    package static func makeDirectory(_ path: String, parents: Bool = false) throws(BackupError) {
         if parents {
             if isDirectory(path) { return }
             let parent = parentDirectory(path)
@@ -18,19 +18,19 @@ enum PrivateFiles {
     }
 
     /// Whether `path` itself is a directory (a link to one is not).
-    static func isDirectory(_ path: String) -> Bool {
+    package static func isDirectory(_ path: String) -> Bool {
         var status = stat()
         return lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
     }
 
     /// Whether anything (a file, a directory, a dangling link) is at `path`.
-    static func exists(_ path: String) -> Bool {
+    package static func exists(_ path: String) -> Bool {
         var status = stat()
         return lstat(path, &status) == 0
     }
 
     /// Whether the directory `path` holds no entry.
-    static func isEmptyDirectory(_ path: String) throws(BackupError) -> Bool {
+    package static func isEmptyDirectory(_ path: String) throws(BackupError) -> Bool {
         guard isDirectory(path) else { throw BackupError(path: path, "is not a directory (a link is not followed)") }
         guard let directory = opendir(path) else { throw failure("cannot list", path) }
         defer { closedir(directory) }
@@ -42,14 +42,14 @@ enum PrivateFiles {
     }
 
     /// Creates the file `path`, mode 0600, which must not exist (a link there is refused).
-    static func create(_ path: String) throws(BackupError) -> Int32 {
+    package static func create(_ path: String) throws(BackupError) -> Int32 {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw failure("cannot create", path) }
         return descriptor
     }
 
     /// The bytes of the regular file `path` (a link is refused), refused unread when larger than `limit`.
-    static func contents(of path: String, limit: Int) throws(BackupError) -> [UInt8] {
+    package static func contents(of path: String, limit: Int) throws(BackupError) -> [UInt8] {
         let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else { throw failure("cannot open", path) }
         defer { close(descriptor) }
@@ -66,7 +66,7 @@ enum PrivateFiles {
     }
 
     /// Writes all of `bytes` at `offset` of `descriptor`.
-    static func write(_ descriptor: Int32, _ bytes: [UInt8], at offset: UInt64, path: String) throws(BackupError) {
+    package static func write(_ descriptor: Int32, _ bytes: [UInt8], at offset: UInt64, path: String) throws(BackupError) {
         var done = 0
         while done < bytes.count {
             let result = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress! + done, $0.count - done, off_t(offset) + off_t(done)) }
@@ -77,13 +77,13 @@ enum PrivateFiles {
     }
 
     /// Makes what was written to `descriptor` durable.
-    static func sync(_ descriptor: Int32, path: String) throws(BackupError) {
+    package static func sync(_ descriptor: Int32, path: String) throws(BackupError) {
         guard fsync(descriptor) == 0 else { throw failure("cannot sync", path) }
     }
 
     /// Writes `bytes` to the new file `path` durably: a new file beside it, synced, renamed into
     /// place, the directory synced; a crash leaves no file at `path` or the whole one.
-    static func writeNew(_ path: String, _ bytes: [UInt8]) throws(BackupError) {
+    package static func writeNew(_ path: String, _ bytes: [UInt8]) throws(BackupError) {
         let partial = path + ".partial"
         let descriptor = try create(partial)
         do {
@@ -98,13 +98,13 @@ enum PrivateFiles {
     }
 
     /// Renames `from` to `to` and syncs the parent directory of `to`.
-    static func rename(_ from: String, to: String) throws(BackupError) {
+    package static func rename(_ from: String, to: String) throws(BackupError) {
         guard Glibc.rename(from, to) == 0 else { throw failure("cannot rename to \(to)", from) }
         try syncDirectory(parentDirectory(to))
     }
 
     /// Makes the directory `path`'s entries durable.
-    static func syncDirectory(_ path: String) throws(BackupError) {
+    package static func syncDirectory(_ path: String) throws(BackupError) {
         let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { throw failure("cannot open the directory", path) }
         defer { close(descriptor) }
@@ -112,7 +112,7 @@ enum PrivateFiles {
     }
 
     /// The directory `path` is in.
-    static func parentDirectory(_ path: String) -> String {
+    package static func parentDirectory(_ path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }

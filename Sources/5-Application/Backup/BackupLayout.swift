@@ -8,9 +8,9 @@ import Progress
 
 /// Where each journal's snapshot sits inside a backup, and what a backup says of each: shared by
 /// the server that writes the snapshots, the client that copies them and the manifest it writes.
-enum BackupLayout {
+package enum BackupLayout {
     /// The manifest's name inside a backup directory, written last.
-    static let manifest = "manifest.json"
+    package static let manifest = "manifest.json"
 
     /// `books/journal.jsonl`, or a partition's `books/p3/journal.jsonl`: the journal file's path
     /// under a data directory, and under a backup directory alike.
@@ -34,13 +34,13 @@ enum BackupLayout {
 
 /// A request to `lyceum.backup`, parsed: `{"op":"begin"}`, `{"op":"read","backup","file","offset","max_bytes"?}`,
 /// `{"op":"end","backup","complete"}`.
-enum BackupRequest: Equatable {
+package enum BackupRequest: Equatable {
     case begin
     case read(String, file: String, offset: Int, maxBytes: Int)
     case end(String, complete: Bool)
 
     /// What a node service's backup ops start with: `backup_begin`, `backup_read`, `backup_end`.
-    static let nodeOpPrefix = "backup_"
+    package static let nodeOpPrefix = "backup_"
 
     /// Parses one request frame, whose op is `opPrefix` followed by `begin`, `read` or `end`.
     /// - Throws: `ServiceError` `bad_request` naming the field at fault, `unknown_op`.
@@ -80,17 +80,18 @@ enum BackupRequest: Equatable {
 }
 
 /// A backup that cannot be taken, verified or restored: the file or directory at fault and why.
-struct BackupError: Error, CustomStringConvertible {
+package struct BackupError: Error, CustomStringConvertible {
     /// The file or directory at fault.
-    let path: String
+    package let path: String
     /// What is wrong with it.
-    let message: String
+    package let message: String
 
-    init(path: String, _ message: String) {
+    /// An error about `path`.
+    package init(path: String, _ message: String) {
         self.path = path
         self.message = message
     }
 
     /// `BACKUP/books/journal.jsonl: has 1234 bytes; the manifest says 2048`.
-    var description: String { "\(path): \(message)" }
+    package var description: String { "\(path): \(message)" }
 }

@@ -1,17 +1,21 @@
 import Foundation
-import LyceumTestSupport
 
 /// A real single-member etcd (Debian's etcd-server) on free loopback ports, its data in a
 /// temporary directory; killed and its directory removed by `remove()`.
-final class EtcdServer {
-    let clientPort: Int
-    let peerPort: Int
-    let directory: TemporaryDirectory
+public final class EtcdServer {
+    /// The client port (`endpoint`).
+    public let clientPort: Int
+    /// The peer port.
+    public let peerPort: Int
+    /// Its data directory's parent.
+    public let directory: TemporaryDirectory
     private var process: ChildProcess?
 
-    static let executable = "/usr/bin/etcd"
+    /// Debian's etcd-server.
+    public static let executable = "/usr/bin/etcd"
 
-    init() throws {
+    /// Starts a member on free ports, and waits until it answers.
+    public init() throws {
         guard FileManager.default.isExecutableFile(atPath: Self.executable) else {
             throw POSIXError(.ENOENT, userInfo: [NSLocalizedDescriptionKey: "etcd is not installed: scripts/ensure-deps.sh test installs etcd-server"])
         }
@@ -21,40 +25,37 @@ final class EtcdServer {
         try start()
     }
 
-    var endpoint: String { "http://127.0.0.1:\(clientPort)" }
+    /// `http://127.0.0.1:PORT`.
+    public var endpoint: String { "http://127.0.0.1:\(clientPort)" }
 
     /// Starts (or restarts, on the same ports and data) the member and waits until it answers.
-    func start() throws {
+    public func start() throws {
         let peer = "http://127.0.0.1:\(peerPort)"
         process = try ChildProcess(Self.executable, [
             "--name", "test", "--data-dir", directory.path + "/member",
             "--listen-client-urls", endpoint, "--advertise-client-urls", endpoint,
             "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
             "--initial-cluster", "test=\(peer)", "--log-outputs", "stderr", "--logger", "zap",
-        ])
-        let ready = eventually(timeout: .seconds(120)) { Self.answers(endpoint) }
+        ], standardError: .discarded)
+        let ready = eventually { Self.answers(endpoint) }
         guard ready else { throw POSIXError(.ETIMEDOUT, userInfo: [NSLocalizedDescriptionKey: "etcd at \(endpoint) did not answer"]) }
     }
 
     /// Kills the member at once (SIGKILL), as a crash would.
-    func kill() {
+    public func kill() {
         process?.stop()
         process = nil
     }
 
-    func remove() {
+    /// Kills it and removes its data.
+    public func remove() {
         kill()
         directory.remove()
     }
 
     /// Whether a range request gets an answer (etcd has a leader and serves).
     private static func answers(_ endpoint: String) -> Bool {
-        let curl = Process()
-        curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        curl.arguments = ["-sf", "-m", "2", "-o", "/dev/null", "-d", #"{"key":"AA=="}"#, endpoint + "/v3/kv/range"]
-        curl.standardError = FileHandle.nullDevice
-        do { try curl.run() } catch { return false }
-        curl.waitUntilExit()
-        return curl.terminationStatus == 0
+        let range = ["-sf", "-m", "2", "-o", "/dev/null", "-d", #"{"key":"AA=="}"#, endpoint + "/v3/kv/range"]
+        return (try? ChildProcess.run("/usr/bin/curl", range, standardError: .discarded).status) == 0
     }
 }

@@ -1,3 +1,4 @@
+import Backup
 import Configuration
 import Dashboard
 import EventWire
@@ -25,7 +26,7 @@ import ZeroMQ
 /// its configuration sources again for the log level and reloads the catalog and the
 /// authorised keys. With CURVE (`security`) every socket it binds is a CURVE server checked by
 /// the process's ZAP handler, which runs first, and every socket it connects a CURVE client.
-public enum Commands {
+public enum ServerProcesses {
     /// `lyceum serve`: a broker that answers every service itself (as `LocalService`s: no worker
     /// hop inside one process), with writes replying once durable without holding its thread.
     public static func serve(_ settings: Settings, security: ProcessSecurity = .plaintext, reloading sources: ConfigurationSources? = nil) -> Int32 {
@@ -72,7 +73,8 @@ public enum Commands {
             ? try eventPublisher(for: host, configuration: eventConfiguration, security: security, revocations: revocations, context: context) : nil
         var configuration = brokerConfiguration(settings, report: report, security: security, watchdog: watchdog)
         let backups = try BackupSource(
-            services: { host.services }, dataDirectory: settings.dataDirectory, partitions: 0, idleLimit: settings.backupIdleLimit)
+            services: { host.services }, dataDirectory: settings.dataDirectory, partitions: 0, lyceumVersion: VersionCommand.lyceumVersion,
+            idleLimit: settings.backupIdleLimit)
         let handler = ServiceHost.handlers(publishingTo: publisher)
         configuration.localServices = host.services.map { LocalService(name: $0.name, handler: handler($0)) } + [backups.localService]
         let broker = try Broker(endpoints: settings.endpoints, configuration: configuration, context: context)
@@ -149,7 +151,7 @@ public enum Commands {
         var budget: WorkerSessionBudget?
         if settings.partitionScheme != nil {
             // Many partitions' sessions need many descriptors: take what the hard limit allows.
-            let sessions = WorkerSessionBudget(
+            let sessions = WorkerSessionBudget.of(
                 brokers: settings.brokers.count, sessions: settings.sessionsPerService, descriptorLimit: DescriptorLimit.raise(logger: logger))
             // Its instances and the node service's.
             if let refusal = sessions.refusal(instances: host.services.count + 1) {
@@ -210,11 +212,11 @@ public enum Commands {
                         node: settings.node, host: host, dataDirectory: settings.dataDirectory, budget: budget, handler: handler,
                         changed: { hosted, served in publisher.map { host.snapshotsFollow(hosted, served: served, publisher: $0) } })
                     let caller = try NodeCaller(endpoints: settings.brokers, security: security.connecting)
-                    let moves = PartitionMoves(worker: partitions, call: caller.call, outcomes: PartitionMoveOutcomeFile(dataDirectory: settings.dataDirectory))
+                    let moves = PartitionMoveOps(worker: partitions, call: caller.call, outcomes: PartitionMoveOutcomeFile(dataDirectory: settings.dataDirectory))
                     let node = NodeService.worker(node: settings.node, partitions: settings.partitions, worker: partitions)
                     let backups = try BackupSource(
                         services: { partitions.served }, dataDirectory: settings.dataDirectory, partitions: settings.partitions,
-                        idleLimit: settings.backupIdleLimit)
+                        lyceumVersion: VersionCommand.lyceumVersion, idleLimit: settings.backupIdleLimit)
                     services += partitions.poolServices + [(node.name, backups.handler(otherwise: moves.handler(otherwise: FrameHandler.handler(node.answer))))]
                     worker = partitions
                 }

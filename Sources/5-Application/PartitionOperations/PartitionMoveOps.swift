@@ -9,7 +9,7 @@ import Synchronization
 /// request, runs it as source or target, and answers in the services' reply contract. One move
 /// at a time leaves this node; another gets `unavailable` while the first runs, but the same one
 /// sent again (its `move_id`) gets its outcome.
-public final class PartitionMoves: Sendable {
+public final class PartitionMoveOps: Sendable {
     private let mover: PartitionMover
     private let receiver: PartitionReceiver
     private let moving = Mutex(false)

@@ -17,9 +17,9 @@ import Glibc
 /// under `DATA/.backups/<id>/`, on a thread of its own; `read` hands out those files in chunks;
 /// `end` removes them. A backup not asked anything for `idleLimit` is removed, so a client
 /// killed half-way leaves nothing behind; files left by a crash are removed at the next start.
-final class BackupSource: Sendable {
+package final class BackupSource: Sendable {
     /// The service's name; `lyceum.` names need the `manage` permission (an `admin` key).
-    static let serviceName = "lyceum.backup"
+    package static let serviceName = "lyceum.backup"
     /// At most this many backups are kept at once: each holds a copy of every journal's state on disk.
     static let maxBackups = 2
 
@@ -38,15 +38,19 @@ final class BackupSource: Sendable {
     private let backups = Mutex<[String: Backup]>([:])
     private let metrics = BackupMetrics()
     private let logger = Logger(component: "backup")
+    private let lyceumVersion: String
 
     /// The backups of the journals of `services` (asked at each `begin`: a worker's partitions
     /// change with moves), written under `dataDirectory/.backups` (whatever a crash left there is
     /// removed now), for a cluster of `partitions` partitions (0: none); a backup whose client
-    /// asks nothing for `idleLimit` (`backup-idle-limit`) is abandoned.
-    init(
-        services: @escaping @Sendable () -> [HostedService], dataDirectory: String, partitions: Int, idleLimit: Duration = .seconds(60)
+    /// asks nothing for `idleLimit` (`backup-idle-limit`) is abandoned. Manifests name
+    /// `lyceumVersion` as the version that took them.
+    package init(
+        services: @escaping @Sendable () -> [HostedService], dataDirectory: String, partitions: Int, lyceumVersion: String,
+        idleLimit: Duration = .seconds(60)
     ) throws {
         self.services = services
+        self.lyceumVersion = lyceumVersion
         root = (dataDirectory as NSString).appendingPathComponent(".backups")
         self.partitions = partitions
         self.idleLimit = idleLimit
@@ -54,13 +58,13 @@ final class BackupSource: Sendable {
     }
 
     /// `serve`'s broker's local service `lyceum.backup`.
-    var localService: LocalService {
+    package var localService: LocalService {
         LocalService(name: Self.serviceName) { [self] body, _, later in answer(body, opPrefix: "", later: later) }
     }
 
     /// A node service's handler: requests whose op starts with `backup_` are answered here, the
     /// others by `otherwise`.
-    func handler(otherwise: @escaping WorkerPool.Handler) -> WorkerPool.Handler {
+    package func handler(otherwise: @escaping WorkerPool.Handler) -> WorkerPool.Handler {
         { [self] body, caller, later in
             guard let first = body.first, case .string(let op) = JSONParser().member("op", in: first),
                   op.hasPrefix(BackupRequest.nodeOpPrefix) else { return otherwise(body, caller, later) }
@@ -136,7 +140,7 @@ final class BackupSource: Sendable {
         guard kept else { return ServiceError(.notFound, "backup \(id) was ended while it was being written").replyFrame }
         var result = JSONObject()
         result.append("backup", .string(id))
-        result.append("lyceum_version", .string(VersionCommand.lyceumVersion))
+        result.append("lyceum_version", .string(lyceumVersion))
         result.append("value_formats", BackupLayout.valueFormats)
         result.append("partitions", .integer(partitions))
         result.append("journals", .array(journals))
