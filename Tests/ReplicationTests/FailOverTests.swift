@@ -2,83 +2,51 @@ import Coordination
 import Foundation
 import Journal
 import LyceumTestSupport
+import PartitionOperations
 import Replication
 import Synchronization
 import Testing
 import ZeroMQ
 
 /// The whole protocol in one process, without the worker: three replicas of a partition, each
-/// a `Candidacy` on a real etcd and a replication link; writes go to whichever leads. The
+/// a `PartitionReplica` (a `Candidacy` on a real etcd and the replication link of its role);
+/// writes go to whichever leads. The
 /// leader dies (stops renewing, as a killed process): another is elected with a higher epoch,
 /// recovers from the majority, and serves; every acknowledged write is in its log; the old one
 /// comes back as a follower and ends with the same bytes.
 @Suite(.serialized, .offTheCooperativePool) struct FailOverTests {
     static let timing = try! LeaseTiming(ttlSeconds: 2, keepAlivePeriod: .milliseconds(500), retry: .milliseconds(700))
 
-    /// One replica: its journal, epoch history, candidacy and link.
+    /// One replica: its journal and epoch history, and the `PartitionReplica` that runs it.
     final class Node: @unchecked Sendable {
         let name: String
         let endpoint: String
         let store: TestStore
         let history: EpochHistory
-        let context: Context
         private let lock = NSLock()
-        private var leader: ReplicationLeader?
-        private var follower: ReplicationFollower?
-        private(set) var candidacy: Candidacy?
+        private var replica: PartitionReplica?
 
-        init(name: String, directory: String, context: Context) throws {
+        init(name: String, directory: String) throws {
             self.name = name
             endpoint = try freeLoopbackEndpoint()
             store = try TestStore(directory: directory)
             history = try EpochHistory(path: store.history)
-            self.context = context
         }
 
-        func campaign(_ election: LeaderElection) {
-            candidacy = Candidacy(election: election, name: "\(name) \(endpoint)", timing: FailOverTests.timing) { [weak self] state in
-                self?.became(state)
-            }
-        }
-
-        /// The link that goes with the new state (on the candidacy's thread).
-        private func became(_ state: LeadershipState) {
-            let (oldLeader, oldFollower) = lock.withLock { (leader, follower) }
-            oldLeader?.stop()
-            oldFollower?.stop()
-            lock.withLock { leader = nil; follower = nil }
-            do {
-                switch state {
-                case .leader(let epoch):
-                    let candidacy = self.candidacy
-                    let link = try ReplicationLeader(
-                        partition: "books.p0", epoch: epoch, store: store, history: history, replicas: 3, context: context,
-                        endpoint: endpoint, mayAcknowledge: { candidacy?.mayAcknowledge(epoch: epoch) == true })
-                    lock.withLock { leader = link }
-                case .follower(let leadership):
-                    let leaderEndpoint = String(leadership.leader.split(separator: " ").last ?? "")
-                    let link = try ReplicationFollower(
-                        replica: FollowerReplica(partition: "books.p0", store: store, history: history),
-                        epoch: leadership.epoch, context: context, leaderEndpoint: leaderEndpoint)
-                    lock.withLock { follower = link }
-                case .candidate:
-                    break
-                }
-            } catch {
-                Issue.record("\(name) could not start its link: \(error)")
-            }
+        func campaign(_ election: LeaderElection, context: Context) {
+            let replica = PartitionReplica(
+                partition: "books.p0", node: name, endpoint: endpoint, store: store, history: history, replicas: 3,
+                election: election, timing: FailOverTests.timing, context: context)
+            lock.withLock { self.replica = replica }
         }
 
         /// The link while this node leads and has recovered.
-        var servingLeader: ReplicationLeader? {
-            lock.withLock { leader }.flatMap { $0.isRecovered ? $0 : nil }
-        }
+        var servingLeader: ReplicationLeader? { lock.withLock { replica }?.servingLeader }
 
         /// Dies as a killed process does: no resignation, no more renewals or replies.
         func kill() {
-            candidacy?.stop(resign: false)
-            candidacy = nil
-            became(.candidate)
+            let replica = lock.withLock { defer { self.replica = nil }; return self.replica }
+            replica?.stop(resign: false)
         }
     }
 
@@ -90,9 +58,9 @@ import ZeroMQ
         let context = try Context()
         let client = try EtcdClient(endpoints: [etcd.endpoint])
         let election = LeaderElection(client: client, key: "lyceum/leader/books.p0")
-        let nodes = try (1...3).map { try Node(name: "w\($0)", directory: root.path + "/w\($0)", context: context) }
+        let nodes = try (1...3).map { try Node(name: "w\($0)", directory: root.path + "/w\($0)") }
         defer { for node in nodes { node.kill(); node.store.close() } }
-        for node in nodes { node.campaign(election) }
+        for node in nodes { node.campaign(election, context: context) }
 
         // A writer: one book at a time, at whichever node leads and has recovered.
         let acknowledged = Mutex<[Int: ContinuousClock.Instant]>([:])
@@ -136,7 +104,7 @@ import ZeroMQ
         print("fail-over (TTL \(Self.timing.ttlSeconds) s): last acknowledgement before the kill to the first after it: \(firstAfter - lastBefore)")
 
         // The old leader comes back and follows; its journal converges on the leader's.
-        first.campaign(election)
+        first.campaign(election, context: context)
         stop.store(true, ordering: .relaxed)
         Thread.sleep(forTimeInterval: 0.2)
         #expect(eventually { first.store.lastSequence == second.store.lastSequence && nodes.allSatisfy { $0.store.bytes == second.store.bytes } })

@@ -32,6 +32,7 @@ public final class ReplicationLeader: @unchecked Sendable {
     private let bound = Mutex<String?>(nil)
     private let finished = DispatchSemaphore(value: 0)
     private let onDeposed: @Sendable (Int64) -> Void
+    private let onRecovered: @Sendable () -> Void
     /// The most record bytes sent to one follower and not yet acknowledged.
     private let windowBytes = 4 << 20
 
@@ -42,16 +43,19 @@ public final class ReplicationLeader: @unchecked Sendable {
     ///   - replicas: the replica set's size, this leader included.
     ///   - mayAcknowledge: whether the leadership still holds (``Coordination/Candidacy/mayAcknowledge(epoch:)``).
     ///   - onDeposed: called (on the link's thread) with the newer epoch a follower refused it for.
+    ///   - onRecovered: called (on the link's thread) once recovery is over: writes may start.
     public init(
         partition: String, epoch: Int64, store: any ReplicaStore, history: EpochHistory, replicas: Int,
         context: Context, endpoint: String, security: SocketSecurity = .plaintext,
-        mayAcknowledge: @escaping @Sendable () -> Bool, onDeposed: @escaping @Sendable (Int64) -> Void = { _ in }
+        mayAcknowledge: @escaping @Sendable () -> Bool, onDeposed: @escaping @Sendable (Int64) -> Void = { _ in },
+        onRecovered: @escaping @Sendable () -> Void = {}
     ) throws {
         self.partition = partition
         self.epoch = epoch
         self.store = store
         self.history = history
         self.onDeposed = onDeposed
+        self.onRecovered = onRecovered
         quorum = QuorumTracker(replicas: replicas, mayAcknowledge: mayAcknowledge)
         wakeup = try WakeupPipe()
         // The socket is made, bound and used by the link's thread only; its setup's outcome comes back here.
@@ -272,6 +276,7 @@ public final class ReplicationLeader: @unchecked Sendable {
         recovered.store(true, ordering: .relaxed)
         recoveredSignal.signal()
         logger.info("recovered: leading", ["partition": partition, "epoch": String(epoch), "position": ownPosition.description])
+        onRecovered()
     }
 
     private func ship(to identity: [UInt8], _ follower: Follower, socket: Socket, heartbeat: Bool) throws {

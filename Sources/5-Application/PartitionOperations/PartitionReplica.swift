@@ -1,0 +1,116 @@
+import Coordination
+import Foundation
+import LyceumLogging
+import Replication
+import ZeroMQ
+
+/// One replica of a replicated partition on this node: its candidacy for the partition's leader
+/// key, and the replication link its role needs (protocol/replication.md). Leading, it runs a
+/// ``ReplicationLeader`` on `endpoint` and reports it once recovered (the partition's service
+/// may then be registered, writing through `ReplicatedChangeLog`); following, it runs a
+/// ``ReplicationFollower`` to the leader named by the leader key (`NODE ENDPOINT`); otherwise
+/// neither. Every change stops the previous link first, so that no two run at once.
+public final class PartitionReplica: @unchecked Sendable {
+    /// What the replica does now.
+    public enum Role: Sendable {
+        /// Neither leads nor follows (no lease, etcd unreachable, or stopped).
+        case idle
+        /// Follows the leadership.
+        case following(Leadership)
+        /// Leads and has recovered: writes go through this link.
+        case leading(ReplicationLeader)
+    }
+
+    /// The partition (`books.p7`).
+    public let partition: String
+    /// This node's name and replication endpoint, as the leader key holds them.
+    public let candidate: String
+    private let endpoint: String
+    private let store: any ReplicaStore
+    private let history: EpochHistory
+    private let replicas: Int
+    private let context: Context
+    private let security: SocketSecurity
+    private let onChange: @Sendable (Role) -> Void
+    private let logger = Logger(component: "replica")
+    private let lock = NSLock()
+    private var leader: ReplicationLeader?
+    private var follower: ReplicationFollower?
+    private var candidacy: Candidacy?
+
+    /// Starts campaigning for `partition`'s leader key in `election`.
+    /// - Parameters:
+    ///   - endpoint: where this node's leader link binds (`tcp://ADDRESS:PORT`, routable by the
+    ///     other replicas: it goes into the leader key).
+    ///   - replicas: the replica set's size (R).
+    ///   - onChange: told each new role, on the candidacy's or the link's thread.
+    public init(
+        partition: String, node: String, endpoint: String, store: any ReplicaStore, history: EpochHistory, replicas: Int,
+        election: LeaderElection, timing: LeaseTiming, context: Context, security: SocketSecurity = .plaintext,
+        onChange: @escaping @Sendable (Role) -> Void = { _ in }
+    ) {
+        self.partition = partition
+        candidate = "\(node) \(endpoint)"
+        self.endpoint = endpoint
+        self.store = store
+        self.history = history
+        self.replicas = replicas
+        self.context = context
+        self.security = security
+        self.onChange = onChange
+        let candidacy = Candidacy(election: election, name: candidate, timing: timing) { [weak self] state in self?.became(state) }
+        lock.withLock { self.candidacy = candidacy }
+    }
+
+    /// The leader link while this replica leads and has recovered.
+    public var servingLeader: ReplicationLeader? {
+        lock.withLock { leader }.flatMap { $0.isRecovered ? $0 : nil }
+    }
+
+    /// Stops: with `resign`, hands the leadership over at once; without, as a killed process
+    /// would (the lease expires).
+    public func stop(resign: Bool) {
+        let candidacy = lock.withLock { defer { self.candidacy = nil }; return self.candidacy }
+        candidacy?.stop(resign: resign)
+        became(.candidate)
+    }
+
+    private func became(_ state: LeadershipState) {
+        let (oldLeader, oldFollower, candidacy) = lock.withLock {
+            defer { leader = nil; follower = nil }
+            return (leader, follower, self.candidacy)
+        }
+        if oldLeader != nil || oldFollower != nil { onChange(.idle) }
+        oldLeader?.stop()
+        oldFollower?.stop()
+        do {
+            switch state {
+            case .leader(let epoch):
+                let link = try ReplicationLeader(
+                    partition: partition, epoch: epoch, store: store, history: history, replicas: replicas, context: context,
+                    endpoint: endpoint, security: security, mayAcknowledge: { candidacy?.mayAcknowledge(epoch: epoch) == true },
+                    onRecovered: { [weak self] in self?.recovered(epoch) })
+                lock.withLock { leader = link }
+            case .follower(let leadership):
+                guard let space = leadership.leader.lastIndex(of: " ") else {
+                    logger.error("a leader key without an endpoint", ["partition": partition, "leader": leadership.leader])
+                    return
+                }
+                let link = try ReplicationFollower(
+                    replica: FollowerReplica(partition: partition, store: store, history: history), epoch: leadership.epoch,
+                    context: context, leaderEndpoint: String(leadership.leader[leadership.leader.index(after: space)...]), security: security)
+                lock.withLock { follower = link }
+                onChange(.following(leadership))
+            case .candidate:
+                break
+            }
+        } catch {
+            logger.error("could not start the replication link", ["partition": partition, "state": "\(state)", "error": "\(error)"])
+        }
+    }
+
+    private func recovered(_ epoch: Int64) {
+        guard let link = lock.withLock({ leader }), link.epoch == epoch else { return }
+        onChange(.leading(link))
+    }
+}
