@@ -93,13 +93,20 @@ final class NetnsCluster: Sendable {
 
     /// Runs a verb of the script on this cluster (`kill w1`, `link w2 down`, `start w1`, …).
     @discardableResult
-    func run(_ verb: String, _ arguments: [String], timeout: Duration = .seconds(150)) throws -> CommandResult {
-        try Self.script([verb, "--state", state] + arguments, timeout: timeout)
+    /// `environment` is added to the script's (`exec` passes it on to the command).
+    func run(_ verb: String, _ arguments: [String], environment: [String: String] = [:], timeout: Duration = .seconds(150)) throws -> CommandResult {
+        try Self.script([verb, "--state", state] + arguments, environment: environment, timeout: timeout)
     }
 
     /// Runs `arguments` on the client host c1.
     func onClient(_ arguments: [String], timeout: Duration) throws -> CommandResult {
         try run("exec", ["c1"] + arguments, timeout: timeout)
+    }
+
+    /// Runs `arguments` on `host` as an operator would after `eval "$(netns-cluster.sh env)"`:
+    /// with the `LYCEUM_…` variables `env` printed (both brokers, the admin key, the broker's key).
+    func asOperator(on host: String, _ arguments: [String], timeout: Duration) throws -> CommandResult {
+        try run("exec", [host] + arguments, environment: environment.filter { $0.key.hasPrefix("LYCEUM_") }, timeout: timeout)
     }
 
     /// The brokers' endpoints, in the order clients try them.
@@ -174,8 +181,8 @@ final class NetnsCluster: Sendable {
         return text
     }
 
-    private static func script(_ arguments: [String], timeout: Duration) throws -> CommandResult {
-        try Command.run(script, arguments, environment: ["LYCEUM": LyceumProcess.executable.path], timeout: timeout)
+    private static func script(_ arguments: [String], environment: [String: String] = [:], timeout: Duration) throws -> CommandResult {
+        try Command.run(script, arguments, environment: environment.merging(["LYCEUM": LyceumProcess.executable.path]) { $1 }, timeout: timeout)
     }
 }
 
