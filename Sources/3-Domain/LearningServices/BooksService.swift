@@ -111,7 +111,8 @@ public final class BooksService: JournaledService {
             guard let book = state.library.book(id, of: learner) else {
                 throw ServiceError(.notFound, "no book \(PeerText.excerpt(id)) in the library of \(PeerText.excerpt(learner))", field: "$.id")
             }
-            return Reply.success(serialized: book.resultJSON)
+            // Written into the reply at once: no result array to copy into it.
+            return Reply.success(reservingCapacity: book.resultCapacity) { book.writeResult(to: &$0) }
         }
     }
 
@@ -216,10 +217,19 @@ private func domain<T>(_ body: () throws(BookError) -> T) throws(ServiceError) -
 extension Book {
     /// `{"book": …}`, the result of create, get and update.
     var resultJSON: [UInt8] {
-        var output: [UInt8] = Array(#"{"book":"#.utf8)
-        output.reserveCapacity(256)
+        var output: [UInt8] = []
+        output.reserveCapacity(resultCapacity)
+        writeResult(to: &output)
+        return output
+    }
+
+    /// Room for `resultJSON` and a reply around it, unless its texts need escaping.
+    var resultCapacity: Int { 224 + title.utf8.count + author.utf8.count + review.utf8.count }
+
+    /// Appends `resultJSON`'s bytes: a read writes them straight into its reply.
+    func writeResult(to output: inout [UInt8]) {
+        output.append(utf8: #"{"book":"#)
         writeJSON(to: &output)
         output.append(UInt8(ascii: "}"))
-        return output
     }
 }
