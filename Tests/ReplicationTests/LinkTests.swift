@@ -124,17 +124,17 @@ final class Replies: @unchecked Sendable {
         let root = try TemporaryDirectory()
         defer { root.remove() }
         let context = try Context()
-        // Epoch 3's leader (gone now) had 1…10 acknowledged by w2; w1 has only 1…6.
+        // Epoch 3's leader (gone now) had 1…3000 acknowledged by w2; w1 has only 1…6.
         let ahead = try TestStore(directory: root.path + "/w2")
         let aheadHistory = try EpochHistory(path: ahead.history)
         try aheadHistory.record(EpochHistory.Start(epoch: 3, startSequence: 1))
-        for number in 1...10 { _ = try ahead.write(number) }
+        for number in 1...3000 { _ = try ahead.write(number) }
         let behind = try TestStore(directory: root.path + "/w1")
         defer { behind.close() }
         let behindHistory = try EpochHistory(path: behind.history)
         try behindHistory.record(EpochHistory.Start(epoch: 3, startSequence: 1))
         for record in try JournalTail(journal: ahead.journal, after: 0).next(maxBytes: 1 << 20).prefix(6) { _ = try behind.append(record) }
-        // w1 wins epoch 9: with w2 it is a majority of 3, and takes 7…10 from it before leading.
+        // w1 wins epoch 9: with w2 it is a majority of 3, and takes 7…3000 from it (three fetches) before leading.
         let leader = try ReplicationLeader(
             partition: "books.p0", epoch: 9, store: behind, history: behindHistory,
             replicas: 3, context: context, endpoint: "tcp://127.0.0.1:*", mayAcknowledge: { true })
@@ -144,12 +144,12 @@ final class Replies: @unchecked Sendable {
         defer { follower.stop(); ahead.close() }
         try follower.follow(leader, context: context)
         #expect(leader.waitUntilRecovered(timeout: Self.hang))
-        #expect(behind.lastSequence == 10, "every record the majority had is in the new leader's log")
-        #expect(behindHistory.starts == [EpochHistory.Start(epoch: 3, startSequence: 1), EpochHistory.Start(epoch: 9, startSequence: 11)])
+        #expect(behind.lastSequence == 3000, "every record the majority had is in the new leader's log")
+        #expect(behindHistory.starts == [EpochHistory.Start(epoch: 3, startSequence: 1), EpochHistory.Start(epoch: 9, startSequence: 3001)])
         let replies = Replies()
-        try Self.write(11...12, leader: leader, store: behind, replies: replies)
+        try Self.write(3001...3002, leader: leader, store: behind, replies: replies)
         #expect(eventually(timeout: Self.hang) { replies.withLock { $0.count == 2 && $0.values.allSatisfy { $0 } } })
-        #expect(eventually(timeout: Self.hang) { ahead.lastSequence == 12 })
+        #expect(eventually(timeout: Self.hang) { ahead.lastSequence == 3002 })
         #expect(ahead.bytes == behind.bytes)
         #expect(behind.state.snapshot() == ahead.state.snapshot())
     }

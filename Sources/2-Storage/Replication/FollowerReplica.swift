@@ -28,6 +28,9 @@ public final class FollowerReplica {
     /// Its epoch history.
     public let history: EpochHistory
     private let logger = Logger(component: "replication")
+    /// The reader of the last `fetch`, and the journal it reads: the next fetch of a recovering
+    /// leader goes on from where it stopped instead of scanning the journal again.
+    private var fetchTail: (tail: JournalTail, journal: Journal)?
 
     /// The follower of `partition` keeping its records in `store`, its epochs in `history`.
     public init(partition: String, store: any ReplicaStore, history: EpochHistory) {
@@ -86,7 +89,15 @@ public final class FollowerReplica {
             ? theirs.sequence : min(theirs.sequence, history.end(of: theirs.epoch, lastSequence: last))
         do {
             try history.adopt(epoch)
-            let records = try JournalTail(journal: store.journal, after: common).next(maxBytes: 1 << 20, maxRecords: ReplicationMessage.Limits().maxRecords)
+            let journal = store.journal
+            let tail: JournalTail
+            if let cached = fetchTail, cached.journal === journal, cached.tail.sequence == common {
+                tail = cached.tail
+            } else {
+                tail = JournalTail(journal: journal, after: common)
+            }
+            fetchTail = (tail, journal)
+            let records = try tail.next(maxBytes: 1 << 20, maxRecords: ReplicationMessage.Limits().maxRecords)
             let through = records.last?.sequence ?? common
             let starts = history.starts.filter { $0.startSequence > common && $0.startSequence <= through }
             return .records(partition: partition, epoch: epoch, after: common, end: position, epochs: starts, records: records)
