@@ -154,7 +154,8 @@ public struct Settings: Sendable {
     /// `http://HOST:PORT`, one per member).
     public var etcdEndpoints: [String] = []
     /// Where this worker's replication links bind, routable by the other replicas
-    /// (`replication-endpoint`, `tcp://ADDRESS:PORT`): partition N's leader binds PORT + N.
+    /// (`replication-endpoint`, `tcp://ADDRESS:PORT`): partition N of the k-th journaled service
+    /// leads on PORT + k × partitions + N.
     public var replicationEndpoint: String?
     /// A leader lease's time to live in whole seconds (`lease-ttl`).
     public var leaseTTLSeconds = LeaseTiming.standard.ttlSeconds

@@ -66,9 +66,15 @@ public enum LyceumCommands {
         guard parsed.settings.origins[.broker] != nil else {
             throw UsageError("--broker is required (or broker in the --config file, or LYCEUM_BROKER)")
         }
-        // Checked and documented (issue 25), not served yet: refused rather than run unreplicated.
-        if parsed.settings.replicas > 1 {
-            throw UsageError(option: SettingKey.replicas.rawValue, "replicated partitions are not wired into the worker yet (issue 25): use 1")
+        // The replication channel is plaintext for now: refused where it would carry records in clear off the host.
+        if parsed.settings.replicas > 1, let endpoint = parsed.settings.replicationEndpoint {
+            if parsed.settings.curveSecretKey != nil {
+                throw UsageError(option: SettingKey.replicas.rawValue, "the replication channel has no CURVE yet: replicas above 1 cannot run with curve-secret-key")
+            }
+            if !endpoint.hasPrefix("tcp://127."), !parsed.settings.insecure {
+                throw UsageError(
+                    option: SettingKey.replicationEndpoint.rawValue, "\(endpoint) is not loopback, and the replication channel is plaintext: pass --insecure to bind it anyway")
+            }
         }
         if let unknown = parsed.settings.services.first(where: { ServiceRegistry.standard[$0] == nil }) {
             throw UsageError(option: SettingKey.service.rawValue, "expected one of \(ServiceRegistry.standard.names.joined(separator: ", ")), got '\(unknown)'")
