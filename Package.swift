@@ -126,7 +126,7 @@ let package = Package(
         // defaults, and the settings each role takes (HostingSettings, ClientSettings).
         .target(
             name: "Configuration",
-            dependencies: ["CommandSyntax", "JSON", "Access", "LyceumLogging", "Journal", "Events", "LearningServices", "Partitions", "EventWire"],
+            dependencies: ["CommandSyntax", "JSON", "Access", "LyceumLogging", "Journal", "Events", "LearningServices", "Partitions", "EventWire", "Coordination"],
             path: "Sources/5-Application/Configuration"
         ),
         // The services a process hosts: the registry, journals opened and replayed as the

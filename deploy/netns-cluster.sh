@@ -184,6 +184,9 @@ write_configuration() {
         echo "curve-secret-key = $state/$host/keys/${host}_secret"
         echo "curve-server-key = $state/$host/keys/broker"
         echo "authorized-keys = $state/$host/keys/snapshot-readers"
+        # On the host's address (CURVE, snapshot-readers only), so that a subscriber on another
+        # host (lyceum watch on c1, a broker's dashboard) can load and repair from it.
+        echo "snapshot-endpoint = tcp://$(address "$host"):*"
         echo "data = $state/$host/data"
         echo "durability = always"
         echo "sessions = 4"

@@ -106,7 +106,16 @@ final class NetnsCluster: Sendable {
     /// Runs `arguments` on `host` as an operator would after `eval "$(netns-cluster.sh env)"`:
     /// with the `LYCEUM_…` variables `env` printed (both brokers, the admin key, the broker's key).
     func asOperator(on host: String, _ arguments: [String], timeout: Duration) throws -> CommandResult {
-        try run("exec", [host] + arguments, environment: environment.filter { $0.key.hasPrefix("LYCEUM_") }, timeout: timeout)
+        try run("exec", [host] + arguments, environment: operatorEnvironment, timeout: timeout)
+    }
+
+    /// The `LYCEUM_…` variables `env` printed: both brokers, the admin key, the broker's key.
+    var operatorEnvironment: [String: String] { environment.filter { $0.key.hasPrefix("LYCEUM_") } }
+
+    /// Starts `arguments` on `host` as ``asOperator(on:_:timeout:)`` does, without waiting for it.
+    func startAsOperator(on host: String, _ arguments: [String]) throws -> Command {
+        try Command(Self.script, ["exec", "--state", state, host] + arguments,
+                    environment: operatorEnvironment.merging(["LYCEUM": LyceumProcess.executable.path]) { $1 })
     }
 
     /// The brokers' endpoints, in the order clients try them.
