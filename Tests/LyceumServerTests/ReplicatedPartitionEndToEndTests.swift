@@ -8,26 +8,80 @@ import ZeroMQ
 /// Replicated partitions as real processes on loopback (issue 25, protocol/replication.md): a
 /// real etcd, one `lyceum broker`, and three `lyceum worker`s with `replicas 3` holding the same
 /// partition of books. A writer creates books one at a time through the broker, retrying each
-/// with its `request_id` until acknowledged; the leader's process is killed (SIGKILL). Every
-/// acknowledged book is then read back through the broker, and none was applied twice.
+/// with its `request_id` until acknowledged, while the leader's process is killed or paused.
+/// Every acknowledged book is then read back through the broker, and none was applied twice.
 @Suite(.serialized, .offTheCooperativePool) struct ReplicatedPartitionEndToEndTests {
+    @Test func theLeadersProcessIsKilledUnderWritesAndNoAcknowledgedWriteIsLostOrDoubled() throws {
+        let cluster = try ReplicaCluster()
+        let writer = Writer(endpoint: cluster.endpoint)
+        defer { writer.stop() }
+        try #require(eventually { writer.count >= 100 }, "no writes acknowledged")
+
+        let leader = try cluster.leader()
+        let killedAt = ContinuousClock.now
+        let before = writer.count
+        cluster.workers[leader]?.signal(SIGKILL)
+        cluster.workers[leader] = nil
+        try #require(eventually { writer.count >= before + 100 }, "no write acknowledged after the kill")
+        writer.stop()
+        writer.printFailOver(around: killedAt, "the leader killed")
+        try cluster.expectEveryAcknowledgedBookOnce(writer.acknowledged)
+    }
+
+    /// A leader paused past its lease (SIGSTOP) is replaced; resumed, it steps down (its
+    /// partition removed from the brokers, its late writes never acknowledged) and follows the
+    /// new leader; when that one is killed, one of the two left leads (the resumed one with its
+    /// state replayed from its journal, if it wins).
+    @Test func aLeaderPausedPastItsLeaseStepsDownAndTheSetGoesOnAfterTheNextLeaderIsKilled() throws {
+        let cluster = try ReplicaCluster()
+        let writer = Writer(endpoint: cluster.endpoint)
+        defer { writer.stop() }
+        try #require(eventually { writer.count >= 100 }, "no writes acknowledged")
+
+        let paused = try cluster.leader()
+        let worker = try #require(cluster.workers[paused])
+        let pausedAt = ContinuousClock.now
+        var before = writer.count
+        try #require(worker.suspend())
+        try #require(eventually { writer.count >= before + 100 }, "no write acknowledged while the leader was paused")
+        worker.send(SIGCONT)
+        let resumedAt = ContinuousClock.now
+        writer.printFailOver(around: pausedAt, "the leader paused")
+        try #require(eventually { worker.standardError.contains("partition no longer led") }, "\(worker.standardError)")
+        print("the resumed leader logged its step-down \(ContinuousClock.now - resumedAt) after SIGCONT (polled)")
+
+        // Kill every other replica but one, leader first: the resumed one must be able to lead.
+        let second = try cluster.leader(excluding: [paused])
+        let killedAt = ContinuousClock.now
+        before = writer.count
+        cluster.workers[second]?.signal(SIGKILL)
+        cluster.workers[second] = nil
+        try #require(eventually { writer.count >= before + 100 }, "no write acknowledged after the second kill")
+        writer.stop()
+        writer.printFailOver(around: killedAt, "the second leader killed")
+        try cluster.expectEveryAcknowledgedBookOnce(writer.acknowledged)
+    }
+}
+
+/// etcd, a broker and three replicas (`w1`–`w3`) of partition 0 of books, with 2 s leases.
+private final class ReplicaCluster {
     /// One partition: every learner's books are in `books.p0`.
     static let partitions = 1
+    let etcd: EtcdServer
+    let data: TemporaryDirectory
+    let endpoint: String
+    let broker: LyceumProcess
+    var workers: [String: LyceumProcess] = [:]
 
-    @Test func theLeadersProcessIsKilledUnderWritesAndNoAcknowledgedWriteIsLostOrDoubled() throws {
-        let etcd = try EtcdServer()
-        defer { etcd.remove() }
-        let data = try TemporaryDirectory()
-        defer { data.remove() }
-        let endpoint = try freeLoopbackEndpoint()
+    init() throws {
+        etcd = try EtcdServer()
+        data = try TemporaryDirectory()
+        endpoint = try freeLoopbackEndpoint()
         let forwarder = try freeLoopbackEndpoint()
-        let broker = try LyceumProcess([
+        broker = try LyceumProcess([
             "broker", "--endpoint", endpoint, "--forwarder-endpoint", forwarder, "--events-endpoint", try freeLoopbackEndpoint(),
             "--partitions", String(Self.partitions), "--unknown-service-timeout", "10000",
         ])
-        defer { broker.stop() }
-        var workers: [String: LyceumProcess] = [:]
-        defer { for worker in workers.values { worker.stop() } }
         for node in ["w1", "w2", "w3"] {
             let root = data.path + "/" + node
             let initialized = try LyceumProcess.run(["partitions", "init", "--data", root, "--partitions", String(Self.partitions), "--own", "0", "--service", "books"])
@@ -41,72 +95,104 @@ import ZeroMQ
                 "--lease-ttl", "2", "--lease-keep-alive", "500", "--lease-retry", "700",
             ])
         }
-        try waitUntilServing(["books.p0"], at: endpoint) { workers.map { "\($0.key):\n\($0.value.standardError)" }.joined(separator: "\n") }
+        try waitUntilServing(["books.p0"], at: endpoint) { self.logs }
+    }
 
-        // The writer: one create at a time, each retried with its request_id until acknowledged.
-        let acknowledged = Mutex<[(title: String, at: ContinuousClock.Instant)]>([])
-        let stop = Atomic(false)
-        let writer = Thread {
-            let context = try! Context()
-            var number = 0
-            while !stop.load(ordering: .relaxed) {
-                number += 1
-                let title = "book-\(number)"
-                let body = #"{"op":"create","learner":"ada","title":"\#(title)","author":"A","genre":"Mystery","rating":3,"request_id":"\#(title)"}"#
-                while !stop.load(ordering: .relaxed) {
-                    let client = Client(endpoint: endpoint, configuration: ClientConfiguration(timeout: .seconds(2), attempts: 1), context: context)
-                    defer { client.close() }
-                    if let reply = try? client.call("books", body: [Array(body.utf8)]), reply.count == 1, let parsed = try? parse(reply[0]), parsed.isOK {
-                        acknowledged.withLock { $0.append((title, .now)) }
-                        break
-                    }
-                    Thread.sleep(forTimeInterval: 0.05)
-                }
-            }
+    deinit {
+        for worker in workers.values { worker.stop() }
+        broker.stop()
+        etcd.remove()
+        data.remove()
+    }
+
+    var logs: String { workers.map { "\($0.key):\n\($0.value.standardError)" }.joined(separator: "\n") }
+
+    /// The node leading books.p0 now: the one whose last leadership line says it leads.
+    func leader(excluding: Set<String> = []) throws -> String {
+        var found: String?
+        _ = eventually {
+            found = workers.first { node, worker in
+                guard !excluding.contains(node) else { return false }
+                let lines = worker.standardError.split(separator: "\n").filter { $0.contains("partition led") || $0.contains("partition no longer led") }
+                return lines.last?.contains("partition led") == true
+            }?.key
+            return found != nil
         }
-        writer.start()
-        defer { stop.store(true, ordering: .relaxed) }
-        try #require(eventually { acknowledged.withLock { $0.count } >= 100 }, "no writes acknowledged")
+        return try #require(found, "no leader among \(workers.keys.sorted()) but \(excluding):\n\(logs)")
+    }
 
-        // The leader: the worker whose log says it leads books.p0.
-        let leader = try #require(workers.first { $0.value.standardError.contains("partition led") }?.key)
-        let killedAfter = acknowledged.withLock { $0.count }
-        let killedAt = ContinuousClock.now
-        _ = workers[leader]?.signal(SIGKILL)
-        workers[leader] = nil
-        try #require(eventually { acknowledged.withLock { $0.count } >= killedAfter + 100 }, "no write acknowledged after the kill")
-        stop.store(true, ordering: .relaxed)
-        while writer.isExecuting { Thread.sleep(forTimeInterval: 0.05) }
-
-        let acks = acknowledged.withLock { $0 }
-        let before = acks.last { $0.at < killedAt }
-        let after = acks.first { $0.at > killedAt }
-        if let before, let after {
-            print("fail-over: \(after.at - before.at) from the last acknowledgement before the kill to the first after (\(acks.count) acknowledged)")
-        }
-
-        // Every acknowledged book is there, once.
+    /// Lists ada's books through the broker and expects each of `acknowledged` there once.
+    func expectEveryAcknowledgedBookOnce(_ acknowledged: [(title: String, at: ContinuousClock.Instant)]) throws {
         var titles: [String: Int] = [:]
         var cursor: String?
         repeat {
-            let page = try call(endpoint, #"{"op":"list","learner":"ada","limit":100\#(cursor.map { #","cursor":"\#($0)""# } ?? "")}"#)
+            let page = try call(#"{"op":"list","learner":"ada","limit":100\#(cursor.map { #","cursor":"\#($0)""# } ?? "")}"#)
             try #require(page.isOK, "\(page)")
             for book in page.result["books"] as? [[String: Any]] ?? [] {
                 titles[book["title"] as? String ?? "", default: 0] += 1
             }
             cursor = page.result["next_cursor"] as? String
         } while cursor != nil
-        let missing = acks.filter { titles[$0.title] == nil }.map(\.title)
+        let missing = acknowledged.filter { titles[$0.title] == nil }.map(\.title)
         let doubled = titles.filter { $0.value > 1 }.map(\.key)
         #expect(missing.isEmpty, "acknowledged and lost: \(missing.prefix(10))")
         #expect(doubled.isEmpty, "applied twice: \(doubled.prefix(10))")
     }
 
-    private func call(_ endpoint: String, _ json: String) throws -> [String: Any] {
+    private func call(_ json: String) throws -> [String: Any] {
         let client = Client(endpoint: endpoint, configuration: ClientConfiguration(timeout: .seconds(10), attempts: 3), context: try Context())
         defer { client.close() }
         let reply = try client.call("books", body: [Array(json.utf8)])
         try #require(reply.count == 1)
         return try parse(reply[0])
+    }
+}
+
+/// Creates ada's books one at a time through the broker, each retried with its `request_id`
+/// until acknowledged, on a thread of its own until stopped.
+private final class Writer: @unchecked Sendable {
+    private let acks = Mutex<[(title: String, at: ContinuousClock.Instant)]>([])
+    private let stopping = Atomic(false)
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(endpoint: String) {
+        Thread.detachNewThread { [self] in
+            defer { finished.signal() }
+            guard let context = try? Context() else { return }
+            var number = 0
+            while !stopping.load(ordering: .relaxed) {
+                number += 1
+                let title = "book-\(number)"
+                let body = #"{"op":"create","learner":"ada","title":"\#(title)","author":"A","genre":"Mystery","rating":3,"request_id":"\#(title)"}"#
+                while !stopping.load(ordering: .relaxed) {
+                    let client = Client(endpoint: endpoint, configuration: ClientConfiguration(timeout: .seconds(2), attempts: 1), context: context)
+                    defer { client.close() }
+                    if let reply = try? client.call("books", body: [Array(body.utf8)]), reply.count == 1, let parsed = try? parse(reply[0]), parsed.isOK {
+                        acks.withLock { $0.append((title, .now)) }
+                        break
+                    }
+                    Thread.sleep(forTimeInterval: 0.05)
+                }
+            }
+        }
+    }
+
+    var count: Int { acks.withLock { $0.count } }
+    var acknowledged: [(title: String, at: ContinuousClock.Instant)] { acks.withLock { $0 } }
+
+    /// Stops after the write in hand; idempotent.
+    func stop() {
+        guard !stopping.exchange(true, ordering: .relaxed) else { return }
+        finished.wait()
+    }
+
+    /// Prints the fail-over time: the longest gap between two acknowledgements from the last
+    /// one before `instant` on (a reply the old leader sent just before `instant` may arrive
+    /// after it, so the first acknowledgement after `instant` is not always the new leader's).
+    func printFailOver(around instant: ContinuousClock.Instant, _ what: String) {
+        let all = acknowledged
+        guard let start = all.lastIndex(where: { $0.at < instant }), start + 1 < all.count else { return }
+        let gap = zip(all[start...], all[(start + 1)...]).map { $1.at - $0.at }.max() ?? .zero
+        print("fail-over (\(what), lease ttl 2 s): \(gap), the longest gap between acknowledgements after it (\(all.count) acknowledged)")
     }
 }

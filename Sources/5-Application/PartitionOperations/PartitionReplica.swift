@@ -80,9 +80,11 @@ public final class PartitionReplica: @unchecked Sendable {
             defer { leader = nil; follower = nil }
             return (leader, follower, self.candidacy)
         }
-        if oldLeader != nil || oldFollower != nil { onChange(.idle) }
+        // The link first: stopping a leader's fails the writes still waiting for a majority, so
+        // that the service's removal (told next) does not wait for replies that cannot come.
         oldLeader?.stop()
         oldFollower?.stop()
+        if oldLeader != nil || oldFollower != nil { onChange(.idle) }
         do {
             switch state {
             case .leader(let epoch):
