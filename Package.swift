@@ -126,7 +126,7 @@ let package = Package(
         // defaults, and the settings each role takes (HostingSettings, ClientSettings).
         .target(
             name: "Configuration",
-            dependencies: ["CommandSyntax", "JSON", "Access", "LyceumLogging", "Journal", "Events", "LearningServices", "Partitions", "EventWire"],
+            dependencies: ["CommandSyntax", "JSON", "Access", "LyceumLogging", "Journal", "Events", "LearningServices", "Partitions", "EventWire", "Coordination"],
             path: "Sources/5-Application/Configuration"
         ),
         // The services a process hosts: the registry, journals opened and replayed as the
@@ -156,7 +156,7 @@ let package = Package(
         // backup, restore, version).
         .target(
             name: "LyceumServer",
-            dependencies: ["ServiceHosting", "PartitionOperations", "Backup", "LearningServices", "Catalog", "Books", "Progress", "Partitions", "JSON", "Journal", "Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumLogging", "Events", "Telemetry", "CommandSyntax", "LyceumSupport", "Access", "Security", "Configuration", "HTTPServer", "Dashboard", "EventWire"], path: "Sources/5-Application/LyceumServer"
+            dependencies: ["ServiceHosting", "PartitionOperations", "Backup", "Coordination", "LearningServices", "Catalog", "Books", "Progress", "Partitions", "JSON", "Journal", "Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumLogging", "Events", "Telemetry", "CommandSyntax", "LyceumSupport", "Access", "Security", "Configuration", "HTTPServer", "Dashboard", "EventWire"], path: "Sources/5-Application/LyceumServer"
         ),
         // `lyceum watch`: the subscriber's dashboard, its terminal and its signals.
         .target(name: "ProgressWatch", dependencies: ["EventWire", "ZeroMQ", "Majordomo", "LyceumLogging", "CommandSyntax", "Security", "Configuration"], path: "Sources/5-Application/ProgressWatch"),

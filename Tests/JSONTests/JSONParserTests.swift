@@ -22,6 +22,30 @@ import Testing
         #expect(try parser.parse(bytes) == .string(text))
     }
 
+    /// Strings are scanned eight bytes at a time up to their first quote, backslash or control
+    /// character: each of them at every position of strings longer than one such word, beside
+    /// multi-byte characters, reads back what was written, and a raw control character is
+    /// reported at its own offset.
+    @Test func readsStringsWithSpecialCharactersAtEveryPosition() throws {
+        for special in ["\"", "\\", "\n", "\u{1}", "\u{1F}"] {
+            for length in [7, 8, 9, 15, 16, 17, 24] {
+                for position in 0...length {
+                    var characters = Array(repeating: "a", count: length)
+                    characters.insert(special, at: position)
+                    characters.insert("é", at: length / 2)
+                    let text = characters.joined()
+                    #expect(try parser.parse(JSONValue.string(text).serialized()) == .string(text), "\(text.debugDescription)")
+                    // The same string unescaped: a control character is refused where it is.
+                    guard special.unicodeScalars.first!.value < 0x20 else { continue }
+                    let raw = Array(("\"" + text + "\"").utf8)
+                    let offset = raw.firstIndex(where: { $0 < 0x20 })!
+                    #expect(throws: JSONParseError(.controlCharacterInString, at: offset)) { try parser.parse(raw) }
+                }
+            }
+        }
+        #expect(try parser.parse(Array(#"{"key":"0123456789abcdef","k":"ab"}"#.utf8)) == ["key": "0123456789abcdef", "k": "ab"])
+    }
+
     @Test func escapesControlCharacters() throws {
         let bytes = JSONValue.string("a\u{0}b\u{1f}\"\\\t\r\n").serialized()
         // Spelled as every Lyceum writer spells it (JSONString): only `\n` has a short form.

@@ -104,6 +104,15 @@ struct ConfigurationTests {
         (nil, [:], ["--queue-limit", "20", "--queue-limit-total", "10"], "--queue-limit: 20 exceeds queue-limit-total 10"),
         (nil, ["LYCEUM_RECONNECT_INITIAL": "5000"], ["--reconnect-max", "100"], "LYCEUM_RECONNECT_INITIAL (environment): 5000 ms exceeds reconnect-max 100 ms"),
         ("metrics-port = 7000", [:], ["--endpoint", "tcp://127.0.0.1:7000"], "metrics-port (file {FILE}:1): port 7000 is also the broker endpoint tcp://127.0.0.1:7000"),
+        (nil, [:], ["--replicas", "0"], "--replicas: expected an integer from 1 to 7, got '0'"),
+        (nil, [:], ["--etcd-endpoint", "https://10.0.0.1:2379"], "--etcd-endpoint: expected an etcd member's client URL such as http://127.0.0.1:2379"),
+        (nil, [:], ["--replication-endpoint", "ipc:///tmp/r"], "--replication-endpoint: expected an endpoint such as tcp://10.0.0.11:5570, got 'ipc:///tmp/r'"),
+        (nil, [:], ["--lease-ttl", "1"], "--lease-ttl: expected seconds from 2 to 3600, got '1'"),
+        ("lease-ttl = 4", [:], ["--lease-retry", "2000"], "--lease-retry: lease-keep-alive 1000 ms + 2 × lease-retry 2000 ms exceeds lease-ttl 4 s"),
+        ("lease-ttl = 4", [:], [], "lease-ttl (file {FILE}:1): lease-keep-alive 1000 ms + 2 × lease-retry 2000 ms exceeds lease-ttl 4 s"),
+        (nil, ["LYCEUM_REPLICAS": "3"], ["--partitions", "8"], "LYCEUM_REPLICAS (environment): 3 replicas need etcd for their leaderships: give etcd-endpoint"),
+        (nil, [:], ["--replicas", "3", "--etcd-endpoint", "http://127.0.0.1:2379", "--partitions", "8"], "--replicas: 3 replicas need replication-endpoint"),
+        (nil, [:], ["--replicas", "3", "--etcd-endpoint", "http://127.0.0.1:2379", "--replication-endpoint", "tcp://127.0.0.1:5570"], "--replicas: 3 replicas are replicas of partitions, and partitions is 0"),
     ] as [(String?, [String: String], [String], String)])
     func everyBadInputIsAnErrorNamingTheKeyAndTheSource(file: String?, environment: [String: String], flags: [String], expected: String) throws {
         let files = try TemporaryDirectory()
@@ -172,6 +181,43 @@ struct ConfigurationTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(!result.stdout.contains(token))
         #expect(result.stdout.split(separator: "\n").contains { $0.hasPrefix("# dashboard-token") && $0.contains("(set, not shown)") })
+    }
+
+    @Test func theReplicationSettingsResolveFromEverySourceAndDefaultToOneReplica() throws {
+        #expect(try Self.resolve([]).replicas == 1)
+        #expect(try Self.resolve([]).etcdEndpoints.isEmpty)
+        let files = try TemporaryDirectory()
+        defer { files.remove() }
+        let path = try Self.file(in: files, "etcd-endpoint = http://10.0.0.1:2379\nlease-ttl = 10")
+        let settings = try Self.resolve(
+            ["--config", path, "--etcd-endpoint", "http://10.0.0.2:2379", "--etcd-endpoint", "http://10.0.0.3:2379", "--lease-retry", "3000"],
+            ["LYCEUM_REPLICAS": "3", "LYCEUM_PARTITIONS": "8", "LYCEUM_REPLICATION_ENDPOINT": "tcp://10.0.0.11:5570"])
+        #expect(settings.replicas == 3)
+        #expect(settings.etcdEndpoints == ["http://10.0.0.2:2379", "http://10.0.0.3:2379"])
+        #expect(settings.replicationEndpoint == "tcp://10.0.0.11:5570")
+        let timing = try settings.leaseTiming
+        #expect(timing.ttlSeconds == 10 && timing.keepAlivePeriod == .seconds(1) && timing.retry == .seconds(3))
+    }
+
+    @Test func aWorkerRefusesBrokenLeaseTimingsWithStatus2NamingThem() throws {
+        let result = try LyceumProcess.run(["worker", "--broker", "tcp://127.0.0.1:1", "--lease-ttl", "3", "--lease-keep-alive", "2000"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("lease-keep-alive 2000 ms + 2 × lease-retry 2000 ms exceeds lease-ttl 3 s"), "\(result.stderr)")
+    }
+
+    @Test func aWorkerRefusesReplicasWithoutEtcdWithStatus2() throws {
+        let result = try LyceumProcess.run(["worker", "--broker", "tcp://127.0.0.1:1", "--partitions", "4", "--replicas", "3"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("--replicas: 3 replicas need etcd"), "\(result.stderr)")
+    }
+
+    @Test func aWorkerRefusesAPlaintextReplicationChannelOffLoopbackWithoutInsecure() throws {
+        let result = try LyceumProcess.run([
+            "worker", "--broker", "tcp://127.0.0.1:1", "--partitions", "4", "--replicas", "3", "--etcd-endpoint", "http://127.0.0.1:1",
+            "--replication-endpoint", "tcp://10.0.0.11:5570",
+        ])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("tcp://10.0.0.11:5570 is not loopback, and the replication channel is plaintext"), "\(result.stderr)")
     }
 
     @Test func aBadSettingStopsTheStartWithStatus2NamingKeyAndSource() throws {

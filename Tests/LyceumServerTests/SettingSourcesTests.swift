@@ -209,6 +209,12 @@ struct SettingSourcesTests {
         case .node: "sample-node"
         case .insecure: "true"
         case .join: "true"
+        case .replicas: "3"
+        case .etcdEndpoint: "http://127.0.0.1:6108"
+        case .replicationEndpoint: "tcp://127.0.0.1:6109"
+        case .leaseTTL: "6"
+        case .leaseKeepAlive: "1500"
+        case .leaseRetry: "2200"
         }
     }
 }

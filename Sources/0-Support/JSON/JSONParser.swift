@@ -1,3 +1,5 @@
+import LyceumSupport
+
 /// A strict RFC 8259 parser: one value, no comments, no trailing commas, valid UTF-8 only,
 /// no duplicate keys, finite numbers, bounded nesting and size.
 public struct JSONParser: Sendable {
@@ -209,8 +211,20 @@ struct Scanner {
     ) throws(JSONParseError) -> T {
         position += 1
         let start = position
-        // Fast path: no escapes, so the content is a slice of the input.
+        // Fast path: no escapes, so the content is a slice of the input. Eight bytes at a time
+        // while none is a quote, a backslash or a control character: a byte at a time was
+        // 2.8k instructions of a book create's request (issue 26).
         while position < bytes.count {
+            if bytes.count - position >= 8 {
+                let word = UInt64(littleEndian: UnsafeRawPointer(bytes.baseAddress! + position).loadUnaligned(as: UInt64.self))
+                let mask = JSONString.escapeMask(word)
+                guard mask != 0 else {
+                    position += 8
+                    continue
+                }
+                // Straight to the first quote, backslash or control character.
+                position += mask.trailingZeroBitCount >> 3
+            }
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
                 let result = try body(UnsafeBufferPointer(rebasing: bytes[start..<position]), start)
@@ -252,7 +266,16 @@ struct Scanner {
     }
 
     static func isASCII(_ slice: UnsafeBufferPointer<UInt8>) -> Bool {
-        for byte in slice where byte >= 0x80 { return false }
+        var index = 0
+        // Eight bytes at a time: no byte of a word of ASCII has its high bit set.
+        while slice.count - index >= 8 {
+            guard UnsafeRawPointer(slice.baseAddress! + index).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0 else { return false }
+            index += 8
+        }
+        while index < slice.count {
+            guard slice[index] < 0x80 else { return false }
+            index += 1
+        }
         return true
     }
 

@@ -14,10 +14,13 @@ public enum JSONString {
             while index < bytes.count {
                 // Eight bytes at a time while none needs escaping: a byte at a time cost 3.6k
                 // instructions of a book create, whose strings are written twice (issue 26).
-                if bytes.count - index >= 8,
-                   !needsEscaping(UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self)) {
-                    index += 8
-                    continue
+                if bytes.count - index >= 8 {
+                    let mask = escapeMask(UInt64(littleEndian: UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self)))
+                    guard mask != 0 else {
+                        index += 8
+                        continue
+                    }
+                    index += mask.trailingZeroBitCount >> 3
                 }
                 let byte = bytes[index]
                 index += 1
@@ -39,18 +42,20 @@ public enum JSONString {
         output.append(UInt8(ascii: "\""))
     }
 
-    /// Whether any of the eight bytes of `word` needs escaping: a control character (below
-    /// 0x20), `"` or `\`. (Each test is the classic "has a byte below n": a byte below n sets its
+    /// The bytes of `word` (eight bytes loaded little-endian) that need escaping, as their
+    /// high bits: a control character (below 0x20), `"` or `\`, the bytes a JSON parser must
+    /// also stop at inside a string. Zero when there is none; otherwise its lowest set bit marks
+    /// the first such byte exactly (`trailingZeroBitCount / 8` is its index), while bits above it
+    /// may be spurious. (Each test is the classic "has a byte below n": a byte below n sets its
     /// high bit in `(x - n) & ~x`; borrows only ever mark bytes above a true match.)
-    @inline(__always)
-    private static func needsEscaping(_ word: UInt64) -> Bool {
+    @inlinable @inline(__always)
+    public static func escapeMask(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
-        let control = (word &- ones &* 0x20) & ~word & highs
+        let control = (word &- ones &* 0x20) & ~word
         let quote = word ^ (ones &* 0x22)
         let backslash = word ^ (ones &* 0x5C)
-        let zeroByte = ((quote &- ones) & ~quote | (backslash &- ones) & ~backslash) & highs
-        return control | zeroByte != 0
+        return (control | (quote &- ones) & ~quote | (backslash &- ones) & ~backslash) & highs
     }
 
     /// `text` as a JSON string literal, quotes included.

@@ -37,7 +37,7 @@ public struct Request {
             }
             op = try reader.string("op", length: 1...64)
             requestID = try reader.optionalString("request_id", length: 1...128)
-            if let requestID, !requestID.utf8.allSatisfy(Identifier.isAllowed) {
+            if let requestID, !Identifier.hasOnlyAllowedBytes(requestID) {
                 throw JSONReadError(path: "$.request_id", message: "may contain only letters, digits and . _ - : @ +")
             }
             parameters = reader
@@ -85,7 +85,7 @@ extension JSONObjectReader {
     /// instance holds one partition (`partition`), a learner of that partition.
     mutating func learner(in partition: OwnedPartition?) throws(JSONReadError) -> String {
         let learner = try string("learner", length: 1...Identifier.maximumLength)
-        guard learner.utf8.allSatisfy(Identifier.isAllowed) else {
+        guard Identifier.hasOnlyAllowedBytes(learner) else {
             throw JSONReadError(path: path(of: "learner"), message: "may contain only letters, digits and . _ - : @ +")
         }
         if let refusal = partition?.refusal(ofLearner: learner) {

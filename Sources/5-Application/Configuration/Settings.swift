@@ -3,6 +3,7 @@ import EventWire
 import Glibc
 #endif
 import Access
+import Coordination
 import Events
 import Journal
 import LearningServices
@@ -143,6 +144,31 @@ public struct Settings: Sendable {
     /// (`join`): a new host joining the cluster empty, to receive its share by moves. Off, such a
     /// worker refuses to start, so that a mistyped `data` path is not served as an empty node.
     public var join = false
+
+    // Replicated partitions (issue 25, protocol/replication.md).
+    /// The size of each partition's replica set (`replicas`): 1, the default, is the
+    /// unreplicated partition of before, with no etcd; more needs ``etcdEndpoints``,
+    /// ``replicationEndpoint`` and ``partitions``.
+    public var replicas = 1
+    /// The client URLs of the etcd members the leaderships are kept in (`etcd-endpoint`,
+    /// `http://HOST:PORT`, one per member).
+    public var etcdEndpoints: [String] = []
+    /// Where this worker's replication links bind, routable by the other replicas
+    /// (`replication-endpoint`, `tcp://ADDRESS:PORT`): partition N of the k-th journaled service
+    /// leads on PORT + k × partitions + N.
+    public var replicationEndpoint: String?
+    /// A leader lease's time to live in whole seconds (`lease-ttl`).
+    public var leaseTTLSeconds = LeaseTiming.standard.ttlSeconds
+    /// How long after a successful lease renewal the next one is sent (`lease-keep-alive`).
+    public var leaseKeepAlive = LeaseTiming.standard.keepAlivePeriod
+    /// How long a lease renewal may keep failing before the leader gives up (`lease-retry`).
+    public var leaseRetry = LeaseTiming.standard.retry
+
+    /// The lease timings of `lease-ttl`, `lease-keep-alive` and `lease-retry`, which
+    /// ``checkConflicts()`` has checked against the rule keep-alive + 2 × retry ≤ ttl.
+    public var leaseTiming: LeaseTiming {
+        get throws(CoordinationError) { try LeaseTiming(ttlSeconds: leaseTTLSeconds, keepAlivePeriod: leaseKeepAlive, retry: leaseRetry) }
+    }
 
     /// The partition scheme of `partitions`; `nil` when unpartitioned.
     public var partitionScheme: PartitionScheme? { try? PartitionScheme(count: partitions) }
@@ -308,6 +334,20 @@ public struct Settings: Sendable {
             insecure = try boolean()
         case .join:
             join = try boolean()
+        case .replicas:
+            replicas = try integer(Self.replicaRange)
+        case .etcdEndpoint:
+            guard (try? GatewayEndpoint(text)) != nil else { throw invalid("an etcd member's client URL such as http://127.0.0.1:2379") }
+            etcdEndpoints = adding ? etcdEndpoints + [text] : [text]
+        case .replicationEndpoint:
+            guard Self.replicationPort(of: text) != nil else { throw invalid("an endpoint such as tcp://10.0.0.11:5570") }
+            replicationEndpoint = text
+        case .leaseTTL:
+            leaseTTLSeconds = try integer(2...3600, "seconds")
+        case .leaseKeepAlive:
+            leaseKeepAlive = .milliseconds(try integer(1...3_600_000, "milliseconds"))
+        case .leaseRetry:
+            leaseRetry = .milliseconds(try integer(1...3_600_000, "milliseconds"))
         }
         origins[key] = origin
     }
@@ -362,6 +402,12 @@ public struct Settings: Sendable {
         case .node: [node]
         case .insecure: [String(insecure)]
         case .join: [String(join)]
+        case .replicas: [String(replicas)]
+        case .etcdEndpoint: etcdEndpoints
+        case .replicationEndpoint: replicationEndpoint.map { [$0] } ?? []
+        case .leaseTTL: [String(leaseTTLSeconds)]
+        case .leaseKeepAlive: [String(leaseKeepAlive.milliseconds)]
+        case .leaseRetry: [String(leaseRetry.milliseconds)]
         }
     }
 
@@ -401,6 +447,26 @@ public struct Settings: Sendable {
         }
         if dashboardPort != 0, !publishesEvents {
             throw conflict(.dashboardPort, "the dashboard shows events, and events-endpoint is none")
+        }
+        if (try? leaseTiming) == nil {
+            // Named by the timing from the highest source: the one most likely just changed.
+            let timings: [SettingKey] = [.leaseTTL, .leaseKeepAlive, .leaseRetry]
+            let key = timings.max { (origins[$0]?.precedence ?? 0) < (origins[$1]?.precedence ?? 0) } ?? .leaseTTL
+            throw conflict(key, """
+                lease-keep-alive \(leaseKeepAlive.milliseconds) ms + 2 × lease-retry \(leaseRetry.milliseconds) ms exceeds \
+                lease-ttl \(leaseTTLSeconds) s: a leader must stop acting before its lease can expire (keep-alive + 2 × retry ≤ ttl)
+                """)
+        }
+        if replicas > 1 {
+            if etcdEndpoints.isEmpty {
+                throw conflict(.replicas, "\(replicas) replicas need etcd for their leaderships: give etcd-endpoint (LYCEUM_ETCD_ENDPOINT) once per etcd member")
+            }
+            if replicationEndpoint == nil {
+                throw conflict(.replicas, "\(replicas) replicas need replication-endpoint (LYCEUM_REPLICATION_ENDPOINT), where the other replicas reach this one")
+            }
+            if partitions == 0 {
+                throw conflict(.replicas, "\(replicas) replicas are replicas of partitions, and partitions is 0")
+            }
         }
     }
 
@@ -445,6 +511,8 @@ public struct Settings: Sendable {
 
     /// Worker sessions per service: at least one, and few enough that the broker's queues stay the bound.
     public static let sessionRange = 1...64
+    /// Replica set sizes: 1 (unreplicated) up to 7.
+    public static let replicaRange = 1...7
     /// `call` timeouts in milliseconds: up to ten minutes.
     public static let timeoutRange = 1...600_000
     /// Per-connection byte budgets: from 64 KiB (one request and its framing) to 1 GiB.
@@ -458,6 +526,14 @@ public struct Settings: Sendable {
         let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }.filter(Identifier.isAllowed), as: UTF8.self)
         return name.isEmpty ? "node" : String(name.prefix(Identifier.maximumLength))
     }()
+
+    /// The port of a replication endpoint `tcp://ADDRESS:PORT`; `nil` when `text` is not one.
+    public static func replicationPort(of text: String) -> Int? {
+        guard text.hasPrefix("tcp://"), let colon = text.lastIndex(of: ":"), colon > text.index(text.startIndex, offsetBy: 6),
+            let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port)
+        else { return nil }
+        return port
+    }
 
     private static func isEndpoint(_ text: String) -> Bool {
         ["tcp://", "ipc://", "inproc://"].contains { text.hasPrefix($0) && text.count > $0.count }
@@ -559,9 +635,21 @@ public enum SettingKey: String, CaseIterable, Sendable {
     case insecure
     /// `Settings.join`: a switch on the command line, `true` or `false` elsewhere.
     case join
+    /// `Settings.replicas`.
+    case replicas
+    /// `Settings.etcdEndpoints`.
+    case etcdEndpoint = "etcd-endpoint"
+    /// `Settings.replicationEndpoint`.
+    case replicationEndpoint = "replication-endpoint"
+    /// `Settings.leaseTTLSeconds`.
+    case leaseTTL = "lease-ttl"
+    /// `Settings.leaseKeepAlive`.
+    case leaseKeepAlive = "lease-keep-alive"
+    /// `Settings.leaseRetry`.
+    case leaseRetry = "lease-retry"
 
     /// Whether the setting takes several values, one per occurrence.
-    public var isRepeatable: Bool { [.endpoint, .broker, .catalog, .service, .forwarderEndpoint].contains(self) }
+    public var isRepeatable: Bool { [.endpoint, .broker, .catalog, .service, .forwarderEndpoint, .etcdEndpoint].contains(self) }
 
     /// Whether the setting is a switch: given on the command line without a value, it is
     /// `true`; a configuration file may give it as a JSON boolean.

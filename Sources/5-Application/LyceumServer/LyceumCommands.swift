@@ -31,6 +31,8 @@ public enum LyceumCommands {
     static let dashboardKeys: Set<SettingKey> = [.dashboardPort, .dashboardAddress, .dashboardToken]
     /// Settings of a process that runs workers.
     static let workerKeys: Set<SettingKey> = [.data, .catalog, .sessions, .durability, .maxReplyBytes, .snapshotPageBytes, .backupIdleLimit]
+    /// The settings of replicated partitions (`worker`: protocol/replication.md).
+    static let replicationKeys: Set<SettingKey> = [.replicas, .etcdEndpoint, .replicationEndpoint, .leaseTTL, .leaseKeepAlive, .leaseRetry]
     /// Security settings of a process that binds for others (`serve`, `broker`).
     static let serverSecurityKeys: Set<SettingKey> = [.curveSecretKey, .authorizedKeys, .insecure]
     /// Security settings of a process that connects to a broker (`worker`, `call`, `status`).
@@ -58,11 +60,21 @@ public enum LyceumCommands {
     public static let worker = Command.withSettings(
         "worker", summary: "only workers, registered with every broker given (--broker is required)",
         keys: commonKeys.union(workerKeys).union([.broker, .service, .reconnectInitial, .reconnectMaximum, .forwarderEndpoint, .snapshotEndpoint, .partitions, .node, .join])
-            .union(clientSecurityKeys).union([.authorizedKeys, .insecure])
+            .union(clientSecurityKeys).union([.authorizedKeys, .insecure]).union(replicationKeys)
     ) { parsed, sources throws(UsageError) in
         // Required, but from any source: the parser sees only the command line.
         guard parsed.settings.origins[.broker] != nil else {
             throw UsageError("--broker is required (or broker in the --config file, or LYCEUM_BROKER)")
+        }
+        // The replication channel is plaintext for now: refused where it would carry records in clear off the host.
+        if parsed.settings.replicas > 1, let endpoint = parsed.settings.replicationEndpoint {
+            if parsed.settings.curveSecretKey != nil {
+                throw UsageError(option: SettingKey.replicas.rawValue, "the replication channel has no CURVE yet: replicas above 1 cannot run with curve-secret-key")
+            }
+            if !endpoint.hasPrefix("tcp://127."), !parsed.settings.insecure {
+                throw UsageError(
+                    option: SettingKey.replicationEndpoint.rawValue, "\(endpoint) is not loopback, and the replication channel is plaintext: pass --insecure to bind it anyway")
+            }
         }
         if let unknown = parsed.settings.services.first(where: { ServiceRegistry.standard[$0] == nil }) {
             throw UsageError(option: SettingKey.service.rawValue, "expected one of \(ServiceRegistry.standard.names.joined(separator: ", ")), got '\(unknown)'")

@@ -1,5 +1,6 @@
 import Backup
 import Configuration
+import Coordination
 import Dashboard
 import EventWire
 import Events
@@ -210,7 +211,8 @@ public enum ServerProcesses {
                 if let budget {
                     let partitions = PartitionedWorker(
                         node: settings.node, host: host, dataDirectory: settings.dataDirectory, budget: budget, handler: handler,
-                        changed: { hosted, served in publisher.map { host.snapshotsFollow(hosted, served: served, publisher: $0) } })
+                        changed: { hosted, served in publisher.map { host.snapshotsFollow(hosted, served: served, publisher: $0) } },
+                        replication: try replicationPlan(settings, context: context))
                     let caller = try NodeCaller(endpoints: settings.brokers, security: security.connecting)
                     let moves = PartitionMoveOps(worker: partitions, call: caller.call, outcomes: PartitionMoveOutcomeFile(dataDirectory: settings.dataDirectory))
                     let node = NodeService.worker(node: settings.node, partitions: settings.partitions, worker: partitions)
@@ -224,6 +226,7 @@ public enum ServerProcesses {
                     endpoints: settings.brokers, services: services,
                     sessions: settings.sessionsPerService, configuration: configuration, context: context)
                 worker?.serve(on: pool)
+                try worker?.startReplicas()
                 return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report, readiness: readiness, watchdog: watchdog)
                     + published(publisher) + [("workers", pool as any Service)]
             }
@@ -231,6 +234,20 @@ public enum ServerProcesses {
             logger.critical("cannot start", ["error": "\(error)"])
             return 1
         }
+    }
+
+    /// How a worker replicates its partitions (`replicas` > 1): etcd's members, the lease
+    /// timings, and partition N of the k-th journaled service (books 0, progress 1) binding its
+    /// leader link on `replication-endpoint`'s port + k × partitions + N; `nil` with 1 replica.
+    static func replicationPlan(_ settings: Settings, context: Context) throws -> ReplicationPlan? {
+        guard settings.replicas > 1, let endpoint = settings.replicationEndpoint, let port = Settings.replicationPort(of: endpoint) else { return nil }
+        let address = endpoint[..<endpoint.lastIndex(of: ":")!]
+        let journaled = ServiceRegistry.standard.journaledNames
+        let partitions = settings.partitions
+        return ReplicationPlan(
+            replicas: settings.replicas, etcd: try EtcdClient(endpoints: settings.etcdEndpoints), timing: try settings.leaseTiming,
+            endpoint: { service, partition in "\(address):\(port + (journaled.firstIndex(of: service) ?? 0) * partitions + partition)" },
+            context: context)
     }
 
     /// The snapshot endpoint a worker was given (`snapshot-endpoint` from any source); `nil`

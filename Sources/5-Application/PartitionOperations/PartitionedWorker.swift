@@ -1,10 +1,39 @@
+import Coordination
 import Foundation
 import LearningServices
 import LyceumLogging
 import Majordomo
 import Partitions
+import Replication
 import ServiceHosting
 import Synchronization
+import ZeroMQ
+
+/// How a partitioned worker replicates the partitions it holds (setting `replicas` > 1,
+/// protocol/replication.md): each is served only while this node leads it.
+public struct ReplicationPlan: Sendable {
+    /// The replica set's size.
+    public let replicas: Int
+    /// etcd, where the leader keys are.
+    public let etcd: EtcdClient
+    /// The leases' timings.
+    public let timing: LeaseTiming
+    /// Where the leader link of a partition binds (routable by the other replicas).
+    public let endpoint: @Sendable (_ service: String, _ partition: Int) -> String
+    /// The process's ZeroMQ context.
+    public let context: Context
+
+    /// A plan for replica sets of `replicas` in `etcd`.
+    public init(
+        replicas: Int, etcd: EtcdClient, timing: LeaseTiming, endpoint: @escaping @Sendable (String, Int) -> String, context: Context
+    ) {
+        self.replicas = replicas
+        self.etcd = etcd
+        self.timing = timing
+        self.endpoint = endpoint
+        self.context = context
+    }
+}
 
 /// The partitions a partitioned worker serves, all on the process's one worker pool: a partition
 /// moving out is removed from the pool (its requests in hand answered, its sessions leaving
@@ -31,12 +60,20 @@ public final class PartitionedWorker: PartitionCustody {
     /// One release or serve at a time, so that a partition's removal and re-adding never cross.
     private let changing = NSLock()
     private let logger = Logger(component: "worker")
+    /// How the partitions held are replicated; `nil` when each is this node's alone.
+    private let replication: ReplicationPlan?
+    /// The partitions held, replicated: served only while led (``startReplicas()``).
+    private let replicated: [(service: String, partition: Int)]
+    /// The replicas running (for the life of the process).
+    private let replicas = Mutex<[PartitionReplica]>([])
 
     /// The partitions `host` opened at the start, to be served on the pool given to ``serve(on:)``;
-    /// one moving in is admitted while it fits `budget`.
+    /// one moving in is admitted while it fits `budget`. With `replication`, the partitions
+    /// held are not served at the start: their instances are closed, and ``startReplicas()``
+    /// serves each while this node leads it.
     public init(
         node: String, host: ServiceHost, dataDirectory: String, budget: WorkerSessionBudget, handler: @escaping HandlerMaker,
-        changed: @escaping Change = { _, _ in }
+        changed: @escaping Change = { _, _ in }, replication: ReplicationPlan? = nil
     ) {
         self.node = node
         self.host = host
@@ -44,7 +81,74 @@ public final class PartitionedWorker: PartitionCustody {
         self.budget = budget
         makeHandler = handler
         self.changed = changed
-        live = Mutex(Dictionary(uniqueKeysWithValues: host.services.filter { $0.partition != nil }.map { ($0.name, $0) }))
+        self.replication = replication
+        let held = host.services.filter { $0.partition != nil }
+        if replication != nil {
+            replicated = held.compactMap { hosted in hosted.partition.map { (hosted.service.name, $0.partition) } }
+            for hosted in held { host.close(hosted) }
+            live = Mutex([:])
+        } else {
+            replicated = []
+            live = Mutex(Dictionary(uniqueKeysWithValues: held.map { ($0.name, $0) }))
+        }
+    }
+
+    /// Opens each replicated partition's journal as its replica store and starts its
+    /// `PartitionReplica`: the partition is served (its service made over the replayed state,
+    /// writing through `ReplicatedChangeLog`, and registered with the brokers) while this node
+    /// leads it, and removed when the leadership ends. Call once, after ``serve(on:)``.
+    public func startReplicas() throws {
+        guard let replication else { return }
+        for (service, partition) in replicated {
+            let name = PartitionName.service(service, partition: partition)
+            let store = try host.openReplica(of: service, partition: partition)
+            let history = try EpochHistory(path: (store.directory as NSString).appendingPathComponent("epochs.jsonl"))
+            let replica = PartitionReplica(
+                partition: name, node: node, endpoint: replication.endpoint(service, partition), store: store, history: history,
+                replicas: replication.replicas, election: LeaderElection(client: replication.etcd, key: "lyceum/leader/\(name)"),
+                timing: replication.timing, context: replication.context
+            ) { [weak self] role in self?.roleChanged(service: service, partition: partition, store: store, role: role) }
+            replicas.withLock { $0.append(replica) }
+        }
+    }
+
+    /// Serves a replicated partition while this node leads it, and stops serving it otherwise.
+    private func roleChanged(service: String, partition: Int, store: PartitionReplicaStore, role: PartitionReplica.Role) {
+        let name = PartitionName.service(service, partition: partition)
+        changing.lock()
+        defer { changing.unlock() }
+        switch role {
+        case .leading(let link):
+            guard live.withLock({ $0[name] == nil }) else { return }
+            do {
+                let pool = try attachedPool()
+                let hosted = try host.lead(store, service: service, partition: partition, with: link)
+                changed(hosted, true)
+                do {
+                    try pool.addService(name, handler: makeHandler(hosted))
+                } catch {
+                    changed(hosted, false)
+                    host.stepDown(hosted)
+                    throw error
+                }
+                live.withLock { $0[name] = hosted }
+                logger.info("partition led", ["partition": name, "epoch": String(link.epoch)])
+            } catch {
+                logger.error("cannot serve the partition this node leads", ["partition": name, "error": "\(error)"])
+            }
+        case .idle, .following:
+            guard let hosted = live.withLock({ $0.removeValue(forKey: name) }) else { return }
+            // Its requests in hand are answered first: writes the majority did not acknowledge
+            // under this leadership fail (`unavailable`), and clients retry at the next leader.
+            do {
+                try attachedPool().removeService(name)
+            } catch {
+                logger.error("cannot remove the partition this node stopped leading", ["partition": name, "error": "\(error)"])
+            }
+            host.stepDown(hosted)
+            changed(hosted, false)
+            logger.info("partition no longer led", ["partition": name])
+        }
     }
 
     /// The pool services of the partitions held at the start, for the process's pool to start with.
@@ -79,6 +183,9 @@ public final class PartitionedWorker: PartitionCustody {
     }
 
     func admit(service: String, partition: Int) throws {
+        guard replication == nil else {
+            throw ServiceError(.unavailable, "node \(node) replicates its partitions: moves are not supported with replicas above 1 yet")
+        }
         guard !isServing(service: service, partition: partition) else { return }
         let name = PartitionName.service(service, partition: partition)
         // The unpartitioned instances, the partitions served, the node service, and this one.
@@ -89,6 +196,9 @@ public final class PartitionedWorker: PartitionCustody {
     }
 
     func release(service: String, partition: Int) throws {
+        guard replication == nil else {
+            throw ServiceError(.unavailable, "node \(node) replicates its partitions: moves are not supported with replicas above 1 yet")
+        }
         let name = PartitionName.service(service, partition: partition)
         changing.lock()
         defer { changing.unlock() }

@@ -4,6 +4,7 @@ import Events
 import Journal
 import LearningServices
 import Partitions
+import Replication
 
 /// What a host gives each service it makes.
 public struct ServiceResources: Sendable {
@@ -35,6 +36,9 @@ public struct ServiceDescriptor: Sendable {
     public let servesSnapshots: Bool
     /// Makes the service, replaying `journal` (opened by the host) when it is journaled.
     let open: @Sendable (ServiceResources, JournalOpener) throws -> HostedService
+    /// Makes a journaled service at a replicated partition's leader: over a state its replica
+    /// store replayed, writing through `ReplicatedChangeLog` on the store's journal; `nil` when stateless.
+    let lead: (@Sendable (ServiceResources, _ replayed: any JournalState, Journal, ReplicationLeader) throws -> HostedService)?
 
     /// Whether this service's writes publish events, so a host serving it needs a publisher.
     public var publishesEvents: Bool { eventStream != nil }
@@ -46,9 +50,9 @@ public struct ServiceDescriptor: Sendable {
     public static func stateless<Service: LearningService>(
         _ name: String, make: @escaping @Sendable (ServiceResources) -> Service
     ) -> ServiceDescriptor {
-        ServiceDescriptor(name: name, emptyState: nil, eventStream: nil, servesSnapshots: false) { resources, _ in
+        ServiceDescriptor(name: name, emptyState: nil, eventStream: nil, servesSnapshots: false, open: { resources, _ in
             HostedService(make(resources), journal: nil, capture: nil, events: nil, partition: resources.partition)
-        }
+        }, lead: nil)
     }
 
     /// A journaled service: `state` is its empty state, `make` builds it over the replayed state
@@ -58,18 +62,31 @@ public struct ServiceDescriptor: Sendable {
         make: @escaping @Sendable (Service.State, any ChangeLog, ServiceResources) -> Service,
         events: ServiceEvents<Service>? = nil
     ) -> ServiceDescriptor {
-        ServiceDescriptor(name: name, emptyState: state, eventStream: events?.stream, servesSnapshots: events?.snapshotTable != nil) { resources, opener in
+        ServiceDescriptor(name: name, emptyState: state, eventStream: events?.stream, servesSnapshots: events?.snapshotTable != nil, open: { resources, opener in
             var replayed = state()
             let journal = try opener.open(replaying: &replayed)
             let service = make(replayed, JournalChangeLog(journal: journal), resources)
-            // Unowned: the host closes the journal, which waits for a running compaction, before
-            // it lets the service go.
-            let capture: HostedService.Capture = { [unowned journal] in
-                let captured = try service.captureState { journal.lastSequence }
-                return (captured.state, captured.sequence)
-            }
+            let capture = Self.capture(of: service, journal: journal)
             journal.enableAutomaticCompaction(capture: capture)
             return HostedService(service, journal: journal, capture: capture, events: events, partition: resources.partition)
+        }, lead: { resources, replayed, journal, leader in
+            guard let replayed = replayed as? Service.State else {
+                throw JournalError(.invalidChange, "the replica store replayed a state of another service than \(name)")
+            }
+            let service = make(replayed, ReplicatedChangeLog(journal: journal, leader: leader), resources)
+            // No automatic compaction: the journal stays the replica's when the leadership
+            // ends, and a follower's journal is compacted by no one (protocol/replication.md).
+            return HostedService(service, journal: journal, capture: Self.capture(of: service, journal: journal), events: events, partition: resources.partition)
+        })
+    }
+
+    /// The capture of `service`'s state with `journal`'s last sequence (compactions, backups).
+    private static func capture<Service: JournaledService>(of service: Service, journal: Journal) -> HostedService.Capture {
+        // Unowned: the host closes the journal, which waits for a running compaction, before
+        // it lets the service go.
+        { [unowned journal] in
+            let captured = try service.captureState { journal.lastSequence }
+            return (captured.state, captured.sequence)
         }
     }
 }

@@ -7,6 +7,7 @@ import Journal
 import LearningServices
 import LyceumLogging
 import Partitions
+import Replication
 import Synchronization
 
 /// The learning services of one process with everything they stand on: the catalog, and for
@@ -98,6 +99,51 @@ public final class ServiceHost: Sendable {
         let hosted = try registry.descriptor(named: service).open(resources, opener)
         if let journal = hosted.journal { openJournals.withLock { $0[hosted.name] = journal } }
         return hosted
+    }
+
+    /// Opens one replicated partition's journal as its replica store (replaying it into the
+    /// service's empty state): a partition held here whose service is not served until this
+    /// node leads it (``lead(_:with:)``).
+    /// - Throws: `PartitionLayoutError`, `ServiceRegistryError`, or `JournalError`.
+    public func openReplica(of service: String, partition: Int) throws -> PartitionReplicaStore {
+        guard let layout else { throw PartitionLayoutError(path: "", "this worker is not partitioned (setting partitions is 0)") }
+        let descriptor = try registry.descriptor(named: service)
+        guard let emptyState = descriptor.emptyState else {
+            throw PartitionLayoutError(path: layout.directory(of: service, partition: partition), "\(service) keeps no journal to replicate")
+        }
+        return try PartitionReplicaStore(directory: layout.directory(of: service, partition: partition), emptyState: emptyState, options: journalOptions)
+    }
+
+    /// Makes the service of a replicated partition this node now leads, over `store`'s replayed
+    /// state, writing through `leader` (`ReplicatedChangeLog`). Its journal joins ``journals``
+    /// until ``stepDown(_:)``.
+    public func lead(_ store: PartitionReplicaStore, service: String, partition: Int, with leader: ReplicationLeader) throws -> HostedService {
+        guard let layout else { throw PartitionLayoutError(path: "", "this worker is not partitioned (setting partitions is 0)") }
+        guard let owned = try layout.heldPartitions(of: service).first(where: { $0.partition == partition }) else {
+            throw PartitionLayoutError(path: layout.directory(of: service, partition: partition), "is not a partition held here")
+        }
+        let descriptor = try registry.descriptor(named: service)
+        guard let lead = descriptor.lead else {
+            throw PartitionLayoutError(path: store.directory, "\(service) keeps no journal to replicate")
+        }
+        var resources = resources
+        resources.partition = owned
+        let (journal, state) = try store.takeState()
+        let hosted = try lead(resources, state, journal, leader)
+        openJournals.withLock { $0[hosted.name] = journal }
+        return hosted
+    }
+
+    /// Drops a leadership's service from ``journals`` and the metrics, leaving its journal open
+    /// to its replica store.
+    public func stepDown(_ hosted: HostedService) {
+        guard let journal = hosted.journal else { return }
+        openJournals.withLock { journals in
+            if journals[hosted.name] === journal { journals[hosted.name] = nil }
+        }
+        if let partition = hosted.partition?.partition {
+            ProcessMetrics.backend.forgetSeries(matching: JournalOpener.metricDimensions(service: hosted.service.name, partition: partition))
+        }
     }
 
     /// Makes the instance's writes durable, unlocks its journal directory and drops it from
