@@ -164,7 +164,7 @@ let package = Package(
         // client is run by /usr/bin/python3.
         .testTarget(
             name: "LyceumServerTests",
-            dependencies: ["LearningServicesTestSupport", "LyceumServer", "ServiceHosting", "PartitionOperations", "Partitions", "LearningServices", "Catalog", "Books", "Majordomo", "ZeroMQ", "Access", "Security", "Journal", "Events", "Telemetry", "LyceumTestSupport", "lyceum", "CommandSyntax", "LoadTest", "ProgressWatch", "LyceumSupport", "LyceumLifecycle", "Configuration", "EventWire"],
+            dependencies: ["LearningServicesTestSupport", "LyceumServer", "ServiceHosting", "PartitionOperations", "Partitions", "LearningServices", "Catalog", "Books", "Majordomo", "ZeroMQ", "Access", "Security", "Journal", "Events", "Telemetry", "LyceumTestSupport", "lyceum", "CommandSyntax", "LoadTest", "ProgressWatch", "LyceumSupport", "LyceumLifecycle", "Configuration", "EventWire", "Dashboard"],
             exclude: ["Clients", "Fixtures"]
         ),
 

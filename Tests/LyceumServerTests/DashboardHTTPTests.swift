@@ -1,9 +1,11 @@
 import Catalog
+import Dashboard
 import EventWire
 import Events
 import Foundation
 import LyceumTestSupport
 import Majordomo
+import Synchronization
 import Testing
 import ZeroMQ
 
@@ -132,21 +134,66 @@ struct CatalogTitlesTests {
         #expect(server.process.signal(SIGTERM) == 0)
     }
 
-    /// The browser dashboard of a `broker` names lessons too: one `get_course` per course.
-    @Test func withLessonsEveryCourseComesWithItsLessonsTitles() throws {
+    /// The browser dashboard of a `broker` names lessons too: one `get_course` gives a course's.
+    @Test func eachCoursesLessonsTitlesComeFromGetCourse() throws {
         let data = try TemporaryDirectory()
         defer { data.remove() }
         let server = try Server(dataDirectory: data.path)
         let context = try Context()
         let client = Client(endpoint: server.endpoint, configuration: ClientConfiguration(timeout: .seconds(5), attempts: 1), context: context)
         defer { client.close() }
-        let titles = try CatalogTitles.fetch(lessons: true) { request in try client.call("catalog", body: [request]).first ?? [] }
-        let expected = try Catalog.sample().courses.map { course in
-            CourseTitle(id: course.id, title: course.title, lessons: Dictionary(uniqueKeysWithValues: course.lessons.map { ($0.id, $0.title) }))
+        let catalog = try Catalog.sample()
+        let course = try #require(catalog.courses.first { !$0.lessons.isEmpty })
+        let lessons = try CatalogTitles.lessons(of: course.id) { request in try client.call("catalog", body: [request]).first ?? [] }
+        #expect(lessons == Dictionary(uniqueKeysWithValues: course.lessons.map { ($0.id, $0.title) }))
+        #expect(throws: EventsError.self) {
+            try CatalogTitles.lessons(of: "no-such-course") { request in try client.call("catalog", body: [request]).first ?? [] }
         }
-        #expect(titles == expected)
-        #expect(titles.contains { !$0.lessons.isEmpty })
         #expect(server.process.signal(SIGTERM) == 0)
+    }
+
+    /// A catalog of thousands of courses must not cost a `get_course` per course at every
+    /// refresh: the broker's cache asks only for the courses seen in events, once while kept
+    /// (an unknown one too, kept as having no lessons).
+    @Test func theBrokersCacheAsksForTheLessonsOfCoursesSeenInEventsOnlyAndOnce() throws {
+        let data = try TemporaryDirectory()
+        defer { data.remove() }
+        let server = try Server(dataDirectory: data.path)
+        let asked = Requests()
+        let cache = CatalogTitleCache(call: try Self.catalogCaller(server.endpoint, recordingInto: asked))
+        let catalog = try Catalog.sample()
+        let seen = try #require(catalog.courses.first { !$0.lessons.isEmpty })
+        try #require(catalog.courses.count > 1)
+
+        let before = cache.titles(seen: [])
+        #expect(before.map(\.id) == catalog.courses.map(\.id))
+        let noneWithLessons = before.allSatisfy { $0.lessons.isEmpty }
+        #expect(noneWithLessons)
+        #expect(!asked.list.withLock { $0 }.contains { $0.hasPrefix("get_course") })
+
+        let after = cache.titles(seen: [seen.id, "no-such-course"])
+        #expect(after.first { $0.id == seen.id }?.lessons == Dictionary(uniqueKeysWithValues: seen.lessons.map { ($0.id, $0.title) }))
+        let othersWithoutLessons = after.filter { $0.id != seen.id }.allSatisfy { $0.lessons.isEmpty }
+        #expect(othersWithoutLessons)
+        // Seen again: kept, not asked again.
+        #expect(cache.titles(seen: [seen.id, "no-such-course"]).first { $0.id == seen.id }?.lessons.isEmpty == false)
+        #expect(asked.list.withLock { $0 }.filter { $0.hasPrefix("get_course") }.sorted() == ["get_course \(seen.id)", "get_course no-such-course"].sorted())
+        #expect(server.process.signal(SIGTERM) == 0)
+    }
+
+    /// The `op` and `course` of each catalog request, in order.
+    final class Requests: Sendable {
+        let list = Mutex<[String]>([])
+    }
+
+    /// A call to the catalog service of the broker at `endpoint` that records each request's `op` and `course` in `requests`.
+    static func catalogCaller(_ endpoint: String, recordingInto requests: Requests) throws -> ([UInt8]) throws -> [UInt8] {
+        let client = Client(endpoint: endpoint, configuration: ClientConfiguration(timeout: .seconds(5), attempts: 1), context: try Context())
+        return { request in
+            let body = try parse(request)
+            requests.list.withLock { $0.append([body["op"] as? String, body["course"] as? String].compactMap { $0 }.joined(separator: " ")) }
+            return try client.call("catalog", body: [request]).first ?? []
+        }
     }
 }
 

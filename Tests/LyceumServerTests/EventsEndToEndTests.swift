@@ -136,6 +136,39 @@ struct EventsEndToEndTests {
         #expect(server.process.signal(SIGTERM) == 0)
     }
 
+    /// A stop signal must not wait out snapshot timeouts: heartbeats keep coming faster than a
+    /// snapshot request times out, and the snapshot endpoint they advertise accepts requests
+    /// and never answers (once, each heartbeat's wait made watch ignore SIGTERM for minutes).
+    @Test func watchExitsOnSIGTERMWhileTheSnapshotEndpointNeverAnswers() throws {
+        let context = try Context()
+        let publisher = try context.socket(.publisher)
+        let events = try freeLoopbackEndpoint()
+        try publisher.bind(events)
+        let silent = try context.socket(.router)
+        let snapshot = try freeLoopbackEndpoint()
+        try silent.bind(snapshot)
+        let watch = try LyceumProcess(["watch", "--plain", "--no-snapshot", "--no-titles", "--connect", events])
+        defer { watch.stop() }
+        let heartbeat = #"{"source":"silent","seq":5,"progress_seq":5,"books_seq":0,"course_seq":{},"snapshot":"\#(snapshot)"}"#
+        var requests = 0
+        var signalled = false
+        let ended = try eventually { () throws -> Bool in
+            _ = try publisher.send(multipart: [Array("hb/".utf8), Array(heartbeat.utf8)])
+            var poller = Poller()
+            try poller.add(silent)
+            if try poller.poll(timeout: .milliseconds(50)) > 0, try silent.receiveMultipart(options: .dontWait) != nil { requests += 1 }
+            // Two requests: watch is in its heartbeat loop, waiting on a snapshot, when the signal comes.
+            if requests >= 2 && !signalled {
+                watch.send(SIGTERM)
+                signalled = true
+            }
+            return signalled && !watch.isRunning
+        }
+        try #require(ended, "watch still ran at the hang limit (\(requests) snapshot requests, SIGTERM sent: \(signalled)); stderr:\n\(watch.standardError)")
+        // The status `lyceum watch --help` documents: "0 after Ctrl-C or --limit".
+        #expect(watch.exitStatus == 0, "stderr:\n\(watch.standardError)")
+    }
+
     @Test func aProgressWorkerPublishesThroughTheBrokersForwarder() throws {
         let data = try TemporaryDirectory()
         defer { data.remove() }

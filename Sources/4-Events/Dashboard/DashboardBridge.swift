@@ -14,16 +14,17 @@ final class DashboardBridge: Service {
     private let context: Context
     private let feed: DashboardFeed
     private let options: ProgressSubscriber.Options
-    private let titles: @Sendable () -> [CourseTitle]
+    private let titles: @Sendable (_ seen: Set<String>) -> [CourseTitle]
     private let stopping = Atomic<Bool>(false)
     private let logger = Logger(component: "dashboard")
 
     /// A bridge subscribing at ``DashboardServices/eventsEndpoint``; snapshots come from `snapshotEndpoint`, or,
     /// when `nil`, from the endpoint each source's heartbeats advertise, reached with
     /// `security`'s keys (a CURVE client of the key advertised beside it). `titles` gives the
-    /// catalog's courses, read again with every batch of events so a reloaded catalog shows.
+    /// catalog's courses, with lesson titles at least for those `seen` (the courses of the batch
+    /// of events about to be recorded); it is read again with every batch, so a reloaded catalog shows.
     init(context: Context, feed: DashboardFeed, snapshotEndpoint: String?, security: SocketSecurity,
-         titles: @escaping @Sendable () -> [CourseTitle]) {
+         titles: @escaping @Sendable (_ seen: Set<String>) -> [CourseTitle]) {
         self.context = context
         self.feed = feed
         var options = ProgressSubscriber.Options(eventsEndpoint: DashboardServices.eventsEndpoint, snapshotEndpoint: snapshotEndpoint)
@@ -36,7 +37,7 @@ final class DashboardBridge: Service {
     /// - Throws: ``EventsError`` when the subscriber's socket fails.
     func run() throws {
         let subscriber = try ProgressSubscriber(context: context, options: options)
-        feed.setTitles(titles())
+        feed.setTitles(titles([]))
         do {
             apply(try subscriber.synchronize(), from: subscriber)
         } catch {
@@ -53,7 +54,7 @@ final class DashboardBridge: Service {
     func shutdown() { stopping.store(true, ordering: .relaxed) }
 
     private func apply(_ updates: [ProgressSubscriber.Update], from subscriber: ProgressSubscriber) {
-        feed.setTitles(titles())
+        feed.setTitles(titles(Set(updates.compactMap { if case .event(let event) = $0 { event.course } else { nil } })))
         for update in updates {
             switch update {
             case .event(let event):

@@ -15,12 +15,12 @@ public enum DashboardServices {
     /// bridge, named `dashboard` and `dashboard-bridge` for a `ServiceGroup`. With `token`, the
     /// page and the stream require it. Snapshots come from `snapshotEndpoint`, or, when `nil`,
     /// from the endpoint each source's heartbeats advertise, reached with `security`; `titles`
-    /// gives the catalog's courses. `setting` names the setting that chose the port, for errors.
+    /// gives the catalog's courses, with lesson titles at least for those `seen` in a batch of events. `setting` names the setting that chose the port, for errors.
     /// - Throws: `HTTPEndpointError` when the port cannot be bound, ``DashboardError`` when the
     ///   page is missing from the bundle, `ZMQError` when out of descriptors.
     public static func make(
         address: String, port: Int, setting: String, token: String?, context: Context, snapshotEndpoint: String?,
-        security: SocketSecurity, titles: @escaping @Sendable () -> [CourseTitle]
+        security: SocketSecurity, titles: @escaping @Sendable (_ seen: Set<String>) -> [CourseTitle]
     ) throws -> [(name: String, service: any Service)] {
         let feed = try DashboardFeed()
         let endpoint = try HTTPEndpoint(

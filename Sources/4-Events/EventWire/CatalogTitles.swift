@@ -24,22 +24,13 @@ public enum CatalogTitles {
     /// The most pages read, so that a catalog answering without end cannot keep the caller.
     public static let maxPages = 1_000
 
-    /// The titles, in catalog order, asking through `call`, which sends one request body to the
-    /// `catalog` service and returns the reply body, for `pageSize` courses a page (the
-    /// service's maximum by default; fewer when its reply byte budget cuts a page short). With
-    /// `lessons`, each course's lesson titles too, one `get_course` per course (`list_courses`
-    /// summaries have none).
+    /// The titles, in catalog order and without lessons (`list_courses` summaries have none),
+    /// asking through `call`, which sends one request body to the `catalog` service and returns
+    /// the reply body, for `pageSize` courses a page (the service's maximum by default; fewer
+    /// when its reply byte budget cuts a page short).
     /// - Throws: what `call` throws, or ``EventsError/Code/malformed`` for a reply that is an
     ///   error or does not follow the contract.
-    public static func fetch(pageSize: Int = 100, lessons: Bool = false, _ call: (_ request: [UInt8]) throws -> [UInt8]) throws -> [CourseTitle] {
-        let courses = try fetchCourses(pageSize: pageSize, call)
-        guard lessons else { return courses }
-        return try courses.map { course in
-            CourseTitle(id: course.id, title: course.title, lessons: try lessonTitles(of: course.id, call))
-        }
-    }
-
-    private static func fetchCourses(pageSize: Int, _ call: (_ request: [UInt8]) throws -> [UInt8]) throws -> [CourseTitle] {
+    public static func fetch(pageSize: Int = 100, _ call: (_ request: [UInt8]) throws -> [UInt8]) throws -> [CourseTitle] {
         var titles: [CourseTitle] = []
         var cursor: String?
         for _ in 0..<maxPages {
@@ -67,8 +58,11 @@ public enum CatalogTitles {
         return titles
     }
 
-    /// The lessons' titles of `course` by lesson id, from `get_course`.
-    private static func lessonTitles(of course: String, _ call: (_ request: [UInt8]) throws -> [UInt8]) throws -> [String: String] {
+    /// The lessons' titles of `course` by lesson id, from one `get_course` asked through `call`
+    /// (as ``fetch(pageSize:_:)``'s).
+    /// - Throws: what `call` throws, or ``EventsError/Code/malformed`` for a reply that is an
+    ///   error (an unknown course) or does not follow the contract.
+    public static func lessons(of course: String, _ call: (_ request: [UInt8]) throws -> [UInt8]) throws -> [String: String] {
         var request = JSONObjectWriter()
         request.member("op", "get_course")
         request.member("course", course)

@@ -18,6 +18,8 @@ public struct EventsError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let malformed = Code(rawValue: "malformed")
         /// The operating system refused a resource (an eventfd).
         public static let resourceExhausted = Code(rawValue: "resource_exhausted")
+        /// The caller asked to stop (``ProgressSubscriber/Options/wakeup``) while it waited.
+        public static let stopped = Code(rawValue: "stopped")
         /// The code's name.
         public var description: String { rawValue }
     }

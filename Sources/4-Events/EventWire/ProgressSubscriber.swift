@@ -28,6 +28,10 @@ public final class ProgressSubscriber {
         /// learnt from heartbeats that advertise a key is reached with the same keys as a
         /// client of that key instead (a worker's own snapshot ROUTER). Default: plaintext.
         public var security: SocketSecurity = .plaintext
+        /// A pipe that, once signalled, ends every wait of the subscriber for good: ``poll(timeout:)``
+        /// returns at once and snapshot requests fail with `stopped`, so that a stop signal is
+        /// obeyed within one step however slow or silent the publishers are. Default: none.
+        public var wakeup: WakeupPipe?
 
         /// Options for these endpoints and filter.
         public init(
@@ -98,6 +102,8 @@ public final class ProgressSubscriber {
 
     /// The options it was created with.
     public let options: Options
+    /// Whether the options' ``Options/wakeup`` pipe was seen signalled: no wait starts any more.
+    public private(set) var isStopped = false
     /// Every mirrored entry, by topic.
     public private(set) var entries: [String: Entry] = [:]
     private var sources: [String: SourceState] = [:]
@@ -139,17 +145,31 @@ public final class ProgressSubscriber {
     public func poll(timeout: Duration) throws(EventsError) -> [Update] {
         var updates: [Update] = []
         do throws(ZMQError) {
-            var poller = Poller()
-            try poller.add(subscriber)
-            guard try poller.poll(timeout: timeout) > 0 else { return [] }
-            // Bounded, so that a flood still lets the caller redraw between batches.
-            while updates.count < 1000, let frames = try subscriber.receiveMultipart(options: .dontWait) {
+            guard try wait(for: subscriber, timeout: timeout) else { return [] }
+            // Bounded, so that a flood still lets the caller redraw between batches; a heartbeat
+            // may wait for a snapshot, so a stop ends the batch too.
+            while !isStopped, updates.count < 1000, let frames = try subscriber.receiveMultipart(options: .dontWait) {
                 handle(frames, into: &updates)
             }
         } catch {
             throw EventsError(error)
         }
         return updates
+    }
+
+    /// Waits up to `timeout` until `socket` is readable (`true`) or the wake-up pipe is
+    /// signalled (`false`, and ``isStopped`` from then on).
+    private func wait(for socket: Socket, timeout: Duration) throws(ZMQError) -> Bool {
+        guard !isStopped else { return false }
+        var poller = Poller()
+        let socketIndex = try poller.add(socket)
+        let wakeupIndex = options.wakeup.map { poller.add(fileDescriptor: $0.fileDescriptor) }
+        guard try poller.poll(timeout: timeout) > 0 else { return false }
+        if let wakeupIndex, poller.events(at: wakeupIndex).contains(.readable) {
+            isStopped = true
+            return false
+        }
+        return poller.events(at: socketIndex).contains(.readable)
     }
 
     /// The mirrored entries of `course`.
@@ -220,6 +240,8 @@ public final class ProgressSubscriber {
 
     /// Replaces `source`'s entries with a snapshot from its endpoint.
     private func repair(_ source: String, expected: UInt64, seen: UInt64, into updates: inout [Update], firstContact: Bool = false) {
+        // Stopping: the caller is about to leave, and a repair would only fail.
+        guard !isStopped else { return }
         sources[source, default: SourceState()].synchronized = false
         guard let endpoint = sources[source]?.snapshotEndpoint ?? options.snapshotEndpoint else {
             sources[source]?.needsRepair = true
@@ -302,12 +324,11 @@ public final class ProgressSubscriber {
         let frames: [[UInt8]]?
         do throws(ZMQError) {
             try dealer.send(multipart: [Array(SnapshotProtocol.snapshotCommand.utf8), Array(prefix.utf8)] + (cursor.map { [Array($0.utf8)] } ?? []))
-            var poller = Poller()
-            try poller.add(dealer)
-            frames = try poller.poll(timeout: options.snapshotTimeout) > 0 ? try dealer.receiveMultipart(options: .dontWait) : nil
+            frames = try wait(for: dealer, timeout: options.snapshotTimeout) ? try dealer.receiveMultipart(options: .dontWait) : nil
         } catch {
             throw EventsError(error)
         }
+        if isStopped { throw EventsError(.stopped, endpoint: endpoint, "stopped while waiting for a snapshot page") }
         guard let frames else {
             throw EventsError(.timedOut, endpoint: endpoint, "no snapshot page within \(options.snapshotTimeout)")
         }

@@ -81,7 +81,7 @@ public enum ServerProcesses {
         let broker = try Broker(endpoints: settings.endpoints, configuration: configuration, context: context)
         let catalog = host.catalog
         return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report, readiness: readiness, watchdog: watchdog)
-            + dashboardServices(settings, context: context, snapshotEndpoint: DashboardServices.snapshotEndpoint, security: .plaintext) {
+            + dashboardServices(settings, context: context, snapshotEndpoint: DashboardServices.snapshotEndpoint, security: .plaintext) { _ in
                 catalog.catalog.courses.map { course in
                     CourseTitle(id: course.id, title: course.title,
                                 lessons: Dictionary(course.lessons.map { ($0.id, $0.title) }, uniquingKeysWith: { first, _ in first }))
@@ -129,7 +129,7 @@ public enum ServerProcesses {
                 // this broker, which knows its own key as an app.
                 let titles = CatalogTitleCache(broker: settings.endpoints[0], security: security.connectingToItself, context: context)
                 return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report, readiness: readiness, watchdog: watchdog)
-                    + dashboardServices(settings, context: context, snapshotEndpoint: nil, security: security.connectingToItself) { titles.titles() }
+                    + dashboardServices(settings, context: context, snapshotEndpoint: nil, security: security.connectingToItself) { titles.titles(seen: $0) }
                     + forwarder + coordinating + [("broker", broker)]
             }
         } catch {
@@ -366,7 +366,7 @@ public enum ServerProcesses {
     /// snapshot endpoints with `security`.
     private static func dashboardServices(
         _ settings: Settings, context: Context, snapshotEndpoint: String?, security: SocketSecurity,
-        titles: @escaping @Sendable () -> [CourseTitle]
+        titles: @escaping @Sendable (_ seen: Set<String>) -> [CourseTitle]
     ) throws -> [(name: String, service: any Service)] {
         guard settings.dashboardPort != 0 else { return [] }
         return try DashboardServices.make(

@@ -27,6 +27,7 @@ public enum WatchCommand {
             var subscriberOptions = ProgressSubscriber.Options(
                 eventsEndpoints: options.eventsEndpoints, snapshotEndpoint: options.snapshotEndpoint, course: options.course)
             subscriberOptions.security = options.security
+            subscriberOptions.wakeup = WatchSignals.wakeup
             let subscriber = try ProgressSubscriber(context: context, options: subscriberOptions)
             let titles = output == .dashboard ? courseTitles(options.broker, security: options.security, context: context, logger: logger) : [:]
             return try watch(subscriber, options: options, output: output, titles: titles, logger: logger)

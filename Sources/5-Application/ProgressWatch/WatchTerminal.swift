@@ -2,21 +2,31 @@
 import Glibc
 #endif
 import Synchronization
+import ZeroMQ
 
 /// Signals `lyceum watch` reacts to, recorded by handlers and read by the event loop, which
 /// polls in short slices: a handler may run on any thread, including libzmq's.
 enum WatchSignals {
     static let interrupted = Atomic<Bool>(false)
     static let resized = Atomic<Bool>(false)
+    /// Made readable by the ending signals, so that a wait on sockets (a snapshot that never
+    /// comes) ends at once; `nil` if no pipe could be opened, when waits end within their timeouts.
+    static let wakeup = try? WakeupPipe()
 
     /// Installs the handlers: SIGINT, SIGTERM and SIGHUP (the terminal went away) end the loop,
     /// SIGWINCH asks for a redraw. Call it before anything starts a thread, so that every
     /// thread may take these signals.
     static func install() {
+        // Opened here, not lazily inside a handler.
+        _ = wakeup
         var ending = sigset_t()
         sigemptyset(&ending)
         for ender in [SIGINT, SIGTERM, SIGHUP] {
-            signal(ender) { _ in WatchSignals.interrupted.store(true, ordering: .relaxed) }
+            signal(ender) { _ in
+                WatchSignals.interrupted.store(true, ordering: .relaxed)
+                // write(2) is async-signal-safe.
+                WatchSignals.wakeup?.signal()
+            }
             sigaddset(&ending, ender)
         }
         signal(SIGWINCH) { _ in WatchSignals.resized.store(true, ordering: .relaxed) }
