@@ -11,8 +11,9 @@ import LyceumSupport
 /// longest. Streams (Server-Sent Events) have no timeout, but each holds at most
 /// ``Limits/maxStreamBytes`` unsent: a peer that stops reading is cut, never waited for.
 /// When the process is out of descriptors, a descriptor kept in reserve is given up to accept
-/// one connection at a time; past that the loop stops accepting for a growing pause (never a
-/// busy loop) and keeps serving the connections it has.
+/// one connection at a time; a newcomer then takes the place of the idlest connection, never of
+/// one being answered (requests that have arrived are answered first). Past that the loop stops
+/// accepting for a growing pause (never a busy loop) and keeps serving the connections it has.
 public struct HTTPLoop {
     /// The bounds on an endpoint's connections.
     public struct Limits: Sendable, Equatable {
@@ -109,7 +110,7 @@ public struct HTTPLoop {
         }
         closeFinished(now: now)
         if reserve < 0, reserveHolder == nil { takeReserve() }
-        if accepting, ready > 0, descriptors[descriptors.count - 1].revents != 0 { acceptWaiting(now: now) }
+        if accepting, ready > 0, descriptors[descriptors.count - 1].revents != 0 { acceptWaiting(now: now, responder: responder) }
     }
 
     /// Queues each chunk on every stream that has not had it, and sends what the sockets take.
@@ -162,11 +163,11 @@ public struct HTTPLoop {
 
     /// Accepts every connection waiting (as many as the limit allows in one turn), closing the
     /// idlest open ones to stay within ``Limits/maxConnections``.
-    private mutating func acceptWaiting(now: ContinuousClock.Instant) {
+    private mutating func acceptWaiting(now: ContinuousClock.Instant, responder: some HTTPResponder) {
         for _ in 0..<limits.maxConnections {
             var descriptor = acceptNonBlocking()
             if descriptor < 0, errno == EMFILE || errno == ENFILE {
-                descriptor = acceptWithoutDescriptors()
+                descriptor = acceptWithoutDescriptors(now: now, responder: responder)
             }
             guard descriptor >= 0 else {
                 switch errno {
@@ -185,10 +186,17 @@ public struct HTTPLoop {
         }
     }
 
-    /// Makes room for one descriptor, by closing the idlest connection when the reserve is in
-    /// use or else by giving up the reserve, and accepts again; -1 with `errno` set when that fails too.
-    private mutating func acceptWithoutDescriptors() -> Int32 {
-        let idlest = connections.indices.min { connections[$0].lastActivity < connections[$1].lastActivity }
+    /// Makes room for one descriptor, by closing the idlest connection not being answered when
+    /// the reserve is in use or else by giving up the reserve, and accepts again; -1 with `errno`
+    /// set when that fails too. Requests that have arrived are read and answered first: a peer
+    /// reconnecting in a loop must not close a scrape that needs only its answer written.
+    private mutating func acceptWithoutDescriptors(now: ContinuousClock.Instant, responder: some HTTPResponder) -> Int32 {
+        for index in connections.indices where connections[index].phase == .reading {
+            connections[index].receive(now: now, responder: responder)
+        }
+        closeFinished(now: now)
+        let idlest = connections.indices.filter { connections[$0].phase != .writing }
+            .min { connections[$0].lastActivity < connections[$1].lastActivity }
         // Closing the reserve's holder takes the reserve back, which is then given up below.
         if reserve < 0, let idlest { drop(at: idlest) }
         let usedReserve = reserve >= 0
