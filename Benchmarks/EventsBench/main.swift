@@ -41,13 +41,13 @@ func toggles(_ count: Int, learners: Int = 1000) -> [[UInt8]] {
     }
 }
 
-func startPublisher(highWaterMark: Int32 = 100_000, xapi: XAPIOptions? = XAPIOptions()) throws -> (EventPublisher, ServiceThread, EventPublisher.BoundEndpoints) {
+func startPublisher(highWaterMark: Int32 = 100_000, xapi: XAPIOptions? = XAPIOptions()) throws -> (EventPublisher, ComponentThread, EventPublisher.BoundEndpoints) {
     let publisher = try EventPublisher(
         configuration: EventPublisherConfiguration(
             publishEndpoints: ["tcp://127.0.0.1:*"], snapshotEndpoints: ["tcp://127.0.0.1:*"], sendHighWaterMark: highWaterMark,
             heartbeatInterval: .milliseconds(100), xapi: xapi),
         context: context, streams: [EventStream.progress])
-    let thread = ServiceThread(publisher, name: "publisher")
+    let thread = ComponentThread(publisher, name: "publisher")
     return (publisher, thread, try publisher.waitUntilBound())
 }
 

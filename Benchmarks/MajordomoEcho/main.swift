@@ -145,8 +145,8 @@ func measure(_ name: String, warmUp: Duration = .milliseconds(500), _ step: (ino
 /// A broker with echo worker sessions, for one or more measurements.
 final class EchoBroker {
     let broker: Broker
-    let brokerThread: ServiceThread
-    let workers: [ServiceThread]
+    let brokerThread: ComponentThread
+    let workers: [ComponentThread]
     /// Where clients connect: loopback TCP.
     let endpoint: String
 
@@ -157,17 +157,17 @@ final class EchoBroker {
         let brokerContext = try Context(ioThreads: 1)
         broker = try Broker(endpoints: ["tcp://127.0.0.1:*", "inproc://mdp-bench-\(workersOverInproc)"],
                             configuration: BrokerConfiguration(), context: brokerContext)
-        brokerThread = ServiceThread(broker, name: "broker")
+        brokerThread = ComponentThread(broker, name: "broker")
         let bound = try broker.waitUntilBound()
         endpoint = bound[0]
         let workerEndpoint = workersOverInproc ? bound[1] : endpoint
         let workerContext = workersOverInproc ? brokerContext : try Context(ioThreads: 1)
         if pooled {
-            workers = [ServiceThread(try WorkerPool(endpoint: workerEndpoint, service: "echo", sessions: settings.workers,
+            workers = [ComponentThread(try WorkerPool(endpoint: workerEndpoint, service: "echo", sessions: settings.workers,
                                                     context: workerContext) { body, _, _ in body }, name: "worker-pool")]
         } else {
             workers = try (0..<settings.workers).map { index in
-                ServiceThread(try WorkerSession(endpoint: workerEndpoint, service: "echo", context: workerContext) { $0 },
+                ComponentThread(try WorkerSession(endpoint: workerEndpoint, service: "echo", context: workerContext) { $0 },
                               name: "worker-\(index)")
             }
         }
@@ -220,7 +220,7 @@ do {
         let context = try Context(ioThreads: 1)
         let broker = try Broker(endpoints: ["tcp://127.0.0.1:*"], configuration: BrokerConfiguration(
             localServices: [LocalService(name: "echo") { body, _, _ in body }]), context: context)
-        let thread = ServiceThread(broker, name: "broker")
+        let thread = ComponentThread(broker, name: "broker")
         results.add(Settings.Scenario.local.rawValue, try measureInFlight(
             "broker, \(settings.inFlight) in flight, local service",
             endpoint: try broker.waitUntilBound()[0], context: clientContext))

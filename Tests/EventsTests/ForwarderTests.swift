@@ -12,7 +12,7 @@ struct ForwarderTests {
     func twoPublishers() throws {
         let context = try Context()
         let forwarder = try EventForwarder(publisherEndpoints: ["tcp://127.0.0.1:*"], subscriberEndpoints: ["tcp://127.0.0.1:*"], context: context)
-        let forwarderThread = ServiceThread(forwarder, name: "forwarder")
+        let forwarderThread = ComponentThread(forwarder, name: "forwarder")
         defer { forwarderThread.stop() }
         let bound = try forwarder.waitUntilBound()
         let workers = try (0..<2).map { _ in try PublishingFixture(context: context, forwarder: bound.publishers[0]) }

@@ -12,7 +12,7 @@ import ZeroMQ
     @Test func anOversizedPrefixIsRefusedAndTheForwarderKeepsForwarding() throws {
         let context = try Context()
         let forwarder = try EventForwarder(publisherEndpoints: ["tcp://127.0.0.1:*"], subscriberEndpoints: ["tcp://127.0.0.1:*"], context: context)
-        let forwarderThread = ServiceThread(forwarder, name: "forwarder")
+        let forwarderThread = ComponentThread(forwarder, name: "forwarder")
         defer { forwarderThread.stop() }
         let bound = try forwarder.waitUntilBound()
         let source = try PublishingFixture(context: context, forwarder: bound.publishers[0])

@@ -19,7 +19,7 @@ final class PublishingFixture: @unchecked Sendable {
     let context: Context
     let publisher: EventPublisher
     let endpoints: EventPublisher.BoundEndpoints
-    private let thread: ServiceThread
+    private let thread: ComponentThread
 
     init(
         context: Context? = nil, sendHighWaterMark: Int32 = 10_000, heartbeat: Duration = .milliseconds(100),
@@ -34,7 +34,7 @@ final class PublishingFixture: @unchecked Sendable {
             snapshotEndpoints: ["tcp://127.0.0.1:*"], sendHighWaterMark: sendHighWaterMark, queueCapacity: queueCapacity,
             heartbeatInterval: heartbeat)
         publisher = try EventPublisher(configuration: configuration, context: context, streams: [EventStream.progress, EventStream.books])
-        thread = ServiceThread(publisher, name: "publisher")
+        thread = ComponentThread(publisher, name: "publisher")
         endpoints = try publisher.waitUntilBound()
     }
 

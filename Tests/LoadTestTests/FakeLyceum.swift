@@ -22,20 +22,20 @@ final class FakeLyceum {
 
     let context: Context
     let endpoint: String
-    private let threads: [ServiceThread]
+    private let threads: [ComponentThread]
 
     init(behaviour: Behaviour = .honest, sessions: Int = 2) throws {
         context = try Context()
         let broker = try Broker(endpoints: ["tcp://127.0.0.1:*"], context: context)
-        var threads = [ServiceThread(broker, name: "fake-broker")]
+        var threads = [ComponentThread(broker, name: "fake-broker")]
         endpoint = try broker.waitUntilBound()[0]
         let books = FakeBooks(behaviour: behaviour)
         for index in 0..<sessions {
             let session = try WorkerSession(endpoint: endpoint, service: "books", context: context) { books.handle($0) }
-            threads.append(ServiceThread(session, name: "fake-books-\(index)"))
+            threads.append(ComponentThread(session, name: "fake-books-\(index)"))
         }
         let catalog = try WorkerSession(endpoint: endpoint, service: "catalog", context: context) { FakeBooks.catalog($0) }
-        threads.append(ServiceThread(catalog, name: "fake-catalog"))
+        threads.append(ComponentThread(catalog, name: "fake-catalog"))
         self.threads = threads
         // Workers register asynchronously; a request sent before they do would wait for them.
         try waitUntilServing(["books", "catalog"], at: endpoint)

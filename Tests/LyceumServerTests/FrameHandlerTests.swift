@@ -17,7 +17,7 @@ struct FrameHandlerTests {
             endpoints: ["tcp://127.0.0.1:*"],
             configuration: BrokerConfiguration(localServices: [LocalService(name: "echo", handler: FrameHandler.handler(answer))]),
             context: context)
-        let thread = ServiceThread(broker, name: "frame-handler-broker")
+        let thread = ComponentThread(broker, name: "frame-handler-broker")
         defer { thread.stop() }
         let client = Client(endpoint: try broker.waitUntilBound()[0], context: context)
         defer { client.close() }

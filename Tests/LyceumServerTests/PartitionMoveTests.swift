@@ -256,14 +256,14 @@ private final class TwoNodes: @unchecked Sendable {
         let custodies = ["w1", "w2"].map { JournalCustody(node: $0, data: root.path + "/" + $0) }
         defer { custodies.forEach { $0.close() } }
         try FileManager.default.createDirectory(atPath: custodies[1].data + "/books", withIntermediateDirectories: true)
-        var threads: [ServiceThread] = []
+        var threads: [ComponentThread] = []
         defer { threads.forEach { _ = $0.stop() } }
         for custody in custodies {
             let caller = try NodeCaller(endpoints: [endpoint], security: .plaintext)
             let moves = PartitionMoveOps(custody: custody, call: caller.call)
             let pool = try WorkerPool(endpoint: endpoint, service: "lyceum.node.\(custody.node)", sessions: 2, context: context,
                                       handler: moves.handler { _, _, _ in [ServiceError(.unknownOp, "only moves here").replyFrame] })
-            threads.append(ServiceThread(pool, name: custody.node))
+            threads.append(ComponentThread(pool, name: custody.node))
         }
         try custodies[0].serve(service: "books", partition: 9)
         try custodies[0].write(6000, partition: 9)
@@ -286,9 +286,9 @@ private final class TwoNodes: @unchecked Sendable {
 }
 
 /// A broker on a free loopback port, running on its thread until that thread is stopped.
-private func startBroker(_ context: Context) throws -> (thread: ServiceThread, endpoint: String) {
+private func startBroker(_ context: Context) throws -> (thread: ComponentThread, endpoint: String) {
     let broker = try Broker(endpoints: ["tcp://127.0.0.1:*"], context: context)
-    let thread = ServiceThread(broker, name: "broker")
+    let thread = ComponentThread(broker, name: "broker")
     return (thread, try #require(try broker.waitUntilBound().first))
 }
 
@@ -343,7 +343,7 @@ private final class GatedCustody: PartitionCustody, @unchecked Sendable {
             endpoints: [endpoint],
             services: [("lyceum.node.w2", moves.handler { _, _, _ in [] }), ("catalog", { body, _, _ in body })],
             sessions: 2, context: context)
-        let poolThread = ServiceThread(pool, name: "pool")
+        let poolThread = ComponentThread(pool, name: "pool")
         defer { _ = poolThread.stop() }
         // Opened before the pool stops, whatever happens: a handler stuck in it would hold the pool.
         defer { custody.gate.open() }
@@ -393,7 +393,7 @@ private final class SlowReleaseCustody: PartitionCustody, @unchecked Sendable {
         defer { root.remove() }
         let context = try Context()
         var endpoints: [String] = []
-        var brokers: [ServiceThread] = []
+        var brokers: [ComponentThread] = []
         defer { brokers.forEach { _ = $0.stop() } }
         for _ in 0..<2 {
             let (thread, endpoint) = try startBroker(context)
@@ -408,7 +408,7 @@ private final class SlowReleaseCustody: PartitionCustody, @unchecked Sendable {
         // A target that takes every receive and adopt.
         let moves = PartitionMoveOps(custody: source) { _, _ in [(["node": "w2"] as JSONValue).successReplyFrame] }
         let pool = try WorkerPool(endpoints: endpoints, services: [("lyceum.node.w1", moves.handler { _, _, _ in [] })], sessions: 2, context: context)
-        let poolThread = ServiceThread(pool, name: "w1")
+        let poolThread = ComponentThread(pool, name: "w1")
         defer { _ = poolThread.stop() }
         defer { source.gate.open() }
         let frames = PartitionMoveRequest.move(PartitionMoveTicket(service: "books", partition: 3, from: "", to: "w2"), id: "move-42").frames

@@ -21,7 +21,7 @@ import ZeroMQ
         let endpoint: String
         let process: LyceumProcess
         let context: Context
-        private var threads: [ServiceThread] = []
+        private var threads: [ComponentThread] = []
 
         init() throws {
             endpoint = try freeLoopbackEndpoint()
@@ -34,7 +34,7 @@ import ZeroMQ
         /// Registers a pool for `service` answering with `handler`.
         func serve(_ service: String, handler: @escaping WorkerPool.Handler) throws {
             let pool = try WorkerPool(endpoint: endpoint, service: service, sessions: 2, context: context, handler: handler)
-            threads.append(ServiceThread(pool, name: service))
+            threads.append(ComponentThread(pool, name: service))
         }
 
         /// A client that gives up after `timeout`, once.

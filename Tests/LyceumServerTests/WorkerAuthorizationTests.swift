@@ -30,14 +30,14 @@ import ZeroMQ
             }
             return .allow(userID: text)
         }
-        let zap = ServiceThread(zapHandler, name: "test-zap")
+        let zap = ComponentThread(zapHandler, name: "test-zap")
         defer { _ = zap.stop() }
         try zapHandler.waitUntilReady(timeout: .seconds(5))
         let broker = try Broker(
             endpoints: ["tcp://127.0.0.1:*"],
             configuration: BrokerConfiguration(security: .curveServer(server, zapDomain: "lyceum.broker"), keyDirectory: keys),
             context: context)
-        let brokerThread = ServiceThread(broker, name: "test-broker")
+        let brokerThread = ComponentThread(broker, name: "test-broker")
         defer { _ = brokerThread.stop() }
         let endpoint = try broker.waitUntilBound()[0]
 
@@ -46,7 +46,7 @@ import ZeroMQ
         let handler = FrameHandler.handler { frame, caller, reply in
             books.handleWithCommit(frame, caller: caller) { reply($0.reply) }
         }
-        let pool = ServiceThread(try WorkerPool(
+        let pool = ComponentThread(try WorkerPool(
             endpoint: endpoint, service: "books", sessions: 2,
             configuration: WorkerConfiguration(security: .curveClient(workerKeys, serverKey: server.publicKey), trustsCallerIdentities: true),
             context: context, handler: handler), name: "test-books-pool")

@@ -66,9 +66,9 @@ func announce(_ line: String) {
 final class SignalTargets: @unchecked Sendable {
     // NSLock guards `services`, which is why the class may be shared with signal handlers.
     private let lock = NSLock()
-    private var services: [any Service]
+    private var services: [any Component]
 
-    init(_ services: [any Service]) { self.services = services }
+    init(_ services: [any Component]) { self.services = services }
 
     func shutdownAll() { lock.withLock { services }.forEach { $0.shutdown() } }
     func release() { lock.withLock { services = [] } }
@@ -76,8 +76,8 @@ final class SignalTargets: @unchecked Sendable {
 
 /// Starts the services on threads of their own and shuts them down on SIGINT or SIGTERM.
 /// `started` runs once the threads are, to announce what the tests wait for.
-func runUntilSignaled(_ services: [any Service], started: () -> Void) -> Int32 {
-    let threads = services.enumerated().map { ServiceThread($0.element, name: "mdp-peer-\($0.offset)") }
+func runUntilSignaled(_ services: [any Component], started: () -> Void) -> Int32 {
+    let threads = services.enumerated().map { ComponentThread($0.element, name: "mdp-peer-\($0.offset)") }
     let targets = SignalTargets(services)
     let signalQueue = DispatchQueue(label: "mdp-peer.signals")
     var sources: [any DispatchSourceSignal] = []

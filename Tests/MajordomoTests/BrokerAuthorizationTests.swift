@@ -15,7 +15,7 @@ final class SecuredBroker {
     let context: Context
     let serverKeys = try! CurveKeyPair.generate()
     let keys = KeyTable()
-    let zap: ServiceThread
+    let zap: ComponentThread
     let broker: RunningBroker
     let worker = try! CurveKeyPair.generate()
     let app = try! CurveKeyPair.generate()
@@ -38,7 +38,7 @@ final class SecuredBroker {
             }
             return .allow(userID: text)
         }
-        zap = ServiceThread(handler, name: "test-zap")
+        zap = ComponentThread(handler, name: "test-zap")
         try handler.waitUntilReady(timeout: .seconds(5))
         broker = try RunningBroker(BrokerConfiguration(
             heartbeat: fastHeartbeat, localServices: localServices,
@@ -210,13 +210,13 @@ struct BrokerAuthorizationTests {
             case .authenticated(let principal): [bytes("\(principal.name) \(principal.role.rawValue) \(principal.learners.sorted())")]
             }
         }
-        let trusting = ServiceThread(try WorkerPool(
+        let trusting = ComponentThread(try WorkerPool(
             endpoint: fixture.broker.endpoint, service: "who", sessions: 2, configuration: fixture.trustingWorker(fixture.worker),
             context: fixture.context, handler: describe), name: "trusting-pool")
         defer { _ = trusting.stop() }
         var plainConfiguration = fixture.trustingWorker(fixture.worker)
         plainConfiguration.trustsCallerIdentities = false
-        let plain = ServiceThread(try WorkerPool(
+        let plain = ComponentThread(try WorkerPool(
             endpoint: fixture.broker.endpoint, service: "plain", sessions: 1, configuration: plainConfiguration,
             context: fixture.context, handler: describe), name: "plain-pool")
         defer { _ = plain.stop() }
@@ -232,7 +232,7 @@ struct BrokerAuthorizationTests {
         let context = try Context()
         let broker = try RunningBroker(context: context)
         defer { broker.stop() }
-        let pool = ServiceThread(try WorkerPool(
+        let pool = ComponentThread(try WorkerPool(
             endpoint: broker.endpoint, service: "who", sessions: 1,
             configuration: WorkerConfiguration(heartbeat: fastHeartbeat, trustsCallerIdentities: true),
             context: context) { body, _, _ in body }, name: "trusting-pool")

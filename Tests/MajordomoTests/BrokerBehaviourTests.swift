@@ -28,7 +28,7 @@ import ZeroMQ
         let context = try Context()
         let broker = try Broker(endpoints: ["tcp://127.0.0.1:*", "inproc://several-endpoints"],
                                 configuration: BrokerConfiguration(heartbeat: fastHeartbeat), context: context)
-        let thread = ServiceThread(broker, name: "two-endpoint-broker")
+        let thread = ComponentThread(broker, name: "two-endpoint-broker")
         defer { thread.stop() }
         let bound = try broker.waitUntilBound()
         #expect(bound.count == 2 && bound[1] == "inproc://several-endpoints")

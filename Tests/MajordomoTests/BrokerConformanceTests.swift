@@ -89,7 +89,7 @@ import ZeroMQ
     @Test func bindFailureIsReportedNotHung() throws {
         let context = try Context()
         let broker = try Broker(endpoints: ["tcp://256.0.0.1:1"], context: context)
-        let thread = ServiceThread(broker, name: "failing-broker")
+        let thread = ComponentThread(broker, name: "failing-broker")
         #expect(throws: MajordomoError.self) { try broker.waitUntilBound(timeout: .seconds(3)) }
         #expect(thread.join() != nil)
     }

@@ -142,7 +142,7 @@ import ZeroMQ
         let configuration = WorkerConfiguration(heartbeat: Self.slowHeartbeat, drainTimeout: .milliseconds(200))
         let pool = try WorkerPool(endpoint: broker.endpoint, service: Self.service, sessions: 1, configuration: configuration,
                                   context: context, handler: held.handler)
-        let thread = ServiceThread(pool, name: "stuck-pool")
+        let thread = ComponentThread(pool, name: "stuck-pool")
         #expect(eventually { Self.workerCount(broker) == 1 })
         let other = try Self.registerRawWorker(broker, context: context, workers: 2)
         let client = Self.patientClient(broker, context: context)

@@ -12,13 +12,13 @@ func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 /// A broker on a free loopback port, running on its own thread until `stop()`.
 final class RunningBroker {
     let broker: Broker
-    let thread: ServiceThread
+    let thread: ComponentThread
     let endpoint: String
 
     init(_ configuration: BrokerConfiguration = BrokerConfiguration(heartbeat: fastHeartbeat), context: Context,
          endpoint: String = "tcp://127.0.0.1:*") throws {
         broker = try Broker(endpoints: [endpoint], configuration: configuration, context: context)
-        thread = ServiceThread(broker, name: "test-broker")
+        thread = ComponentThread(broker, name: "test-broker")
         self.endpoint = try broker.waitUntilBound()[0]
     }
 
@@ -27,7 +27,7 @@ final class RunningBroker {
 
 /// Echo worker sessions on threads of their own.
 final class RunningWorkers {
-    let threads: [ServiceThread]
+    let threads: [ComponentThread]
 
     init(_ count: Int = 1, endpoint: String, service: String = "echo",
          configuration: WorkerConfiguration = WorkerConfiguration(heartbeat: fastHeartbeat, reconnectInitialDelay: .milliseconds(50)),
@@ -35,7 +35,7 @@ final class RunningWorkers {
         threads = try (0..<count).map { index in
             let session = try WorkerSession(endpoint: endpoint, service: service, configuration: configuration,
                                             context: context, handler: handler)
-            return ServiceThread(session, name: "test-worker-\(index)")
+            return ComponentThread(session, name: "test-worker-\(index)")
         }
     }
 

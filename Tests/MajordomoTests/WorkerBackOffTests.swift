@@ -46,7 +46,7 @@ import ZeroMQ
         let pool = try WorkerPool(
             endpoint: endpoint, service: "echo", sessions: 2, configuration: Self.configuration, context: context
         ) { body, _, _ in body }
-        let thread = ServiceThread(pool, name: "test-pool")
+        let thread = ComponentThread(pool, name: "test-pool")
         defer { thread.stop() }
         // Each session sends READYs at 0, 150, 450, 1050 and 2250 ms of its own time; the two
         // sessions start together, so the tenth READY comes at least 2250 ms after the first.

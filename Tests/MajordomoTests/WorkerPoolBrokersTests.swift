@@ -36,7 +36,7 @@ import ZeroMQ
         defer { second.stop() }
         let pool = try WorkerPool(endpoints: [first.endpoint, second.endpoint], services: Self.services, sessions: 2,
                                   configuration: WorkerConfiguration(heartbeat: fastHeartbeat), context: context)
-        let thread = ServiceThread(pool, name: "pool")
+        let thread = ComponentThread(pool, name: "pool")
         defer { thread.stop() }
         // Two sessions for each service at each broker, all on the one thread.
         for broker in [first, second] {
@@ -55,7 +55,7 @@ import ZeroMQ
         let configuration = WorkerConfiguration(heartbeat: fastHeartbeat, reconnectInitialDelay: .milliseconds(50))
         let pool = try WorkerPool(endpoints: [firstEndpoint, second.endpoint], services: Self.services, sessions: 2,
                                   configuration: configuration, context: context)
-        let thread = ServiceThread(pool, name: "pool")
+        let thread = ComponentThread(pool, name: "pool")
         defer { thread.stop() }
         #expect(eventually { Self.registered("beta", at: first) == 2 && Self.registered("beta", at: second) == 2 })
         first.stop()
@@ -81,7 +81,7 @@ import ZeroMQ
         defer { second.stop() }
         let pool = try WorkerPool(endpoints: [first.endpoint, second.endpoint], services: Self.services, sessions: 3,
                                   configuration: WorkerConfiguration(heartbeat: slow), context: context)
-        let thread = ServiceThread(pool, name: "pool")
+        let thread = ComponentThread(pool, name: "pool")
         for broker in [first, second] {
             #expect(eventually { Self.registered("alpha", at: broker) == 3 && Self.registered("beta", at: broker) == 3 })
         }

@@ -32,7 +32,7 @@ import ZeroMQ
             endpoints: [first.endpoint, second.endpoint],
             services: [("alpha", held.handler), ("beta", WorkerPoolBrokersTests.tagging("beta"))],
             sessions: 2, configuration: Self.configuration, context: context)
-        let thread = ServiceThread(pool, name: "pool")
+        let thread = ComponentThread(pool, name: "pool")
         defer { thread.stop() }
         for broker in [first, second] {
             #expect(eventually { WorkerPoolBrokersTests.registered("alpha", at: broker) == 2 && WorkerPoolBrokersTests.registered("beta", at: broker) == 2 })
@@ -83,7 +83,7 @@ import ZeroMQ
         defer { broker.stop() }
         let pool = try WorkerPool(endpoints: [broker.endpoint], services: WorkerPoolBrokersTests.services, sessions: 3,
                                   configuration: WorkerConfiguration(heartbeat: slow), context: context)
-        let thread = ServiceThread(pool, name: "pool")
+        let thread = ComponentThread(pool, name: "pool")
         defer { thread.stop() }
         #expect(eventually { WorkerPoolBrokersTests.registered("alpha", at: broker) == 3 && WorkerPoolBrokersTests.registered("beta", at: broker) == 3 })
         try pool.removeService("beta")
@@ -100,7 +100,7 @@ import ZeroMQ
         defer { broker.stop() }
         let pool = try WorkerPool(endpoints: [broker.endpoint], services: WorkerPoolBrokersTests.services, sessions: 1,
                                   configuration: Self.configuration, context: context)
-        let thread = ServiceThread(pool, name: "pool")
+        let thread = ComponentThread(pool, name: "pool")
         #expect(eventually { WorkerPoolBrokersTests.registered("alpha", at: broker) == 1 })
         let unknown = #expect(throws: MajordomoError.self) { try pool.removeService("gamma") }
         #expect(unknown?.code == .invalidArgument)

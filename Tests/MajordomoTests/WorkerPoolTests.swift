@@ -46,7 +46,7 @@ final class HeldRequests: @unchecked Sendable {
         let held = HeldRequests()
         let pool = try WorkerPool(endpoint: broker.endpoint, service: "slow", sessions: 4,
                                   configuration: WorkerConfiguration(heartbeat: fastHeartbeat), context: context, handler: held.handler)
-        let thread = ServiceThread(pool, name: "pool")
+        let thread = ComponentThread(pool, name: "pool")
         defer { thread.stop() }
         let client = AsyncClient(endpoint: broker.endpoint, capacity: 6, context: context)
         defer { client.close() }
@@ -77,7 +77,7 @@ final class HeldRequests: @unchecked Sendable {
         let held = HeldRequests()
         let pool = try WorkerPool(endpoint: broker.endpoint, service: "slow", sessions: 2,
                                   configuration: WorkerConfiguration(heartbeat: fastHeartbeat), context: context, handler: held.handler)
-        let thread = ServiceThread(pool, name: "pool")
+        let thread = ComponentThread(pool, name: "pool")
         let client = AsyncClient(endpoint: broker.endpoint, capacity: 1, context: context)
         defer { client.close() }
         let id = try client.send("slow", body: [bytes("in hand")])
@@ -102,7 +102,7 @@ final class HeldRequests: @unchecked Sendable {
         let configuration = WorkerConfiguration(heartbeat: fastHeartbeat, drainTimeout: .milliseconds(200))
         let pool = try WorkerPool(endpoint: broker.endpoint, service: "stuck", sessions: 1, configuration: configuration,
                                   context: context, handler: held.handler)
-        let thread = ServiceThread(pool, name: "pool")
+        let thread = ComponentThread(pool, name: "pool")
         let client = AsyncClient(endpoint: broker.endpoint, capacity: 1, context: context)
         defer { client.close() }
         _ = try client.send("stuck", body: [bytes("never answered")])
@@ -120,7 +120,7 @@ final class HeldRequests: @unchecked Sendable {
         let endpoint = broker.endpoint
         let configuration = WorkerConfiguration(heartbeat: fastHeartbeat, reconnectInitialDelay: .milliseconds(50))
         let pool = try WorkerPool(endpoint: endpoint, service: "echo", sessions: 3, configuration: configuration, context: context) { body, _, _ in body }
-        let thread = ServiceThread(pool, name: "pool")
+        let thread = ComponentThread(pool, name: "pool")
         defer { thread.stop() }
         func registeredSessions() -> Int { broker.broker.snapshot.services.first { $0.name == "echo" }?.workers ?? 0 }
         #expect(eventually { registeredSessions() == 3 })

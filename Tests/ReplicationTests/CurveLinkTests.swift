@@ -24,7 +24,7 @@ import ZeroMQ
             }
             return .allow(userID: text)
         }
-        let zap = ServiceThread(handler, name: "test-zap")
+        let zap = ComponentThread(handler, name: "test-zap")
         defer { _ = zap.stop() }
         try handler.waitUntilReady(timeout: .hangLimit)
 

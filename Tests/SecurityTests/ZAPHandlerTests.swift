@@ -13,7 +13,7 @@ struct ZAPHandlerTests {
         let server = try! CurveKeyPair.generate()
         let allowed = try! CurveKeyPair.generate()
         let handler: ZAPHandler
-        let handlerThread: ServiceThreadHandle
+        let handlerThread: ComponentThreadHandle
         let requests = RequestLog()
 
         init() throws {
@@ -24,7 +24,7 @@ struct ZAPHandlerTests {
                 log.append(request)
                 return request.curvePublicKey == allowedKey ? .allow(userID: "trusted-client") : .deny(reason: "unknown key")
             }
-            handlerThread = ServiceThreadHandle(handler)
+            handlerThread = ComponentThreadHandle(handler)
             try handler.waitUntilReady(timeout: .seconds(5))
         }
 
@@ -39,7 +39,7 @@ struct ZAPHandlerTests {
     }
 
     /// Runs `service` on a thread of its own until `stop()`.
-    final class ServiceThreadHandle: @unchecked Sendable {
+    final class ComponentThreadHandle: @unchecked Sendable {
         private let service: ZAPHandler
         private let result: ThreadResult<Void>
         init(_ service: ZAPHandler) {

@@ -5,7 +5,7 @@ import Synchronization
 /// One answer for `GET /readyz` and for systemd: `READY=1` is sent (through `$NOTIFY_SOCKET`,
 /// when set) the first time every condition holds, `STOPPING=1` when draining begins.
 public final class Readiness: Sendable {
-    /// Every service of the group runs (bound, journals replayed before that): ``ServiceGroup`` meets it.
+    /// Every service of the group runs (bound, journals replayed before that): ``ComponentGroup`` meets it.
     public static let started = "started"
     /// A worker is registered with at least one broker (one of its sessions was heartbeated or
     /// served): the worker pool meets it, and withdraws it when no broker accepts any session.

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 
-/// The signals a ``ServiceGroup`` owns: SIGINT and SIGTERM stop, SIGHUP reloads.
+/// The signals a ``ComponentGroup`` owns: SIGINT and SIGTERM stop, SIGHUP reloads.
 public enum TerminationSignals {
     static let all: [Int32] = [SIGINT, SIGTERM, SIGHUP]
 

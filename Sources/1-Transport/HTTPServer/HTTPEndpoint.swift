@@ -9,7 +9,7 @@ import Synchronization
 /// with what its responder says: one thread of its own runs an ``HTTPLoop`` over every
 /// connection, so the responder runs on this thread, never on the broker's, and no client can
 /// hold it (see ``HTTPLoop`` for the bounds).
-public final class HTTPEndpoint<Responder: HTTPResponder & Sendable>: Service {
+public final class HTTPEndpoint<Responder: HTTPResponder & Sendable>: Component {
     /// The port bound, resolved when 0 was asked for.
     public let port: Int
     /// The address bound, e.g. `127.0.0.1`.

@@ -10,7 +10,7 @@ import ZeroMQ
 /// rather than silence when it cannot; purges workers that stop heartbeating; sends DISCONNECT
 /// for invalid or unexpected worker commands; and answers 8/MMI `mmi.*` itself, as well as any
 /// ``LocalService`` of its configuration. `run()` is meant to be called once.
-public final class Broker: Service {
+public final class Broker: Component {
     /// The endpoints to bind, such as `tcp://127.0.0.1:*`.
     public let endpoints: [String]
     /// Timings and bounds.

@@ -28,7 +28,7 @@ import ZeroMQ
 /// On ``shutdown()`` idle sessions say DISCONNECT at once; sessions with a request in hand send
 /// its reply first, waiting up to ``WorkerConfiguration/drainTimeout`` for it; removing a service
 /// does the same for its sessions alone. `run()` is meant to be called once.
-public final class WorkerPool: Service {
+public final class WorkerPool: Component {
     /// Answers a request body from `caller`: the reply's frames now, or `nil` after arranging for
     /// exactly one `DeferredReply.send(_:)` later. An empty reply is sent as one empty frame.
     /// `caller` is the identity the broker vouched for when the pool trusts it

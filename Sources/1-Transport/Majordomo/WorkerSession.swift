@@ -8,9 +8,9 @@ import ZeroMQ
 /// It sends READY, answers each REQUEST with a REPLY to exactly the client address it was
 /// given, heartbeats, and on a silent broker or a DISCONNECT starts over on a new socket after
 /// an exponential back-off. The time a request takes never counts as broker silence. Run
-/// several sessions, each on its own thread (``ServiceThread``), to serve several requests at
+/// several sessions, each on its own thread (``ComponentThread``), to serve several requests at
 /// once, or one ``WorkerPool``; `run()` is meant to be called once.
-public final class WorkerSession: Service {
+public final class WorkerSession: Component {
     /// Turns a request body into a reply body; both are opaque frames. An empty reply is sent
     /// as one empty frame.
     public typealias Handler = @Sendable ([[UInt8]]) -> [[UInt8]]

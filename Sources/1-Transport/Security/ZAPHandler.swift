@@ -10,9 +10,9 @@ import ZeroMQ
 ///
 /// libzmq 4.3.4 lets every peer in when no handler is bound, so this service must be ready
 /// before any CURVE server socket binds and must outlive them: run it first in the process's
-/// ``ServiceGroup`` (which waits for ``waitUntilReady(timeout:)`` before starting the next
+/// ``ComponentGroup`` (which waits for ``waitUntilReady(timeout:)`` before starting the next
 /// service, and stops services in reverse order).
-public final class ZAPHandler: Service, ReadinessReporting {
+public final class ZAPHandler: Component, ReadinessReporting {
     /// The endpoint libzmq sends a context's ZAP requests to.
     public static let endpoint = "inproc://zeromq.zap.01"
 

@@ -10,7 +10,7 @@ import ZeroMQ
 /// It mirrors every learner's progress (a snapshot first, then events, and a new snapshot
 /// when a gap shows) and records each event with its course's new figures in the
 /// ``DashboardFeed``.
-final class DashboardBridge: Service {
+final class DashboardBridge: Component {
     private let context: Context
     private let feed: DashboardFeed
     private let options: ProgressSubscriber.Options

@@ -12,7 +12,7 @@ public enum DashboardServices {
     public static let snapshotEndpoint = "inproc://lyceum-dashboard-snapshots"
 
     /// The endpoint on `address:port`, bound now so that a taken port stops the start, and the
-    /// bridge, named `dashboard` and `dashboard-bridge` for a `ServiceGroup`. With `token`, the
+    /// bridge, named `dashboard` and `dashboard-bridge` for a `ComponentGroup`. With `token`, the
     /// page and the stream require it. Snapshots come from `snapshotEndpoint`, or, when `nil`,
     /// from the endpoint each source's heartbeats advertise, reached with `security`; `titles`
     /// gives the catalog's courses, with lesson titles at least for those `seen` in a batch of events. `setting` names the setting that chose the port, for errors.
@@ -21,7 +21,7 @@ public enum DashboardServices {
     public static func make(
         address: String, port: Int, setting: String, token: String?, context: Context, snapshotEndpoint: String?,
         security: SocketSecurity, titles: @escaping @Sendable (_ seen: Set<String>) -> [CourseTitle]
-    ) throws -> [(name: String, service: any Service)] {
+    ) throws -> [(name: String, service: any Component)] {
         let feed = try DashboardFeed()
         let endpoint = try HTTPEndpoint(
             name: "dashboard", setting: setting, address: address, port: port,

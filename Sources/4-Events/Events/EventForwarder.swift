@@ -8,8 +8,8 @@ import ZeroMQ
 /// An XSUB/XPUB proxy: publishers in several processes connect to its XSUB side, dashboards
 /// subscribe on its XPUB side, and subscriptions travel upstream so that publishers still filter.
 /// Messages pass unchanged, so sequence numbers stay per source. Hosted by `lyceum broker` or
-/// `serve` as one more ``Service``.
-public final class EventForwarder: Service {
+/// `serve` as one more ``Component``.
+public final class EventForwarder: Component {
     /// Endpoints the XSUB side binds, for publishers' ``EventPublisherConfiguration/forwarderEndpoints``.
     public let publisherEndpoints: [String]
     /// Endpoints the XPUB side binds, for subscribers.

@@ -22,7 +22,7 @@ import ZeroMQ
 /// sequence order. Subscribers see a PUB socket; the XPUB side tells the publisher their
 /// subscriptions, so it encodes only events some subscriber takes (an xAPI statement nobody
 /// subscribed to costs nothing).
-public final class EventPublisher: Service {
+public final class EventPublisher: Component {
     /// This publisher's identity, in every event and heartbeat.
     public let source: EventSource
     /// The configuration it was created with.

@@ -21,7 +21,7 @@ import ZeroMQ
 ///
 /// A partition that does not answer within ``deadline`` (or that the broker reports has no
 /// worker) turns the reply into `unavailable` naming the partitions missing.
-public final class PartitionCoordinator: Service {
+public final class PartitionCoordinator: Component {
     /// A request handed over by the broker's thread.
     private struct Job: Sendable {
         let service: String

@@ -30,7 +30,7 @@ enum WatchSignals {
             sigaddset(&ending, ender)
         }
         signal(SIGWINCH) { _ in WatchSignals.resized.store(true, ordering: .relaxed) }
-        // `main` blocks these for a ServiceGroup to wait for; watch runs none, and a blocked
+        // `main` blocks these for a ComponentGroup to wait for; watch runs none, and a blocked
         // signal never reaches its handler: Ctrl-C was ignored, and a closed terminal left
         // watch running.
         pthread_sigmask(SIG_UNBLOCK, &ending, nil)

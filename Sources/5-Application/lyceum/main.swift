@@ -5,7 +5,7 @@ import LyceumLifecycle
 import LyceumServer
 import ProgressWatch
 
-// Before anything starts a thread (a ZeroMQ context, a journal's syncer): the ServiceGroup
+// Before anything starts a thread (a ZeroMQ context, a journal's syncer): the ComponentGroup
 // owns SIGINT, SIGTERM and SIGHUP.
 TerminationSignals.blockInAllThreads()
 

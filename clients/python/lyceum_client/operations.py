@@ -75,7 +75,7 @@ class Service(Generic[M]):
 
 
 class Operation(Generic[P, T]):
-    """A method of a ``Service``: builds the ``Call`` from the arguments and hands it to the client."""
+    """A method of a ``Component``: builds the ``Call`` from the arguments and hands it to the client."""
 
     def __init__(self, build: Callable[P, Call[T]]) -> None:
         self._build = build

@@ -3,10 +3,10 @@ import LyceumLifecycle
 import Synchronization
 import Testing
 
-@Suite("ServiceThread")
-struct ServiceThreadTests {
+@Suite("ComponentThread")
+struct ComponentThreadTests {
     /// A service that runs until asked to stop.
-    final class Waiting: Service {
+    final class Waiting: Component {
         private let stopped = Mutex(false)
         func run() {
             while !stopped.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.001) }
@@ -17,14 +17,14 @@ struct ServiceThreadTests {
     @Test("once run() has returned the thread holds the service no longer, so its release (and its context's) comes before join() returns")
     func theServiceIsReleasedBeforeJoinReturns() {
         weak var probe: Waiting?
-        let thread: ServiceThread = {
+        let thread: ComponentThread = {
             let service = Waiting()
             probe = service
-            return ServiceThread(service, name: "waiting")
+            return ComponentThread(service, name: "waiting")
         }()
         #expect(probe != nil)
         thread.stop()
-        // The ServiceThread itself is still here (and Foundation may hold its closure).
+        // The ComponentThread itself is still here (and Foundation may hold its closure).
         #expect(probe == nil)
         withExtendedLifetime(thread) {}
     }

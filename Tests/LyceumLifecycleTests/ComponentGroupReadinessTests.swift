@@ -3,8 +3,8 @@ import LyceumLifecycle
 import Synchronization
 import Testing
 
-@Suite("ServiceGroup readiness")
-struct ServiceGroupReadinessTests {
+@Suite("ComponentGroup readiness")
+struct ComponentGroupReadinessTests {
     /// What happened, in order, across the services' threads.
     final class Journal: Sendable {
         let entries = Mutex<[String]>([])
@@ -33,7 +33,7 @@ struct ServiceGroupReadinessTests {
     }
 
     /// A service that works a little after being asked to stop, then returns.
-    final class Dependent: Service {
+    final class Dependent: Component {
         let journal: Journal
         private let stopped = Mutex(false)
         init(_ journal: Journal) { self.journal = journal }
@@ -47,7 +47,7 @@ struct ServiceGroupReadinessTests {
     }
 
     /// Stops by itself at once, which makes the group stop the others.
-    final class Quitter: Service {
+    final class Quitter: Component {
         func run() {}
         func shutdown() {}
     }
@@ -55,7 +55,7 @@ struct ServiceGroupReadinessTests {
     @Test("a ReadinessReporting service is stopped only after every service started after it has stopped")
     func dependenciesStopLast() {
         let journal = Journal()
-        let group = ServiceGroup([("dependency", Dependency(journal)), ("dependent", Dependent(journal)), ("quitter", Quitter())])
+        let group = ComponentGroup([("dependency", Dependency(journal)), ("dependent", Dependent(journal)), ("quitter", Quitter())])
         _ = group.run()
         #expect(journal.entries.withLock { $0 } == ["dependent started", "dependent stopped", "dependency stopped"])
     }
@@ -63,7 +63,7 @@ struct ServiceGroupReadinessTests {
     @Test("when a dependency cannot become ready, the services after it never start and the group fails")
     func noServiceStartsAfterAnUnreadyDependency() {
         let journal = Journal()
-        let group = ServiceGroup([("dependency", Dependency(journal, becomesReady: false)), ("dependent", Dependent(journal))])
+        let group = ComponentGroup([("dependency", Dependency(journal, becomesReady: false)), ("dependent", Dependent(journal))])
         #expect(group.run() == 1)
         #expect(journal.entries.withLock { $0 }.isEmpty)
     }

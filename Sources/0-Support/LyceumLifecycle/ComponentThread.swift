@@ -2,20 +2,20 @@ import Foundation
 import Synchronization
 
 /// A service running on a thread of its own, so that one process can run several.
-public final class ServiceThread: Sendable {
+public final class ComponentThread: Sendable {
     /// The thread's name, for logs.
     public let name: String
     /// The service, until its `run()` has returned. Nothing here holds it afterwards: Foundation
     /// may keep a finished thread's closure, and with it this object, past ``join()``, and the
     /// service must not live on with it, since its release is what terminates its ZeroMQ context
     /// and so delivers the last messages (a worker's DISCONNECT) before the process exits.
-    private let running: Mutex<(any Service)?>
+    private let running: Mutex<(any Component)?>
     private let finished = DispatchSemaphore(value: 0)
     private let outcome = Mutex<(any Error)?>(nil)
 
     /// Starts `service.run()` on a new thread named `name`; `onExit` is called on that thread
     /// when `run()` returns, with the error it threw, if any.
-    public init(_ service: any Service, name: String, onExit: @escaping @Sendable ((any Error)?) -> Void = { _ in }) {
+    public init(_ service: any Component, name: String, onExit: @escaping @Sendable ((any Error)?) -> Void = { _ in }) {
         self.name = name
         running = Mutex(service)
         let thread = Thread { [self] in

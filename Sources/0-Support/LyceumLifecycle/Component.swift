@@ -5,7 +5,7 @@
 /// `shutdown()`; `shutdown()` may be called from any thread, any number of times, before or
 /// during `run()`, and returns at once. A shut-down service finishes what it has in hand and
 /// never hangs.
-public protocol Service: AnyObject, Sendable {
+public protocol Component: AnyObject, Sendable {
     /// Runs the service on the calling thread until it stops.
     func run() throws
     /// Asks the service to stop in an orderly way; `run()` then returns.
@@ -13,8 +13,8 @@ public protocol Service: AnyObject, Sendable {
 }
 
 /// A service that other services depend on being ready (bound, listening) before they start:
-/// ``ServiceGroup`` waits for it before starting the services after it.
-public protocol ReadinessReporting: Service {
+/// ``ComponentGroup`` waits for it before starting the services after it.
+public protocol ReadinessReporting: Component {
     /// Returns once the service is ready, or throws why it cannot become ready (or did not
     /// within `timeout`).
     func waitUntilReady(timeout: Duration) throws

@@ -14,8 +14,8 @@ import Synchronization
 /// - A service that stops or fails by itself stops the others too.
 /// - With a ``Readiness``: ``Readiness/started`` is met once every service is started, and
 ///   ``Readiness/stop()`` is called when stopping begins.
-public final class ServiceGroup: Sendable {
-    private let services: [(name: String, service: any Service)]
+public final class ComponentGroup: Sendable {
+    private let services: [(name: String, service: any Component)]
     private let logger: Logger
     private let gracePeriod: Duration
     private let reload: @Sendable () -> Void
@@ -26,7 +26,7 @@ public final class ServiceGroup: Sendable {
 
     /// A group of named services, started in order and stopped in reverse order.
     public init(
-        _ services: [(name: String, service: any Service)],
+        _ services: [(name: String, service: any Component)],
         logger: Logger = Logger(component: "lifecycle"),
         gracePeriod: Duration = .seconds(10),
         readiness: Readiness? = nil,
@@ -44,9 +44,9 @@ public final class ServiceGroup: Sendable {
     /// ``TerminationSignals/blockInAllThreads()`` must have been called before any thread started.
     /// - Returns: the process's exit status: 0 after an orderly stop, 1 if a service failed.
     public func run() -> Int32 {
-        var threads: [ServiceThread] = []
+        var threads: [ComponentThread] = []
         for entry in services {
-            threads.append(ServiceThread(entry.service, name: entry.name) { [self] error in
+            threads.append(ComponentThread(entry.service, name: entry.name) { [self] error in
                 if let error { logger.error("service failed", ["service": entry.name, "error": "\(error)"]) }
                 exits.withLock { $0 = (count: $0.count + 1, anyFailed: $0.anyFailed || error != nil) }
             })
@@ -102,7 +102,7 @@ public final class ServiceGroup: Sendable {
 
     /// Stops each ``ReadinessReporting`` service whose later services have all stopped: they may
     /// rely on it until their last moment (a ZAP handler guards sockets until they close).
-    private func stopDependencies(of threads: [ServiceThread]) {
+    private func stopDependencies(of threads: [ComponentThread]) {
         for index in threads.indices where services[index].service is any ReadinessReporting {
             if threads[(index + 1)...].allSatisfy(\.hasFinished) { threads[index].shutdown() }
         }
