@@ -47,7 +47,7 @@ public final class ComponentGroup: Sendable {
         var threads: [ComponentThread] = []
         for entry in components {
             threads.append(ComponentThread(entry.component, name: entry.name) { [self] error in
-                if let error { logger.error("component failed", ["component": entry.name, "error": "\(error)"]) }
+                if let error { logger.error("component failed", ["thread": entry.name, "error": "\(error)"]) }
                 exits.withLock { $0 = (count: $0.count + 1, anyFailed: $0.anyFailed || error != nil) }
             })
             // The components after this one rely on it (a ZAP handler before the sockets it
@@ -56,7 +56,7 @@ public final class ComponentGroup: Sendable {
             do {
                 try ready.waitUntilReady(timeout: Self.readinessTimeout)
             } catch {
-                logger.error("component not ready; stopping", ["component": entry.name, "error": "\(error)"])
+                logger.error("component not ready; stopping", ["thread": entry.name, "error": "\(error)"])
                 for thread in threads { thread.stop() }
                 return 1
             }
