@@ -3,6 +3,7 @@ import LyceumLifecycle
 import Majordomo
 import Testing
 import ZeroMQ
+import Synchronization
 
 /// Heartbeats fast enough that expiry and reconnection tests take a fraction of a second.
 let fastHeartbeat = Heartbeat(interval: .milliseconds(100), liveness: 3)
@@ -71,12 +72,10 @@ func quickClient(_ endpoint: String, context: Context, timeout: Duration = .mill
 func pause(milliseconds: Int) { Thread.sleep(forTimeInterval: Double(milliseconds) / 1000) }
 
 /// A value handed between a test and a thread it started.
-final class Locked<Value: Sendable>: @unchecked Sendable {
-    // NSLock guards `value`, which is why the class may be shared.
-    private let lock = NSLock()
-    private var value: Value
+final class Locked<Value: Sendable>: Sendable {
+    private let value: Mutex<Value>
 
-    init(_ value: Value) { self.value = value }
-    func set(_ newValue: Value) { lock.withLock { value = newValue } }
-    func get() -> Value { lock.withLock { value } }
+    init(_ value: Value) { self.value = Mutex(value) }
+    func set(_ newValue: Value) { value.withLock { $0 = newValue } }
+    func get() -> Value { value.withLock { $0 } }
 }

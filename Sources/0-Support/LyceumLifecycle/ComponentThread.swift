@@ -1,23 +1,23 @@
 import Foundation
 import Synchronization
 
-/// A service running on a thread of its own, so that one process can run several.
+/// A component running on a thread of its own, so that one process can run several.
 public final class ComponentThread: Sendable {
     /// The thread's name, for logs.
     public let name: String
-    /// The service, until its `run()` has returned. Nothing here holds it afterwards: Foundation
+    /// The component, until its `run()` has returned. Nothing here holds it afterwards: Foundation
     /// may keep a finished thread's closure, and with it this object, past ``join()``, and the
-    /// service must not live on with it, since its release is what terminates its ZeroMQ context
+    /// component must not live on with it, since its release is what terminates its ZeroMQ context
     /// and so delivers the last messages (a worker's DISCONNECT) before the process exits.
     private let running: Mutex<(any Component)?>
     private let finished = DispatchSemaphore(value: 0)
     private let outcome = Mutex<(any Error)?>(nil)
 
-    /// Starts `service.run()` on a new thread named `name`; `onExit` is called on that thread
+    /// Starts `component.run()` on a new thread named `name`; `onExit` is called on that thread
     /// when `run()` returns, with the error it threw, if any.
-    public init(_ service: any Component, name: String, onExit: @escaping @Sendable ((any Error)?) -> Void = { _ in }) {
+    public init(_ component: any Component, name: String, onExit: @escaping @Sendable ((any Error)?) -> Void = { _ in }) {
         self.name = name
-        running = Mutex(service)
+        running = Mutex(component)
         let thread = Thread { [self] in
             Thread.nameCurrent(name)
             var failure: (any Error)?
@@ -35,15 +35,15 @@ public final class ComponentThread: Sendable {
         thread.start()
     }
 
-    /// Whether the service's `run()` has returned.
+    /// Whether the component's `run()` has returned.
     public var hasFinished: Bool { running.withLock { $0 == nil } }
 
-    /// Asks the service to stop, without waiting for it.
+    /// Asks the component to stop, without waiting for it.
     public func shutdown() {
         running.withLock { $0 }?.shutdown()
     }
 
-    /// Asks the service to stop and waits until its `run()` has returned.
+    /// Asks the component to stop and waits until its `run()` has returned.
     /// - Returns: the error `run()` ended with, if any.
     @discardableResult
     public func stop() -> (any Error)? {
@@ -51,7 +51,7 @@ public final class ComponentThread: Sendable {
         return join()
     }
 
-    /// Waits until the service's `run()` has returned.
+    /// Waits until the component's `run()` has returned.
     /// - Returns: the error `run()` ended with, if any.
     @discardableResult
     public func join() -> (any Error)? {

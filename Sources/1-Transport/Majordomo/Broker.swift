@@ -1,6 +1,7 @@
 import LyceumLifecycle
 import LyceumLogging
 import LyceumSupport
+import Synchronization
 import ZeroMQ
 
 /// A 7/MDP broker: one ROUTER, bound to one or more endpoints, serving clients and workers.
@@ -19,7 +20,7 @@ public final class Broker: Component {
     private let wakeup: Wakeup
     private let outbox: ReplyOutbox
     private let binding = AwaitedResult<[String], MajordomoError>()
-    private let latestSnapshot = Locked(BrokerSnapshot.empty)
+    private let latestSnapshot = Mutex(BrokerSnapshot.empty)
 
     /// Creates a broker that will bind `endpoints` when it runs.
     public init(endpoints: [String], configuration: BrokerConfiguration = BrokerConfiguration(), context: Context) throws(MajordomoError) {
@@ -62,7 +63,9 @@ public final class Broker: Component {
         binding.settle(.success(router.endpoints))
         logger.log(.info, "broker listening", ["endpoints": router.endpoints.joined(separator: ",")])
         do {
-            let engine = try BrokerEngine(router: router, configuration: configuration, outbox: outbox, logger: logger, snapshot: latestSnapshot)
+            let engine = try BrokerEngine(router: router, configuration: configuration, outbox: outbox, logger: logger) { [self] current in
+                latestSnapshot.withLock { $0 = current }
+            }
             try engine.route(until: wakeup)
         } catch {
             logger.log(.error, "broker stopped on a socket error", ["error": error.description])

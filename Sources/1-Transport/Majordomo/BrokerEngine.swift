@@ -96,7 +96,8 @@ final class BrokerEngine {
     /// The time of the current batch of messages: read once per wake-up rather than once per
     /// message, which is precise enough for expiries of milliseconds and more.
     @exclusivity(unchecked) private var now: ContinuousClock.Instant
-    private let publishedSnapshot: Locked<BrokerSnapshot>
+    /// Hands the latest snapshot to the ``Broker``, which any thread may read.
+    private let publish: (BrokerSnapshot) -> Void
     private let metrics = BrokerMetrics()
     /// Set when a worker registers or goes (and at first, for the local services), so that the
     /// published worker counts follow at once; queue depths are published on every housekeeping pass.
@@ -113,7 +114,7 @@ final class BrokerEngine {
     /// Messages handled between two looks at the timers, so that a flood cannot starve heartbeats.
     private static let batch = 4096
 
-    init(router: Socket, configuration: BrokerConfiguration, outbox: ReplyOutbox, logger: Logger, snapshot: Locked<BrokerSnapshot>) throws(ZMQError) {
+    init(router: Socket, configuration: BrokerConfiguration, outbox: ReplyOutbox, logger: Logger, publish: @escaping (BrokerSnapshot) -> Void) throws(ZMQError) {
         self.router = router
         self.outbox = outbox
         localServices = Dictionary(uniqueKeysWithValues: configuration.localServices.map { (Array($0.name.utf8), $0) })
@@ -121,7 +122,7 @@ final class BrokerEngine {
                             uniquingKeysWith: { _, last in last })
         absenceTexts = Dictionary(configuration.routedServices.flatMap(\.targets).map { (Array($0.name.utf8), $0.absenceText) },
                                   uniquingKeysWith: { _, last in last })
-        self.publishedSnapshot = snapshot
+        self.publish = publish
         self.configuration = configuration
         keyDirectory = configuration.keyDirectory
         heartbeatExpiry = configuration.heartbeat.expiry
@@ -179,7 +180,7 @@ final class BrokerEngine {
             }
             if workersChanged {
                 let current = snapshot()
-                publishedSnapshot.withLock { $0 = current }
+                publish(current)
                 metrics.report(current)
                 workersChanged = false
             }

@@ -21,7 +21,7 @@ public enum DashboardServices {
     public static func make(
         address: String, port: Int, setting: String, token: String?, context: Context, snapshotEndpoint: String?,
         security: SocketSecurity, titles: @escaping @Sendable (_ seen: Set<String>) -> [CourseTitle]
-    ) throws -> [(name: String, service: any Component)] {
+    ) throws -> [(name: String, component: any Component)] {
         let feed = try DashboardFeed()
         let endpoint = try HTTPEndpoint(
             name: "dashboard", setting: setting, address: address, port: port,

@@ -98,7 +98,7 @@ public struct ProcessSecurity: Sendable {
 
     /// The process's ZAP handler, deciding with the authorised keys, when CURVE servers need
     /// one: it must come first in the process's ``ComponentGroup``.
-    func zapHandler(context: Context) throws(ZMQError) -> [(name: String, service: any Component)] {
+    func zapHandler(context: Context) throws(ZMQError) -> [(name: String, component: any Component)] {
         guard let directory else { return [] }
         let authenticator = Authenticator(keys: directory)
         return [("zap", try ZAPHandler(context: context, decide: authenticator.decide))]

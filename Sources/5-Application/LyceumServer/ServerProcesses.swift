@@ -61,7 +61,7 @@ public enum ServerProcesses {
     public static func serveServices(
         _ host: ServiceHost, settings: Settings, security: ProcessSecurity = .plaintext, revocations: Revocations = Revocations(),
         readiness: Readiness? = nil, watchdog: Watchdog = .forProcess(), context: Context
-    ) throws -> [(name: String, service: any Component)] {
+    ) throws -> [(name: String, component: any Component)] {
         let report = ProcessReport(role: "serve", journals: host.journals)
         // The dashboard's bridge subscribes and asks for snapshots in-process, beside the network endpoints.
         let dashboard = settings.dashboardPort != 0
@@ -109,9 +109,9 @@ public enum ServerProcesses {
                     configuration.localServices = coordinator.localServices
                 }
                 let broker = try Broker(endpoints: settings.endpoints, configuration: configuration, context: context)
-                let coordinating: [(name: String, service: any Component)] = coordinator.map { [("coordinator", $0)] } ?? []
+                let coordinating: [(name: String, component: any Component)] = coordinator.map { [("coordinator", $0)] } ?? []
                 let dashboard = settings.dashboardPort != 0
-                var forwarder: [(name: String, service: any Component)] = []
+                var forwarder: [(name: String, component: any Component)] = []
                 if settings.publishesEvents {
                     let events = try EventForwarder(
                         publisherEndpoints: settings.forwarderEndpoints,
@@ -315,7 +315,7 @@ public enum ServerProcesses {
     }
 
     /// The publisher as the group's `events` service, when there is one.
-    private static func published(_ publisher: EventPublisher?) -> [(name: String, service: any Component)] {
+    private static func published(_ publisher: EventPublisher?) -> [(name: String, component: any Component)] {
         publisher.map { [("events", $0)] } ?? []
     }
 
@@ -352,7 +352,7 @@ public enum ServerProcesses {
     /// now, so that a taken port stops the start.
     private static func metricsEndpoint(
         _ settings: Settings, report: ProcessReport, readiness: Readiness?, watchdog: Watchdog
-    ) throws(HTTPEndpointError) -> [(name: String, service: any Component)] {
+    ) throws(HTTPEndpointError) -> [(name: String, component: any Component)] {
         guard settings.metricsPort != 0 else { return [] }
         let limits = HTTPLoop.Limits(maxConnections: settings.metricsConnections, requestTimeout: settings.metricsTimeout)
         let endpoint = try HTTPEndpoint(
@@ -367,7 +367,7 @@ public enum ServerProcesses {
     private static func dashboardServices(
         _ settings: Settings, context: Context, snapshotEndpoint: String?, security: SocketSecurity,
         titles: @escaping @Sendable (_ seen: Set<String>) -> [CourseTitle]
-    ) throws -> [(name: String, service: any Component)] {
+    ) throws -> [(name: String, component: any Component)] {
         guard settings.dashboardPort != 0 else { return [] }
         return try DashboardServices.make(
             address: settings.dashboardAddress, port: settings.dashboardPort, setting: SettingKey.dashboardPort.rawValue,
@@ -417,7 +417,7 @@ public enum ServerProcesses {
     /// delivered before the caller closes journals or exits.
     private static func runGroup(
         logger: Logger, readiness: Readiness, reload: @escaping @Sendable () -> Void,
-        _ make: (Context) throws -> [(name: String, service: any Component)]
+        _ make: (Context) throws -> [(name: String, component: any Component)]
     ) throws -> Int32 {
         let context = try Context()
         let services = try make(context)
