@@ -12,7 +12,8 @@ import LyceumSupport
 /// ``Limits/maxStreamBytes`` unsent: a peer that stops reading is cut, never waited for.
 /// When the process is out of descriptors, a descriptor kept in reserve is given up to accept
 /// one connection at a time; a newcomer then takes the place of the idlest connection, never of
-/// one being answered (requests that have arrived are answered first). Past that the loop stops
+/// one being answered nor of one active in the last ``evictionGrace`` (requests that have
+/// arrived are answered first). Past that the loop stops
 /// accepting for a growing pause (never a busy loop) and keeps serving the connections it has.
 public struct HTTPLoop {
     /// The bounds on an endpoint's connections.
@@ -63,6 +64,9 @@ public struct HTTPLoop {
     /// The first and the longest pause in accepting after a failure; it doubles in between.
     static let firstAcceptPause = Duration.milliseconds(10)
     static let longestAcceptPause = Duration.seconds(1)
+    /// Out of descriptors, how long a connection keeps its place after its last activity
+    /// before a newcomer may take it: long enough for a request already sent to arrive.
+    static let evictionGrace = Duration.milliseconds(50)
 
     init(listener: Int32, limits: Limits, name: String, logger: Logger) {
         self.listener = listener
@@ -195,8 +199,12 @@ public struct HTTPLoop {
             connections[index].receive(now: now, responder: responder)
         }
         closeFinished(now: now)
-        let idlest = connections.indices.filter { connections[$0].phase != .writing }
-            .min { connections[$0].lastActivity < connections[$1].lastActivity }
+        // A connection active within the grace may be a client whose request is still on its
+        // way (accepted a moment ago); closing it for a newcomer would let a peer reconnecting in
+        // a loop cut every other client before it is read. Without a candidate, accepting pauses.
+        let idlest = connections.indices.filter {
+            connections[$0].phase != .writing && now - connections[$0].lastActivity >= Self.evictionGrace
+        }.min { connections[$0].lastActivity < connections[$1].lastActivity }
         // Closing the reserve's holder takes the reserve back, which is then given up below.
         if reserve < 0, let idlest { drop(at: idlest) }
         let usedReserve = reserve >= 0
