@@ -43,4 +43,20 @@ import Testing
         #expect(error?.code == .history)
         #expect(error?.message.contains("line 1") == true)
     }
+    @Test func anUnfinishedLastLineIsCutOffAndLaterFactsFollowAWholeLine() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path + "/epochs.jsonl"
+        try EpochHistory(path: path).record(EpochHistory.Start(epoch: 3, startSequence: 1))
+        let whole = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+        // A crash in the middle of writing the next fact leaves part of a line, no newline.
+        try Data(whole + Array(#"{"adopted":9,"cr"#.utf8)).write(to: URL(fileURLWithPath: path))
+        let history = try EpochHistory(path: path)
+        #expect(history.adopted == 3)
+        #expect(try Array(Data(contentsOf: URL(fileURLWithPath: path))) == whole)
+        try history.adopt(5)
+        let reread = try EpochHistory(path: path)
+        #expect(reread.adopted == 5)
+        #expect(reread.starts.map(\.epoch) == [3])
+    }
 }

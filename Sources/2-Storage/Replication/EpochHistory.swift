@@ -42,7 +42,25 @@ public final class EpochHistory {
         let opened = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard opened >= 0 else { throw ReplicationError(.history, "cannot open \(path): \(String(cString: strerror(errno)))") }
         fd = opened
-        let contents = (try? Data(contentsOf: URL(fileURLWithPath: path))).map(Array.init) ?? []
+        // A history that cannot be read must not pass for an empty one: the replica would
+        // forget the epochs it adopted and take appends from a deposed leader.
+        var contents: [UInt8]
+        do {
+            contents = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+        } catch {
+            throw ReplicationError(.history, "cannot read \(path): \(error.localizedDescription)")
+        }
+        // A last line without its newline is a write a crash cut short: its fdatasync never
+        // returned, so nothing acted on it, and it is cut off so that later lines follow a whole one.
+        // (Every property is set by now, so a throw below closes `fd` in deinit.)
+        if let last = contents.last, last != 0x0A {
+            let kept = (contents.lastIndex(of: 0x0A) ?? -1) + 1
+            guard ftruncate(opened, off_t(kept)) == 0, fdatasync(opened) == 0 else {
+                let reason = String(cString: strerror(errno))
+                throw ReplicationError(.history, "cannot cut the unfinished last line of \(path) at byte \(kept): \(reason)")
+            }
+            contents.removeSubrange(kept...)
+        }
         var lineNumber = 0
         for line in contents.split(separator: 0x0A, omittingEmptySubsequences: true) {
             lineNumber += 1
