@@ -18,31 +18,18 @@ public final class ReplicationFollower: @unchecked Sendable {
     public init(replica: FollowerReplica, epoch: Int64, context: Context, leaderEndpoint: String, security: SocketSecurity = .plaintext,
                 limits: ReplicationMessage.Limits = ReplicationMessage.Limits()) throws {
         self.replica = replica
-        let setup = Mutex<Result<Void, any Error>?>(nil)
-        let ready = DispatchSemaphore(value: 0)
         // The socket is made, connected and used by the link's thread only.
-        let thread = Thread { [self] in
-            let socket: Socket
-            do {
-                socket = try context.socket(.dealer)
+        do {
+            try LinkThread.start(name: "follower-\(replica.partition)", open: {
+                let socket = try context.socket(.dealer)
                 try socket.secure(security)
                 try socket.set(.maxMessageSize, to: Int64(limits.maxHeaderBytes + limits.maxRecordBytes + 64 << 10))
                 try socket.connect(leaderEndpoint)
-                setup.withLock { $0 = .success(()) }
-            } catch {
-                setup.withLock { $0 = .failure(error) }
-                ready.signal()
-                finished.signal()
-                return
-            }
-            ready.signal()
-            run(socket, epoch: epoch, limits: limits)
-        }
-        thread.name = "follower-\(replica.partition)"
-        thread.start()
-        ready.wait()
-        if case .failure(let error)? = setup.withLock({ $0 }) {
+                return socket
+            }, run: { [self] socket in run(socket, epoch: epoch, limits: limits) })
+        } catch {
             stopped.store(true, ordering: .relaxed)
+            finished.signal()
             throw error
         }
     }

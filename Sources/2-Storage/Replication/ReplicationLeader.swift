@@ -58,33 +58,20 @@ public final class ReplicationLeader: @unchecked Sendable {
         self.onRecovered = onRecovered
         quorum = QuorumTracker(replicas: replicas, mayAcknowledge: mayAcknowledge)
         wakeup = try WakeupPipe()
-        // The socket is made, bound and used by the link's thread only; its setup's outcome comes back here.
-        let setup = Mutex<Result<Void, any Error>?>(nil)
-        let ready = DispatchSemaphore(value: 0)
-        let thread = Thread { [self] in
-            let socket: Socket
-            do {
-                socket = try context.socket(.router)
+        // The socket is made, bound and used by the link's thread only.
+        do {
+            try LinkThread.start(name: "replication-\(partition)", open: { [self] in
+                let socket = try context.socket(.router)
                 try socket.secure(security)
                 try socket.set(.maxMessageSize, to: 64 << 10)
                 try socket.bind(endpoint)
                 let lastEndpoint = try socket.lastEndpoint
-                bound.withLock { $0 = lastEndpoint }
-                setup.withLock { $0 = .success(()) }
-            } catch {
-                setup.withLock { $0 = .failure(error) }
-                ready.signal()
-                finished.signal()
-                return
-            }
-            ready.signal()
-            run(socket)
-        }
-        thread.name = "replication-\(partition)"
-        thread.start()
-        ready.wait()
-        if case .failure(let error)? = setup.withLock({ $0 }) {
+                self.bound.withLock { $0 = lastEndpoint }
+                return socket
+            }, run: { [self] socket in run(socket) })
+        } catch {
             stopped.store(true, ordering: .relaxed)
+            finished.signal()
             throw error
         }
     }

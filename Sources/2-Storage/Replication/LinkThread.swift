@@ -1,0 +1,33 @@
+import Foundation
+import Synchronization
+import ZeroMQ
+
+/// Starts the thread that owns one end of a replication link: libzmq sockets stay on the thread
+/// that made them, so the socket is made there, and the caller learns the setup's outcome
+/// before it goes on (a bind or connect that fails is the caller's error, not a silent thread).
+enum LinkThread {
+    /// Runs `open` on a new thread named `name`, then `run` with the socket it made; returns once
+    /// `open` is done.
+    /// - Throws: what `open` threw; `run` is then never called.
+    static func start(name: String, open: @escaping @Sendable () throws -> Socket, run: @escaping @Sendable (Socket) -> Void) throws {
+        let setup = Mutex<Result<Void, any Error>?>(nil)
+        let ready = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            let socket: Socket
+            do {
+                socket = try open()
+                setup.withLock { $0 = .success(()) }
+            } catch {
+                setup.withLock { $0 = .failure(error) }
+                ready.signal()
+                return
+            }
+            ready.signal()
+            run(socket)
+        }
+        thread.name = name
+        thread.start()
+        ready.wait()
+        if case .failure(let error)? = setup.withLock({ $0 }) { throw error }
+    }
+}
