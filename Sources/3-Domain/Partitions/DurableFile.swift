@@ -45,7 +45,7 @@ public enum DurableFile {
         }
         close(descriptor)
         guard rename(temporary, path) == 0 else { throw failure("cannot rename into place", temporary) }
-        try syncDirectory(parent(of: path))
+        try syncDirectory(parentDirectory(of: path))
     }
 
     /// Creates the directory `path` (its parent must exist) and syncs the parent, so that the
@@ -53,13 +53,13 @@ public enum DurableFile {
     /// - Throws: also when `path` already exists.
     public static func makeDirectory(_ path: String) throws(PartitionLayoutError) {
         guard mkdir(path, 0o755) == 0 else { throw failure("cannot create directory", path) }
-        try syncDirectory(parent(of: path))
+        try syncDirectory(parentDirectory(of: path))
     }
 
     /// Creates `path` and every missing ancestor, like `mkdir -p`.
     public static func makeDirectories(_ path: String) throws(PartitionLayoutError) {
         guard !exists(path) else { return }
-        let parent = parent(of: path)
+        let parent = parentDirectory(of: path)
         if parent != path, !parent.isEmpty { try makeDirectories(parent) }
         try makeDirectory(path)
     }
@@ -70,14 +70,16 @@ public enum DurableFile {
         return lstat(path, &status) == 0
     }
 
-    private static func syncDirectory(_ path: String) throws(PartitionLayoutError) {
+    /// Makes the directory `path`'s entries (a rename, a new file) durable.
+    public static func syncDirectory(_ path: String) throws(PartitionLayoutError) {
         let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { throw failure("cannot open directory", path) }
         defer { close(descriptor) }
         guard fsync(descriptor) == 0 else { throw failure("cannot sync directory", path) }
     }
 
-    private static func parent(of path: String) -> String {
+    /// The directory `path` is in (`.` for a bare name, `/` for a child of the root).
+    public static func parentDirectory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }

@@ -9,6 +9,7 @@ import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
+import Partitions
 
 /// Online backups of the journals a process holds, pulled by `lyceum backup` (protocol/backup.md):
 /// `serve` answers them as the management service `lyceum.backup`, a partitioned worker as the
@@ -117,7 +118,7 @@ package final class BackupSource: Sendable {
                 guard let capture = hosted.capture else { continue }
                 let relative = BackupLayout.file(service: hosted.service.name, partition: hosted.partition?.partition)
                 let path = (directory as NSString).appendingPathComponent(relative)
-                try PrivateFiles.makeDirectory(PrivateFiles.parentDirectory(path), parents: true)
+                try PrivateFiles.makeDirectory(DurableFile.parentDirectory(of: path), parents: true)
                 let captured = try capture()
                 let written = try SnapshotFile.write(captured.state, sequence: captured.sequence, to: path)
                 files[relative] = written.summary.bytes

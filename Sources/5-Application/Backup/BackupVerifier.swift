@@ -1,5 +1,6 @@
 import Journal
 import ServiceHosting
+import Partitions
 
 /// `lyceum backup verify DIR`, and the check every restore makes first: the manifest reads and
 /// comes from a build whose value formats this one reads; every journal file it names is a
@@ -49,7 +50,7 @@ package enum BackupVerifier {
         guard summary.crc32c == journal.crc32c else {
             throw BackupError(path: file, "has CRC-32C \(summary.crc32c); the manifest says \(journal.crc32c): the file is damaged")
         }
-        let journalDirectory = PrivateFiles.parentDirectory(file)
+        let journalDirectory = DurableFile.parentDirectory(of: file)
         var state = CheckedState(directory: journalDirectory)
         let report: JournalReport
         do {

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Partitions
 
 /// The file operations of backups and restores: directories created 0700 and files 0600, each
 /// created new (never an existing entry reused, never a link followed), written whole and
@@ -11,7 +12,7 @@ package enum PrivateFiles {
     package static func makeDirectory(_ path: String, parents: Bool = false) throws(BackupError) {
         if parents {
             if isDirectory(path) { return }
-            let parent = parentDirectory(path)
+            let parent = DurableFile.parentDirectory(of: path)
             if parent != path { try makeDirectory(parent, parents: true) }
         }
         guard mkdir(path, 0o700) == 0 else { throw failure("cannot create the directory", path) }
@@ -100,21 +101,11 @@ package enum PrivateFiles {
     /// Renames `from` to `to` and syncs the parent directory of `to`.
     package static func rename(_ from: String, to: String) throws(BackupError) {
         guard Glibc.rename(from, to) == 0 else { throw failure("cannot rename to \(to)", from) }
-        try syncDirectory(parentDirectory(to))
-    }
-
-    /// Makes the directory `path`'s entries durable.
-    package static func syncDirectory(_ path: String) throws(BackupError) {
-        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw failure("cannot open the directory", path) }
-        defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw failure("cannot sync the directory", path) }
-    }
-
-    /// The directory `path` is in.
-    package static func parentDirectory(_ path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
+        do {
+            try DurableFile.syncDirectory(DurableFile.parentDirectory(of: to))
+        } catch {
+            throw BackupError(path: error.path, error.message)
+        }
     }
 
     private static func failure(_ what: String, _ path: String) -> BackupError {

@@ -10,6 +10,7 @@ import ZeroMQ
 #if canImport(Glibc)
 import Glibc
 #endif
+import Partitions
 
 /// `lyceum backup --to DIR`: asks a running `serve` (its `lyceum.backup`), or every partitioned
 /// worker of a cluster (its node service), for a backup and copies it chunk by chunk into DIR, a new directory (mode 0700, files 0600), then writes the manifest
@@ -171,7 +172,7 @@ struct BackupCopy {
     /// Copies one journal's snapshot into its file, checking every chunk and then the whole.
     private func copy(_ journal: BackupManifest.Entry, of part: Part, with client: Client, progress: inout CopyProgress) throws {
         let path = (directory as NSString).appendingPathComponent(journal.file)
-        try PrivateFiles.makeDirectory(PrivateFiles.parentDirectory(path), parents: true)
+        try PrivateFiles.makeDirectory(DurableFile.parentDirectory(of: path), parents: true)
         let descriptor = try PrivateFiles.create(path)
         defer { close(descriptor) }
         var offset: UInt64 = 0

@@ -64,12 +64,12 @@ struct BackupRestore {
         do throws(BackupError) {
             for journal in journals {
                 let target = (staging as NSString).appendingPathComponent(journal.file)
-                try PrivateFiles.makeDirectory(PrivateFiles.parentDirectory(target), parents: true)
+                try PrivateFiles.makeDirectory(DurableFile.parentDirectory(of: target), parents: true)
                 try copy((source as NSString).appendingPathComponent(journal.file), to: target, expecting: journal)
                 if let partition = journal.partition {
                     do throws(PartitionLayoutError) {
                         try PartitionManifest(service: journal.service, partition: partition, partitions: partitions)
-                            .write(in: PrivateFiles.parentDirectory(target))
+                            .write(in: DurableFile.parentDirectory(of: target))
                     } catch {
                         throw BackupError(path: error.path, error.message)
                     }
