@@ -199,7 +199,7 @@ until grep -q publishing "$work/nats-failover.log"; do kill -0 "$failover_pid" |
 sleep 2
 failover_loop jetstream nats_leader nats_kill nats_start nats_settled
 kill -TERM "$failover_pid"
-wait "$failover_pid" || log "the JetStream publishers failed: $(tail -n 3 "$work/nats-failover.log")"
+wait "$failover_pid" || { log "the JetStream publishers failed: $(tail -n 3 "$work/nats-failover.log")"; exit 1; }
 pids=()
 ns_down
 
@@ -230,7 +230,7 @@ for replicas in 1 3; do
     sleep 2
     failover_loop lyceum lyceum_leader lyceum_kill lyceum_restart lyceum_settled
     kill -TERM "$failover_pid"
-    wait "$failover_pid" || log "the Lyceum writers failed: $(tail -n 3 "$work/lyceum-failover.log")"
+    wait "$failover_pid" || { log "the Lyceum writers failed: $(tail -n 3 "$work/lyceum-failover.log")"; exit 1; }
     pids=()
   fi
   lyceum_down
