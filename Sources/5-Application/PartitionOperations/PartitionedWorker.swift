@@ -22,16 +22,21 @@ public struct ReplicationPlan: Sendable {
     public let endpoint: @Sendable (_ service: String, _ partition: Int) -> String
     /// The process's ZeroMQ context.
     public let context: Context
+    /// The links' security: CURVE with this node's keys, admitting and following worker keys
+    /// only, or plaintext.
+    public let security: ReplicationSecurity
 
     /// A plan for replica sets of `replicas` in `etcd`.
     public init(
-        replicas: Int, etcd: EtcdClient, timing: LeaseTiming, endpoint: @escaping @Sendable (String, Int) -> String, context: Context
+        replicas: Int, etcd: EtcdClient, timing: LeaseTiming, endpoint: @escaping @Sendable (String, Int) -> String, context: Context,
+        security: ReplicationSecurity = .plaintext
     ) {
         self.replicas = replicas
         self.etcd = etcd
         self.timing = timing
         self.endpoint = endpoint
         self.context = context
+        self.security = security
     }
 }
 
@@ -106,7 +111,7 @@ public final class PartitionedWorker: PartitionCustody {
             let replica = PartitionReplica(
                 partition: name, node: node, endpoint: replication.endpoint(service, partition), store: store, history: history,
                 replicas: replication.replicas, election: LeaderElection(client: replication.etcd, key: "lyceum/leader/\(name)"),
-                timing: replication.timing, context: replication.context
+                timing: replication.timing, context: replication.context, security: replication.security
             ) { [weak self] role in self?.roleChanged(service: service, partition: partition, store: store, role: role) }
             replicas.withLock { $0.append(replica) }
         }
