@@ -64,8 +64,11 @@ public final class PartitionedWorker: PartitionCustody {
     private let replication: ReplicationPlan?
     /// The partitions held, replicated: served only while led (``startReplicas()``).
     private let replicated: [(service: String, partition: Int)]
-    /// The replicas running (for the life of the process).
-    private let replicas = Mutex<[PartitionReplica]>([])
+    /// The replicas running, with their stores and metrics, until ``stopReplicas(resign:)``.
+    private let replicas = Mutex<[(replica: PartitionReplica, store: PartitionReplicaStore, metrics: ReplicaMetrics)]>([])
+    /// Set once the replicas are stopping: the pool has stopped, so a leadership that ends
+    /// only steps down.
+    private let stoppingReplicas = Mutex(false)
 
     /// The partitions `host` opened at the start, to be served on the pool given to ``serve(on:)``;
     /// one moving in is admitted while it fits `budget`. With `replication`, the partitions
@@ -103,13 +106,43 @@ public final class PartitionedWorker: PartitionCustody {
             let name = PartitionName.service(service, partition: partition)
             let store = try host.openReplica(of: service, partition: partition)
             let history = try EpochHistory(path: (store.directory as NSString).appendingPathComponent("epochs.jsonl"))
+            let metrics = ReplicaMetrics(service: service, partition: partition)
             let replica = PartitionReplica(
                 partition: name, node: node, endpoint: replication.endpoint(service, partition), store: store, history: history,
                 replicas: replication.replicas, election: LeaderElection(client: replication.etcd, key: "lyceum/leader/\(name)"),
-                timing: replication.timing, context: replication.context
-            ) { [weak self] role in self?.roleChanged(service: service, partition: partition, store: store, role: role) }
-            replicas.withLock { $0.append(replica) }
+                timing: replication.timing, context: replication.context,
+                onChange: { [weak self] role in self?.roleChanged(service: service, partition: partition, store: store, role: role) },
+                onCommitted: metrics.committed)
+            replicas.withLock { $0.append((replica, store, metrics)) }
         }
+    }
+
+    /// What each replica of a partition held here does now (`describe`, `lyceum status`), in
+    /// the order started.
+    public var replicaStatuses: [ReplicaStatus] {
+        replicas.withLock { $0.map(\.replica) }.map(\.status)
+    }
+
+    /// Sets the replicas' gauges (leadership, epoch, the followers' lag) to what they are now:
+    /// called before each scrape of the metrics endpoint.
+    public func refreshReplicaMetrics() {
+        for (replica, _, metrics) in replicas.withLock({ $0 }) { metrics.record(replica.status) }
+    }
+
+    /// Stops every replica once the pool has stopped (its requests in hand answered): with
+    /// `resign`, a leader deletes its leader key and revokes its lease, so that a follower takes
+    /// over at once instead of after the lease's TTL; then every replica's journal is closed.
+    public func stopReplicas(resign: Bool) {
+        stoppingReplicas.withLock { $0 = true }
+        let stopped = replicas.withLock { running in
+            defer { running.removeAll() }
+            return running
+        }
+        for (replica, store, _) in stopped {
+            replica.stop(resign: resign)
+            store.close()
+        }
+        if !stopped.isEmpty { logger.info("replicas stopped", ["partitions": String(stopped.count), "resigned": String(resign)]) }
     }
 
     /// Serves a replicated partition while this node leads it, and stops serving it otherwise.
@@ -140,10 +173,13 @@ public final class PartitionedWorker: PartitionCustody {
             guard let hosted = live.withLock({ $0.removeValue(forKey: name) }) else { return }
             // Its requests in hand are answered first: writes the majority did not acknowledge
             // under this leadership fail (`unavailable`), and clients retry at the next leader.
-            do {
-                try attachedPool().removeService(name)
-            } catch {
-                logger.error("cannot remove the partition this node stopped leading", ["partition": name, "error": "\(error)"])
+            // Once the replicas stop, the pool has stopped: its sessions left every broker.
+            if !stoppingReplicas.withLock({ $0 }) {
+                do {
+                    try attachedPool().removeService(name)
+                } catch {
+                    logger.error("cannot remove the partition this node stopped leading", ["partition": name, "error": "\(error)"])
+                }
             }
             host.stepDown(hosted)
             changed(hosted, false)
