@@ -99,10 +99,13 @@ final class ReplicaCluster {
     }
 
     /// Starts `node`'s worker (its data kept from an earlier run), over CURVE with the key of
-    /// the same name.
-    func start(_ node: String) throws {
+    /// the same name; `joining`, with an empty data directory, holding no partition until one
+    /// moves in.
+    func start(_ node: String, joining: Bool = false) throws {
         let root = data.path + "/" + node
-        if !FileManager.default.fileExists(atPath: root) {
+        if joining {
+            try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        } else if !FileManager.default.fileExists(atPath: root) {
             let initialized = try LyceumProcess.run(["partitions", "init", "--data", root, "--partitions", String(Self.partitions), "--own", "0", "--service", "books"])
             try #require(initialized.status == 0, "\(initialized.stderr)")
         }
@@ -114,7 +117,7 @@ final class ReplicaCluster {
             "--data", root, "--service", "books", "--sessions", "2",
             "--replicas", "3", "--etcd-endpoint", etcd.endpoint, "--replication-endpoint", "tcp://127.0.0.1:\(base)",
             "--lease-ttl", "2", "--lease-keep-alive", "500", "--lease-retry", "700",
-        ] + curve)
+        ] + (joining ? ["--join"] : []) + curve)
     }
 
     /// The security of a client of the broker: the `admin` key over CURVE (it may call and `manage`).
