@@ -8,8 +8,9 @@ import ZeroMQ
 /// key, and the replication link its role needs (protocol/replication.md). Leading, it runs a
 /// ``ReplicationLeader`` on `endpoint` and reports it once recovered (the partition's service
 /// may then be registered, writing through `ReplicatedChangeLog`); following, it runs a
-/// ``ReplicationFollower`` to the leader named by the leader key (`NODE ENDPOINT`); otherwise
-/// neither. Every change stops the previous link first, so that no two run at once.
+/// ``ReplicationFollower`` to the leader named by the leader key (a ``LeaderAddress``: over
+/// CURVE, only to a leader whose key ``ReplicationSecurity`` trusts); otherwise neither. Every
+/// change stops the previous link first, so that no two run at once.
 public final class PartitionReplica: @unchecked Sendable {
     /// What the replica does now.
     public enum Role: Sendable {
@@ -23,45 +24,46 @@ public final class PartitionReplica: @unchecked Sendable {
 
     /// The partition (`books.p7`).
     public let partition: String
-    /// This node's name and replication endpoint, as the leader key holds them.
-    public let candidate: String
+    /// This node's name, replication endpoint and (over CURVE) public key, as the leader key
+    /// holds them.
+    public let candidate: LeaderAddress
     /// This node's name.
-    public let node: String
+    public var node: String { candidate.node }
     private let endpoint: String
     private let store: any ReplicaStore
     private let history: EpochHistory
     private let replicas: Int
     private let context: Context
-    private let security: SocketSecurity
+    private let security: ReplicationSecurity
     private let onChange: @Sendable (Role) -> Void
     private let onCommitted: @Sendable (Duration) -> Void
     private let logger = Logger(component: "replica")
     private let lock = NSLock()
     private var leader: ReplicationLeader?
     private var follower: ReplicationFollower?
-    /// The leadership followed, while following.
-    private var followed: Leadership?
+    /// The node followed, while following.
+    private var followed: String?
     /// The epoch of the last link, led or followed (0 before any).
     private var lastEpoch: Int64 = 0
-    private var candidacy: Candidacy?
     /// Set by ``stop(resign:)``: no new link starts.
     private var stopping = false
+    private var candidacy: Candidacy?
 
     /// Starts campaigning for `partition`'s leader key in `election`.
     /// - Parameters:
     ///   - endpoint: where this node's leader link binds (`tcp://ADDRESS:PORT`, routable by the
     ///     other replicas: it goes into the leader key).
     ///   - replicas: the replica set's size (R).
+    ///   - security: the links' (CURVE, or plaintext).
     ///   - onChange: told each new role, on the candidacy's or the link's thread.
     ///   - onCommitted: told how long each write acknowledged while leading waited for its majority.
     public init(
         partition: String, node: String, endpoint: String, store: any ReplicaStore, history: EpochHistory, replicas: Int,
-        election: LeaderElection, timing: LeaseTiming, context: Context, security: SocketSecurity = .plaintext,
+        election: LeaderElection, timing: LeaseTiming, context: Context, security: ReplicationSecurity = .plaintext,
         onChange: @escaping @Sendable (Role) -> Void = { _ in }, onCommitted: @escaping @Sendable (Duration) -> Void = { _ in }
     ) {
         self.partition = partition
-        self.node = node
-        candidate = "\(node) \(endpoint)"
+        candidate = LeaderAddress(node: node, endpoint: endpoint, publicKey: security.publicKey)
         self.endpoint = endpoint
         self.store = store
         self.history = history
@@ -70,7 +72,7 @@ public final class PartitionReplica: @unchecked Sendable {
         self.security = security
         self.onChange = onChange
         self.onCommitted = onCommitted
-        let candidacy = Candidacy(election: election, name: candidate, timing: timing) { [weak self] state in self?.became(state) }
+        let candidacy = Candidacy(election: election, name: candidate.description, timing: timing) { [weak self] state in self?.became(state) }
         lock.withLock { self.candidacy = candidacy }
     }
 
@@ -81,7 +83,7 @@ public final class PartitionReplica: @unchecked Sendable {
 
     /// What the replica does now, and how far behind its followers are when it leads.
     public var status: ReplicaStatus {
-        let (leader, follower, followed, epoch): (ReplicationLeader?, ReplicationFollower?, Leadership?, Int64) = lock.withLock {
+        let (leader, follower, followed, epoch): (ReplicationLeader?, ReplicationFollower?, String?, Int64) = lock.withLock {
             (self.leader, self.follower, self.followed, lastEpoch)
         }
         let last = store.lastSequence
@@ -94,7 +96,7 @@ public final class PartitionReplica: @unchecked Sendable {
             let progress = follower.progress
             return ReplicaStatus(
                 partition: partition, role: .following, epoch: progress.epoch, lastSequence: progress.position.sequence,
-                leader: followed.leader.split(separator: " ").first.map(String.init), followers: [])
+                leader: followed, followers: [])
         }
         return ReplicaStatus(partition: partition, role: .candidate, epoch: epoch, lastSequence: last, leader: nil, followers: [])
     }
@@ -129,18 +131,23 @@ public final class PartitionReplica: @unchecked Sendable {
             case .leader(let epoch):
                 let link = try ReplicationLeader(
                     partition: partition, epoch: epoch, store: store, history: history, replicas: replicas, context: context,
-                    endpoint: endpoint, security: security, mayAcknowledge: { candidacy?.mayAcknowledge(epoch: epoch) == true },
+                    endpoint: endpoint, security: security.leading, mayAcknowledge: { candidacy?.mayAcknowledge(epoch: epoch) == true },
                     onRecovered: { [weak self] in self?.recovered(epoch) }, onCommitted: onCommitted)
                 lock.withLock { leader = link; lastEpoch = epoch }
             case .follower(let leadership):
-                guard let space = leadership.leader.lastIndex(of: " ") else {
-                    logger.error("a leader key without an endpoint", ["partition": partition, "leader": leadership.leader])
+                let leader: LeaderAddress, linkSecurity: SocketSecurity
+                do {
+                    leader = try LeaderAddress(parsing: leadership.leader)
+                    linkSecurity = try security.following(leader)
+                } catch {
+                    // Idle until the key changes: never a connection to a key not known here.
+                    logger.error("not following: the leader key is not trusted", ["partition": partition, "epoch": String(leadership.epoch), "error": error.description])
                     return
                 }
                 let link = try ReplicationFollower(
                     replica: FollowerReplica(partition: partition, store: store, history: history, node: node), epoch: leadership.epoch,
-                    context: context, leaderEndpoint: String(leadership.leader[leadership.leader.index(after: space)...]), security: security)
-                lock.withLock { follower = link; followed = leadership; lastEpoch = leadership.epoch }
+                    context: context, leaderEndpoint: leader.endpoint, security: linkSecurity)
+                lock.withLock { follower = link; followed = leader.node; lastEpoch = leadership.epoch }
                 onChange(.following(leadership))
             case .candidate:
                 break

@@ -46,4 +46,10 @@ final class ReplicaMetrics: Sendable {
             ProcessMetrics.backend.forgetSeries(matching: dimensions + [("follower", node)])
         }
     }
+
+    /// Removes every series of the partition, its journal's included: its replica moved away.
+    func forget() {
+        ProcessMetrics.backend.forgetSeries(matching: dimensions)
+        reported.withLock { $0.removeAll() }
+    }
 }
