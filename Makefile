@@ -71,9 +71,11 @@ bench:
 
 ## Scale-out (issue 17): durable writes through one `broker --partitions 16` with 1, 2 and 4 partitioned
 ## worker processes, and one broker's routing ceiling; cluster.md, .json and .svg in bench-results/<date>/.
+## Replication (issue 25, as root): writes/s and CPU per write at R = 1 and R = 3, fail-over over 10 kills
+## of a leader's host and acknowledged writes lost, beside NATS JetStream R3; replication.md, .json, .svg.
 .PHONY: bench-cluster
 bench-cluster:
-	@scripts/ensure-deps.sh bench
+	@scripts/ensure-deps.sh test bench nats
 	Benchmarks/suite.sh --only-cluster
 
 ## Ten minutes of the mix at 50% of its peak: resident memory sampled, no errors allowed.

@@ -16,6 +16,9 @@
 #   measured interval ÷ measured requests) beside every Lyceum, Redis and NATS throughput row.
 #   7. Scale-out (issue 17, Benchmarks/cluster-bench.sh): durable writes through one partitioned broker
 #      with 1, 2 and 4 worker processes, and one broker's routing ceiling, unpartitioned and partitioned.
+#   8. Replication (issue 25, Benchmarks/replication-bench.sh; not in --quick): writes/s and server CPU
+#      per write at R = 1 and R = 3, fail-over p50/max over 10 kills of a leader's host and acknowledged
+#      writes lost, beside NATS JetStream R3; skipped, with a note, without root, etcd or NATS.
 #   8. --soak only: the mix at 50% of its peak for SOAK seconds, RSS sampled, no errors allowed.
 # Writes results.md, the JSON of every run and SVG charts to OUT (default bench-results/<date>).
 #
@@ -23,7 +26,8 @@
 #   --quick          seconds, not minutes: tiny counts, one round; the test suite runs this
 #   --soak SECONDS   only the soak (make soak: 600)
 #   --only-nats      only part 6, the NATS rows and the Lyceum rows beside them (for a busy machine)
-#   --only-cluster   only part 7, the scale-out rows (cluster.md, cluster.json and cluster.svg in OUT too)
+#   --only-cluster   only parts 7 and 8, the scale-out and replication rows (cluster.md, cluster.json,
+#                    cluster.svg, replication.md, replication.json, replication-failover.svg in OUT too)
 # Environment: BIN_DIR (lyceum, zmq-throughput and journal-bench already built; else a release
 # build), OUT, RECORDS (default 1000000), RUN_SECONDS (default 10), CONCURRENCY (default 50),
 # NATS_SERVER (default: nats-server on PATH, else /usr/sbin/nats-server).
@@ -433,6 +437,35 @@ if [ "$only_nats" = 0 ]; then
     "$(printf %.0f "$partitioned_ceiling")" "$(printf %.0f "$unpartitioned_ceiling")" "$(divide "$partitioned_ceiling" "$unpartitioned_ceiling")"
 fi
 
+# 8. Replication (issue 25, Benchmarks/replication-bench.sh): writes at R = 1 and R = 3 and the
+# fail-over of a leader's host over 10 kills, beside NATS JetStream R3; replication.md in OUT. Not in
+# --quick: it needs root, etcd, nats-server and a quarter of an hour of kills.
+replication_note=""
+if [ "$only_nats" = 0 ] && [ "$quick" = 0 ]; then
+  if [ "$(id -u)" -ne 0 ] || [ ${#nats_missing[@]} -gt 0 ] || ! command -v etcd >/dev/null; then
+    replication_note="**Replication rows skipped: they need root, etcd and nats-server, go and nats.go (\`scripts/ensure-deps.sh test nats\`).**"
+    log "8 ${replication_note//\*/}"
+  else
+    log "8 replication: writes at R = 1 and R = 3, fail-over over ${KILLS:-10} kills of a leader's host, beside JetStream R3"
+    BIN_DIR=$BIN_DIR OUT=$out RUN_SECONDS=$run_seconds CONCURRENCY=$concurrency Benchmarks/replication-bench.sh >/dev/null
+    replication() { json "$out/replication.json" "$1"; }
+    lyceum_rate=$(replication lyceum/throughput/3/writes_per_second) js_rate=$(replication jetstream/throughput/publishes_per_second)
+    row "durable book creates at R = 3, writes/s vs JetStream R3 publishes/s with acks, $concurrency in flight" \
+      "$(printf %.0f "$lyceum_rate")" "$(printf %.0f "$js_rate")" "$(divide "$lyceum_rate" "$js_rate")"
+    row "durable book creates, writes/s: R = 3 vs R = 1 (the cost of replication)" \
+      "$(printf %.0f "$lyceum_rate")" "$(printf %.0f "$(replication lyceum/throughput/1/writes_per_second)")" \
+      "$(divide "$lyceum_rate" "$(replication lyceum/throughput/1/writes_per_second)")"
+    lyceum_cpu=$(printf %.1f "$(replication lyceum/throughput/3/server_cpu_us_per_write)") js_cpu=$(printf %.1f "$(replication jetstream/throughput/server_cpu_us_per_publish)")
+    row "server CPU per write at R = 3, µs (workers + brokers) vs per JetStream R3 publish (3 nats-servers)" "$lyceum_cpu" "$js_cpu" "$(divide "$lyceum_cpu" "$js_cpu")"
+    for figure in p50 max; do
+      lyceum_gap=$(printf %.2f "$(replication lyceum/failover/summary/$figure)") js_gap=$(printf %.2f "$(replication jetstream/failover/summary/$figure)")
+      row "fail-over $figure, s, kill -9 of the leader's host (longest gap between acknowledgements) vs JetStream R3" "$lyceum_gap" "$js_gap" "$(divide "$lyceum_gap" "$js_gap")"
+    done
+    row "acknowledged writes lost over the kills vs JetStream R3 (every acknowledged write read back)" \
+      "$(replication lyceum/failover/lost) of $(replication lyceum/failover/acknowledged)" "$(replication jetstream/failover/lost) of $(replication jetstream/failover/acknowledged)" ""
+  fi
+fi
+
 charts=()
 if [ "$only_nats" = 0 ] && [ "$only_cluster" = 0 ]; then
   "$lyceum" bench plot "$out/reads.svg" "$out/catalog-read.json" "$out/book-read.json" "$out/curve-book-read.json" "$out/book-read-open.json" "$out/redis-get.json"
@@ -454,8 +487,10 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
   echo "$([ "$quick" = 1 ] && echo "**Quick mode: tiny counts, figures are not meaningful.**")"
   [ -z "$nats_note" ] || echo "$nats_note"
   [ "$only_nats" = 0 ] || echo "**Only part 6 (\`--only-nats\`): the NATS rows and the Lyceum rows beside them.**"
-  [ "$only_cluster" = 0 ] || echo "**Only part 7 (\`--only-cluster\`): the scale-out rows.**"
+  [ "$only_cluster" = 0 ] || echo "**Only part 7 and part 8 (\`--only-cluster\`): the scale-out and replication rows.**"
+  [ -z "$replication_note" ] || echo "$replication_note"
   [ "$only_nats" = 1 ] || echo "Scale-out (part 7): one \`lyceum broker --partitions 16\` and partitioned worker processes; every point, its load average and CPU per write in [cluster.md](cluster.md)."
+  [ "$only_nats" = 1 ] || [ "$quick" = 1 ] || [ -n "$replication_note" ] || echo "Replication (part 8): R = 1 vs R = 3 and fail-over beside JetStream R3, every kill and the timeline in [replication.md](replication.md)."
   echo
   echo "Lyceum runs as one \`lyceum serve\` process (the broker answers catalog, books and progress itself; journals under \`always\`), driven by"
   echo "\`lyceum bench\` with 4 connections, ${run_seconds} s per run after a $warmup warm-up; Redis by \`redis-benchmark\` (200-byte values)."

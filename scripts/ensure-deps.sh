@@ -18,7 +18,8 @@
 #   ensure-deps.sh bench      + redis-server, redis-benchmark (reference figures), pyzmq (the
 #                               minimal workers of the routing benchmarks)
 #   ensure-deps.sh nats       + nats-server, go and Debian's nats.go sources (`make bench`'s NATS
-#                               rows, built offline; the test suite skips them without these)
+#                               rows and `make bench-cluster`'s JetStream R3 cluster, built offline;
+#                               the test suite skips them without these)
 set -euo pipefail
 
 missing=()

@@ -6,8 +6,11 @@
 //	    catalog gave for ID (FILE: one "ID<TAB>REPLY" line per course), an error reply otherwise
 //	natsload request   -url URL -subject S -replies FILE [load options]
 //	    request/reply through nats-server to the responder, courses taken in turn
-//	natsload jetstream -url URL -stream NAME -subject S -size BYTES [load options]
-//	    JetStream publish of SIZE-byte messages to a file stream, each waiting for its ack
+//	natsload jetstream -url URL -stream NAME -subject S -size BYTES [-replicas R] [load options]
+//	    JetStream publish of SIZE-byte messages to a file stream of R replicas (URL may list a
+//	    cluster's servers, comma-separated), each waiting for its ack
+//	natsload failover | leader …
+//	    retrying publishers while servers are killed, and the stream's leader (failover.go)
 //
 // Load options: -in-flight N (requests outstanding at all times, closed loop), -connections M
 // (client connections, the in-flight requests spread over them), -warmup T, -duration T,
@@ -79,7 +82,12 @@ func main() {
 	flags.StringVar(&load.subject, "subject", "lyceum.catalog", "subject requests or messages go to")
 	replies := flags.String("replies", "", "respond, request: file of ID<TAB>REPLY lines, one per course")
 	stream := flags.String("stream", "LYCEUM_BENCH", "jetstream: the file stream created for the run")
-	size := flags.Int("size", 200, "jetstream: bytes per message")
+	size := flags.Int("size", 200, "jetstream, failover: bytes per message")
+	replicas := flags.Int("replicas", 1, "jetstream, failover: replicas of the file stream")
+	publishers := flags.Int("publishers", 8, "failover: publishers, one connection and one message in flight each")
+	acks := flags.String("acks", "", "failover: file the acknowledgement times go to")
+	settledFlag := flags.Bool("settled", false, "leader: wait until every replica is online and current")
+	timeout := flags.Duration("timeout", 60*time.Second, "leader, failover: how long to wait for the stream")
 	flags.IntVar(&load.inFlight, "in-flight", 50, "requests outstanding at all times")
 	flags.IntVar(&load.connections, "connections", 4, "client connections")
 	flags.DurationVar(&load.warmup, "warmup", 2*time.Second, "not measured")
@@ -125,7 +133,7 @@ func main() {
 		if *size < 1 || *size > 1<<20 {
 			fail("-size must be from 1 to 1048576")
 		}
-		prepareStream(load.url, *stream, load.subject)
+		prepareStream(load.url, *stream, load.subject, *replicas)
 		report(run(load, func(conn *nats.Conn, worker int) (func(n int) error, error) {
 			js, err := conn.JetStream()
 			if err != nil {
@@ -137,13 +145,21 @@ func main() {
 				return err
 			}, nil
 		}))
+	case "failover", "leader":
+		options := failoverOptions{url: load.url, stream: *stream, subject: load.subject, replicas: *replicas,
+			publishers: *publishers, size: *size, acks: *acks, settled: *settledFlag, timeout: *timeout}
+		if mode == "leader" {
+			leader(options)
+		} else {
+			failover(options)
+		}
 	default:
 		usage()
 	}
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: natsload respond|request|jetstream [options]; natsload MODE -h lists them")
+	fmt.Fprintln(os.Stderr, "usage: natsload respond|request|jetstream|failover|leader [options]; natsload MODE -h lists them")
 	os.Exit(2)
 }
 
@@ -214,8 +230,8 @@ func respond(url, subject string, courses map[string][]byte) {
 	conn.Close()
 }
 
-// prepareStream creates the file stream the run publishes to, empty.
-func prepareStream(url, name, subject string) {
+// prepareStream creates the file stream the run publishes to, empty, with `replicas` replicas.
+func prepareStream(url, name, subject string, replicas int) {
 	conn, err := nats.Connect(url)
 	if err != nil {
 		fail("cannot connect to %s: %v", url, err)
@@ -224,7 +240,7 @@ func prepareStream(url, name, subject string) {
 	js, err := conn.JetStream()
 	if err == nil {
 		_ = js.DeleteStream(name)
-		_, err = js.AddStream(&nats.StreamConfig{Name: name, Subjects: []string{subject}, Storage: nats.FileStorage})
+		_, err = js.AddStream(&nats.StreamConfig{Name: name, Subjects: []string{subject}, Storage: nats.FileStorage, Replicas: replicas})
 	}
 	if err != nil {
 		fail("cannot create the file stream %s: %v", name, err)
