@@ -223,23 +223,25 @@ write_configuration() {
         echo "sessions = 4"
         # A host whose link came back reconnects within seconds, not the default 32 s back-off.
         echo "reconnect-initial = 500"
-        echo "reconnect-max = 2000" ;;
+        echo "reconnect-max = 2000"
+        replication_configuration "$host" ;;
     esac
   } >"$file"
 }
 
-# The partitioned worker's replication flags on host $1 (nothing without replicas): the etcd
-# members, the replication channel on the host's own address (its base port: docs/cluster.md,
-# "Replicated partitions", says which ports the partitions take), and the lease timings
-# (keep-alive + 2 × retry = ttl, the largest the rule allows). Flags, not lyceum.conf lines: the
-# host's catalog worker reads that file too, and holds no partition to replicate.
-replication_arguments() {
+# With replicas, host $1's replication settings: the etcd members, the replication channel on the
+# host's own address (its base port: docs/cluster.md, "Replicated partitions", says which ports
+# the partitions take), and the lease timings (keep-alive + 2 × retry = ttl, the largest the rule
+# allows). `replicas` itself is the partitioned worker's flag: the catalog worker reads this file
+# too, and has no partition to replicate (as on real hosts: deploy/shard.env).
+replication_configuration() {
   [ "$replicas" -gt 1 ] || return 0
   local member
-  printf ' --replicas %s' "$replicas"
-  for member in "${ETCD_HOSTS[@]}"; do printf ' --etcd-endpoint %s' "$(etcd_url "$member" $ETCD_CLIENT_PORT)"; done
-  printf ' --replication-endpoint %s --lease-ttl %s --lease-keep-alive %s --lease-retry %s' \
-    "$(endpoint "$1" $REPLICATION_PORT)" "$lease_ttl" $((lease_ttl * 200)) $((lease_ttl * 400))
+  for member in "${ETCD_HOSTS[@]}"; do echo "etcd-endpoint = $(etcd_url "$member" $ETCD_CLIENT_PORT)"; done
+  echo "replication-endpoint = $(endpoint "$1" $REPLICATION_PORT)"
+  echo "lease-ttl = $lease_ttl"
+  echo "lease-keep-alive = $((lease_ttl * 200))"
+  echo "lease-retry = $((lease_ttl * 400))"
 }
 
 # --- etcd (e1-e3, with replicas) -------------------------------------------------------------
@@ -334,7 +336,7 @@ processes_of() {
       else echo "broker broker --config $conf"; fi ;;
     w*)
       if [ "$partitions" -gt 0 ]; then
-        echo "node worker --config $conf --metrics-port $(metrics_port node) --partitions $partitions --node $host --service books --service progress$(replication_arguments "$host")"
+        echo "node worker --config $conf --metrics-port $(metrics_port node) --partitions $partitions --node $host --service books --service progress --replicas $replicas"
       elif [ "$host" = w1 ]; then
         echo "node worker --config $conf --metrics-port $(metrics_port node) --service books --service progress"
       fi
