@@ -56,7 +56,7 @@ let package = Package(
         // A partition's records from its leader to its followers: epoch histories, the
         // replication channel's messages and its two ends (ZeroMQ), the majority count.
         .target(name: "Replication", dependencies: ["Journal", "JSON", "ZeroMQ", "LyceumLogging", "LyceumSupport"], path: "Sources/2-Storage/Replication"),
-        .testTarget(name: "ReplicationTests", dependencies: ["Replication", "Coordination", "Journal", "ZeroMQ", "Security", "LyceumLifecycle", "LyceumTestSupport", "ServiceHosting", "LearningServices", "PartitionOperations"]),
+        .testTarget(name: "ReplicationTests", dependencies: ["Replication", "Coordination", "Journal", "ZeroMQ", "Security", "Access", "LyceumLifecycle", "LyceumTestSupport", "ServiceHosting", "LearningServices", "PartitionOperations"]),
         // Only parses and dispatches: every subcommand is declared and run by a library module.
         .executableTarget(name: "lyceum", dependencies: ["CommandSyntax", "LyceumServer", "LyceumLifecycle", "LoadTest", "ProgressWatch"], path: "Sources/5-Application/lyceum"),
         // The one command-line parser: commands declare their options once; parsing, errors and --help come from that.
@@ -164,7 +164,7 @@ let package = Package(
         // client is run by /usr/bin/python3.
         .testTarget(
             name: "LyceumServerTests",
-            dependencies: ["LearningServicesTestSupport", "LyceumServer", "ServiceHosting", "PartitionOperations", "Partitions", "LearningServices", "Catalog", "Books", "Majordomo", "ZeroMQ", "Access", "Security", "Journal", "Events", "Telemetry", "LyceumTestSupport", "lyceum", "CommandSyntax", "LoadTest", "ProgressWatch", "LyceumSupport", "LyceumLifecycle", "Configuration", "EventWire", "Dashboard"],
+            dependencies: ["LearningServicesTestSupport", "LyceumServer", "ServiceHosting", "PartitionOperations", "Partitions", "LearningServices", "Catalog", "Books", "Majordomo", "ZeroMQ", "Access", "Security", "Journal", "Events", "Telemetry", "LyceumTestSupport", "lyceum", "CommandSyntax", "LoadTest", "ProgressWatch", "LyceumSupport", "LyceumLifecycle", "Configuration", "EventWire", "Dashboard", "Coordination"],
             exclude: ["Clients", "Fixtures"]
         ),
 

@@ -18,7 +18,8 @@
 #      acks and retries (message ids: a retry is de-duplicated), the stream leader's server killed
 #      KILLS times, restarted, the stream left to settle; the stream read back, the lost counted.
 # Prints a table of both side by side with their ratios; writes OUT/replication.md, .json, the
-# fail-over timeline (replication-failover.svg) and the JSON of every run.
+# fail-over timeline (replication-failover.svg), the kills' times and the JSON of every run (the
+# acknowledgement times, megabytes, stay in a temporary directory removed on exit).
 #
 # Where the Lyceum cluster runs: deploy/netns-cluster.sh, when it takes `--replicas` (R = 1 and
 # R = 3 both there, CURVE on); otherwise, for both R, the way the end-to-end test starts replicas:
@@ -192,14 +193,14 @@ nats_client jetstream -url "$nats_urls" -stream LYCRB -subject lycrb.writes -rep
 nats_load="$load_before → $(loadavg)"
 log "JetStream R3 fail-over: $writers retrying publishers, $kills kills of the stream leader's server"
 ip netns exec "${prefix}js-c1" "$natsload" failover -url "$nats_urls" -stream LYCRB -subject lycrb.writes -replicas 3 -publishers "$writers" -size 200 \
-  -acks "$out/replication-jetstream-acks.txt" >"$out/replication-jetstream-failover.json" 2>"$work/nats-failover.log" &
+  -acks "$work/jetstream-acks.txt" >"$out/replication-jetstream-failover.json" 2>"$work/nats-failover.log" &
 failover_pid=$!
 pids+=("$failover_pid")
 until grep -q publishing "$work/nats-failover.log"; do kill -0 "$failover_pid" || { cat "$work/nats-failover.log" >&2; exit 1; }; sleep 0.2; done
 sleep 2
 failover_loop jetstream nats_leader nats_kill nats_start nats_settled
 kill -TERM "$failover_pid"
-wait "$failover_pid" || log "the JetStream publishers failed: $(tail -n 3 "$work/nats-failover.log")"
+wait "$failover_pid" || { log "the JetStream publishers failed: $(tail -n 3 "$work/nats-failover.log")"; exit 1; }
 pids=()
 ns_down
 
@@ -223,14 +224,14 @@ for replicas in 1 3; do
   if [ "$replicas" = 3 ]; then
     log "Lyceum R = 3 fail-over: $writers retrying writers on books.p0, $kills kills of its leader's host"
     "${client_prefix[@]}" /usr/bin/python3 Benchmarks/failover_writers.py "${writer_brokers[@]}" "${writer_keys[@]}" --partitions "$partitions" \
-      --partition 0 --writers "$writers" --acks "$out/replication-lyceum-acks.txt" >"$out/replication-lyceum-failover.json" 2>"$work/lyceum-failover.log" &
+      --partition 0 --writers "$writers" --acks "$work/lyceum-acks.txt" >"$out/replication-lyceum-failover.json" 2>"$work/lyceum-failover.log" &
     failover_pid=$!
     pids+=("$failover_pid")
     until grep -q writing "$work/lyceum-failover.log"; do kill -0 "$failover_pid" || { cat "$work/lyceum-failover.log" >&2; exit 1; }; sleep 0.2; done
     sleep 2
     failover_loop lyceum lyceum_leader lyceum_kill lyceum_restart lyceum_settled
     kill -TERM "$failover_pid"
-    wait "$failover_pid" || log "the Lyceum writers failed: $(tail -n 3 "$work/lyceum-failover.log")"
+    wait "$failover_pid" || { log "the Lyceum writers failed: $(tail -n 3 "$work/lyceum-failover.log")"; exit 1; }
     pids=()
   fi
   lyceum_down
@@ -244,7 +245,8 @@ done
   "lyceum_cluster": "$REPLICATION_CLUSTER", "lyceum_lease": "$lyceum_lease",
   "nats_server": "$("$nats_server" --version)", "nats_sync": "$nats_sync", "nats_load": "$nats_load"},
  "lyceum": [${lyceum_points[*]}],
- "jetstream": {"file": "replication-jetstream.json"}}
+ "jetstream": {"file": "replication-jetstream.json"},
+ "acknowledgements": {"lyceum": "$work/lyceum-acks.txt", "jetstream": "$work/jetstream-acks.txt"}}
 JSON
 )
 table=$(/usr/bin/python3 Benchmarks/replication_report.py "$work/facts.json" "$out")

@@ -169,16 +169,19 @@ else
     bench_keys=(--curve-secret-key "$keys/app_secret" --curve-server-key "$keys/broker")
     writer_brokers=("${bench_brokers[@]}")
     writer_keys=(--curve-certificate "$keys/app_secret" --server-certificate "$keys/broker")
-    lyceum_lease=$(grep -h '^lease-' "$netns_state/w1/lyceum.conf" 2>/dev/null | paste -sd, || true)
+    # The etcd members and lease timings w1's worker runs with, from its command line and its
+    # configuration file (whichever the script put them in), kept while w1 is down.
+    local arguments
+    arguments="$(tr '\0' '\n' <"/proc/$(pid_of w1 node)/cmdline"; sed -nE 's/^([a-z-]+) = (.*)$/--\1\n\2/p' "$netns_state/w1/lyceum.conf")"
+    etcd_members=$(awk 'previous == "--etcd-endpoint" { print } { previous = $0 }' <<<"$arguments" | sort -u | paste -sd' ')
+    lyceum_lease=$(awk '/^--lease-/ { name = substr($0, 3); next } name { print name " " $0; name = "" }' <<<"$arguments" | paste -sd, | sed 's/,/, /g')
     lyceum_lease=${lyceum_lease:-the worker defaults}
   }
-  # The etcd endpoints the workers use, from w1's configuration.
-  etcd_endpoints() { grep -h '^etcd-endpoint' "$netns_state/w1/lyceum.conf" | awk '{ print $3 }'; }
   lyceum_leader() {
     local leader=""
     until [ -n "$leader" ] && [ -n "$(ip netns pids "${prefix}ly-$leader" 2>/dev/null)" ]; do
-      # shellcheck disable=SC2046
-      leader=$(lyceum_client /usr/bin/python3 -c "$etcd_leader_script" $(etcd_endpoints))
+      # shellcheck disable=SC2086
+      leader=$(lyceum_client /usr/bin/python3 -c "$etcd_leader_script" $etcd_members)
       [ -n "$leader" ] && [ -n "$(ip netns pids "${prefix}ly-$leader" 2>/dev/null)" ] || sleep 0.2
     done
     echo "$leader"

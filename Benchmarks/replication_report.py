@@ -21,9 +21,9 @@ def load(directory, name):
         return json.load(file)
 
 
-def acknowledgements(directory, name):
+def acknowledgements(path):
     """(time in s, writer) of every acknowledgement, in time order."""
-    with open(os.path.join(directory, name)) as file:
+    with open(path) as file:
         return [(int(at) / 1e9, int(writer)) for at, writer in (line.split() for line in file if line.strip())]
 
 
@@ -160,8 +160,8 @@ def main(facts_path, directory):
     nats = {"publishes_per_second": nats_run["requests_per_second"], "requests": nats_run["requests"], "errors": nats_run["error_count"],
             "p50_us": nats_run["latency_us"]["p50"], "p99_us": nats_run["latency_us"]["p99"],
             "server_cpu_us_per_publish": (nats_run.get("server_cpu") or {}).get("us_per_request"), "load_average": settings["nats_load"]}
-    lyceum_acks = acknowledgements(directory, "replication-lyceum-acks.txt")
-    nats_acks = acknowledgements(directory, "replication-jetstream-acks.txt")
+    lyceum_acks = acknowledgements(facts["acknowledgements"]["lyceum"])
+    nats_acks = acknowledgements(facts["acknowledgements"]["jetstream"])
     lyceum_rounds = kills(directory, "replication-lyceum-kills.csv")
     nats_rounds = kills(directory, "replication-jetstream-kills.csv")
     lyceum_gaps, nats_gaps = gaps(lyceum_acks, lyceum_rounds), gaps(nats_acks, nats_rounds)

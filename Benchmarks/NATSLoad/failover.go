@@ -145,7 +145,9 @@ func failover(options failoverOptions) {
 	fmt.Fprintf(os.Stderr, "natsload: %d acknowledged, %d in the stream, %d lost, %d duplicated\n", len(acknowledged), messages, lost, duplicated)
 }
 
-// readBack counts every message id in the stream, through an ordered consumer from the start.
+// readBack counts every message id in the stream: through an ordered consumer from the start,
+// then, for any sequence it did not deliver, by a direct get of that sequence. Returns the counts
+// and the messages the stream's state says it holds.
 func readBack(options failoverOptions) (map[string]int, uint64) {
 	conn := connectRetrying(options.url, "natsload reader")
 	defer conn.Close()
@@ -161,21 +163,38 @@ func readBack(options failoverOptions) (map[string]int, uint64) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	total := info.State.Msgs
 	stored := map[string]int{}
+	seen := map[uint64]bool{}
 	subscription, err := js.SubscribeSync(options.subject, nats.OrderedConsumer(), nats.DeliverAll())
 	if err != nil {
 		fail("cannot read %s back: %v", options.stream, err)
 	}
-	defer subscription.Unsubscribe()
-	for seen := uint64(0); seen < total; seen++ {
-		msg, err := subscription.NextMsg(30 * time.Second)
+	for uint64(len(seen)) < info.State.Msgs {
+		msg, err := subscription.NextMsg(10 * time.Second)
 		if err != nil {
-			fail("reading %s back: %v after %d of %d messages", options.stream, err, seen, total)
+			break
 		}
+		metadata, err := msg.Metadata()
+		if err != nil || seen[metadata.Sequence.Stream] {
+			continue
+		}
+		seen[metadata.Sequence.Stream] = true
 		stored[msg.Header.Get(nats.MsgIdHdr)]++
 	}
-	return stored, total
+	_ = subscription.Unsubscribe()
+	for sequence := info.State.FirstSeq; sequence <= info.State.LastSeq && info.State.Msgs > 0; sequence++ {
+		if seen[sequence] {
+			continue
+		}
+		if raw, err := js.GetMsg(options.stream, sequence); err == nil {
+			seen[sequence] = true
+			stored[raw.Header.Get(nats.MsgIdHdr)]++
+		}
+	}
+	if uint64(len(seen)) != info.State.Msgs {
+		fmt.Fprintf(os.Stderr, "natsload: read %d messages back, the stream's state says %d\n", len(seen), info.State.Msgs)
+	}
+	return stored, info.State.Msgs
 }
 
 // leader prints the stream leader's server name (after it settles, with options.settled).

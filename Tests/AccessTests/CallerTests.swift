@@ -23,7 +23,7 @@ import Testing
     }
 
     @Test func rolesGrantWhatTheContractSays() {
-        #expect(Role.worker.permissions == [.registerWorker, .publishEvents, .managePartitions])
+        #expect(Role.worker.permissions == [.registerWorker, .publishEvents, .managePartitions, .replicatePartitions])
         #expect(Role.admin.permissions.contains(.managePartitions))
         #expect(!Role.app.permissions.contains(.managePartitions) && !Role.learner.permissions.contains(.managePartitions))
         #expect(Role.dashboard.permissions == [.subscribeEvents])

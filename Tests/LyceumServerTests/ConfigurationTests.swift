@@ -220,6 +220,15 @@ struct ConfigurationTests {
         #expect(result.stderr.contains("tcp://10.0.0.11:5570 is not loopback, and the replication channel is plaintext"), "\(result.stderr)")
     }
 
+    @Test func aCurveWorkerWithReplicasNeedsAuthorizedKeysWithStatus2() throws {
+        let result = try LyceumProcess.run([
+            "worker", "--broker", "tcp://127.0.0.1:1", "--partitions", "4", "--replicas", "3", "--etcd-endpoint", "http://127.0.0.1:1",
+            "--replication-endpoint", "tcp://10.0.0.11:5570", "--curve-secret-key", "/nonexistent/w1_secret", "--curve-server-key", "/nonexistent/broker",
+        ])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("--authorized-keys: required with replicas above 1 and curve-secret-key"), "\(result.stderr)")
+    }
+
     @Test func aBadSettingStopsTheStartWithStatus2NamingKeyAndSource() throws {
         let files = try TemporaryDirectory()
         defer { files.remove() }

@@ -12,8 +12,13 @@ import ZeroMQ
 /// Every acknowledged book is then read back through the broker, and none was applied twice.
 @Suite(.serialized, .offTheCooperativePool) struct ReplicatedPartitionEndToEndTests {
     @Test func theLeadersProcessIsKilledUnderWritesAndNoAcknowledgedWriteIsLostOrDoubled() throws {
-        let cluster = try ReplicaCluster()
-        let writer = Writer(endpoint: cluster.endpoint)
+        try Self.killTheLeaderUnderWrites(try ReplicaCluster())
+    }
+
+    /// Writes through `cluster`'s broker, kills the leader's process (SIGKILL) once 100 are
+    /// acknowledged, writes 100 more, and expects every acknowledged book once.
+    static func killTheLeaderUnderWrites(_ cluster: ReplicaCluster) throws {
+        let writer = Writer(endpoint: cluster.endpoint, security: try cluster.clientSecurity)
         defer { writer.stop() }
         try #require(eventually { writer.count >= 100 }, "no writes acknowledged")
 
@@ -63,39 +68,61 @@ import ZeroMQ
     }
 }
 
-/// etcd, a broker and three replicas (`w1`–`w3`) of partition 0 of books, with 2 s leases.
-private final class ReplicaCluster {
+/// etcd, a broker and three replicas (`w1`–`w3`) of partition 0 of books, with 2 s leases; with
+/// `keys`, CURVE on every socket: the broker's key is `server`, each worker's its node's (role
+/// `worker`), and each worker's `authorized-keys` is `keys.replicas` (the other replicas' keys).
+final class ReplicaCluster {
     /// One partition: every learner's books are in `books.p0`.
     static let partitions = 1
     let etcd: EtcdServer
     let data: TemporaryDirectory
     let endpoint: String
+    let forwarder: String
+    let keys: ReplicaKeys?
     let broker: LyceumProcess
     var workers: [String: LyceumProcess] = [:]
 
-    init() throws {
+    /// Starts etcd, the broker and `nodes`, and waits until one of them serves `books.p0` (unless
+    /// `nodes` is empty).
+    init(keys: ReplicaKeys? = nil, nodes: [String] = ["w1", "w2", "w3"]) throws {
         etcd = try EtcdServer()
         data = try TemporaryDirectory()
         endpoint = try freeLoopbackEndpoint()
-        let forwarder = try freeLoopbackEndpoint()
+        forwarder = try freeLoopbackEndpoint()
+        self.keys = keys
         broker = try LyceumProcess([
             "broker", "--endpoint", endpoint, "--forwarder-endpoint", forwarder, "--events-endpoint", try freeLoopbackEndpoint(),
             "--partitions", String(Self.partitions), "--unknown-service-timeout", "10000",
-        ])
-        for node in ["w1", "w2", "w3"] {
-            let root = data.path + "/" + node
+        ] + (keys.map { ["--curve-secret-key", $0.secretPath("server"), "--authorized-keys", $0.authorized] } ?? []))
+        for node in nodes { try start(node) }
+        if !nodes.isEmpty { try waitUntilServing(["books.p0"], at: endpoint, security: clientSecurity) { self.logs } }
+    }
+
+    /// Starts `node`'s worker (its data kept from an earlier run), over CURVE with the key of
+    /// the same name; `joining`, with an empty data directory, holding no partition until one
+    /// moves in.
+    func start(_ node: String, joining: Bool = false) throws {
+        let root = data.path + "/" + node
+        if joining {
+            try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        } else if !FileManager.default.fileExists(atPath: root) {
             let initialized = try LyceumProcess.run(["partitions", "init", "--data", root, "--partitions", String(Self.partitions), "--own", "0", "--service", "books"])
             try #require(initialized.status == 0, "\(initialized.stderr)")
-            // Ports base + k × partitions + N: books is the second journaled service (k = 1).
-            let base = try freeLoopbackPorts(count: 2)
-            workers[node] = try LyceumProcess([
-                "worker", "--broker", endpoint, "--forwarder-endpoint", forwarder, "--partitions", String(Self.partitions), "--node", node,
-                "--data", root, "--service", "books", "--sessions", "2",
-                "--replicas", "3", "--etcd-endpoint", etcd.endpoint, "--replication-endpoint", "tcp://127.0.0.1:\(base)",
-                "--lease-ttl", "2", "--lease-keep-alive", "500", "--lease-retry", "700",
-            ])
         }
-        try waitUntilServing(["books.p0"], at: endpoint) { self.logs }
+        // Ports base + k × partitions + N: books is the second journaled service (k = 1).
+        let base = try freeLoopbackPorts(count: 2)
+        let curve = keys.map { ["--authorized-keys", $0.replicas] + $0.client(node) } ?? []
+        workers[node] = try LyceumProcess([
+            "worker", "--broker", endpoint, "--forwarder-endpoint", forwarder, "--partitions", String(Self.partitions), "--node", node,
+            "--data", root, "--service", "books", "--sessions", "2",
+            "--replicas", "3", "--etcd-endpoint", etcd.endpoint, "--replication-endpoint", "tcp://127.0.0.1:\(base)",
+            "--lease-ttl", "2", "--lease-keep-alive", "500", "--lease-retry", "700",
+        ] + (joining ? ["--join"] : []) + curve)
+    }
+
+    /// The security of a client of the broker: the `admin` key over CURVE (it may call and `manage`).
+    var clientSecurity: SocketSecurity {
+        get throws { try keys?.clientSecurity("admin") ?? .plaintext }
     }
 
     deinit {
@@ -140,7 +167,8 @@ private final class ReplicaCluster {
     }
 
     private func call(_ json: String) throws -> [String: Any] {
-        let client = Client(endpoint: endpoint, configuration: ClientConfiguration(timeout: .seconds(10), attempts: 3), context: try Context())
+        let configuration = ClientConfiguration(timeout: .seconds(10), attempts: 3, security: try clientSecurity)
+        let client = Client(endpoint: endpoint, configuration: configuration, context: try Context())
         defer { client.close() }
         let reply = try client.call("books", body: [Array(json.utf8)])
         try #require(reply.count == 1)
@@ -150,12 +178,13 @@ private final class ReplicaCluster {
 
 /// Creates ada's books one at a time through the broker, each retried with its `request_id`
 /// until acknowledged, on a thread of its own until stopped.
-private final class Writer: @unchecked Sendable {
+final class Writer: @unchecked Sendable {
     private let acks = Mutex<[(title: String, at: ContinuousClock.Instant)]>([])
     private let stopping = Atomic(false)
     private let finished = DispatchSemaphore(value: 0)
 
-    init(endpoint: String) {
+    /// Starts writing through the broker at `endpoint`, a client with `security`.
+    init(endpoint: String, security: SocketSecurity = .plaintext) {
         Thread.detachNewThread { [self] in
             defer { finished.signal() }
             guard let context = try? Context() else { return }
@@ -165,7 +194,7 @@ private final class Writer: @unchecked Sendable {
                 let title = "book-\(number)"
                 let body = #"{"op":"create","learner":"ada","title":"\#(title)","author":"A","genre":"Mystery","rating":3,"request_id":"\#(title)"}"#
                 while !stopping.load(ordering: .relaxed) {
-                    let client = Client(endpoint: endpoint, configuration: ClientConfiguration(timeout: .seconds(2), attempts: 1), context: context)
+                    let client = Client(endpoint: endpoint, configuration: ClientConfiguration(timeout: .seconds(2), attempts: 1, security: security), context: context)
                     defer { client.close() }
                     if let reply = try? client.call("books", body: [Array(body.utf8)]), reply.count == 1, let parsed = try? parse(reply[0]), parsed.isOK {
                         acks.withLock { $0.append((title, .now)) }

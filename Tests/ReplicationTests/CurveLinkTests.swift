@@ -1,3 +1,4 @@
+import Access
 import Foundation
 import Journal
 import LyceumLifecycle
@@ -7,23 +8,29 @@ import Security
 import Testing
 import ZeroMQ
 
-/// The replication channel over CURVE, as in production: the leader's ROUTER is a CURVE server
-/// whose ZAP handler admits only the replicas' keys; a follower with another key gets nothing.
+/// The replication channel over CURVE, as a worker runs it: the leader's ROUTER is a CURVE
+/// server under ZAP domain `lyceum.replication`, and the process's ZAP handler (Lyceum's
+/// `Authenticator`) admits only keys whose role is `worker`. A follower holding any other key of
+/// the directory (app, admin, learner, dashboard) or a key it does not list gets no record.
 @Suite(.serialized, .offTheCooperativePool) struct CurveLinkTests {
-    @Test func onlyAdmittedKeysReplicateAndTheRecordsArriveWhole() throws {
+    /// Keys by name, each with the role its name says (`stranger` is in no directory).
+    struct Directory: KeyDirectory {
+        let principals: [String: Principal]
+        func principal(forKey z85PublicKey: String) -> Principal? { principals[z85PublicKey] }
+    }
+
+    @Test func onlyWorkerKeysReplicateAndTheRecordsArriveWhole() throws {
         let root = try TemporaryDirectory()
         defer { root.remove() }
         let context = try Context()
-        let leaderKeys = try CurveKeyPair.generate()
-        let replicaKeys = try CurveKeyPair.generate()
-        let strangerKeys = try CurveKeyPair.generate()
-        let admitted = try Z85.encode(replicaKeys.publicKey)
-        let handler = try ZAPHandler(context: context) { request in
-            guard request.domain == "lyceum.replication", let key = request.curvePublicKey, let text = try? Z85.encode(key), text == admitted else {
-                return .deny(reason: "not a replica's key")
-            }
-            return .allow(userID: text)
+        let roles: [String: Role] = ["w1": .worker, "w2": .worker, "app": .app, "admin": .admin, "phone": .learner, "screen": .dashboard]
+        var keys: [String: CurveKeyPair] = ["stranger": try CurveKeyPair.generate()]
+        var principals: [String: Principal] = [:]
+        for (name, role) in roles {
+            keys[name] = try CurveKeyPair.generate()
+            principals[try Z85.encode(keys[name]!.publicKey)] = Principal(name: name, role: role, learners: ["ada"])
         }
+        let handler = try ZAPHandler(context: context, decide: Authenticator(keys: Directory(principals: principals)).decide)
         let zap = ComponentThread(handler, name: "test-zap")
         defer { _ = zap.stop() }
         try handler.waitUntilReady(timeout: .hangLimit)
@@ -32,19 +39,24 @@ import ZeroMQ
         defer { leaderStore.close() }
         let leader = try ReplicationLeader(
             partition: "books.p0", epoch: 3, store: leaderStore, history: EpochHistory(path: leaderStore.history), replicas: 2,
-            context: context, endpoint: "tcp://127.0.0.1:*", security: .curveServer(leaderKeys, zapDomain: "lyceum.replication"),
+            context: context, endpoint: "tcp://127.0.0.1:*", security: .curveServer(keys["w1"]!, zapDomain: ZAPDomain.replication.rawValue),
             mayAcknowledge: { true })
         defer { leader.stop() }
-        func follower(_ name: String, keys: CurveKeyPair) throws -> (TestStore, ReplicationFollower) {
+        func follower(_ name: String) throws -> (TestStore, ReplicationFollower) {
             let store = try TestStore(directory: root.path + "/" + name)
             let link = try ReplicationFollower(
                 replica: FollowerReplica(partition: "books.p0", store: store, history: EpochHistory(path: store.history)), epoch: 3,
-                context: context, leaderEndpoint: leader.endpoint, security: .curveClient(keys, serverKey: leaderKeys.publicKey))
+                context: context, leaderEndpoint: leader.endpoint, security: .curveClient(keys[name]!, serverKey: keys["w1"]!.publicKey))
             return (store, link)
         }
-        let (stranger, strangerLink) = try follower("w9", keys: strangerKeys)
-        defer { strangerLink.stop(); stranger.close() }
-        let (replica, replicaLink) = try follower("w2", keys: replicaKeys)
+        // The refused ones first: had any been admitted, its `follow` would make the majority of 2.
+        var refused: [(name: String, store: TestStore, link: ReplicationFollower)] = []
+        defer { for follower in refused { follower.link.stop(); follower.store.close() } }
+        for name in ["app", "admin", "phone", "screen", "stranger"] {
+            let (store, link) = try follower(name)
+            refused.append((name, store, link))
+        }
+        let (replica, replicaLink) = try follower("w2")
         defer { replicaLink.stop(); replica.close() }
         #expect(leader.waitUntilRecovered(timeout: .hangLimit))
         let replies = Replies()
@@ -55,6 +67,8 @@ import ZeroMQ
         #expect(eventually { replies.withLock { $0.count == 50 && $0.values.allSatisfy { $0 } } })
         #expect(eventually { replica.lastSequence == 50 })
         #expect(replica.bytes == leaderStore.bytes)
-        #expect(stranger.lastSequence == 0, "a key the ZAP handler refuses got records")
+        for follower in refused {
+            #expect(follower.store.lastSequence == 0, "the \(follower.name) key, not a worker's, got records")
+        }
     }
 }

@@ -51,6 +51,31 @@ final class TestStore: ReplicaStore, @unchecked Sendable {
         }
     }
 
+    func install(staged staging: String, lastSequence: UInt64) throws {
+        try lock.withLock {
+            var fresh = KeyedJournalState()
+            let report = try Journal.check(directory: staging, state: &fresh)
+            guard report.problem == nil, report.lastSequence == lastSequence else {
+                throw JournalError(.invalidRecord, "the staged image replays to \(report.lastSequence), not \(lastSequence)")
+            }
+            current.close()
+            defer {
+                var reopened = KeyedJournalState()
+                if let journal = try? Journal.open(directory: directory, options: JournalOptions(durability: .always), state: &reopened) {
+                    current = journal
+                    state = reopened
+                }
+            }
+            try Journal.install(staged: staging, into: directory)
+        }
+    }
+
+    /// Compacts the journal now, with this store's state.
+    func compact() throws {
+        let journal = self.journal
+        try journal.compact { lock.withLock { (state, current.lastSequence) } }
+    }
+
     func close() { lock.withLock { current.close() } }
 
     var bytes: [UInt8] { (try? Array(Data(contentsOf: URL(fileURLWithPath: directory + "/journal.jsonl")))) ?? [] }

@@ -42,6 +42,7 @@ struct AuthenticatorTests {
             #expect(allowed(role, .events) == [.dashboard, .admin].contains(role), "\(role) on events")
             #expect(allowed(role, .snapshots) == [.dashboard, .admin].contains(role), "\(role) on snapshots")
             #expect(allowed(role, .forwarder) == (role == .worker), "\(role) on the forwarder")
+            #expect(allowed(role, .replication) == (role == .worker), "\(role) on the replication link")
         }
     }
 

@@ -2,7 +2,8 @@
 /// request's and every connection's rights from the role of the key that authenticated it.
 public enum Role: String, Sendable, CaseIterable, Codable {
     /// A Lyceum worker: registers services (`MDPW01`) and publishes events; calls only the
-    /// partitioned workers' node services (`lyceum.node.*`), which moves go through.
+    /// partitioned workers' node services (`lyceum.node.*`), which moves go through; leads and
+    /// follows replicated partitions (the replication channel admits no other role).
     case worker
     /// A trusted backend: calls every service for any learner.
     case app
@@ -17,7 +18,7 @@ public enum Role: String, Sendable, CaseIterable, Codable {
     /// The coarse rights of this role; learner scoping is ``Caller/mayActFor(learner:)``.
     public var permissions: Set<Permission> {
         switch self {
-        case .worker: [.registerWorker, .publishEvents, .managePartitions]
+        case .worker: [.registerWorker, .publishEvents, .managePartitions, .replicatePartitions]
         case .app: [.callServices, .callTrustedOperations]
         case .learner: [.callServices]
         case .dashboard: [.subscribeEvents]
@@ -45,4 +46,7 @@ public enum Permission: String, Sendable, CaseIterable {
     case subscribeEvents = "subscribe_events"
     /// Publish events into the broker's forwarder.
     case publishEvents = "publish_events"
+    /// Take part in a replicated partition's replication channel: follow a leader's link, and
+    /// be followed as a leader (protocol/replication.md).
+    case replicatePartitions = "replicate_partitions"
 }

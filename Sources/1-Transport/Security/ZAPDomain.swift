@@ -11,6 +11,8 @@ public enum ZAPDomain: String, Sendable, CaseIterable {
     case snapshots = "lyceum.snapshots"
     /// The forwarder's XSUB input, where workers publish.
     case forwarder = "lyceum.forwarder"
+    /// A worker's replication link, where the other replicas of the partitions it leads follow.
+    case replication = "lyceum.replication"
 
     /// The permission a key needs to connect, or `nil` when any authorised key may.
     public var requiredPermission: Permission? {
@@ -18,6 +20,7 @@ public enum ZAPDomain: String, Sendable, CaseIterable {
         case .broker: nil
         case .events, .snapshots: .subscribeEvents
         case .forwarder: .publishEvents
+        case .replication: .replicatePartitions
         }
     }
 }

@@ -39,6 +39,7 @@ public final class EpochHistory {
     /// - Throws: `history` naming the line when a line is damaged or out of order.
     public init(path: String) throws(ReplicationError) {
         self.path = path
+        try Self.finishInterruptedInstall(historyPath: path)
         let opened = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard opened >= 0 else { throw ReplicationError(.history, "cannot open \(path): \(String(cString: strerror(errno)))") }
         fd = opened
@@ -118,26 +119,80 @@ public final class EpochHistory {
         let kept = starts.filter { $0.startSequence <= sequence + 1 }
         guard kept.count < starts.count else { return }
         // Rewrite through a temporary file and a rename, so that a crash leaves one whole history.
-        var bytes: [UInt8] = []
-        for start in kept { bytes += Self.encode(.start(start)) }
-        if adopted > 0 { bytes += Self.encode(.adopted(adopted)) }
         let temporary = path + ".tmp"
-        do {
-            try Data(bytes).write(to: URL(fileURLWithPath: temporary))
-            let tfd = open(temporary, O_RDWR | O_CLOEXEC)
-            defer { close(tfd) }
-            guard tfd >= 0, fsync(tfd) == 0, rename(temporary, path) == 0 else { throw ReplicationError(.history, "cannot rewrite \(path): \(String(cString: strerror(errno)))") }
-        } catch let error as ReplicationError {
-            throw error
-        } catch {
-            throw ReplicationError(.history, "cannot rewrite \(path): \(error)")
+        try Self.writeFile(temporary, starts: kept, adopted: adopted)
+        guard rename(temporary, path) == 0 else { throw ReplicationError(.history, "cannot rewrite \(path): \(String(cString: strerror(errno)))") }
+        try Self.syncDirectory(of: path)
+        try reopen(starts: kept, adopted: adopted)
+    }
+
+    /// The directory beside the history where a rebuild stages the journal and history it
+    /// installs (``stage(starts:)``, ``installStaged(starts:)``).
+    public var stagingDirectory: String { (path as NSString).deletingLastPathComponent + "/rebuild" }
+
+    /// Writes, durably, the history a rebuild installs with its journal: `starts` (the epochs of
+    /// the records the new journal holds), and this history's adoption kept. Install it with
+    /// ``installStaged(starts:)`` once the new journal is in place.
+    public func stage(starts: [Start]) throws(ReplicationError) {
+        try Self.writeFile(stagingDirectory + "/epochs.jsonl", starts: starts, adopted: adopted)
+    }
+
+    /// Puts the history ``stage(starts:)`` wrote in place of this one, durably: the second step
+    /// of a rebuild's install, after the journal's rename (its commit point). A crash between
+    /// the two is finished when the history is next opened.
+    public func installStaged(starts: [Start]) throws(ReplicationError) {
+        guard rename(stagingDirectory + "/epochs.jsonl", path) == 0 else {
+            throw ReplicationError(.history, "cannot install the rebuilt history as \(path): \(String(cString: strerror(errno)))")
         }
-        starts = kept
-        // The descriptor still points at the replaced file: later facts go to the new one.
+        try Self.syncDirectory(of: path)
+        try reopen(starts: starts, adopted: adopted)
+    }
+
+    /// Finishes or undoes a rebuild's install that a crash interrupted, before the history is
+    /// read: the staged journal still there means the journal's rename (the commit point) never
+    /// happened, so the staging is dropped; a staged history alone means it did, so the history
+    /// that goes with the new journal is put in place.
+    private static func finishInterruptedInstall(historyPath path: String) throws(ReplicationError) {
+        let staging = (path as NSString).deletingLastPathComponent + "/rebuild"
+        guard access(staging, F_OK) == 0 else { return }
+        if access(staging + "/journal.jsonl", F_OK) != 0, access(staging + "/epochs.jsonl", F_OK) == 0 {
+            guard rename(staging + "/epochs.jsonl", path) == 0 else {
+                throw ReplicationError(.history, "cannot finish the interrupted install of \(staging): \(String(cString: strerror(errno)))")
+            }
+            try syncDirectory(of: path)
+        }
+        do { try FileManager.default.removeItem(atPath: staging) } catch {
+            throw ReplicationError(.history, "cannot remove \(staging): \(error.localizedDescription)")
+        }
+    }
+
+    /// Writes a whole history file at `file` and fdatasyncs it.
+    private static func writeFile(_ file: String, starts: [Start], adopted: Int64) throws(ReplicationError) {
+        var bytes: [UInt8] = []
+        for start in starts { bytes += encode(.start(start)) }
+        if adopted > 0 { bytes += encode(.adopted(adopted)) }
+        let fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw ReplicationError(.history, "cannot write \(file): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        guard written == bytes.count, fsync(fd) == 0 else { throw ReplicationError(.history, "cannot write \(file): \(String(cString: strerror(errno)))") }
+    }
+
+    private static func syncDirectory(of file: String) throws(ReplicationError) {
+        let directory = (file as NSString).deletingLastPathComponent
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        defer { if fd >= 0 { close(fd) } }
+        guard fd >= 0, fsync(fd) == 0 else { throw ReplicationError(.history, "cannot sync \(directory): \(String(cString: strerror(errno)))") }
+    }
+
+    /// Points the descriptor at the file now at `path` (replaced by a rename) and takes its facts.
+    private func reopen(starts: [Start], adopted: Int64) throws(ReplicationError) {
         let reopened = open(path, O_RDWR | O_APPEND | O_CLOEXEC)
         guard reopened >= 0 else { throw ReplicationError(.history, "cannot reopen \(path): \(String(cString: strerror(errno)))") }
         dup2(reopened, fd)
         close(reopened)
+        self.starts = starts
+        self.adopted = max(self.adopted, adopted, starts.last?.epoch ?? 0)
     }
 
     private func write(_ line: [UInt8]) throws(ReplicationError) {

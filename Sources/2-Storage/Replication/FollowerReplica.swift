@@ -15,6 +15,11 @@ public protocol ReplicaStore: AnyObject, Sendable {
     /// and rebuilds the state from what is left.
     /// - Returns: how many records were cut off.
     func truncate(after sequence: UInt64) throws -> Int
+    /// Replaces the journal with the complete journal file staged in `staging` (a rebuild's
+    /// image): checks that it replays through record `lastSequence` (else throws, changing
+    /// nothing), closes the journal, installs the file (`Journal.install(staged:into:)`, the
+    /// commit point), reopens it and replays the state from it.
+    func install(staged staging: String, lastSequence: UInt64) throws
 }
 
 /// A follower's side of the protocol, without sockets: every message from the leader is
@@ -31,10 +36,23 @@ public final class FollowerReplica {
     /// The reader of the last `fetch`, and the journal it reads: the next fetch of a recovering
     /// leader goes on from where it stopped instead of scanning the journal again.
     private var fetchTail: (tail: JournalTail, journal: Journal)?
+    /// The image a recovering leader behind this replica's snapshot is pulling.
+    private var source: SnapshotSource?
+    /// The image being received from a leader, while this replica is behind its snapshot.
+    private let receiver = SnapshotReceiver()
+    /// The most image bytes asked for in one piece.
+    private let chunkBytes: Int
+
+    /// Stops a rebuild's install after a step, as a crash would (tests only).
+    public var installStepHook: ((SnapshotInstallStep) throws -> Void)? {
+        get { receiver.stepHook }
+        set { receiver.stepHook = newValue }
+    }
 
     /// The follower of `partition` keeping its records in `store`, its epochs in `history`.
-    public init(partition: String, store: any ReplicaStore, history: EpochHistory) {
+    public init(partition: String, store: any ReplicaStore, history: EpochHistory, chunkBytes: Int = JournalChunk.maxBytes) {
         self.partition = partition
+        self.chunkBytes = chunkBytes
         self.store = store
         self.history = history
     }
@@ -65,6 +83,8 @@ public final class FollowerReplica {
             guard epoch >= history.adopted else { return refuse(.staleEpoch) }
             do {
                 try history.adopt(epoch)
+                // Records inside the snapshot cannot be cut: this replica must be rebuilt.
+                guard after >= store.journal.snapshotSequence else { return refuse(.snapshotNeeded) }
                 let count = try store.truncate(after: after)
                 try history.forget(after: after)
                 logger.warning("dropped records the leader does not have", ["partition": partition, "after_seq": String(after), "records": String(count), "epoch": String(epoch)])
@@ -75,6 +95,34 @@ public final class FollowerReplica {
             return follow(epoch: epoch)
         case .fetch(_, let epoch, let theirs):
             return fetch(epoch: epoch, from: theirs)
+        case .snapshot(_, let epoch, let offset, let size, let end, let epochs, let crc, let bytes):
+            guard epoch >= history.adopted else {
+                receiver.discard()
+                return refuse(.staleEpoch)
+            }
+            do {
+                try history.adopt(epoch)
+                if let next = try receiver.accept(offset: offset, size: size, end: end, epochs: epochs, crc: crc, bytes: bytes, directory: history.stagingDirectory) {
+                    return .snapshotFetch(partition: partition, epoch: epoch, offset: next, maxBytes: chunkBytes)
+                }
+                try receiver.install(into: store, history: history)
+            } catch {
+                logger.error("could not rebuild from the leader's image", ["partition": partition, "error": error.description])
+                return refuse(error.code)
+            }
+            fetchTail = nil
+            logger.info("rebuilt from the leader's journal image", ["partition": partition, "position": position.description, "bytes": String(size)])
+            return follow(epoch: epoch)
+        case .snapshotFetch(_, let epoch, let offset, let maxBytes):
+            guard epoch >= history.adopted else { return refuse(.staleEpoch) }
+            do {
+                try history.adopt(epoch)
+                if offset == 0 { source = SnapshotSource(journal: store.journal, history: history) }
+                return try source?.piece(partition: partition, epoch: epoch, at: offset, maxBytes: maxBytes)
+            } catch {
+                logger.error("could not read the journal image for the recovering leader", ["partition": partition, "error": "\(error)"])
+                return refuse(.storage)
+            }
         case .follow, .ack, .refuse, .records:
             return nil
         }
@@ -90,6 +138,8 @@ public final class FollowerReplica {
         do {
             try history.adopt(epoch)
             let journal = store.journal
+            // Records inside the snapshot cannot be sent one by one: the leader pulls the image.
+            guard common >= journal.snapshotSequence else { return refuse(.snapshotNeeded) }
             let tail: JournalTail
             if let cached = fetchTail, cached.journal === journal, cached.tail.sequence == common {
                 tail = cached.tail

@@ -13,6 +13,9 @@ public struct ReplicationError: Error, Sendable, Equatable, CustomStringConverti
         case badRecord = "bad_record"
         /// The epoch history file is damaged or cannot be written.
         case history
+        /// The records asked for are inside the replica's snapshot (compacted away): the asker is
+        /// rebuilt from a journal image instead (protocol/replication.md, *Rebuilding a replica*).
+        case snapshotNeeded = "snapshot_needed"
         /// The journal failed (a write or sync error): the replica stops acknowledging.
         case storage
     }

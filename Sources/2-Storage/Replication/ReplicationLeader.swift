@@ -35,6 +35,11 @@ public final class ReplicationLeader: @unchecked Sendable {
     private let onRecovered: @Sendable () -> Void
     /// The most record bytes sent to one follower and not yet acknowledged.
     private let windowBytes = 4 << 20
+    /// The most image bytes in one piece sent to a follower being rebuilt.
+    private let chunkBytes = ReplicationMessage.Limits().maxChunkBytes
+    /// The most image bytes a recovering leader asks for in one piece: each must fit its ROUTER's
+    /// 64 KiB frame limit.
+    private let recoveryChunkBytes = 32 << 10
 
     /// Starts leading `partition` in `epoch` from `store`: binds `endpoint` and recovers (see
     /// above); ``isRecovered`` says when it may write. The store's journal must not be written
@@ -114,6 +119,8 @@ public final class ReplicationLeader: @unchecked Sendable {
         var durable: UInt64
         var inFlightBytes = 0
         var lastHeard = ContinuousClock.now
+        /// The image it is being rebuilt from while it is behind the snapshot.
+        var source: SnapshotSource?
         init(tail: JournalTail, durable: UInt64) {
             self.tail = tail
             self.durable = durable
@@ -193,13 +200,37 @@ public final class ReplicationLeader: @unchecked Sendable {
             quorum.update(member, durable: follower.durable)
         case .refuse(_, let theirs, let reason, let position):
             if theirs > epoch { return deposed(by: theirs) }
+            if reason == .snapshotNeeded {
+                // Its tail to cut is inside its own snapshot: rebuild it from ours.
+                let follower = Follower(tail: JournalTail(journal: store.journal, after: position.sequence), durable: position.sequence)
+                followers[identity] = follower
+                return try rebuild(identity, follower, socket: socket)
+            }
             logger.info("a follower refused an append; resending from its position", ["partition": partition, "reason": reason.rawValue, "position": position.description])
             followers.removeValue(forKey: identity)
             // It sends `follow` again when it hears nothing: start over from there.
             try receive(.follow(partition: partition, epoch: epoch, position: position), from: identity, followers: &followers, socket: socket)
-        case .append, .truncate, .fetch, .records:
+        case .snapshotFetch(_, let theirs, let offset, let maxBytes):
+            guard theirs == epoch, let follower = followers[identity], let source = follower.source else { return }
+            guard let piece = try source.piece(partition: partition, epoch: epoch, at: offset, maxBytes: min(maxBytes, chunkBytes)) else { return }
+            follower.lastHeard = .now
+            _ = try socket.send(multipart: [identity] + piece.frames())
+        case .append, .truncate, .fetch, .records, .snapshot:
             return
         }
+    }
+
+    /// Starts rebuilding a follower behind the snapshot: an image of the journal now, whose
+    /// first piece goes out at once; the follower asks for the rest, installs it, and says
+    /// `follow` from its end (protocol/replication.md, *Rebuilding a replica*).
+    private func rebuild(_ identity: [UInt8], _ follower: Follower, socket: Socket) throws {
+        let source = SnapshotSource(journal: store.journal, history: history)
+        follower.source = source
+        logger.info("rebuilding a follower behind the snapshot from the journal's image", [
+            "partition": partition, "follower_seq": String(follower.tail.sequence), "image_end": source.end.description, "bytes": String(source.size),
+        ])
+        guard let first = try source.piece(partition: partition, epoch: epoch, at: 0, maxBytes: chunkBytes) else { return }
+        _ = try socket.send(multipart: [identity] + first.frames())
     }
 
     /// What recovery has learnt: the positions of the followers that adopted this epoch, and
@@ -208,6 +239,8 @@ public final class ReplicationLeader: @unchecked Sendable {
         var positions: [[UInt8]: LogPosition] = [:]
         var source: [UInt8]?
         var fetchSent = ContinuousClock.now - .seconds(10)
+        /// The source's image, when what this leader lacks is inside the source's snapshot.
+        let receiver = SnapshotReceiver()
     }
 
     private var ownPosition: LogPosition {
@@ -234,10 +267,23 @@ public final class ReplicationLeader: @unchecked Sendable {
         case .follow(_, let theirs, let position):
             if theirs > epoch { return deposed(by: theirs) }
             if theirs == epoch { recovery.positions[identity] = position }
-        case .refuse(_, let theirs, _, _):
+        case .refuse(_, let theirs, let reason, _):
             if theirs > epoch { return deposed(by: theirs) }
+            if reason == .snapshotNeeded, identity == recovery.source { try pullImage(from: identity, recovery: &recovery, socket: socket) }
+        case .snapshot(_, let theirs, let offset, let size, let end, let epochs, let crc, let bytes):
+            guard theirs == epoch, identity == recovery.source else { return }
+            recovery.fetchSent = .now
+            if let next = try recovery.receiver.accept(offset: offset, size: size, end: end, epochs: epochs, crc: crc, bytes: bytes, directory: history.stagingDirectory) {
+                _ = try socket.send(multipart: [identity] + ReplicationMessage.snapshotFetch(partition: partition, epoch: epoch, offset: next, maxBytes: recoveryChunkBytes).frames())
+                return
+            }
+            try recovery.receiver.install(into: store, history: history)
+            recovery.fetchSent = .now - .seconds(10)  // fetch what followed the image at once
+            logger.info("recovery: installed the source's journal image", ["partition": partition, "position": ownPosition.description, "bytes": String(size)])
         case .records(_, let theirs, let after, let end, let epochs, let records):
             guard theirs == epoch, identity == recovery.source else { return }
+            // Our records after `after` are inside our snapshot and cannot be cut: take the source's image.
+            if after < store.journal.snapshotSequence { return try pullImage(from: identity, recovery: &recovery, socket: socket) }
             if after < store.lastSequence {
                 let count = try store.truncate(after: after)
                 try history.forget(after: after)
@@ -250,9 +296,16 @@ public final class ReplicationLeader: @unchecked Sendable {
             recovery.positions[identity] = end
             recovery.fetchSent = .now - .seconds(10)  // ask for the next batch at once
             logger.info("recovery: fetched records", ["partition": partition, "records": String(records.count), "position": ownPosition.description, "source_end": end.description])
-        case .ack, .append, .truncate, .fetch:
+        case .ack, .append, .truncate, .fetch, .snapshotFetch:
             return
         }
+    }
+
+    /// Asks the recovery's source for its journal image from the start.
+    private func pullImage(from identity: [UInt8], recovery: inout Recovery, socket: Socket) throws {
+        recovery.fetchSent = .now
+        logger.info("recovery: the records lacking are inside the source's snapshot or ours; pulling its journal image", ["partition": partition])
+        _ = try socket.send(multipart: [identity] + ReplicationMessage.snapshotFetch(partition: partition, epoch: epoch, offset: 0, maxBytes: recoveryChunkBytes).frames())
     }
 
     /// Records this epoch's start after everything recovered, and leads. Followers say `follow`
@@ -267,12 +320,13 @@ public final class ReplicationLeader: @unchecked Sendable {
     }
 
     private func ship(to identity: [UInt8], _ follower: Follower, socket: Socket, heartbeat: Bool) throws {
+        // Being rebuilt: the follower pulls the image's pieces, then says `follow` again.
+        guard follower.source == nil else { return }
         while follower.inFlightBytes < windowBytes {
             let previousSequence = follower.tail.sequence
             let records: [ReplicatedRecord]
             do { records = try follower.tail.next(maxBytes: 1 << 20, maxRecords: ReplicationMessage.Limits().maxRecords) } catch let error as JournalError where error.code == .snapshotNeeded {
-                logger.warning("a follower is behind the snapshot: it needs a rebuild", ["partition": partition, "seq": String(previousSequence)])
-                return
+                return try rebuild(identity, follower, socket: socket)
             }
             guard !records.isEmpty || heartbeat else { return }
             let last = records.last?.sequence ?? previousSequence

@@ -46,6 +46,13 @@ public enum ReplicationMessage: Sendable, Equatable {
     /// follower → recovering leader: its records after `after` (where both logs agree), with
     /// the epoch starts among them; `end` is where the follower's log ends.
     case records(partition: String, epoch: Int64, after: UInt64, end: LogPosition, epochs: [EpochHistory.Start], records: [ReplicatedRecord])
+    /// source → a replica behind its snapshot: `bytes` at `offset` of its journal image of `size`
+    /// bytes, which ends at `end`, with the epoch starts of the records it holds; `crc` (the
+    /// CRC-32C of the whole image) comes with the last piece only. A second frame holds the bytes.
+    case snapshot(partition: String, epoch: Int64, offset: UInt64, size: UInt64, end: LogPosition, epochs: [EpochHistory.Start], crc: UInt32?, bytes: [UInt8])
+    /// a replica being rebuilt → its source: "send the image's bytes from `offset`, at most
+    /// `maxBytes`" (offset 0: a new image).
+    case snapshotFetch(partition: String, epoch: Int64, offset: UInt64, maxBytes: Int)
 
     /// Limits on what a peer may send.
     public struct Limits: Sendable, Equatable {
@@ -55,6 +62,8 @@ public enum ReplicationMessage: Sendable, Equatable {
         public var maxRecords = 1024
         /// The most bytes of record lines in one append.
         public var maxRecordBytes = 8 << 20
+        /// The most bytes of a journal image in one `snapshot` message.
+        public var maxChunkBytes = JournalChunk.maxBytes
 
         /// The defaults: 64 KiB headers, 1024 records or 8 MiB per append.
         public init() {}
@@ -65,7 +74,8 @@ public enum ReplicationMessage: Sendable, Equatable {
         switch self {
         case .follow(let partition, _, _), .append(let partition, _, _, _, _, _), .ack(let partition, _, _),
              .refuse(let partition, _, _, _), .truncate(let partition, _, _), .fetch(let partition, _, _),
-             .records(let partition, _, _, _, _, _): partition
+             .records(let partition, _, _, _, _, _), .snapshot(let partition, _, _, _, _, _, _, _),
+             .snapshotFetch(let partition, _, _, _): partition
         }
     }
 
@@ -99,6 +109,16 @@ public enum ReplicationMessage: Sendable, Equatable {
             header.append("after_seq", .integer(Int(after))); header.append("end", position(end))
             header.append("epochs", .array(epochs.map { ["epoch": .integer(Int($0.epoch)), "start_seq": .integer(Int($0.startSequence))] }))
             return [JSONValue.object(header).serialized()] + records.map(\.line)
+        case .snapshot(let partition, let epoch, let offset, let size, let end, let epochs, let crc, let bytes):
+            header.append("op", "snapshot"); header.append("partition", .string(partition)); header.append("epoch", .integer(Int(epoch)))
+            header.append("offset", .integer(Int(offset))); header.append("size", .integer(Int(size))); header.append("end", position(end))
+            header.append("epochs", .array(epochs.map { ["epoch": .integer(Int($0.epoch)), "start_seq": .integer(Int($0.startSequence))] }))
+            header.append("chunk_crc", .integer(Int(CRC32C.checksum(bytes))))
+            if let crc { header.append("crc", .integer(Int(crc))) }
+            return [JSONValue.object(header).serialized(), bytes]
+        case .snapshotFetch(let partition, let epoch, let offset, let maxBytes):
+            header.append("op", "snapshot_fetch"); header.append("partition", .string(partition)); header.append("epoch", .integer(Int(epoch)))
+            header.append("offset", .integer(Int(offset))); header.append("max_bytes", .integer(maxBytes))
         }
         return [JSONValue.object(header).serialized()]
     }
@@ -138,14 +158,29 @@ public enum ReplicationMessage: Sendable, Equatable {
                 message = .truncate(partition: partition, epoch: epoch, after: UInt64(try reader.integer("after_seq", in: 0...Int.max)))
             case "fetch":
                 message = .fetch(partition: partition, epoch: epoch, position: try position("position"))
-            case "append", "records":
-                var epochs: [EpochHistory.Start] = []
-                for (item, path) in try reader.array("epochs") {
-                    var start = try JSONObjectReader(item, path: path)
-                    epochs.append(EpochHistory.Start(epoch: Int64(try start.integer("epoch", in: 1...Int.max)), startSequence: UInt64(try start.integer("start_seq", in: 1...Int.max))))
-                    try start.rejectUnknownMembers()
+            case "snapshot_fetch":
+                message = .snapshotFetch(
+                    partition: partition, epoch: epoch, offset: UInt64(try reader.integer("offset", in: 0...Int.max)),
+                    maxBytes: try reader.integer("max_bytes", in: 1...limits.maxChunkBytes))
+            case "snapshot":
+                let epochs = try Self.epochStarts(&reader)
+                let offset = UInt64(try reader.integer("offset", in: 0...Int.max))
+                let size = UInt64(try reader.integer("size", in: 1...Int.max))
+                let end = try position("end")
+                let chunkCRC = UInt32(try reader.integer("chunk_crc", in: 0...Int(UInt32.max)))
+                let crc = try reader.optionalInteger("crc", in: 0...Int(UInt32.max)).map(UInt32.init)
+                guard frames.count == 2 else { throw JSONReadError(path: reader.path(of: "op"), message: "a snapshot has exactly one frame of bytes") }
+                let bytes = frames[1]
+                guard bytes.count <= limits.maxChunkBytes, !bytes.isEmpty, offset + UInt64(bytes.count) <= size else {
+                    throw JSONReadError(path: reader.path(of: "offset"), message: "\(bytes.count) bytes at \(offset) of \(size): empty, over \(limits.maxChunkBytes) or past the end")
                 }
-                guard epochs.count <= 64 else { throw JSONReadError(path: reader.path(of: "epochs"), message: "more than 64 epoch starts") }
+                guard CRC32C.checksum(bytes) == chunkCRC else { throw JSONReadError(path: reader.path(of: "chunk_crc"), message: "the bytes do not match their CRC-32C") }
+                guard (crc != nil) == (offset + UInt64(bytes.count) == size) else {
+                    throw JSONReadError(path: reader.path(of: "crc"), message: "the whole image's crc comes with its last piece, and only then")
+                }
+                message = .snapshot(partition: partition, epoch: epoch, offset: offset, size: size, end: end, epochs: epochs, crc: crc, bytes: bytes)
+            case "append", "records":
+                let epochs = try Self.epochStarts(&reader)
                 if op == "append" {
                     let previous = try position("prev")
                     let commit = UInt64(try reader.integer("commit", in: 0...Int.max))
@@ -167,6 +202,10 @@ public enum ReplicationMessage: Sendable, Equatable {
         switch header {
         case .append, .records: carriesRecords = true
         default: carriesRecords = false
+        }
+        if case .snapshot = header {
+            self = header
+            return
         }
         guard carriesRecords else {
             guard lines.isEmpty else { throw ReplicationError(.badMessage, "only append and records have more than one frame") }
@@ -190,5 +229,17 @@ public enum ReplicationMessage: Sendable, Equatable {
         default:
             self = header
         }
+    }
+
+    /// An `append`'s, `records`' or `snapshot`'s epoch starts, at most 64.
+    private static func epochStarts(_ reader: inout JSONObjectReader) throws(JSONReadError) -> [EpochHistory.Start] {
+        var epochs: [EpochHistory.Start] = []
+        for (item, path) in try reader.array("epochs") {
+            var start = try JSONObjectReader(item, path: path)
+            epochs.append(EpochHistory.Start(epoch: Int64(try start.integer("epoch", in: 1...Int.max)), startSequence: UInt64(try start.integer("start_seq", in: 1...Int.max))))
+            try start.rejectUnknownMembers()
+        }
+        guard epochs.count <= 64 else { throw JSONReadError(path: reader.path(of: "epochs"), message: "more than 64 epoch starts") }
+        return epochs
     }
 }

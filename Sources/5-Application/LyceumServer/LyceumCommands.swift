@@ -66,12 +66,15 @@ public enum LyceumCommands {
         guard parsed.settings.origins[.broker] != nil else {
             throw UsageError("--broker is required (or broker in the --config file, or LYCEUM_BROKER)")
         }
-        // The replication channel is plaintext for now: refused where it would carry records in clear off the host.
+        // With CURVE the replication links admit and follow the worker keys of authorized-keys;
+        // without, they are plaintext, refused where they would carry records in clear off the host.
         if parsed.settings.replicas > 1, let endpoint = parsed.settings.replicationEndpoint {
-            if parsed.settings.curveSecretKey != nil {
-                throw UsageError(option: SettingKey.replicas.rawValue, "the replication channel has no CURVE yet: replicas above 1 cannot run with curve-secret-key")
+            if parsed.settings.curveSecretKey != nil, parsed.settings.authorizedKeys == nil {
+                throw UsageError(
+                    option: SettingKey.authorizedKeys.rawValue,
+                    "required with replicas above 1 and curve-secret-key: the directory holding the other replicas' worker keys")
             }
-            if !endpoint.hasPrefix("tcp://127."), !parsed.settings.insecure {
+            if parsed.settings.curveSecretKey == nil, !endpoint.hasPrefix("tcp://127."), !parsed.settings.insecure {
                 throw UsageError(
                     option: SettingKey.replicationEndpoint.rawValue, "\(endpoint) is not loopback, and the replication channel is plaintext: pass --insecure to bind it anyway")
             }

@@ -30,8 +30,12 @@ public enum PartitionMoveCommand {
     /// at disk and network speed (a 1 GiB journal at 50 MiB/s takes 20 s).
     static let moveTimeout: Duration = .seconds(600)
 
-    /// Moves `partition` of each of `services`, one after the other, to the node `target`.
-    public static func run(partition: Int, to target: String, services: [String], settings: Settings, security: ProcessSecurity) -> Int32 {
+    /// Moves `partition` of each of `services`, one after the other, to the node `target`: from
+    /// `chosen` when given (a replica's holder, with replicas above 1), else from the node
+    /// serving it.
+    public static func run(
+        partition: Int, from chosen: String? = nil, to target: String, services: [String], settings: Settings, security: ProcessSecurity
+    ) -> Int32 {
         let describes: [String: JSONValue]
         do { describes = try nodes(settings: settings, security: security) } catch {
             printError("lyceum partitions move: \(error)")
@@ -41,11 +45,15 @@ public enum PartitionMoveCommand {
             printError("lyceum partitions move: no node \(target) is connected (nodes: \(describes.keys.sorted().joined(separator: ", ")))")
             return Status.refused
         }
+        if let chosen, describes[chosen] == nil {
+            printError("lyceum partitions move: no node \(chosen) is connected (nodes: \(describes.keys.sorted().joined(separator: ", ")))")
+            return Status.refused
+        }
         for service in services {
             let name = "\(service).p\(partition)"
             let holders = PartitionHolders(service: service, partition: partition, target: target, describes: describes)
             let source: String
-            switch holders.source(target: target) {
+            switch chosen.map { .success($0) } ?? holders.source(target: target) {
             case .success(let node): source = node
             case .failure(.alreadyThere):
                 print("\(name) is already held by \(target)")

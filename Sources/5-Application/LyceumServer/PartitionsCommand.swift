@@ -12,16 +12,18 @@ public enum PartitionsCommand {
         "partitions", summary: "create a worker host's partitions of a new cluster, move them between workers",
         subcommands: [initialize, move, rebalance, prune])
 
-    /// `lyceum partitions move P --to NODE [--service S]… [--broker EP]`.
+    /// `lyceum partitions move P --to NODE [--from NODE] [--service S]… [--broker EP]`.
     public static let move = Command.withSettings(
         "move", summary: "move partition P from the worker holding it to the worker NODE, while serving",
         discussion: """
             Moves P of each service (default: books, then progress), one at a time; the partition's requests are
             delayed meanwhile, not lost (protocol/partitions.md, "Moving a partition"). exit status: 0 moved (or
             already there); 1 refused or failed, the source serves it as before; 2 bad command line; 3 no answer;
-            4 the source gave it up but the target has not adopted it: run the same command again
+            4 the source gave it up but the target has not adopted it: run the same command again. With replicas
+            above 1 it moves one replica: the one of --from, or the leader's; the set goes on without it during
+            the copy, and the moved replica follows (and catches up) on NODE (docs/cluster.md, "Replicated partitions")
             """,
-        keys: clientKeys, options: [toOption, serviceOption],
+        keys: clientKeys, options: [toOption, fromOption, serviceOption],
         positionals: [Positional("P", help: "the partition number")]
     ) { resolved, sources throws(UsageError) in
         let settings = resolved.settings
@@ -32,9 +34,14 @@ public enum PartitionsCommand {
         guard Identifier.isValid(target) else {
             throw UsageError(option: toOption.name, "expected a node name, got '\(target)'")
         }
+        let source = sources.commandLine.text(fromOption.name)
+        if let source, !Identifier.isValid(source) || source == target {
+            throw UsageError(option: fromOption.name, "expected a node name other than --to's, got '\(source)'")
+        }
         let services = try partitionedServices(sources.commandLine)
         return PartitionMoveCommand.run(
-            partition: partition, to: target, services: services, settings: settings, security: try LyceumCommands.clientSecurity(settings))
+            partition: partition, from: source, to: target, services: services, settings: settings,
+            security: try LyceumCommands.clientSecurity(settings))
     }
 
     /// `lyceum partitions rebalance [--service S]… [--broker EP]`.
@@ -124,6 +131,9 @@ public enum PartitionsCommand {
         SettingKey.service.rawValue, .text(placeholder: "NAME"), help: "a partitioned service (default: books and progress); command line only", repeatable: true)
     private static let toOption = Option(
         "to", .text(placeholder: "NODE"), help: "the node name of the worker to move the partition to", required: true)
+    private static let fromOption = Option(
+        "from", .text(placeholder: "NODE"),
+        help: "the worker whose copy moves (with replicas above 1: any replica's holder); default: the one serving it")
     private static let sourceDataOption = Option(
         SettingKey.data.rawValue, .text(placeholder: "DIR"), help: "the data directory of the worker host that moved the partitions away", required: true)
     private static let olderThanOption = Option(

@@ -2,6 +2,7 @@ import Access
 import Configuration
 import LyceumLifecycle
 import LyceumLogging
+import PartitionOperations
 import Security
 import Synchronization
 import ZeroMQ
@@ -76,6 +77,18 @@ public struct ProcessSecurity: Sendable {
     /// The security of a socket the process binds, checked under `domain`.
     public func bound(_ domain: ZAPDomain) -> SocketSecurity {
         credentials?.server(domain) ?? .plaintext
+    }
+
+    /// The security of a worker's replication links: with CURVE, its own keys, and the keys of
+    /// its authorised keys whose role may replicate (`worker`) as the only peers, leading or
+    /// following; plaintext without CURVE. A worker with `replicas` above 1 and CURVE has
+    /// authorised keys (`lyceum worker` refuses it otherwise); without them no key is trusted.
+    var replication: ReplicationSecurity {
+        guard let credentials else { return .plaintext }
+        let keyRing = keyRing
+        return .curve(keys: credentials.keys, zapDomain: ZAPDomain.replication.rawValue) { key in
+            keyRing?.principal(forKey: key)?.role.permissions.contains(.replicatePartitions) == true
+        }
     }
 
     /// The security of a socket the process connects to the broker (or its forwarder).

@@ -212,7 +212,7 @@ public enum ServerProcesses {
                     let partitions = PartitionedWorker(
                         node: settings.node, host: host, dataDirectory: settings.dataDirectory, budget: budget, handler: handler,
                         changed: { hosted, served in publisher.map { host.snapshotsFollow(hosted, served: served, publisher: $0) } },
-                        replication: try replicationPlan(settings, context: context))
+                        replication: try replicationPlan(settings, security: security, context: context))
                     let caller = try NodeCaller(endpoints: settings.brokers, security: security.connecting)
                     let moves = PartitionMoveOps(worker: partitions, call: caller.call, outcomes: PartitionMoveOutcomeFile(dataDirectory: settings.dataDirectory))
                     let node = NodeService.worker(node: settings.node, partitions: settings.partitions, worker: partitions)
@@ -239,7 +239,9 @@ public enum ServerProcesses {
     /// How a worker replicates its partitions (`replicas` > 1): etcd's members, the lease
     /// timings, and partition N of the k-th journaled service (books 0, progress 1) binding its
     /// leader link on `replication-endpoint`'s port + k × partitions + N; `nil` with 1 replica.
-    static func replicationPlan(_ settings: Settings, context: Context) throws -> ReplicationPlan? {
+    /// With CURVE the links are CURVE with the worker's own keys, and the keys of role `worker`
+    /// in its `authorized-keys` are the replicas it admits and the leaders it follows.
+    static func replicationPlan(_ settings: Settings, security: ProcessSecurity, context: Context) throws -> ReplicationPlan? {
         guard settings.replicas > 1, let endpoint = settings.replicationEndpoint, let port = Settings.replicationPort(of: endpoint) else { return nil }
         let address = endpoint[..<endpoint.lastIndex(of: ":")!]
         let journaled = ServiceRegistry.standard.journaledNames
@@ -247,7 +249,7 @@ public enum ServerProcesses {
         return ReplicationPlan(
             replicas: settings.replicas, etcd: try EtcdClient(endpoints: settings.etcdEndpoints), timing: try settings.leaseTiming,
             endpoint: { service, partition in "\(address):\(port + (journaled.firstIndex(of: service) ?? 0) * partitions + partition)" },
-            context: context)
+            context: context, security: security.replication)
     }
 
     /// The snapshot endpoint a worker was given (`snapshot-endpoint` from any source); `nil`

@@ -8,8 +8,9 @@ import ZeroMQ
 /// key, and the replication link its role needs (protocol/replication.md). Leading, it runs a
 /// ``ReplicationLeader`` on `endpoint` and reports it once recovered (the partition's service
 /// may then be registered, writing through `ReplicatedChangeLog`); following, it runs a
-/// ``ReplicationFollower`` to the leader named by the leader key (`NODE ENDPOINT`); otherwise
-/// neither. Every change stops the previous link first, so that no two run at once.
+/// ``ReplicationFollower`` to the leader named by the leader key (a ``LeaderAddress``: over
+/// CURVE, only to a leader whose key ``ReplicationSecurity`` trusts); otherwise neither. Every
+/// change stops the previous link first, so that no two run at once.
 public final class PartitionReplica: @unchecked Sendable {
     /// What the replica does now.
     public enum Role: Sendable {
@@ -23,14 +24,15 @@ public final class PartitionReplica: @unchecked Sendable {
 
     /// The partition (`books.p7`).
     public let partition: String
-    /// This node's name and replication endpoint, as the leader key holds them.
-    public let candidate: String
+    /// This node's name, replication endpoint and (over CURVE) public key, as the leader key
+    /// holds them.
+    public let candidate: LeaderAddress
     private let endpoint: String
     private let store: any ReplicaStore
     private let history: EpochHistory
     private let replicas: Int
     private let context: Context
-    private let security: SocketSecurity
+    private let security: ReplicationSecurity
     private let onChange: @Sendable (Role) -> Void
     private let logger = Logger(component: "replica")
     private let lock = NSLock()
@@ -43,14 +45,15 @@ public final class PartitionReplica: @unchecked Sendable {
     ///   - endpoint: where this node's leader link binds (`tcp://ADDRESS:PORT`, routable by the
     ///     other replicas: it goes into the leader key).
     ///   - replicas: the replica set's size (R).
+    ///   - security: the links' (CURVE, or plaintext).
     ///   - onChange: told each new role, on the candidacy's or the link's thread.
     public init(
         partition: String, node: String, endpoint: String, store: any ReplicaStore, history: EpochHistory, replicas: Int,
-        election: LeaderElection, timing: LeaseTiming, context: Context, security: SocketSecurity = .plaintext,
+        election: LeaderElection, timing: LeaseTiming, context: Context, security: ReplicationSecurity = .plaintext,
         onChange: @escaping @Sendable (Role) -> Void = { _ in }
     ) {
         self.partition = partition
-        candidate = "\(node) \(endpoint)"
+        candidate = LeaderAddress(node: node, endpoint: endpoint, publicKey: security.publicKey)
         self.endpoint = endpoint
         self.store = store
         self.history = history
@@ -58,7 +61,7 @@ public final class PartitionReplica: @unchecked Sendable {
         self.context = context
         self.security = security
         self.onChange = onChange
-        let candidacy = Candidacy(election: election, name: candidate, timing: timing) { [weak self] state in self?.became(state) }
+        let candidacy = Candidacy(election: election, name: candidate.description, timing: timing) { [weak self] state in self?.became(state) }
         lock.withLock { self.candidacy = candidacy }
     }
 
@@ -90,17 +93,22 @@ public final class PartitionReplica: @unchecked Sendable {
             case .leader(let epoch):
                 let link = try ReplicationLeader(
                     partition: partition, epoch: epoch, store: store, history: history, replicas: replicas, context: context,
-                    endpoint: endpoint, security: security, mayAcknowledge: { candidacy?.mayAcknowledge(epoch: epoch) == true },
+                    endpoint: endpoint, security: security.leading, mayAcknowledge: { candidacy?.mayAcknowledge(epoch: epoch) == true },
                     onRecovered: { [weak self] in self?.recovered(epoch) })
                 lock.withLock { leader = link }
             case .follower(let leadership):
-                guard let space = leadership.leader.lastIndex(of: " ") else {
-                    logger.error("a leader key without an endpoint", ["partition": partition, "leader": leadership.leader])
+                let leader: LeaderAddress, linkSecurity: SocketSecurity
+                do {
+                    leader = try LeaderAddress(parsing: leadership.leader)
+                    linkSecurity = try security.following(leader)
+                } catch {
+                    // Idle until the key changes: never a connection to a key not known here.
+                    logger.error("not following: the leader key is not trusted", ["partition": partition, "epoch": String(leadership.epoch), "error": error.description])
                     return
                 }
                 let link = try ReplicationFollower(
                     replica: FollowerReplica(partition: partition, store: store, history: history), epoch: leadership.epoch,
-                    context: context, leaderEndpoint: String(leadership.leader[leadership.leader.index(after: space)...]), security: security)
+                    context: context, leaderEndpoint: leader.endpoint, security: linkSecurity)
                 lock.withLock { follower = link }
                 onChange(.following(leadership))
             case .candidate:

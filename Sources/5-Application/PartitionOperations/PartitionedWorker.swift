@@ -22,16 +22,21 @@ public struct ReplicationPlan: Sendable {
     public let endpoint: @Sendable (_ service: String, _ partition: Int) -> String
     /// The process's ZeroMQ context.
     public let context: Context
+    /// The links' security: CURVE with this node's keys, admitting and following worker keys
+    /// only, or plaintext.
+    public let security: ReplicationSecurity
 
     /// A plan for replica sets of `replicas` in `etcd`.
     public init(
-        replicas: Int, etcd: EtcdClient, timing: LeaseTiming, endpoint: @escaping @Sendable (String, Int) -> String, context: Context
+        replicas: Int, etcd: EtcdClient, timing: LeaseTiming, endpoint: @escaping @Sendable (String, Int) -> String, context: Context,
+        security: ReplicationSecurity = .plaintext
     ) {
         self.replicas = replicas
         self.etcd = etcd
         self.timing = timing
         self.endpoint = endpoint
         self.context = context
+        self.security = security
     }
 }
 
@@ -64,8 +69,9 @@ public final class PartitionedWorker: PartitionCustody {
     private let replication: ReplicationPlan?
     /// The partitions held, replicated: served only while led (``startReplicas()``).
     private let replicated: [(service: String, partition: Int)]
-    /// The replicas running (for the life of the process).
-    private let replicas = Mutex<[PartitionReplica]>([])
+    /// The replicas running, with their stores: one per replicated partition held, until it
+    /// moves away.
+    private let replicas = Mutex<[(replica: PartitionReplica, store: PartitionReplicaStore)]>([])
 
     /// The partitions `host` opened at the start, to be served on the pool given to ``serve(on:)``;
     /// one moving in is admitted while it fits `budget`. With `replication`, the partitions
@@ -98,18 +104,43 @@ public final class PartitionedWorker: PartitionCustody {
     /// writing through `ReplicatedChangeLog`, and registered with the brokers) while this node
     /// leads it, and removed when the leadership ends. Call once, after ``serve(on:)``.
     public func startReplicas() throws {
-        guard let replication else { return }
-        for (service, partition) in replicated {
-            let name = PartitionName.service(service, partition: partition)
-            let store = try host.openReplica(of: service, partition: partition)
-            let history = try EpochHistory(path: (store.directory as NSString).appendingPathComponent("epochs.jsonl"))
-            let replica = PartitionReplica(
-                partition: name, node: node, endpoint: replication.endpoint(service, partition), store: store, history: history,
-                replicas: replication.replicas, election: LeaderElection(client: replication.etcd, key: "lyceum/leader/\(name)"),
-                timing: replication.timing, context: replication.context
-            ) { [weak self] role in self?.roleChanged(service: service, partition: partition, store: store, role: role) }
-            replicas.withLock { $0.append(replica) }
+        for (service, partition) in replicated { try startReplica(service: service, partition: partition) }
+    }
+
+    /// Opens the partition's journal as its replica store and starts its `PartitionReplica`
+    /// (at the start, or once a move brought the partition here); nothing when one runs.
+    private func startReplica(service: String, partition: Int) throws {
+        guard let replication, !isServing(service: service, partition: partition) else { return }
+        let name = PartitionName.service(service, partition: partition)
+        let store = try host.openReplica(of: service, partition: partition)
+        let history: EpochHistory
+        do { history = try EpochHistory(path: (store.directory as NSString).appendingPathComponent("epochs.jsonl")) } catch {
+            store.close()
+            throw error
         }
+        let replica = PartitionReplica(
+            partition: name, node: node, endpoint: replication.endpoint(service, partition), store: store, history: history,
+            replicas: replication.replicas, election: LeaderElection(client: replication.etcd, key: "lyceum/leader/\(name)"),
+            timing: replication.timing, context: replication.context, security: replication.security
+        ) { [weak self] role in self?.roleChanged(service: service, partition: partition, store: store, role: role) }
+        replicas.withLock { $0.append((replica, store)) }
+    }
+
+    /// Stops the replica of a partition moving away: leading, it resigns (its service removed
+    /// first, the writes waiting for a majority failed), so that another replica of the set
+    /// leads at once; then its journal is closed, unlocking the directory for the copy. The set
+    /// goes on with the others meanwhile, as if this replica were down.
+    private func stopReplica(service: String, partition: Int) throws {
+        let name = PartitionName.service(service, partition: partition)
+        let stopped = replicas.withLock { running in
+            running.firstIndex { $0.replica.partition == name }.map { running.remove(at: $0) }
+        }
+        guard let stopped else {
+            throw PartitionLayoutError(path: directory(service: service, partition: partition), "no replica of \(name) runs on node \(node)")
+        }
+        stopped.replica.stop(resign: true)
+        stopped.store.close()
+        logger.info("replica stopped for a move", ["partition": name])
     }
 
     /// Serves a replicated partition while this node leads it, and stops serving it otherwise.
@@ -178,14 +209,15 @@ public final class PartitionedWorker: PartitionCustody {
         ((dataDirectory as NSString).appendingPathComponent(service) as NSString).appendingPathComponent(PartitionName.directory(partition))
     }
 
+    /// Whether the partition is served here; replicated, whether a replica of it runs here
+    /// (leading or not).
     func isServing(service: String, partition: Int) -> Bool {
-        live.withLock { $0[PartitionName.service(service, partition: partition)] != nil }
+        let name = PartitionName.service(service, partition: partition)
+        if replication != nil { return replicas.withLock { $0.contains { $0.replica.partition == name } } }
+        return live.withLock { $0[name] != nil }
     }
 
     func admit(service: String, partition: Int) throws {
-        guard replication == nil else {
-            throw ServiceError(.unavailable, "node \(node) replicates its partitions: moves are not supported with replicas above 1 yet")
-        }
         guard !isServing(service: service, partition: partition) else { return }
         let name = PartitionName.service(service, partition: partition)
         // The unpartitioned instances, the partitions served, the node service, and this one.
@@ -196,9 +228,8 @@ public final class PartitionedWorker: PartitionCustody {
     }
 
     func release(service: String, partition: Int) throws {
-        guard replication == nil else {
-            throw ServiceError(.unavailable, "node \(node) replicates its partitions: moves are not supported with replicas above 1 yet")
-        }
+        // Not under `changing`: a leader's resignation removes its service through `roleChanged`.
+        if replication != nil { return try stopReplica(service: service, partition: partition) }
         let name = PartitionName.service(service, partition: partition)
         changing.lock()
         defer { changing.unlock() }
@@ -215,6 +246,7 @@ public final class PartitionedWorker: PartitionCustody {
     }
 
     func serve(service: String, partition: Int) throws {
+        if replication != nil { return try startReplica(service: service, partition: partition) }
         let name = PartitionName.service(service, partition: partition)
         changing.lock()
         defer { changing.unlock() }

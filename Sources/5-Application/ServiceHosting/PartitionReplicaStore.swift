@@ -1,5 +1,6 @@
 import Foundation
 import Journal
+import LyceumLogging
 import Replication
 
 /// A replicated partition's journal on this node and the state it replays into: the
@@ -25,6 +26,7 @@ public final class PartitionReplicaStore: ReplicaStore, @unchecked Sendable {
         self.emptyState = emptyState
         self.options = options
         (current, state) = try Self.open(directory: directory, emptyState: emptyState, options: options)
+        compactAutomatically()
     }
 
     /// The partition's journal now (another one after a truncation or a replay).
@@ -50,7 +52,34 @@ public final class PartitionReplicaStore: ReplicaStore, @unchecked Sendable {
             let count = try Journal.truncate(directory: directory, after: sequence)
             (current, state) = try Self.open(directory: directory, emptyState: emptyState, options: options)
             stale = false
+            compactAutomatically()
             return count
+        }
+    }
+
+    /// Checks the staged image replays through `lastSequence`, then puts it in place of the
+    /// journal and replays the state from it.
+    public func install(staged staging: String, lastSequence: UInt64) throws {
+        try lock.withLock {
+            var fresh = emptyState()
+            let report = try Journal.check(directory: staging, state: &fresh)
+            guard report.problem == nil, report.lastSequence == lastSequence else {
+                throw JournalError(
+                    .invalidRecord, "the staged image replays to record \(report.lastSequence), not \(lastSequence)\(report.problem.map { ": \($0)" } ?? "")",
+                    path: report.path)
+            }
+            current.close()
+            // Whether the rename happened or not, the journal in place is whole: reopen it.
+            defer {
+                do {
+                    (current, state) = try Self.open(directory: directory, emptyState: emptyState, options: options)
+                    stale = false
+                    compactAutomatically()
+                } catch {
+                    Logger(component: "replica").error("cannot reopen the replica's journal after an install", ["path": directory, "error": "\(error)"])
+                }
+            }
+            try Journal.install(staged: staging, into: directory)
         }
     }
 
@@ -69,6 +98,22 @@ public final class PartitionReplicaStore: ReplicaStore, @unchecked Sendable {
         lock.withLock { current.close() }
     }
 
+    /// Lets the journal compact itself, capturing this store's state, while no leadership writes
+    /// it (a leadership's service compacts it with its own state meanwhile; the store takes it
+    /// back when it next replays). A compaction waits at most 100 ms for the store's lock: an
+    /// install or truncation holding it closes the journal, which waits for the compaction.
+    private func compactAutomatically() {
+        current.enableAutomaticCompaction { [weak self] in
+            guard let self else { throw JournalError(.closed, "the replica store is gone") }
+            guard lock.lock(before: Date().addingTimeInterval(0.1)) else {
+                throw JournalError(.compactionRejected, "the replica store is busy (an install or a truncation)", path: directory)
+            }
+            defer { lock.unlock() }
+            try replayIfStale()
+            return (state, current.lastSequence)
+        }
+    }
+
     /// Replays the journal again into a fresh state, reading it beside the open journal (which
     /// leader links may be reading), once a leadership's service has stopped writing it.
     private func replayIfStale() throws {
@@ -82,6 +127,7 @@ public final class PartitionReplicaStore: ReplicaStore, @unchecked Sendable {
         }
         state = fresh
         stale = false
+        compactAutomatically()
     }
 
     private static func open(

@@ -74,9 +74,12 @@ public struct ServiceDescriptor: Sendable {
                 throw JournalError(.invalidChange, "the replica store replayed a state of another service than \(name)")
             }
             let service = make(replayed, ReplicatedChangeLog(journal: journal, leader: leader), resources)
-            // No automatic compaction: the journal stays the replica's when the leadership
-            // ends, and a follower's journal is compacted by no one (protocol/replication.md).
-            return HostedService(service, journal: journal, capture: Self.capture(of: service, journal: journal), events: events, partition: resources.partition)
+            // Compacted while it leads; a follower behind the snapshot is rebuilt from the
+            // journal's image (protocol/replication.md, *Rebuilding a replica*). The replica
+            // store takes the compaction back when the leadership ends.
+            let capture = Self.capture(of: service, journal: journal)
+            journal.enableAutomaticCompaction(capture: capture)
+            return HostedService(service, journal: journal, capture: capture, events: events, partition: resources.partition)
         })
     }
 
