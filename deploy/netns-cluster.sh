@@ -36,9 +36,8 @@
 #                        w2 .22, w3 .23, c1 .31, m1 .41, e1 .51, e2 .52, e3 .53
 #   --partitions N       partitions of books and progress (default 16; 0: one unpartitioned
 #                        books+progress worker on w1, no replicas)
-#   --replicas N         3: every worker host holds every partition, one leads it (etcd on
-#                        e1-e3); 1 (default until the replication channel has CURVE): each
-#                        worker host holds a third, no etcd
+#   --replicas N         3 (default): every worker host holds every partition, one leads it
+#                        (etcd on e1-e3); 1: each worker host holds a third, no etcd
 #   --lease-ttl S        the leaders' etcd lease (default 5; keep-alive S/5, retry 2S/5)
 #   --heartbeat MS       heartbeat-interval of every process (default 2500; expiry is 3 intervals)
 #   --timeout S          how long up and start wait for the cluster (default 90)
@@ -66,9 +65,7 @@ prefix_given=${PREFIX:+1}
 replicas_given=
 subnet=10.77.0
 partitions=16
-# 3 once the worker's replication channel has CURVE (today a worker refuses replicas above 1 with
-# curve-secret-key, and every socket of this cluster is CURVE).
-replicas=1
+replicas=3
 lease_ttl=5
 heartbeat=2500
 timeout=90
@@ -164,7 +161,7 @@ make_network() {
 # Each host's directory holds only what that host would: its secret key and the public
 # certificates it trusts. The brokers share one key pair (clients see one server key).
 make_keys() {
-  local scratch="$state/keys" host broker
+  local scratch="$state/keys" host broker peer
   mkdir -p "$scratch"
   "$lyceum" keys generate broker --dir "$scratch" --role admin >/dev/null
   for host in "${WORKER_HOSTS[@]}"; do "$lyceum" keys generate "$host" --dir "$scratch" --role worker >/dev/null; done
@@ -179,10 +176,15 @@ make_keys() {
     for broker in "${BROKER_HOSTS[@]}"; do cp -p "$scratch/$host" "$state/$broker/keys/authorized/"; done
   done
   for host in "${WORKER_HOSTS[@]}"; do
-    # The snapshot endpoint admits the brokers' key (their dashboards) and the admin's.
+    # The snapshot endpoint admits the brokers' key (their dashboards) and the admin's; with
+    # replicas, the same authorized-keys admits the other worker hosts' keys to the replication
+    # links (a worker key only replicates: docs/cluster.md, "Replicated partitions").
     mkdir -p "$state/$host/keys/snapshot-readers"
     cp -p "$scratch/$host" "$scratch/${host}_secret" "$scratch/broker" "$state/$host/keys/"
     cp -p "$scratch/broker" "$scratch/admin" "$state/$host/keys/snapshot-readers/"
+    if [ "$replicas" -gt 1 ]; then
+      for peer in "${WORKER_HOSTS[@]}"; do cp -p "$scratch/$peer" "$state/$host/keys/snapshot-readers/"; done
+    fi
   done
   mkdir -p "$state/c1/keys"
   cp -p "$scratch/broker" "$scratch/admin" "$scratch/admin_secret" "$scratch/app" "$scratch/app_secret" "$state/c1/keys/"
