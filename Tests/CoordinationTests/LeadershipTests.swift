@@ -69,6 +69,46 @@ import Testing
         #expect(try election.current()?.epoch == secondEpoch)
     }
 
+    /// Three candidates: the leader hands over to a chosen node, which always wins (never the
+    /// third, nor the old leader itself), in a higher epoch; a hand-over of an ended epoch does
+    /// nothing; a successor that never campaigns holds the key back for its name's TTL only.
+    @Test func aHandOverElectsTheChosenCandidate() throws {
+        let etcd = try EtcdServer()
+        defer { etcd.remove() }
+        let client = try EtcdClient(endpoints: [etcd.endpoint])
+        let election = LeaderElection(client: client, key: "lyceum/leader/books.p4")
+        #expect(election.successorKey == "lyceum/successor/books.p4")
+        let candidates = ["w1", "w2", "w3"].map { Candidacy(election: election, name: "\($0) tcp://127.0.0.1:1", timing: Self.timing) }
+        defer { for candidate in candidates { candidate.stop(resign: false) } }
+        func leader() -> (candidate: Candidacy, epoch: Int64)? {
+            for candidate in candidates { if let epoch = Self.epoch(candidate.state) { return (candidate, epoch) } }
+            return nil
+        }
+        try #require(eventually(timeout: Self.hang) { leader() != nil })
+        var (current, epoch) = try #require(leader())
+        for _ in 0..<4 {
+            // The next node after the leader's, round the three: each is chosen in turn.
+            let index = candidates.firstIndex { $0 === current }!
+            let chosen = candidates[(index + 1) % 3]
+            let chosenNode = LeaderElection.node(of: chosen.name)
+            #expect(try current.handOff(to: chosenNode))
+            let next = try #require(Self.epoch(chosen.wait(timeout: Self.hang) { Self.epoch($0).map { $0 > epoch } ?? false }))
+            #expect(try election.current() == Leadership(leader: chosen.name, epoch: next))
+            #expect(!current.mayAcknowledge(epoch: epoch))
+            // The successor's name is gone once it leads: a later plain resignation is not held back.
+            #expect(try client.get(election.successorKey) == nil)
+            #expect(try election.handOff(epoch: epoch, to: "w9", lease: 0) == false)
+            (current, epoch) = (chosen, next)
+        }
+        // A successor that never campaigns: the others wait for its name to expire, then one leads.
+        let lease = try client.grantLease(ttlSeconds: Self.timing.ttlSeconds)
+        let handed = ContinuousClock.now
+        #expect(try election.handOff(epoch: epoch, to: "w9", lease: lease.id))
+        let after = try #require(eventually(timeout: Self.hang) { leader().map { $0.epoch > epoch } ?? false } ? leader() : nil)
+        #expect(after.epoch > epoch)
+        print("a hand-over to a node that never campaigned held the key back for \(ContinuousClock.now - handed) (ttl \(Self.timing.ttlSeconds) s)")
+    }
+
     @Test func aLeaderWhoseLeaseIsGoneLearnsItIsDeposed() throws {
         let etcd = try EtcdServer()
         defer { etcd.remove() }

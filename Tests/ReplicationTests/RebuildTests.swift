@@ -2,6 +2,7 @@ import Foundation
 import Journal
 import LyceumTestSupport
 import Replication
+@testable import ServiceHosting
 import Testing
 import ZeroMQ
 
@@ -280,5 +281,48 @@ import ZeroMQ
             #expect(history.starts == [])
             #expect(history.adopted == 7)
         }
+    }
+
+    /// A worker's replica store (``PartitionReplicaStore``) compacting on its own as it follows,
+    /// then rebuilt (its install) after the leader compacted past it while it was stopped.
+    @Test func aWorkersReplicaStoreCompactsOnItsOwnAndIsRebuilt() throws {
+        let root = try TemporaryDirectory()
+        defer { root.remove() }
+        let context = try Context()
+        let leaderStore = try TestStore(directory: root.path + "/w1")
+        defer { leaderStore.close() }
+        let leaderHistory = try EpochHistory(path: leaderStore.history)
+        let leader = try ReplicationLeader(
+            partition: "books.p0", epoch: 3, store: leaderStore, history: leaderHistory,
+            replicas: 2, context: context, endpoint: "tcp://127.0.0.1:*", mayAcknowledge: { true })
+        defer { leader.stop() }
+        let options = JournalOptions(durability: .always, compactionMinimumBytes: 64 << 10)
+        let store = try PartitionReplicaStore(directory: root.path + "/w2", emptyState: { KeyedJournalState() }, options: options)
+        defer { store.close() }
+        let history = try EpochHistory(path: root.path + "/w2/epochs.jsonl")
+        var follower = try ReplicationFollower(
+            replica: FollowerReplica(partition: "books.p0", store: store, history: history), epoch: 3, context: context, leaderEndpoint: leader.endpoint)
+        #expect(leader.waitUntilRecovered(timeout: Self.hang))
+        let replies = Replies()
+        // The follower's journal passes its 64 KiB threshold and compacts while it follows.
+        try LinkTests.write(1...5000, leader: leader, store: leaderStore, replies: replies)
+        #expect(eventually(timeout: Self.hang) { store.lastSequence == 5000 })
+        #expect(eventually(timeout: Self.hang) { store.journal.snapshotSequence > 0 }, "the follower's journal never compacted")
+
+        follower.stop()
+        try LinkTests.write(5001...6000, leader: leader, store: leaderStore, replies: replies)
+        try leaderStore.compact()
+        try LinkTests.write(6001...6010, leader: leader, store: leaderStore, replies: replies)
+        follower = try ReplicationFollower(
+            replica: FollowerReplica(partition: "books.p0", store: store, history: history), epoch: 3, context: context, leaderEndpoint: leader.endpoint)
+        defer { follower.stop() }
+        #expect(eventually(timeout: Self.hang) { replies.withLock { $0.count == 6010 && $0.values.allSatisfy { $0 } } })
+        #expect(eventually(timeout: Self.hang) { store.lastSequence == 6010 })
+        #expect(store.journal.snapshotSequence == 6000)
+        var replayed = KeyedJournalState()
+        _ = try Journal.check(directory: root.path + "/w2", state: &replayed)
+        #expect(replayed.snapshot() == leaderStore.state.snapshot())
+        let (_, taken) = try store.takeState()
+        #expect((taken as? KeyedJournalState)?.snapshot() == leaderStore.state.snapshot())
     }
 }

@@ -75,6 +75,19 @@ public final class Candidacy: @unchecked Sendable {
         }
     }
 
+    /// Hands this candidate's leadership over to the candidate of node `successor`
+    /// (``LeaderElection/handOff(epoch:to:lease:)``, epoch-checked): this candidate learns from
+    /// its watch that it no longer leads, and no other node takes the key before `successor`
+    /// does, or before the successor's name expires with its own lease, one TTL later.
+    /// - Returns: whether it did (false: it does not lead now).
+    public func handOff(to successor: String) throws(CoordinationError) -> Bool {
+        guard case .leader(let epoch) = state else { return false }
+        let lease = try election.client.grantLease(ttlSeconds: timing.ttlSeconds)
+        let handed = try election.handOff(epoch: epoch, to: successor, lease: lease.id)
+        if handed { logger.info("handing the leadership over", ["key": election.key, "epoch": String(epoch), "successor": successor]) }
+        return handed
+    }
+
     /// Stops campaigning and waits for the thread to end. With `resign`, a leader deletes its
     /// key and revokes its lease (a hand-over without waiting for the TTL); without, it just
     /// stops renewing, as a crashed process would.
@@ -121,6 +134,10 @@ public final class Candidacy: @unchecked Sendable {
                 case .following(let leadership):
                     set(.follower(leadership))
                     try follow(leadership)
+                case .waiting:
+                    // A hand-over to another node: campaign again shortly (it will have taken
+                    // the key, or its name will have expired).
+                    pause(.milliseconds(100))
                 }
             } catch {
                 logger.info("leadership unknown; campaigning again", ["key": election.key, "error": error.description])
