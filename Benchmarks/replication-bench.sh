@@ -196,7 +196,7 @@ ip netns exec "${prefix}js-c1" "$natsload" failover -url "$nats_urls" -stream LY
   -acks "$work/jetstream-acks.txt" >"$out/replication-jetstream-failover.json" 2>"$work/nats-failover.log" &
 failover_pid=$!
 pids+=("$failover_pid")
-until grep -q publishing "$work/nats-failover.log"; do kill -0 "$failover_pid" || { cat "$work/nats-failover.log" >&2; exit 1; }; sleep 0.2; done
+until grep -q publishing "$work/nats-failover.log" 2>/dev/null; do kill -0 "$failover_pid" || { cat "$work/nats-failover.log" >&2; exit 1; }; sleep 0.2; done
 sleep 2
 failover_loop jetstream nats_leader nats_kill nats_start nats_settled
 kill -TERM "$failover_pid"
@@ -227,7 +227,7 @@ for replicas in 1 3; do
       --partition 0 --writers "$writers" --acks "$work/lyceum-acks.txt" >"$out/replication-lyceum-failover.json" 2>"$work/lyceum-failover.log" &
     failover_pid=$!
     pids+=("$failover_pid")
-    until grep -q writing "$work/lyceum-failover.log"; do kill -0 "$failover_pid" || { cat "$work/lyceum-failover.log" >&2; exit 1; }; sleep 0.2; done
+    until grep -q writing "$work/lyceum-failover.log" 2>/dev/null; do kill -0 "$failover_pid" || { cat "$work/lyceum-failover.log" >&2; exit 1; }; sleep 0.2; done
     sleep 2
     failover_loop lyceum lyceum_leader lyceum_kill lyceum_restart lyceum_settled
     kill -TERM "$failover_pid"

@@ -99,8 +99,8 @@ def timeline(panels):
     height = top + len(panels) * (panel_h + gap)
     out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="11">'
            % (width, height, width, height), '<rect width="100%" height="100%" fill="white"/>',
-           '<text x="%d" y="24" font-size="15" font-weight="bold">Fail-over timeline: acknowledgements/s of the retrying writers, '
-           'leader host killed (red), restarted (green)</text>' % left]
+           '<text x="%d" y="24" font-size="14" font-weight="bold">Fail-over: acknowledgements/s of the retrying writers; '
+           'leader\'s host killed (red), restarted (green)</text>' % left]
     for index, (title, acks, rounds, found) in enumerate(panels):
         y0 = top + index * (panel_h + gap) + 20
         if not acks:

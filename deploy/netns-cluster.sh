@@ -1,35 +1,44 @@
 #!/usr/bin/env bash
-# A sharded Lyceum cluster on a real network inside this machine: Linux network namespaces for
-# two broker hosts (b1, b2), three worker hosts (w1, w2, w3), a client host (c1) and a monitoring
-# host (m1, running Debian's prometheus: it scrapes every Lyceum process's /metrics with the
-# cluster's metrics token and evaluates deploy/prometheus/lyceum-alerts.yml), each with one veth
-# link to a bridge in a switch namespace (sw) and its own address, CURVE on every socket.
+# A partitioned Lyceum cluster on a real network inside this machine: Linux network namespaces for
+# two broker hosts (b1, b2), three worker hosts (w1, w2, w3), three etcd hosts (e1, e2, e3: one
+# etcd cluster holding the replicated partitions' leaderships), a client host (c1) and a
+# monitoring host (m1, running Debian's prometheus: it scrapes every Lyceum process's /metrics with
+# the cluster's metrics token, and etcd's, and evaluates deploy/prometheus/lyceum-alerts.yml), each
+# with one veth link to a bridge in a switch namespace (sw) and its own address, CURVE on every
+# Lyceum socket. With --replicas 3 every partition is replicated on the three worker hosts;
+# with --replicas 1 each worker host holds a third of the partitions, and no etcd runs.
 # Every address lives inside namespaces this script creates; nothing is added to the machine's
 # own network. Needs root and iproute2.
 #
 # usage: deploy/netns-cluster.sh VERB [options]
 #   up [--foreground]    create the network and keys, start the processes, return once every
-#                        partition has an owner registered with both brokers (bounded by
+#                        partition has an owner (with replicas: a leader) registered with both
+#                        brokers (bounded by
 #                        --timeout); --foreground then waits, and tears down on Ctrl-C/SIGTERM.
 #                        A failure or Ctrl-C while coming up tears down what was made (the state
 #                        directory is kept, for its logs).
 #   down [--keep-state]  stop every process (TERM, then KILL after a bound), delete the
 #                        namespaces and their links, and the state directory unless --keep-state.
 #                        Idempotent; safe on a half-made cluster.
-#   status               namespaces, addresses, links, processes, and `lyceum status` of each broker
+#   status               namespaces, addresses, links, processes, etcd's health and leader keys,
+#                        and `lyceum status` of each broker
 #   env                  shell assignments of what a client needs (eval them): LYCEUM_BROKER,
 #                        LYCEUM_CURVE_SECRET_KEY (the admin key), LYCEUM_CURVE_SERVER_KEY and NETNS_*
 #   exec HOST CMD...     run CMD in HOST's namespace (e.g. `exec c1 lyceum status`)
-#   kill HOST            kill -9 every process in HOST's namespace
-#   start HOST           start HOST's processes again with the same data and keys, and wait as up
+#   kill HOST...         kill -9 every process in each HOST's namespace (worker, broker or etcd hosts)
+#   start HOST...        start the HOSTs' processes again with the same data and keys, and wait as up
+#   wipe HOST            remove a killed worker host's data and make its partitions again, empty
 #   link HOST down|up    take HOST's link down or up (its end at the bridge)
 # options (up; the other verbs read them from the state directory):
 #   --state DIR          logs, data, keys, pids (default /tmp/lyceum-netns)
 #   --prefix P           namespace names P-b1 … (default lyc-; also PREFIX=)
 #   --subnet A.B.C       the /24 the hosts live in (default 10.77.0): b1 .11, b2 .12, w1 .21,
-#                        w2 .22, w3 .23, c1 .31, m1 .41
+#                        w2 .22, w3 .23, c1 .31, m1 .41, e1 .51, e2 .52, e3 .53
 #   --partitions N       partitions of books and progress (default 16; 0: one unpartitioned
-#                        books+progress worker on w1)
+#                        books+progress worker on w1, no replicas)
+#   --replicas N         3 (default): every worker host holds every partition, one leads it
+#                        (etcd on e1-e3); 1: each worker host holds a third, no etcd
+#   --lease-ttl S        the leaders' etcd lease (default 5; keep-alive S/5, retry 2S/5)
 #   --heartbeat MS       heartbeat-interval of every process (default 2500; expiry is 3 intervals)
 #   --timeout S          how long up and start wait for the cluster (default 90)
 #   --scrape-interval S  Prometheus's scrape and rule evaluation interval on m1 (default 15)
@@ -37,10 +46,13 @@
 # (`swift build -c release --product lyceum`) and uses .build/release/lyceum.
 set -euo pipefail
 
-readonly HOSTS=(b1 b2 w1 w2 w3 c1 m1)
+readonly HOSTS=(b1 b2 w1 w2 w3 c1 m1 e1 e2 e3)
 readonly BROKER_HOSTS=(b1 b2)
 readonly WORKER_HOSTS=(w1 w2 w3)
+readonly ETCD_HOSTS=(e1 e2 e3)
 readonly PORT=5555 EVENTS_PORT=5556 FORWARDER_PORT=5558
+# etcd's client and peer ports on e1-e3; the replication channel's base port on each worker host.
+readonly ETCD_CLIENT_PORT=2379 ETCD_PEER_PORT=2380 REPLICATION_PORT=6000
 # What TERM is given before KILL: a worker drains for up to 10 s (docs/operations.md, "Signals").
 readonly STOP_GRACE=12
 
@@ -49,8 +61,12 @@ state=/tmp/lyceum-netns
 prefix=${PREFIX:-lyc-}
 # Without a state directory, down removes namespaces by prefix only when told the prefix.
 prefix_given=${PREFIX:+1}
+# --partitions 0 means --replicas 1 unless --replicas is given (then it is refused).
+replicas_given=
 subnet=10.77.0
 partitions=16
+replicas=3
+lease_ttl=5
 heartbeat=2500
 timeout=90
 scrape_interval=15
@@ -59,13 +75,14 @@ keep_state=0
 lyceum=${LYCEUM:-}
 
 fail() { echo "netns-cluster: $*" >&2; exit 1; }
-usage_error() { echo "netns-cluster: $*" >&2; echo "usage: deploy/netns-cluster.sh up|down|status|env|exec|kill|start|link [options] (--help)" >&2; exit 2; }
+usage_error() { echo "netns-cluster: $*" >&2; echo "usage: deploy/netns-cluster.sh up|down|status|env|exec|kill|start|wipe|link [options] (--help)" >&2; exit 2; }
 note() { echo "netns-cluster: $*" >&2; }
 
 # --- settings -------------------------------------------------------------------------------
 
 octet() {
   case "$1" in b1) echo 11 ;; b2) echo 12 ;; w1) echo 21 ;; w2) echo 22 ;; w3) echo 23 ;; c1) echo 31 ;; m1) echo 41 ;;
+    e1) echo 51 ;; e2) echo 52 ;; e3) echo 53 ;;
     *) usage_error "unknown host '$1' (hosts: ${HOSTS[*]})" ;; esac
 }
 check_host() { case " ${HOSTS[*]} " in *" $1 "*) ;; *) usage_error "unknown host '$1' (hosts: ${HOSTS[*]})" ;; esac; }
@@ -74,20 +91,24 @@ namespace() { echo "$prefix$1"; }
 switch_namespace() { echo "${prefix}sw"; }
 endpoint() { echo "tcp://$(address "$1"):$2"; }
 
-# The partitions worker host number $1 (0-based) owns: contiguous, as even as the count allows.
+# The partitions worker host number $1 (0-based) holds: with replicas, all of them; otherwise a
+# contiguous share, as even as the count allows.
 owned_range() {
   local index=$1 count=${#WORKER_HOSTS[@]}
+  if [ "$replicas" -gt 1 ]; then echo "0-$((partitions - 1))"; return; fi
   local first=$((index * partitions / count)) last=$(((index + 1) * partitions / count - 1))
   if [ "$first" -eq "$last" ]; then echo "$first"; else echo "$first-$last"; fi
 }
 
 # The settings `up` chose are kept in the state directory, so later verbs act on that cluster.
 save_settings() {
-  printf 'prefix=%q\nsubnet=%q\npartitions=%q\nheartbeat=%q\ntimeout=%q\nlyceum=%q\nscrape_interval=%q\n' \
-    "$prefix" "$subnet" "$partitions" "$heartbeat" "$timeout" "$lyceum" "$scrape_interval" >"$state/cluster.env"
+  printf 'prefix=%q\nsubnet=%q\npartitions=%q\nreplicas=%q\nlease_ttl=%q\nheartbeat=%q\ntimeout=%q\nlyceum=%q\nscrape_interval=%q\n' \
+    "$prefix" "$subnet" "$partitions" "$replicas" "$lease_ttl" "$heartbeat" "$timeout" "$lyceum" "$scrape_interval" >"$state/cluster.env"
 }
 load_settings() {
   [ -f "$state/cluster.env" ] || return 1
+  # A state written before replicas existed is an unreplicated cluster.
+  replicas=1
   # shellcheck source=/dev/null
   . "$state/cluster.env"
 }
@@ -99,6 +120,11 @@ validate_settings() {
   for part in "${BASH_REMATCH[@]:1}"; do [ "$part" -le 255 ] || usage_error "--subnet: $part is not an octet"; done
   [[ "$partitions" =~ ^[0-9]+$ ]] && { [ "$partitions" -eq 0 ] || { [ "$partitions" -ge ${#WORKER_HOSTS[@]} ] && [ "$partitions" -le 4096 ]; }; } \
     || usage_error "--partitions must be 0 or ${#WORKER_HOSTS[@]}-4096, got '$partitions'"
+  # Replicas need partitions (each replica set is a partition's), and one host per replica.
+  if [ "$partitions" -eq 0 ] && [ -z "$replicas_given" ]; then replicas=1; fi
+  [[ "$replicas" =~ ^[13]$ ]] || usage_error "--replicas must be 1 or 3 (one replica on each of the ${#WORKER_HOSTS[@]} worker hosts), got '$replicas'"
+  [ "$replicas" -eq 1 ] || [ "$partitions" -gt 0 ] || usage_error "--replicas $replicas needs --partitions above 0"
+  [[ "$lease_ttl" =~ ^[1-9][0-9]?$ ]] || usage_error "--lease-ttl must be 1-99 seconds, got '$lease_ttl'"
   [[ "$heartbeat" =~ ^[1-9][0-9]*$ ]] || usage_error "--heartbeat must be a positive number of ms, got '$heartbeat'"
   [[ "$state" =~ ^[A-Za-z0-9_./+-]+$ ]] || usage_error "--state must be a path of A-Z a-z 0-9 _ . / + -, got '$state'"
   [[ "$timeout" =~ ^[1-9][0-9]*$ ]] || usage_error "--timeout must be a positive number of seconds, got '$timeout'"
@@ -117,6 +143,8 @@ make_network() {
   ip -n "$switch" link add br0 type bridge
   ip -n "$switch" link set br0 up
   for host in "${HOSTS[@]}"; do
+    # The etcd hosts exist only with replicas.
+    case "$host" in e*) etcd_hosts_in_use || continue ;; esac
     ns=$(namespace "$host")
     ip netns add "$ns"
     ip -n "$ns" link set lo up
@@ -133,7 +161,7 @@ make_network() {
 # Each host's directory holds only what that host would: its secret key and the public
 # certificates it trusts. The brokers share one key pair (clients see one server key).
 make_keys() {
-  local scratch="$state/keys" host broker
+  local scratch="$state/keys" host broker peer
   mkdir -p "$scratch"
   "$lyceum" keys generate broker --dir "$scratch" --role admin >/dev/null
   for host in "${WORKER_HOSTS[@]}"; do "$lyceum" keys generate "$host" --dir "$scratch" --role worker >/dev/null; done
@@ -148,10 +176,15 @@ make_keys() {
     for broker in "${BROKER_HOSTS[@]}"; do cp -p "$scratch/$host" "$state/$broker/keys/authorized/"; done
   done
   for host in "${WORKER_HOSTS[@]}"; do
-    # The snapshot endpoint admits the brokers' key (their dashboards) and the admin's.
+    # The snapshot endpoint admits the brokers' key (their dashboards) and the admin's; with
+    # replicas, the same authorized-keys admits the other worker hosts' keys to the replication
+    # links (a worker key only replicates: docs/cluster.md, "Replicated partitions").
     mkdir -p "$state/$host/keys/snapshot-readers"
     cp -p "$scratch/$host" "$scratch/${host}_secret" "$scratch/broker" "$state/$host/keys/"
     cp -p "$scratch/broker" "$scratch/admin" "$state/$host/keys/snapshot-readers/"
+    if [ "$replicas" -gt 1 ]; then
+      for peer in "${WORKER_HOSTS[@]}"; do cp -p "$scratch/$peer" "$state/$host/keys/snapshot-readers/"; done
+    fi
   done
   mkdir -p "$state/c1/keys"
   cp -p "$scratch/broker" "$scratch/admin" "$scratch/admin_secret" "$scratch/app" "$scratch/app_secret" "$state/c1/keys/"
@@ -192,9 +225,49 @@ write_configuration() {
         echo "sessions = 4"
         # A host whose link came back reconnects within seconds, not the default 32 s back-off.
         echo "reconnect-initial = 500"
-        echo "reconnect-max = 2000" ;;
+        echo "reconnect-max = 2000"
+        replication_configuration "$host" ;;
     esac
   } >"$file"
+}
+
+# With replicas, host $1's replication settings: the etcd members, the replication channel on the
+# host's own address (its base port: docs/cluster.md, "Replicated partitions", says which ports
+# the partitions take), and the lease timings (keep-alive + 2 × retry = ttl, the largest the rule
+# allows). `replicas` itself is the partitioned worker's flag: the catalog worker reads this file
+# too, and has no partition to replicate (as on real hosts: deploy/shard.env).
+replication_configuration() {
+  [ "$replicas" -gt 1 ] || return 0
+  local member
+  for member in "${ETCD_HOSTS[@]}"; do echo "etcd-endpoint = $(etcd_url "$member" $ETCD_CLIENT_PORT)"; done
+  echo "replication-endpoint = $(endpoint "$1" $REPLICATION_PORT)"
+  echo "lease-ttl = $lease_ttl"
+  echo "lease-keep-alive = $((lease_ttl * 200))"
+  echo "lease-retry = $((lease_ttl * 400))"
+}
+
+# --- etcd (e1-e3, with replicas) -------------------------------------------------------------
+
+etcd_url() { echo "http://$(address "$1"):$2"; }
+# The client URLs of every member, comma-separated (etcdctl's --endpoints).
+etcd_endpoints() { local member; for member in "${ETCD_HOSTS[@]}"; do etcd_url "$member" $ETCD_CLIENT_PORT; done | paste -sd, -; }
+etcd_hosts_in_use() { [ "$replicas" -gt 1 ]; }
+
+# etcdctl from the client host, bounded in time; $1 is the endpoints it asks.
+etcdctl_from_client() {
+  local endpoints=$1
+  shift
+  client etcdctl --endpoints "$endpoints" --dial-timeout 1s --command-timeout 2s "$@"
+}
+
+# Waits until every etcd member answers healthy (with replicas).
+await_etcd() {
+  etcd_hosts_in_use || return 0
+  local deadline=$((SECONDS + timeout))
+  until etcdctl_from_client "$(etcd_endpoints)" endpoint health >/dev/null 2>&1; do
+    [ $SECONDS -lt $deadline ] || fail "etcd was not healthy after ${timeout}s: $(etcdctl_from_client "$(etcd_endpoints)" endpoint health 2>&1 | tail -n 3)"
+    sleep 0.5
+  done
 }
 
 # --- monitoring (m1) -------------------------------------------------------------------------
@@ -236,6 +309,11 @@ write_prometheus_configuration() {
     echo "  - job_name: lyceum-worker"
     echo "    authorization: {credentials_file: $dir/keys/metrics-token}"
     echo "    static_configs: [{targets: [$(for host in "${WORKER_HOSTS[@]}"; do printf '"%s:%s", "%s:%s", ' "$(address "$host")" "$(metrics_port node)" "$(address "$host")" "$(metrics_port catalog)"; done | sed 's/, $//')]}]"
+    if etcd_hosts_in_use; then
+      # etcd serves its own /metrics on its client port, without a token.
+      echo "  - job_name: etcd"
+      echo "    static_configs: [{targets: [$(for host in "${ETCD_HOSTS[@]}"; do printf '"%s:%s", ' "$(address "$host")" $ETCD_CLIENT_PORT; done | sed 's/, $//')]}]"
+    fi
   } >"$dir/prometheus.yml"
 }
 
@@ -260,7 +338,7 @@ processes_of() {
       else echo "broker broker --config $conf"; fi ;;
     w*)
       if [ "$partitions" -gt 0 ]; then
-        echo "node worker --config $conf --metrics-port $(metrics_port node) --partitions $partitions --node $host --service books --service progress"
+        echo "node worker --config $conf --metrics-port $(metrics_port node) --partitions $partitions --node $host --service books --service progress --replicas $replicas"
       elif [ "$host" = w1 ]; then
         echo "node worker --config $conf --metrics-port $(metrics_port node) --service books --service progress"
       fi
@@ -269,6 +347,17 @@ processes_of() {
       # Debian's prometheus, when installed (scripts/ensure-deps.sh installs it).
       if command -v prometheus >/dev/null; then
         echo "prometheus --config.file=$state/m1/prometheus.yml --storage.tsdb.path=$state/m1/tsdb --web.listen-address=$(address m1):$PROMETHEUS_PORT"
+      fi ;;
+    e*)
+      # A member of the cluster's etcd; the initial-cluster flags matter only on the first start
+      # (later ones find the membership in the data directory).
+      if etcd_hosts_in_use; then
+        local member members=""
+        for member in "${ETCD_HOSTS[@]}"; do members="$members${members:+,}$member=$(etcd_url "$member" $ETCD_PEER_PORT)"; done
+        echo "etcd --name $host --data-dir $state/$host/data --logger zap --log-outputs stderr" \
+          "--listen-client-urls $(etcd_url "$host" $ETCD_CLIENT_PORT) --advertise-client-urls $(etcd_url "$host" $ETCD_CLIENT_PORT)" \
+          "--listen-peer-urls $(etcd_url "$host" $ETCD_PEER_PORT) --initial-advertise-peer-urls $(etcd_url "$host" $ETCD_PEER_PORT)" \
+          "--initial-cluster $members --initial-cluster-state new --initial-cluster-token ${prefix}etcd"
       fi ;;
   esac
 }
@@ -291,8 +380,11 @@ start_processes() {
   while read -r name arguments; do
     [ -n "$name" ] || continue
     if running "$host" "$name"; then continue; fi
-    program=$lyceum
-    [ "$name" != prometheus ] || program=$(command -v prometheus)
+    case "$name" in
+      prometheus) program=$(command -v prometheus) ;;
+      etcd) program=$(command -v etcd) || fail "needs Debian's etcd-server (scripts/ensure-deps.sh test installs it)" ;;
+      *) program=$lyceum ;;
+    esac
     # shellcheck disable=SC2086 # the arguments are words written by processes_of
     ip netns exec "$ns" setsid "$program" $arguments </dev/null >>"$state/$host/logs/$name.log" 2>&1 &
     echo $! >"$state/$host/$name.pid"
@@ -428,7 +520,9 @@ verb_up() {
   make_metrics_token
   write_prometheus_configuration
   local index=0
-  for host in "${HOSTS[@]}"; do mkdir -p "$state/$host/logs"; case "$host" in c1|m1) ;; *) write_configuration "$host" ;; esac; done
+  for host in "${HOSTS[@]}"; do mkdir -p "$state/$host/logs"; case "$host" in c1|m1|e*) ;; *) write_configuration "$host" ;; esac; done
+  for host in "${ETCD_HOSTS[@]}"; do start_processes "$host"; done
+  await_etcd
   for host in "${BROKER_HOSTS[@]}"; do start_processes "$host"; done
   for host in "${WORKER_HOSTS[@]}"; do initialise_partitions "$host" "$index"; index=$((index + 1)); done
   for host in "${WORKER_HOSTS[@]}"; do start_processes "$host"; done
@@ -438,7 +532,7 @@ verb_up() {
   # Everything printed from here is made first: a Ctrl-C right after "cluster ready" must find
   # the script in simple commands, not amid a command substitution.
   local ready environment
-  ready="cluster ready: brokers $(endpoint b1 $PORT) $(endpoint b2 $PORT), $partitions partitions, state in $state"
+  ready="cluster ready: brokers $(endpoint b1 $PORT) $(endpoint b2 $PORT), $partitions partitions, $replicas replica(s), state in $state"
   environment=$(print_environment)
   # The traps change without a gap.
   if [ "$foreground" -eq 1 ]; then
@@ -486,15 +580,23 @@ verb_status() {
   load_settings || fail "no cluster state in $state"
   local host ns name pid
   for host in "${HOSTS[@]}"; do
+    case "$host" in e*) etcd_hosts_in_use || continue ;; esac
     ns=$(namespace "$host")
     if ! namespace_exists "$ns"; then echo "$host  $ns  (no namespace)"; continue; fi
     echo "$host  $ns  $(ip -n "$ns" -br addr show dev eth0 2>/dev/null | awk '{print $3, $2}')  link $(ip -n "$(switch_namespace)" -br link show dev "$host" 2>/dev/null | awk '{print $2}')"
-    for name in broker node catalog prometheus; do
+    for name in broker node catalog prometheus etcd; do
       [ -f "$state/$host/$name.pid" ] || continue
       pid=$(cat "$state/$host/$name.pid")
       if running "$host" "$name"; then echo "    $name pid $pid running"; else echo "    $name pid $pid not running"; fi
     done
   done
+  if etcd_hosts_in_use; then
+    echo "etcd:"
+    etcdctl_from_client "$(etcd_endpoints)" endpoint status -w table 2>&1 | sed 's/^/    /' || true
+    etcdctl_from_client "$(etcd_endpoints)" endpoint health 2>&1 | sed 's/^/    /' || true
+    echo "leaders (lyceum/leader/SERVICE.pN: node, replication endpoint):"
+    etcdctl_from_client "$(etcd_endpoints)" get --prefix lyceum/leader/ 2>&1 | paste - - | sed 's|^lyceum/leader/|    |' || true
+  fi
   for host in "${BROKER_HOSTS[@]}"; do
     echo "lyceum status through $host:"
     client "$lyceum" status --broker "$(endpoint "$host" $PORT)" --timeout 2000 \
@@ -514,6 +616,8 @@ print_environment() {
     NETNS_EVENTS "$(endpoint b1 $EVENTS_PORT),$(endpoint b2 $EVENTS_PORT)" \
     NETNS_LYCEUM "$lyceum" \
     NETNS_PARTITIONS "$partitions" \
+    NETNS_REPLICAS "$replicas" \
+    NETNS_ETCD "$(etcd_hosts_in_use && etcd_endpoints)" \
     NETNS_PROMETHEUS "$(prometheus_url)"
   for host in "${WORKER_HOSTS[@]}"; do
     if [ "$partitions" -gt 0 ]; then set -- "$@" "NETNS_OWNS_$host" "$(owned_range "$index")"; fi
@@ -543,30 +647,57 @@ verb_exec() {
   PATH="$(dirname "$lyceum"):$PATH" exec ip netns exec "$ns" "$@"
 }
 
+# Kills the processes of every host in $@ at once (all of etcd: `kill e1 e2 e3`).
 verb_kill() {
-  [ $# -eq 1 ] || usage_error "kill needs one host"
+  [ $# -ge 1 ] || usage_error "kill needs a host"
   load_settings || fail "no cluster state in $state"
-  check_host "$1"
-  local ns pids
-  ns=$(namespace "$1")
-  namespace_exists "$ns" || fail "no namespace $ns"
-  pids=$(pids_in "$ns")
+  local host namespaces=() pids
+  for host in "$@"; do
+    check_host "$host"
+    namespace_exists "$(namespace "$host")" || fail "no namespace $(namespace "$host")"
+    namespaces+=("$(namespace "$host")")
+  done
+  pids=$(pids_in "${namespaces[@]}")
   # shellcheck disable=SC2086
   [ -z "${pids// /}" ] || kill -KILL $pids 2>/dev/null || true
   local deadline=$((SECONDS + 5))
-  while [ -n "$(pids_in "$ns" | tr -d ' ')" ] && [ $SECONDS -lt $deadline ]; do sleep 0.1; done
-  echo "killed $1: ${pids% }"
+  while [ -n "$(pids_in "${namespaces[@]}" | tr -d ' ')" ] && [ $SECONDS -lt $deadline ]; do sleep 0.1; done
+  echo "killed $*: ${pids% }"
 }
 
+# Starts the processes of every host in $@ (etcd members together: one alone has no quorum),
+# then waits as up does.
 verb_start() {
-  [ $# -eq 1 ] || usage_error "start needs one host"
+  [ $# -ge 1 ] || usage_error "start needs a host"
   load_settings || fail "no cluster state in $state"
-  check_host "$1"
-  namespace_exists "$(namespace "$1")" || fail "no namespace $(namespace "$1")"
-  start_processes "$1"
+  local host etcd=0
+  for host in "$@"; do
+    check_host "$host"
+    namespace_exists "$(namespace "$host")" || fail "no namespace $(namespace "$host")"
+  done
+  for host in "$@"; do
+    start_processes "$host"
+    case "$host" in e*) etcd=1 ;; esac
+  done
+  [ "$etcd" -eq 0 ] || await_etcd
   await_ready
   await_monitoring
   echo "cluster ready"
+}
+
+# Removes a stopped worker host's data and makes its partitions again, empty, as `up` made them:
+# a host replaced by a new one. With replicas, `start` then rebuilds it from the leaders.
+verb_wipe() {
+  [ $# -eq 1 ] || usage_error "wipe needs one host"
+  load_settings || fail "no cluster state in $state"
+  check_host "$1"
+  local host=$1 index=0 candidate
+  case "$host" in w*) ;; *) usage_error "wipe takes a worker host (${WORKER_HOSTS[*]}), got '$host'" ;; esac
+  [ -z "$(pids_in "$(namespace "$host")" | tr -d ' ')" ] || fail "$host still runs processes: kill it first"
+  for candidate in "${WORKER_HOSTS[@]}"; do [ "$candidate" = "$host" ] && break; index=$((index + 1)); done
+  rm -rf "${state:?}/$host/data"
+  initialise_partitions "$host" "$index"
+  echo "wiped $host"
 }
 
 verb_link() {
@@ -583,7 +714,7 @@ verb_link() {
 [ $# -gt 0 ] || usage_error "no verb"
 verb=$1
 shift
-case "$verb" in -h|--help) sed -n '2,37p' "$0"; exit 0 ;; esac
+case "$verb" in -h|--help) sed -n '2,46p' "$0"; exit 0 ;; esac
 arguments=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -591,12 +722,14 @@ while [ $# -gt 0 ]; do
     --prefix) [ $# -ge 2 ] || usage_error "--prefix needs a value"; prefix=$2; prefix_given=1; shift 2 ;;
     --subnet) [ $# -ge 2 ] || usage_error "--subnet needs a value"; subnet=$2; shift 2 ;;
     --partitions) [ $# -ge 2 ] || usage_error "--partitions needs a value"; partitions=$2; shift 2 ;;
+    --replicas) [ $# -ge 2 ] || usage_error "--replicas needs a value"; replicas=$2; replicas_given=1; shift 2 ;;
+    --lease-ttl) [ $# -ge 2 ] || usage_error "--lease-ttl needs a value"; lease_ttl=$2; shift 2 ;;
     --heartbeat) [ $# -ge 2 ] || usage_error "--heartbeat needs a value"; heartbeat=$2; shift 2 ;;
     --timeout) [ $# -ge 2 ] || usage_error "--timeout needs a value"; timeout=$2; shift 2 ;;
     --scrape-interval) [ $# -ge 2 ] || usage_error "--scrape-interval needs a value"; scrape_interval=$2; shift 2 ;;
     --foreground) foreground=1; shift ;;
     --keep-state) keep_state=1; shift ;;
-    -h|--help) sed -n '2,37p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,46p' "$0"; exit 0 ;;
     --*) usage_error "unknown option '$1'" ;;
     *) arguments+=("$1"); shift
        # After exec's host comes the command, with options of its own.
@@ -605,11 +738,11 @@ while [ $# -gt 0 ]; do
 done
 
 # The processes this script starts take their settings from the cluster's files and flags only,
-# never from the caller's LYCEUM_* variables (after `eval "$(… env)"` those are the client's:
+# never from the caller's LYCEUM_* (nor ETCD_*) variables (after `eval "$(… env)"` those are the client's:
 # its admin key would make every broker DISCONNECT the workers). `exec` keeps them: there the
 # caller's command is meant to use them.
 if [ "$verb" != exec ]; then
-  while read -r variable; do unset "$variable"; done < <(compgen -e | grep '^LYCEUM_' || true)
+  while read -r variable; do unset "$variable"; done < <(compgen -e | grep -E '^(LYCEUM|ETCD|ETCDCTL)_' || true)
 fi
 
 case "$verb" in
@@ -620,6 +753,7 @@ case "$verb" in
   exec) verb_exec ${arguments[@]+"${arguments[@]}"} ;;
   kill) verb_kill ${arguments[@]+"${arguments[@]}"} ;;
   start) verb_start ${arguments[@]+"${arguments[@]}"} ;;
+  wipe) verb_wipe ${arguments[@]+"${arguments[@]}"} ;;
   link) verb_link ${arguments[@]+"${arguments[@]}"} ;;
   *) usage_error "unknown verb '$verb'" ;;
 esac

@@ -44,6 +44,9 @@ final class NetnsCluster: Sendable {
     }
 
     let partitions: Int
+    /// Replicas per partition: 1 (each worker host holds a third) or 3 (every host holds every
+    /// partition, leaders elected in the cluster's etcd on e1-e3).
+    let replicas: Int
     private let directory: TemporaryDirectory
     /// The script's state directory: keys, data, logs.
     let state: String
@@ -51,16 +54,19 @@ final class NetnsCluster: Sendable {
     let environment: [String: String]
 
     /// Brings a cluster up and waits until every partition is served through both brokers (and
-    /// m1's Prometheus, scraping and evaluating every `scrapeIntervalSeconds`, answers).
+    /// m1's Prometheus, scraping and evaluating every `scrapeIntervalSeconds`, answers). With
+    /// `replicas` 3, `leaseSeconds` is the leaders' etcd lease (`--lease-ttl`).
     /// - Throws: `ClusterError` with the script's output when it could not (nothing is left behind).
-    init(partitions: Int, heartbeatMilliseconds: Int = 1000, scrapeIntervalSeconds: Int = 15) throws {
+    init(partitions: Int, replicas: Int = 1, leaseSeconds: Int = 5, heartbeatMilliseconds: Int = 1000, scrapeIntervalSeconds: Int = 15) throws {
         self.partitions = partitions
+        self.replicas = replicas
         directory = try TemporaryDirectory()
         state = directory.path + "/cluster"
         // A prefix and subnet of this process's own: namespaces are global to the machine.
         let tag = String(UInt32.random(in: 0..<0xFFFFFF), radix: 36)
         let subnet = "10.\(Int.random(in: 100...199)).\(Int.random(in: 0...255))"
         let up = try Self.script(["up", "--state", state, "--prefix", "lct\(tag)-", "--subnet", subnet, "--partitions", String(partitions),
+                                  "--replicas", String(replicas), "--lease-ttl", String(leaseSeconds),
                                   "--heartbeat", String(heartbeatMilliseconds), "--timeout", "120",
                                   "--scrape-interval", String(scrapeIntervalSeconds)], timeout: .seconds(180))
         guard up.succeeded else {
@@ -126,13 +132,13 @@ final class NetnsCluster: Sendable {
         ["--curve-secret-key", "\(state)/c1/keys/\(key)_secret", "--curve-server-key", "\(state)/c1/keys/broker"]
     }
 
-    /// Runs the ledger client (Clients/ledger.py) on c1 with an app key against `brokers`, and
-    /// returns the JSON object it printed.
-    func ledger<Report: Decodable>(_ command: String, _ arguments: [String], brokers: [String]? = nil, timeout: Duration) throws -> Report {
-        let result = try onClient(["/usr/bin/env", "PYTHONPATH=\(Self.pythonClient)", "/usr/bin/python3", Self.ledgerScript, command,
+    /// Runs the ledger client (Clients/ledger.py) on `host` (default c1) with an app key against
+    /// `brokers`, and returns the JSON object it printed.
+    func ledger<Report: Decodable>(_ command: String, _ arguments: [String], brokers: [String]? = nil, on host: String = "c1", timeout: Duration) throws -> Report {
+        let result = try run("exec", [host, "/usr/bin/env", "PYTHONPATH=\(Self.pythonClient)", "/usr/bin/python3", Self.ledgerScript, command,
                                    "--brokers", (brokers ?? self.brokers).joined(separator: ","),
                                    "--key", "\(state)/c1/keys/app_secret", "--server-key", "\(state)/c1/keys/broker"] + arguments,
-                                  timeout: timeout)
+                             timeout: timeout)
         guard result.succeeded, let report = try? JSONDecoder().decode(Report.self, from: Data(result.standardOutput.utf8)) else {
             throw ClusterError(what: "ledger.py \(command)", result: result)
         }
@@ -140,10 +146,13 @@ final class NetnsCluster: Sendable {
     }
 
     /// Starts `ledger.py write` for `learners` on a thread: creates for `seconds`, each retried
-    /// `attempts` times `timeout` seconds apart, every acknowledged one appended to `ledger`.
+    /// `attempts` times `timeout` seconds apart, every acknowledged one appended to `ledger`. The
+    /// titles and request ids are named after the ledger's file, so two loads of one cluster never
+    /// share a `request_id`.
     func startWriting(to ledger: String, learners: [String], seconds: Int, timeout: Int = 1, attempts: Int = 5) -> ThreadResult<WriteReport> {
-        ThreadResult("ledger") { [self] in
-            try self.ledger("write", ["--out", ledger, "--learners", learners.joined(separator: ","), "--seconds", String(seconds),
+        let run = URL(fileURLWithPath: ledger).deletingPathExtension().lastPathComponent
+        return ThreadResult("ledger") { [self] in
+            try self.ledger("write", ["--out", ledger, "--run", run, "--learners", learners.joined(separator: ","), "--seconds", String(seconds),
                                       "--timeout", String(timeout), "--attempts", String(attempts)], timeout: .seconds(seconds + 60))
         }
     }
@@ -195,12 +204,17 @@ final class NetnsCluster: Sendable {
     }
 }
 
-/// What `ledger.py write` printed: creates acknowledged, replies that were not the request's, and
-/// failures by error code.
+/// What `ledger.py write` printed: creates acknowledged, replies that were not the request's,
+/// failures by error code, and the longest any create took (retries included), in seconds.
 struct WriteReport: Decodable, Sendable {
     let acknowledged: Int
     let wrong: Int
     let errors: [String: Int]
+    let longestWait: Double?
+
+    enum CodingKeys: String, CodingKey {
+        case acknowledged, wrong, errors, longestWait = "longest_wait"
+    }
 }
 
 /// What `ledger.py verify` printed: acknowledged books looked for, not found, applied twice.

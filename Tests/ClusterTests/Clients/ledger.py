@@ -3,7 +3,7 @@ check afterwards that nothing acknowledged was lost and nothing was applied twic
 
     ledger.py write  --out FILE --learners a,b,… --seconds S [--in-flight K] [--run NAME]
     ledger.py verify --ledger FILE [FILE…]
-    ledger.py probe  --learners a,b,…
+    ledger.py probe  --learners a,b,… [--write]
 
 Every command takes the brokers (``--brokers EP,EP``, tried in order, failing over) and the CURVE
 certificates (``--key SECRET --server-key PUBLIC``), ``--timeout`` seconds per attempt and
@@ -13,12 +13,14 @@ certificates (``--key SECRET --server-key PUBLIC``), ``--timeout`` seconds per a
   (bounded: it stops sending then and waits for what is in flight, at most timeout × attempts
   more). Each create has a unique title and ``request_id``; a reply whose book is not the one
   asked for counts as ``wrong``. Every acknowledged create is appended to ``--out`` as a JSON line
-  before the next is sent. Prints ``{"acknowledged", "wrong", "errors": {code: count}}``.
+  before the next is sent. Prints ``{"acknowledged", "wrong", "errors": {code: count},
+  "longest_wait"}``: the longest a create took, retries included, in seconds.
 - ``verify`` lists each learner's books (every page) and checks that each acknowledged book is
   there with its title, and that no title appears twice. Prints ``{"checked", "missing",
   "duplicates", "examples"}``.
-- ``probe`` sends one ``list`` per learner at once and prints, per learner, ``{"ok", "code",
-  "seconds"}``: how each was answered and how long it took.
+- ``probe`` sends one ``list`` per learner at once (with ``--write``, one ``create`` of a new
+  book) and prints, per learner, ``{"ok", "code", "seconds"}``: how each was answered and how
+  long it took.
 
 Run by the ClusterTests with /usr/bin/python3 inside the client host's namespace, with
 clients/python on PYTHONPATH.
@@ -48,21 +50,26 @@ async def write(arguments: argparse.Namespace) -> dict[str, Any]:
     sequence = itertools.count()
     errors: Counter[str] = Counter()
     outcome = {"acknowledged": 0, "wrong": 0}
+    longest = 0.0
     stop_at = time.monotonic() + arguments.seconds
     async with connect(arguments) as client:
         with open(arguments.out, "a", encoding="utf-8") as ledger:
             async def one_writer() -> None:
+                nonlocal longest
                 while time.monotonic() < stop_at:
                     number = next(sequence)
                     learner = learners[number % len(learners)]
                     title = f"{arguments.run}-{number}"
                     body = {"op": "create", "learner": learner, "title": title, "author": "Ledger",
                             "genre": "Mystery", "rating": 3, "request_id": title}
+                    started = time.monotonic()
                     try:
                         result = await client.call("books", body)
                     except LyceumError as error:
                         errors[error.code] += 1
                         continue
+                    finally:
+                        longest = max(longest, time.monotonic() - started)
                     book = result.get("book", {}) if isinstance(result, dict) else {}
                     if book.get("title") != title or not book.get("id"):
                         outcome["wrong"] += 1
@@ -71,7 +78,7 @@ async def write(arguments: argparse.Namespace) -> dict[str, Any]:
                     ledger.flush()
                     outcome["acknowledged"] += 1
             await asyncio.gather(*(one_writer() for _ in range(arguments.in_flight)))
-    return {**outcome, "errors": dict(errors)}
+    return {**outcome, "errors": dict(errors), "longest_wait": round(longest, 3)}
 
 
 async def verify(arguments: argparse.Namespace) -> dict[str, Any]:
@@ -116,8 +123,14 @@ async def probe(arguments: argparse.Namespace) -> dict[str, Any]:
     async with connect(arguments) as client:
         async def one(learner: str) -> dict[str, Any]:
             started = time.monotonic()
+            if arguments.write:
+                title = f"probe-{learner}-{time.time_ns()}"
+                body = {"op": "create", "learner": learner, "title": title, "author": "Probe", "genre": "Mystery",
+                        "rating": 3, "request_id": title}
+            else:
+                body = {"op": "list", "learner": learner, "limit": 1}
             try:
-                await client.call("books", {"op": "list", "learner": learner, "limit": 1})
+                await client.call("books", body)
                 outcome: dict[str, Any] = {"ok": True, "code": None}
             except LyceumError as error:
                 outcome = {"ok": False, "code": error.code}
@@ -142,6 +155,7 @@ def main() -> int:
     parser.add_argument("--run", default="w")
     parser.add_argument("--out")
     parser.add_argument("--ledger", nargs="+")
+    parser.add_argument("--write", action="store_true")
     arguments = parser.parse_args()
     needs = {"write": ["out", "learners"], "verify": ["ledger"], "probe": ["learners"]}[arguments.command]
     for name in needs:
