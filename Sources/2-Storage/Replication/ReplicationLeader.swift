@@ -163,7 +163,18 @@ public final class ReplicationLeader: @unchecked Sendable {
         var recovery = Recovery()
         while !stopped.load(ordering: .relaxed) {
             do {
-                if !isRecovered { try recover(&recovery, socket: socket) }
+                if !isRecovered {
+                    try recover(&recovery, socket: socket)
+                    // The followers that adopted this epoch are answered at once, as if they had
+                    // just said `follow` again: writes need them for a majority, and otherwise wait
+                    // for their next `follow`, up to a second away.
+                    if isRecovered {
+                        for (identity, position) in recovery.positions {
+                            let follow = ReplicationMessage.follow(partition: partition, epoch: epoch, position: position, node: recovery.nodes[identity] ?? "")
+                            try receive(follow, from: identity, followers: &followers, socket: socket)
+                        }
+                    }
+                }
                 try poller.poll(timeout: .milliseconds(100))
                 wakeup.reset()
                 while let frames = try socket.receiveMultipart(options: .dontWait) {
@@ -264,6 +275,8 @@ public final class ReplicationLeader: @unchecked Sendable {
     /// the fetch in progress.
     private struct Recovery {
         var positions: [[UInt8]: LogPosition] = [:]
+        /// The node each of them named in its `follow`.
+        var nodes: [[UInt8]: String] = [:]
         var source: [UInt8]?
         var fetchSent = ContinuousClock.now - .seconds(10)
         /// The source's image, when what this leader lacks is inside the source's snapshot.
@@ -291,9 +304,12 @@ public final class ReplicationLeader: @unchecked Sendable {
 
     private func recoveryReceive(_ message: ReplicationMessage, from identity: [UInt8], recovery: inout Recovery, socket: Socket) throws {
         switch message {
-        case .follow(_, let theirs, let position, _):
+        case .follow(_, let theirs, let position, let node):
             if theirs > epoch { return deposed(by: theirs) }
-            if theirs == epoch { recovery.positions[identity] = position }
+            if theirs == epoch {
+                recovery.positions[identity] = position
+                recovery.nodes[identity] = node
+            }
         case .refuse(_, let theirs, let reason, _):
             if theirs > epoch { return deposed(by: theirs) }
             if reason == .snapshotNeeded, identity == recovery.source { try pullImage(from: identity, recovery: &recovery, socket: socket) }
@@ -335,8 +351,8 @@ public final class ReplicationLeader: @unchecked Sendable {
         _ = try socket.send(multipart: [identity] + ReplicationMessage.snapshotFetch(partition: partition, epoch: epoch, offset: 0, maxBytes: recoveryChunkBytes).frames())
     }
 
-    /// Records this epoch's start after everything recovered, and leads. Followers say `follow`
-    /// again after a second of silence and are answered then.
+    /// Records this epoch's start after everything recovered, and leads (the followers that
+    /// adopted the epoch are then answered as if they had said `follow` again).
     private func finishRecovery() throws {
         try history.record(EpochHistory.Start(epoch: epoch, startSequence: store.lastSequence + 1))
         quorum.update("leader", durable: store.lastSequence)
