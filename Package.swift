@@ -141,7 +141,7 @@ let package = Package(
         // worker's partitions on its pool, its node service, and moves between nodes.
         .target(
             name: "PartitionOperations",
-            dependencies: ["ServiceHosting", "Partitions", "LearningServices", "Journal", "JSON", "Majordomo", "ZeroMQ", "Access", "LyceumLifecycle", "LyceumLogging", "LyceumSupport", "Coordination", "Replication"],
+            dependencies: ["ServiceHosting", "Partitions", "LearningServices", "Journal", "JSON", "Majordomo", "ZeroMQ", "Access", "LyceumLifecycle", "LyceumLogging", "LyceumSupport", "Coordination", "Replication", "Telemetry"],
             path: "Sources/5-Application/PartitionOperations"
         ),
         // Online backups of a process's journals (the lyceum.backup service and the node ops that

@@ -10,6 +10,9 @@ import ZeroMQ
 /// partition of books. A writer creates books one at a time through the broker, retrying each
 /// with its `request_id` until acknowledged, while the leader's process is killed or paused.
 /// Every acknowledged book is then read back through the broker, and none was applied twice.
+/// `lyceum status` and each worker's metrics report the leader, the epoch and the followers' lag;
+/// a leader stopped with SIGTERM resigns, so that a follower takes over without waiting for the
+/// lease to expire.
 @Suite(.serialized, .offTheCooperativePool) struct ReplicatedPartitionEndToEndTests {
     @Test func theLeadersProcessIsKilledUnderWritesAndNoAcknowledgedWriteIsLostOrDoubled() throws {
         try Self.killTheLeaderUnderWrites(try ReplicaCluster())
@@ -31,6 +34,115 @@ import ZeroMQ
         writer.stop()
         writer.printFailOver(around: killedAt, "the leader killed")
         try cluster.expectEveryAcknowledgedBookOnce(writer.acknowledged)
+    }
+
+    /// The leader stopped with SIGTERM under writes finishes its requests in hand, resigns (its
+    /// leader key deleted, its lease revoked) and exits 0; a follower leads without waiting for
+    /// the lease's TTL, and every acknowledged write is there once. The fail-over is printed.
+    @Test func aLeaderStoppedWithSIGTERMResignsAndAFollowerTakesOverAtOnce() throws {
+        let cluster = try ReplicaCluster()
+        let writer = Writer(endpoint: cluster.endpoint)
+        defer { writer.stop() }
+        try #require(eventually { writer.count >= 100 }, "no writes acknowledged")
+
+        let leader = try cluster.leader()
+        let stoppedAt = ContinuousClock.now
+        let before = writer.count
+        let worker = try #require(cluster.workers[leader])
+        let status = worker.signal(SIGTERM)
+        let exited = ContinuousClock.now - stoppedAt
+        cluster.workers[leader] = nil
+        #expect(status == 0, "\(worker.standardError)")
+        #expect(worker.standardError.contains("replicas stopped"), "\(worker.standardError)")
+        try #require(eventually { writer.count >= before + 100 }, "no write acknowledged after SIGTERM")
+        writer.stop()
+        print("the leader exited \(exited) after SIGTERM")
+        writer.printFailOver(around: stoppedAt, "the leader stopped with SIGTERM")
+        try cluster.expectEveryAcknowledgedBookOnce(writer.acknowledged)
+    }
+
+    /// `lyceum status` (JSON, and tables on a terminal) and the workers' metrics show the
+    /// leader, its epoch and each follower's lag: 0 once writes stop, then growing for a
+    /// follower that is stopped while writes go on.
+    @Test func statusAndMetricsShowTheLeaderTheEpochAndEachFollowersLag() throws {
+        let cluster = try ReplicaCluster()
+        let writer = Writer(endpoint: cluster.endpoint)
+        defer { writer.stop() }
+        try #require(eventually { writer.count >= 50 }, "no writes acknowledged")
+        writer.stop()
+        let leader = try cluster.leader()
+        let followers = cluster.workers.keys.filter { $0 != leader }.sorted()
+
+        // Quiescent: every follower has everything.
+        var row: [String: Any] = [:]
+        try #require(eventually {
+            row = try cluster.statusRow()
+            let replicas = row["replicas"] as? [[String: Any]] ?? []
+            return row["leader"] as? String == leader && replicas.count == 3
+                && replicas.filter { ($0["node"] as? String) != leader }.allSatisfy { $0["lag_records"] as? Int == 0 && $0["lag_bytes"] as? Int == 0 }
+        }, "\(row)")
+        let epoch = try #require(row["epoch"] as? Int)
+        #expect(epoch > 0)
+        for replica in row["replicas"] as? [[String: Any]] ?? [] {
+            let node = replica["node"] as? String ?? ""
+            #expect(replica["role"] as? String == (node == leader ? "leading" : "following"), "\(replica)")
+            #expect(replica["epoch"] as? Int == epoch, "\(replica)")
+        }
+        print("status: \(row)")
+
+        let leaderMetrics = try Metrics.scrape(port: cluster.metricsPorts[leader]!)
+        let partition = ["service": "books", "partition": "0"]
+        #expect(leaderMetrics.value("lyceum_replica_leader", partition) == 1)
+        #expect(leaderMetrics.value("lyceum_replica_epoch", partition) == Double(epoch))
+        for follower in followers {
+            let labels = partition.merging(["follower": follower]) { $1 }
+            #expect(leaderMetrics.samples.contains { $0.name == "lyceum_replica_lag_records" && $0.labels == labels && $0.value == 0 }, "\(leaderMetrics.samples.filter { $0.name.hasPrefix("lyceum_replica") })")
+            #expect(leaderMetrics.samples.contains { $0.name == "lyceum_replica_lag_bytes" && $0.labels == labels && $0.value == 0 })
+        }
+        let waited = leaderMetrics.value("lyceum_replica_commit_wait_seconds_count", partition)
+        #expect(waited >= 50, "every acknowledged write waited for its majority once")
+        print("commit wait: \(waited) writes, \(leaderMetrics.value("lyceum_replica_commit_wait_seconds_sum", partition)) s in all")
+        #expect(leaderMetrics.value("lyceum_journal_last_sequence", partition) >= 50, "the leader's journal is labelled as its partition's")
+        for follower in followers {
+            let metrics = try Metrics.scrape(port: cluster.metricsPorts[follower]!)
+            #expect(metrics.samples.contains { $0.name == "lyceum_replica_leader" && $0.labels == partition && $0.value == 0 })
+            #expect(metrics.value("lyceum_replica_epoch", partition) == Double(epoch))
+            #expect(!metrics.samples.contains { $0.name == "lyceum_replica_lag_records" }, "only the leader reports lag")
+            #expect(metrics.value("lyceum_journal_last_sequence", partition) == leaderMetrics.value("lyceum_journal_last_sequence", partition))
+        }
+
+        if let script = StatusTableTests.script {
+            let table = try StatusTableTests.onTerminal(
+                script: script, "\(LyceumProcess.executable.path) status --broker \(cluster.endpoint) --partitions 1")
+            let lines = table.split(separator: "\n").map(String.init)
+            let header = try #require(lines.first { $0.hasPrefix("SERVICE ") && $0.contains("PARTITION") }, "\(table)")
+            #expect(header.contains(" OWNERS ") && header.hasSuffix("  EPOCH  FOLLOWERS"), "\(table)")
+            let books = try #require(lines.first { $0.hasPrefix("books ") && $0.contains("owned") }, "\(table)")
+            #expect(books.contains(" \(epoch)  ") && followers.allSatisfy { books.contains("\($0) lag 0 (0 B)") }, "\(table)")
+            print(table)
+        }
+
+        // A follower stopped while writes go on: its lag grows; the other keeps the majority.
+        let stopped = followers[0]
+        try #require(cluster.workers[stopped]?.suspend() == true)
+        defer { cluster.workers[stopped]?.send(SIGCONT) }
+        let more = Writer(endpoint: cluster.endpoint, prefix: "more")
+        defer { more.stop() }
+        try #require(eventually { more.count >= 20 }, "no writes acknowledged with a follower stopped")
+        more.stop()
+        let labels = partition.merging(["follower": stopped]) { $1 }
+        var lagging = try Metrics.scrape(port: cluster.metricsPorts[leader]!)
+        try #require(eventually {
+            lagging = try Metrics.scrape(port: cluster.metricsPorts[leader]!)
+            return lagging.value("lyceum_replica_lag_records", labels) >= 20
+        }, "\(lagging.samples.filter { $0.name.hasPrefix("lyceum_replica") })")
+        #expect(lagging.value("lyceum_replica_lag_bytes", labels) > 0)
+        #expect(lagging.value("lyceum_replica_lag_records", partition.merging(["follower": followers[1]]) { $1 }) == 0)
+        print("a stopped follower: lag \(lagging.value("lyceum_replica_lag_records", labels)) records, \(lagging.value("lyceum_replica_lag_bytes", labels)) bytes")
+        row = try cluster.statusRow()
+        let stoppedRow = (row["replicas"] as? [[String: Any]] ?? []).first { $0["node"] as? String == stopped }
+        // The stopped node cannot answer for itself: its lag comes from the leader's report.
+        #expect((stoppedRow?["lag_records"] as? Int ?? 0) >= 20, "\(row)")
     }
 
     /// A leader paused past its lease (SIGSTOP) is replaced; resumed, it steps down (its
@@ -79,6 +191,8 @@ final class ReplicaCluster {
     let endpoint: String
     let forwarder: String
     let keys: ReplicaKeys?
+    /// Each worker's metrics port.
+    var metricsPorts: [String: Int] = [:]
     let broker: LyceumProcess
     var workers: [String: LyceumProcess] = [:]
 
@@ -111,12 +225,14 @@ final class ReplicaCluster {
         }
         // Ports base + k × partitions + N: books is the second journaled service (k = 1).
         let base = try freeLoopbackPorts(count: 2)
+        let metrics = try metricsPorts[node] ?? freeLoopbackPort()
+        metricsPorts[node] = metrics
         let curve = keys.map { ["--authorized-keys", $0.replicas] + $0.client(node) } ?? []
         workers[node] = try LyceumProcess([
             "worker", "--broker", endpoint, "--forwarder-endpoint", forwarder, "--partitions", String(Self.partitions), "--node", node,
             "--data", root, "--service", "books", "--sessions", "2",
             "--replicas", "3", "--etcd-endpoint", etcd.endpoint, "--replication-endpoint", "tcp://127.0.0.1:\(base)",
-            "--lease-ttl", "2", "--lease-keep-alive", "500", "--lease-retry", "700",
+            "--lease-ttl", "2", "--lease-keep-alive", "500", "--lease-retry", "700", "--metrics-port", String(metrics),
         ] + (joining ? ["--join"] : []) + curve)
     }
 
@@ -148,6 +264,14 @@ final class ReplicaCluster {
         return try #require(found, "no leader among \(workers.keys.sorted()) but \(excluding):\n\(logs)")
     }
 
+    /// books.p0's row of `lyceum status --json`'s partitions table.
+    func statusRow() throws -> [String: Any] {
+        let status = try LyceumProcess.run(["status", "--broker", endpoint, "--partitions", String(Self.partitions), "--json"])
+        try #require(status.status == 0, "\(status.stderr)")
+        let table = (try parse(Array(status.stdout.utf8))["partitions"] as? [String: Any])?["table"] as? [[String: Any]] ?? []
+        return try #require(table.first { $0["service"] as? String == "books" && $0["partition"] as? Int == 0 }, "\(status.stdout)")
+    }
+
     /// Lists ada's books through the broker and expects each of `acknowledged` there once.
     func expectEveryAcknowledgedBookOnce(_ acknowledged: [(title: String, at: ContinuousClock.Instant)]) throws {
         var titles: [String: Int] = [:]
@@ -177,21 +301,23 @@ final class ReplicaCluster {
 }
 
 /// Creates ada's books one at a time through the broker, each retried with its `request_id`
-/// until acknowledged, on a thread of its own until stopped.
+/// until acknowledged, on a thread of its own until stopped. Titles and request ids are
+/// `prefix-N`: a second writer needs another prefix, or the request ledger answers its writes
+/// as the first one's.
 final class Writer: @unchecked Sendable {
     private let acks = Mutex<[(title: String, at: ContinuousClock.Instant)]>([])
     private let stopping = Atomic(false)
     private let finished = DispatchSemaphore(value: 0)
 
-    /// Starts writing through the broker at `endpoint`, a client with `security`.
-    init(endpoint: String, security: SocketSecurity = .plaintext) {
+    /// Starts writing books `prefix-N` through the broker at `endpoint`, a client with `security`.
+    init(endpoint: String, security: SocketSecurity = .plaintext, prefix: String = "book") {
         Thread.detachNewThread { [self] in
             defer { finished.signal() }
             guard let context = try? Context() else { return }
             var number = 0
             while !stopping.load(ordering: .relaxed) {
                 number += 1
-                let title = "book-\(number)"
+                let title = "\(prefix)-\(number)"
                 let body = #"{"op":"create","learner":"ada","title":"\#(title)","author":"A","genre":"Mystery","rating":3,"request_id":"\#(title)"}"#
                 while !stopping.load(ordering: .relaxed) {
                     let client = Client(endpoint: endpoint, configuration: ClientConfiguration(timeout: .seconds(2), attempts: 1, security: security), context: context)

@@ -36,9 +36,10 @@ import Testing
         #expect((try JSONSerialization.jsonObject(with: Data(piped.stdout.utf8)) as? [String: Any])?["role"] as? String == "serve", "\(piped.stdout)")
     }
 
-    /// What `command` printed on a pseudo-terminal, with the terminal's CRLFs as newlines.
-    private static func onTerminal(_ command: String) throws -> String {
-        let finished = try ChildProcess.run(script!, ["--quiet", "--return", "--command", command, "/dev/null"])
+    /// What `command` printed on a pseudo-terminal (util-linux's `script` at `script`), with the
+    /// terminal's CRLFs as newlines.
+    static func onTerminal(script: String = script!, _ command: String) throws -> String {
+        let finished = try ChildProcess.run(script, ["--quiet", "--return", "--command", command, "/dev/null"])
         #expect(finished.status == 0, "\(command)")
         return finished.standardOutput.replacingOccurrences(of: "\r\n", with: "\n")
     }

@@ -10,6 +10,7 @@ import Testing
     @Test func everyMessageSurvivesItsFrames() throws {
         let messages: [ReplicationMessage] = [
             .follow(partition: "books.p7", epoch: 9, position: LogPosition(epoch: 4, sequence: 120)),
+            .follow(partition: "books.p7", epoch: 9, position: LogPosition(epoch: 4, sequence: 120), node: "w2"),
             .append(partition: "books.p7", epoch: 9, previous: LogPosition(epoch: 4, sequence: 0), commit: 0,
                     epochs: [EpochHistory.Start(epoch: 9, startSequence: 1)], records: [try Self.record(1), try Self.record(2)]),
             .append(partition: "books.p7", epoch: 9, previous: LogPosition(epoch: 9, sequence: 2), commit: 2, epochs: [], records: []),
@@ -33,6 +34,11 @@ import Testing
         #expect(refusal([Array(#"{"op":"ack","partition":"p","epoch":1,"durable_seq":1,"extra":0}"#.utf8)])?.code == .badMessage)
         #expect(refusal([Array(#"{"op":"ack","partition":"p","epoch":-1,"durable_seq":1}"#.utf8)])?.code == .badMessage)
         #expect(refusal(ack + [[1]])?.code == .badMessage)
+        // A follower's node name is printable, without spaces, at most 64 bytes.
+        let follow = #"{"op":"follow","partition":"p","epoch":1,"position":{"epoch":0,"seq":0},"node":"#
+        #expect(refusal([Array((follow + #""w 2"}"#).utf8)])?.code == .badMessage)
+        #expect(refusal([Array((follow + #""\#(String(repeating: "w", count: 65))"}"#).utf8)])?.code == .badMessage)
+        #expect(refusal([Array((follow + "7}").utf8)])?.code == .badMessage)
         var damaged = try recordLine(1)
         damaged[12] ^= 1
         let append = ReplicationMessage.append(partition: "p", epoch: 1, previous: LogPosition(epoch: 0, sequence: 0), commit: 0, epochs: [], records: []).frames()

@@ -122,6 +122,14 @@ public final class JournalTail {
         self.sequence = sequence
     }
 
+    /// How many bytes the journal holds after the last record handed out: what a follower
+    /// reading through this tail still lacks. Before the first read (or once a compaction
+    /// replaced the file) the whole file counts, as the place in it is not known yet.
+    public var bytesBehind: UInt64 {
+        let (current, end) = journal.writer.withLock { ($0.file, $0.endOffset) }
+        return file === current ? end - min(offset, end) : end
+    }
+
     /// The next records, at most `maxRecords` and `maxBytes` of lines (at least one record when
     /// any is there).
     /// - Throws: `snapshotNeeded` when the records after `sequence` were compacted away.

@@ -32,6 +32,8 @@ public final class FollowerReplica {
     public let store: any ReplicaStore
     /// Its epoch history.
     public let history: EpochHistory
+    /// This node's name, said in `follow` so that the leader can name its followers.
+    public let node: String
     private let logger = Logger(component: "replication")
     /// The reader of the last `fetch`, and the journal it reads: the next fetch of a recovering
     /// leader goes on from where it stopped instead of scanning the journal again.
@@ -49,12 +51,13 @@ public final class FollowerReplica {
         set { receiver.stepHook = newValue }
     }
 
-    /// The follower of `partition` keeping its records in `store`, its epochs in `history`.
-    public init(partition: String, store: any ReplicaStore, history: EpochHistory, chunkBytes: Int = JournalChunk.maxBytes) {
+    /// The follower of `partition` on node `node`, keeping its records in `store`, its epochs in `history`.
+    public init(partition: String, store: any ReplicaStore, history: EpochHistory, node: String = "", chunkBytes: Int = JournalChunk.maxBytes) {
         self.partition = partition
         self.chunkBytes = chunkBytes
         self.store = store
         self.history = history
+        self.node = node
     }
 
     /// Where its log ends.
@@ -70,7 +73,7 @@ public final class FollowerReplica {
         do { try history.adopt(epoch) } catch {
             logger.error("could not adopt the leader's epoch", ["partition": partition, "epoch": String(epoch), "error": error.description])
         }
-        return .follow(partition: partition, epoch: history.adopted, position: position)
+        return .follow(partition: partition, epoch: history.adopted, position: position, node: node)
     }
 
     /// Answers one message from the leader: `ack`, `refuse`, or `follow` after a truncation;

@@ -13,11 +13,15 @@ public final class ReplicationFollower: @unchecked Sendable {
     private let logger = Logger(component: "replication")
     private let stopped = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
+    /// The epoch adopted and where the log ends, as of the link's last message: read by other
+    /// threads (status, metrics) without touching the replica, which is the link's alone.
+    private let published: Mutex<(epoch: Int64, position: LogPosition)>
 
     /// Follows the leader of `epoch` at `leaderEndpoint`.
     public init(replica: FollowerReplica, epoch: Int64, context: Context, leaderEndpoint: String, security: SocketSecurity = .plaintext,
                 limits: ReplicationMessage.Limits = ReplicationMessage.Limits()) throws {
         self.replica = replica
+        published = Mutex((replica.history.adopted, replica.position))
         // The socket is made, connected and used by the link's thread only.
         do {
             try LinkThread.start(name: "follower-\(replica.partition)", open: {
@@ -33,6 +37,9 @@ public final class ReplicationFollower: @unchecked Sendable {
             throw error
         }
     }
+
+    /// The highest epoch this follower adopted and where its log ends, as of its last message.
+    public var progress: (epoch: Int64, position: LogPosition) { published.withLock { $0 } }
 
     /// Stops following (the journal stays open: its owner closes it).
     public func stop() {
@@ -52,6 +59,7 @@ public final class ReplicationFollower: @unchecked Sendable {
             do {
                 if ContinuousClock.now - lastHeard >= .seconds(1) {
                     _ = try socket.send(multipart: replica.follow(epoch: epoch).frames(), options: .dontWait)
+                    published.withLock { $0 = (replica.history.adopted, replica.position) }
                     lastHeard = .now
                 }
                 try poller.poll(timeout: .milliseconds(100))
@@ -65,6 +73,7 @@ public final class ReplicationFollower: @unchecked Sendable {
                         answer = .refuse(partition: replica.partition, epoch: replica.history.adopted, reason: error.code, position: replica.position)
                     }
                     if let answer { _ = try socket.send(multipart: answer.frames(), options: .dontWait) }
+                    published.withLock { $0 = (replica.history.adopted, replica.position) }
                 }
             } catch {
                 logger.error("follower link failed", ["partition": replica.partition, "error": "\(error)"])

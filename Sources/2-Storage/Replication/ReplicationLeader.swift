@@ -33,6 +33,9 @@ public final class ReplicationLeader: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private let onDeposed: @Sendable (Int64) -> Void
     private let onRecovered: @Sendable () -> Void
+    private let onCommitted: @Sendable (Duration) -> Void
+    /// The followers as of the link's last pass, for other threads (status, metrics).
+    private let published = Mutex<[FollowerProgress]>([])
     /// The most record bytes sent to one follower and not yet acknowledged.
     private let windowBytes = 4 << 20
     /// The most image bytes in one piece sent to a follower being rebuilt.
@@ -49,11 +52,13 @@ public final class ReplicationLeader: @unchecked Sendable {
     ///   - mayAcknowledge: whether the leadership still holds (``Coordination/Candidacy/mayAcknowledge(epoch:)``).
     ///   - onDeposed: called (on the link's thread) with the newer epoch a follower refused it for.
     ///   - onRecovered: called (on the link's thread) once recovery is over: writes may start.
+    ///   - onCommitted: told, for each write given to ``replicate(_:reply:)`` that a majority
+    ///     acknowledged, how long it waited from then (on the thread that completed the majority).
     public init(
         partition: String, epoch: Int64, store: any ReplicaStore, history: EpochHistory, replicas: Int,
         context: Context, endpoint: String, security: SocketSecurity = .plaintext,
         mayAcknowledge: @escaping @Sendable () -> Bool, onDeposed: @escaping @Sendable (Int64) -> Void = { _ in },
-        onRecovered: @escaping @Sendable () -> Void = {}
+        onRecovered: @escaping @Sendable () -> Void = {}, onCommitted: @escaping @Sendable (Duration) -> Void = { _ in }
     ) throws {
         self.partition = partition
         self.epoch = epoch
@@ -61,6 +66,7 @@ public final class ReplicationLeader: @unchecked Sendable {
         self.history = history
         self.onDeposed = onDeposed
         self.onRecovered = onRecovered
+        self.onCommitted = onCommitted
         quorum = QuorumTracker(replicas: replicas, mayAcknowledge: mayAcknowledge)
         wakeup = try WakeupPipe()
         // The socket is made, bound and used by the link's thread only.
@@ -101,9 +107,17 @@ public final class ReplicationLeader: @unchecked Sendable {
     /// copy once durable; `reply` runs when a majority has the record durable (see ``QuorumTracker``).
     public func replicate(_ pending: PendingWrite, reply: @escaping @Sendable (Bool) -> Void) {
         wakeup.signal()
-        quorum.whenCommitted(pending.sequence, reply)
+        let started = ContinuousClock.now
+        quorum.whenCommitted(pending.sequence) { [onCommitted] acknowledged in
+            if acknowledged { onCommitted(ContinuousClock.now - started) }
+            reply(acknowledged)
+        }
         pending.whenDurable { [quorum] acknowledgement in quorum.update("leader", durable: acknowledgement.sequence) }
     }
+
+    /// The followers this leadership has heard from, each as of the link's last pass (at most
+    /// a tenth of a second old), in node order.
+    public var followers: [FollowerProgress] { published.withLock { $0 } }
 
     /// Stops the link and fails every reply still waiting.
     public func stop() {
@@ -116,13 +130,17 @@ public final class ReplicationLeader: @unchecked Sendable {
     /// One follower as the leader sees it.
     private final class Follower {
         let tail: JournalTail
+        let node: String
         var durable: UInt64
         var inFlightBytes = 0
+        /// The appends shipped and not yet acknowledged: their last sequence and bytes of records.
+        var unacknowledged: [(sequence: UInt64, bytes: Int)] = []
         var lastHeard = ContinuousClock.now
         /// The image it is being rebuilt from while it is behind the snapshot.
         var source: SnapshotSource?
-        init(tail: JournalTail, durable: UInt64) {
+        init(tail: JournalTail, node: String, durable: UInt64) {
             self.tail = tail
+            self.node = node
             self.durable = durable
         }
     }
@@ -145,7 +163,18 @@ public final class ReplicationLeader: @unchecked Sendable {
         var recovery = Recovery()
         while !stopped.load(ordering: .relaxed) {
             do {
-                if !isRecovered { try recover(&recovery, socket: socket) }
+                if !isRecovered {
+                    try recover(&recovery, socket: socket)
+                    // The followers that adopted this epoch are answered at once, as if they had
+                    // just said `follow` again: writes need them for a majority, and otherwise wait
+                    // for their next `follow`, up to a second away.
+                    if isRecovered {
+                        for (identity, position) in recovery.positions {
+                            let follow = ReplicationMessage.follow(partition: partition, epoch: epoch, position: position, node: recovery.nodes[identity] ?? "")
+                            try receive(follow, from: identity, followers: &followers, socket: socket)
+                        }
+                    }
+                }
                 try poller.poll(timeout: .milliseconds(100))
                 wakeup.reset()
                 while let frames = try socket.receiveMultipart(options: .dontWait) {
@@ -167,6 +196,7 @@ public final class ReplicationLeader: @unchecked Sendable {
                 if heartbeat { lastHeartbeat = .now }
                 if isRecovered {
                     for (identity, follower) in followers { try ship(to: identity, follower, socket: socket, heartbeat: heartbeat) }
+                    publish(followers)
                 }
             } catch {
                 logger.error("replication link failed", ["partition": partition, "error": "\(error)"])
@@ -178,8 +208,13 @@ public final class ReplicationLeader: @unchecked Sendable {
     private func receive(_ message: ReplicationMessage, from identity: [UInt8], followers: inout [[UInt8]: Follower], socket: Socket) throws {
         let member = identity.map { String($0, radix: 16) }.joined()
         switch message {
-        case .follow(_, let theirs, let position):
+        case .follow(_, let theirs, let position, let node):
             if theirs > epoch { return deposed(by: theirs) }
+            // The same node on a new connection (it restarted): its old entry is gone for good.
+            for (other, follower) in followers where other != identity && !node.isEmpty && follower.node == node {
+                followers.removeValue(forKey: other)
+                quorum.remove(other.map { String($0, radix: 16) }.joined())
+            }
             let last = store.lastSequence
             // The follower's log matches ours up to the end of its last epoch in our history.
             let matching = position.sequence <= last && history.epoch(of: position.sequence) == position.epoch
@@ -190,26 +225,29 @@ public final class ReplicationLeader: @unchecked Sendable {
                 quorum.remove(member)
                 return
             }
-            followers[identity] = Follower(tail: JournalTail(journal: store.journal, after: position.sequence), durable: position.sequence)
+            followers[identity] = Follower(
+                tail: JournalTail(journal: store.journal, after: position.sequence), node: node.isEmpty ? member : node, durable: position.sequence)
             quorum.update(member, durable: position.sequence)
         case .ack(_, let theirs, let durable):
             guard theirs == epoch, let follower = followers[identity] else { return }
             follower.durable = max(follower.durable, durable)
             follower.inFlightBytes = 0
+            follower.unacknowledged.removeAll { $0.sequence <= follower.durable }
             follower.lastHeard = .now
             quorum.update(member, durable: follower.durable)
         case .refuse(_, let theirs, let reason, let position):
             if theirs > epoch { return deposed(by: theirs) }
             if reason == .snapshotNeeded {
                 // Its tail to cut is inside its own snapshot: rebuild it from ours.
-                let follower = Follower(tail: JournalTail(journal: store.journal, after: position.sequence), durable: position.sequence)
+                let node = followers[identity]?.node ?? member
+                let follower = Follower(tail: JournalTail(journal: store.journal, after: position.sequence), node: node, durable: position.sequence)
                 followers[identity] = follower
                 return try rebuild(identity, follower, socket: socket)
             }
             logger.info("a follower refused an append; resending from its position", ["partition": partition, "reason": reason.rawValue, "position": position.description])
-            followers.removeValue(forKey: identity)
+            let node = followers.removeValue(forKey: identity)?.node ?? ""
             // It sends `follow` again when it hears nothing: start over from there.
-            try receive(.follow(partition: partition, epoch: epoch, position: position), from: identity, followers: &followers, socket: socket)
+            try receive(.follow(partition: partition, epoch: epoch, position: position, node: node), from: identity, followers: &followers, socket: socket)
         case .snapshotFetch(_, let theirs, let offset, let maxBytes):
             guard theirs == epoch, let follower = followers[identity], let source = follower.source else { return }
             guard let piece = try source.piece(partition: partition, epoch: epoch, at: offset, maxBytes: min(maxBytes, chunkBytes)) else { return }
@@ -237,6 +275,8 @@ public final class ReplicationLeader: @unchecked Sendable {
     /// the fetch in progress.
     private struct Recovery {
         var positions: [[UInt8]: LogPosition] = [:]
+        /// The node each of them named in its `follow`.
+        var nodes: [[UInt8]: String] = [:]
         var source: [UInt8]?
         var fetchSent = ContinuousClock.now - .seconds(10)
         /// The source's image, when what this leader lacks is inside the source's snapshot.
@@ -264,9 +304,12 @@ public final class ReplicationLeader: @unchecked Sendable {
 
     private func recoveryReceive(_ message: ReplicationMessage, from identity: [UInt8], recovery: inout Recovery, socket: Socket) throws {
         switch message {
-        case .follow(_, let theirs, let position):
+        case .follow(_, let theirs, let position, let node):
             if theirs > epoch { return deposed(by: theirs) }
-            if theirs == epoch { recovery.positions[identity] = position }
+            if theirs == epoch {
+                recovery.positions[identity] = position
+                recovery.nodes[identity] = node
+            }
         case .refuse(_, let theirs, let reason, _):
             if theirs > epoch { return deposed(by: theirs) }
             if reason == .snapshotNeeded, identity == recovery.source { try pullImage(from: identity, recovery: &recovery, socket: socket) }
@@ -308,8 +351,8 @@ public final class ReplicationLeader: @unchecked Sendable {
         _ = try socket.send(multipart: [identity] + ReplicationMessage.snapshotFetch(partition: partition, epoch: epoch, offset: 0, maxBytes: recoveryChunkBytes).frames())
     }
 
-    /// Records this epoch's start after everything recovered, and leads. Followers say `follow`
-    /// again after a second of silence and are answered then.
+    /// Records this epoch's start after everything recovered, and leads (the followers that
+    /// adopted the epoch are then answered as if they had said `follow` again).
     private func finishRecovery() throws {
         try history.record(EpochHistory.Start(epoch: epoch, startSequence: store.lastSequence + 1))
         quorum.update("leader", durable: store.lastSequence)
@@ -335,9 +378,26 @@ public final class ReplicationLeader: @unchecked Sendable {
                 partition: partition, epoch: epoch, previous: LogPosition(epoch: history.epoch(of: previousSequence), sequence: previousSequence),
                 commit: quorum.committed, epochs: starts, records: records)
             _ = try socket.send(multipart: [identity] + append.frames())
-            follower.inFlightBytes += records.reduce(0) { $0 + $1.line.count }
+            let bytes = records.reduce(0) { $0 + $1.line.count }
+            follower.inFlightBytes += bytes
             if records.isEmpty { return }
+            follower.unacknowledged.append((last, bytes))
         }
+    }
+
+    /// Makes the followers' progress readable by other threads: how far each is behind this
+    /// leader's journal, in records and in bytes (those shipped and not acknowledged, and those
+    /// not shipped yet).
+    private func publish(_ followers: [[UInt8]: Follower]) {
+        let last = store.lastSequence
+        let now = ContinuousClock.now
+        let progress = followers.values.map { follower in
+            let shipped = follower.unacknowledged.reduce(0) { $0 + UInt64($1.bytes) }
+            return FollowerProgress(
+                node: follower.node, durable: follower.durable, lagRecords: last - min(last, follower.durable),
+                lagBytes: follower.tail.bytesBehind + shipped, silence: now - follower.lastHeard)
+        }
+        published.withLock { $0 = progress.sorted { $0.node < $1.node } }
     }
 
     private func deposed(by newer: Int64) {

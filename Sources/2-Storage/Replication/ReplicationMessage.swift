@@ -28,8 +28,9 @@ public struct LogPosition: Sendable, Hashable, Comparable, CustomStringConvertib
 /// One message of the replication channel (protocol/replication.md, *Replication messages*):
 /// a JSON frame, followed by one frame per record line for `append`.
 public enum ReplicationMessage: Sendable, Equatable {
-    /// follower → leader: "I follow you in `epoch`; my log ends at `position`".
-    case follow(partition: String, epoch: Int64, position: LogPosition)
+    /// follower → leader: "I follow you in `epoch`; my log ends at `position`"; `node` names
+    /// the follower's node (for `lyceum status` and the lag metrics; empty when not said).
+    case follow(partition: String, epoch: Int64, position: LogPosition, node: String = "")
     /// leader → follower: the records after `previous`, with the epoch starts among them, and
     /// the highest sequence known durable on a majority.
     case append(partition: String, epoch: Int64, previous: LogPosition, commit: UInt64, epochs: [EpochHistory.Start], records: [ReplicatedRecord])
@@ -72,7 +73,7 @@ public enum ReplicationMessage: Sendable, Equatable {
     /// The partition the message concerns.
     public var partition: String {
         switch self {
-        case .follow(let partition, _, _), .append(let partition, _, _, _, _, _), .ack(let partition, _, _),
+        case .follow(let partition, _, _, _), .append(let partition, _, _, _, _, _), .ack(let partition, _, _),
              .refuse(let partition, _, _, _), .truncate(let partition, _, _), .fetch(let partition, _, _),
              .records(let partition, _, _, _, _, _), .snapshot(let partition, _, _, _, _, _, _, _),
              .snapshotFetch(let partition, _, _, _): partition
@@ -84,9 +85,10 @@ public enum ReplicationMessage: Sendable, Equatable {
         var header = JSONObject()
         func position(_ value: LogPosition) -> JSONValue { ["epoch": .integer(Int(value.epoch)), "seq": .integer(Int(value.sequence))] }
         switch self {
-        case .follow(let partition, let epoch, let at):
+        case .follow(let partition, let epoch, let at, let node):
             header.append("op", "follow"); header.append("partition", .string(partition)); header.append("epoch", .integer(Int(epoch)))
             header.append("position", position(at))
+            if !node.isEmpty { header.append("node", .string(node)) }
         case .append(let partition, let epoch, let previous, let commit, let epochs, let records):
             header.append("op", "append"); header.append("partition", .string(partition)); header.append("epoch", .integer(Int(epoch)))
             header.append("prev", position(previous)); header.append("commit", .integer(Int(commit)))
@@ -147,7 +149,11 @@ public enum ReplicationMessage: Sendable, Equatable {
             let message: ReplicationMessage
             switch op {
             case "follow":
-                message = .follow(partition: partition, epoch: epoch, position: try position("position"))
+                let node = try reader.optionalString("node", length: 1...64) ?? ""
+                guard node.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+                    throw JSONReadError(path: reader.path(of: "node"), message: "a node name is printable ASCII without spaces")
+                }
+                message = .follow(partition: partition, epoch: epoch, position: try position("position"), node: node)
             case "ack":
                 message = .ack(partition: partition, epoch: epoch, durable: UInt64(try reader.integer("durable_seq", in: 0...Int.max)))
             case "refuse":

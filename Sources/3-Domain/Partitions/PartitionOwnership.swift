@@ -45,10 +45,15 @@ public struct PartitionOwnership: Sendable {
 
     /// `{"count", "nodes": [{"service", "node", "held"} or {"service", "error"}], "unowned": n,
     /// "contested": n, "table": [{"service", "partition", "state", "owners": [{"node",
-    /// "directory", "last_seq", "bytes", "state"}]}]}`.
+    /// "directory", "last_seq", "bytes", "state"}]}]}`. Replicated partitions (nodes answering
+    /// with `replicas`) add to their row `"leader"` (the node leading, or null), `"epoch"` (the
+    /// highest reported) and `"replicas": [{"node", "role", "epoch", "last_seq"}]`, with
+    /// `"lag_records"` and `"lag_bytes"` for each follower the leader reported; such a node
+    /// answer counts its `"replicas"`.
     public var json: JSONValue {
         var nodes: [JSONValue] = []
         var owners: [String: [JSONValue]] = [:]
+        var replicas: [String: [Replica]] = [:]
         var reportedCount: Int?
         for answer in answers {
             var node = JSONObject()
@@ -74,6 +79,13 @@ public struct PartitionOwnership: Sendable {
                     for key in ["directory", "last_seq", "bytes", "state"] { owner.append(key, item[key] ?? .null) }
                     owners["\(service).\(partition)", default: []].append(.object(owner))
                 }
+                if case .array(let items)? = result["replicas"] {
+                    node.append("replicas", .integer(items.count))
+                    for item in items {
+                        guard let replica = Replica(node: name, item) else { continue }
+                        replicas["\(replica.service).\(replica.partition)", default: []].append(replica)
+                    }
+                }
             }
             nodes.append(.object(node))
         }
@@ -86,7 +98,13 @@ public struct PartitionOwnership: Sendable {
                 let holders = owners["\(service).\(partition)"] ?? []
                 let state = holders.isEmpty ? "unowned" : holders.count == 1 ? "owned" : "contested"
                 if holders.isEmpty { unowned += 1 } else if holders.count > 1 { contested += 1 }
-                table.append(["service": .string(service), "partition": .integer(partition), "state": .string(state), "owners": .array(holders)])
+                var row = JSONObject()
+                row.append("service", .string(service))
+                row.append("partition", .integer(partition))
+                row.append("state", .string(state))
+                row.append("owners", .array(holders))
+                if let set = replicas["\(service).\(partition)"] { Replica.describe(set, into: &row) }
+                table.append(.object(row))
             }
         }
         var object = JSONObject()
@@ -96,5 +114,52 @@ public struct PartitionOwnership: Sendable {
         object.append("contested", .integer(contested))
         object.append("table", .array(table))
         return .object(object)
+    }
+}
+
+/// One node's report of its replica of a partition (a `describe` answer's `replicas` entry),
+/// for the partition's row in ``PartitionOwnership/json``.
+private struct Replica {
+    let node: String
+    let service: String
+    let partition: Int
+    let object: JSONValue
+
+    /// The entry `value` of node `node`; `nil` when it names no service and partition.
+    init?(node: String, _ value: JSONValue) {
+        guard case .string(let service)? = value["service"], case .integer(let partition)? = value["partition"] else { return nil }
+        self.node = node
+        self.service = service
+        self.partition = partition
+        object = value
+    }
+
+    var isLeading: Bool { object["role"] == .string("leading") }
+
+    /// Adds `leader`, `epoch` and `replicas` (each replica's role, epoch and last sequence, with
+    /// the lag its leader reports for it) to a partition's row.
+    static func describe(_ set: [Replica], into row: inout JSONObject) {
+        let leader = set.first(where: \.isLeading)
+        var lags: [String: JSONValue] = [:]
+        if case .array(let followers)? = leader?.object["followers"] {
+            for follower in followers { if case .string(let node)? = follower["node"] { lags[node] = follower } }
+        }
+        let epochs = set.compactMap { replica -> Int? in if case .integer(let epoch)? = replica.object["epoch"] { epoch } else { nil } }
+        row.append("leader", leader.map { .string($0.node) } ?? .null)
+        row.append("epoch", epochs.max().map { .integer($0) } ?? .null)
+        // A follower whose node did not answer (stopped, cut off) is listed from its leader's report.
+        let reported = Set(set.map(\.node))
+        let nodes = (reported.union(lags.keys)).sorted()
+        let byNode = Dictionary(set.map { ($0.node, $0) }, uniquingKeysWith: { first, _ in first })
+        row.append("replicas", .array(nodes.map { node in
+            var entry = JSONObject()
+            entry.append("node", .string(node))
+            for key in ["role", "epoch", "last_seq"] { entry.append(key, byNode[node]?.object[key] ?? .null) }
+            if let lag = lags[node] {
+                entry.append("lag_records", lag["lag_records"] ?? .null)
+                entry.append("lag_bytes", lag["lag_bytes"] ?? .null)
+            }
+            return .object(entry)
+        }))
     }
 }

@@ -7,7 +7,8 @@ import Telemetry
 
 /// What one Lyceum process can say about itself: how long it has run and, for `mmi.status`,
 /// its broker's services and its journals. `GET /metrics` renders the process's metrics
-/// backend, which the subsystems push to; only the uptime is recorded here, when scraped.
+/// backend, which the subsystems push to; only the uptime, and what `refresh` records (a
+/// replicating worker's replica gauges), are recorded when scraped.
 public struct ProcessReport: Sendable {
     /// The management service `lyceum status` asks.
     public static let statusService = "mmi.status"
@@ -21,14 +22,20 @@ public struct ProcessReport: Sendable {
     private let currentJournals: @Sendable () -> [String: Journal]
     private let backend: PrometheusMetrics
     private let uptime: Gauge
+    private let refresh: @Sendable () -> Void
 
     /// A report for a process started now, rendering `backend`; `journals` is read each time a
-    /// report is made, so that it follows the journals opened and closed since (partition moves).
-    public init(role: String, journals: @autoclosure @escaping @Sendable () -> [String: Journal], backend: PrometheusMetrics = ProcessMetrics.backend) {
+    /// report is made, so that it follows the journals opened and closed since (partition moves),
+    /// and `refresh` runs before each exposition.
+    public init(
+        role: String, journals: @autoclosure @escaping @Sendable () -> [String: Journal], backend: PrometheusMetrics = ProcessMetrics.backend,
+        refresh: @escaping @Sendable () -> Void = {}
+    ) {
         self.role = role
         started = .now
         currentJournals = journals
         self.backend = backend
+        self.refresh = refresh
         uptime = Gauge(label: "lyceum_uptime_seconds", dimensions: [("role", role)], factory: backend)
     }
 
@@ -41,6 +48,7 @@ public struct ProcessReport: Sendable {
     /// The Prometheus text exposition (format 0.0.4) of the process's metrics.
     public func prometheusText() -> String {
         uptime.record(uptimeSeconds)
+        refresh()
         return backend.exposition()
     }
 

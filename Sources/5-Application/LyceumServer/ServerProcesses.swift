@@ -164,7 +164,6 @@ public enum ServerProcesses {
                 logger.info("holding no partition; waiting for partitions", ["service": descriptor.name, "node": settings.node])
             }
         }
-        let report = ProcessReport(role: "worker", journals: host.journals)
         // Every learner's progress must never sit on a plaintext port of a CURVE deployment,
         // nor will after a partition of it moves in.
         if security.isCurve && security.keyRing == nil && host.descriptors.contains(where: \.servesSnapshots) {
@@ -227,8 +226,13 @@ public enum ServerProcesses {
                     sessions: settings.sessionsPerService, configuration: configuration, context: context)
                 worker?.serve(on: pool)
                 try worker?.startReplicas()
+                // The replicas' gauges are set from their status when scraped.
+                let report = ProcessReport(role: "worker", journals: host.journals) { [worker] in worker?.refreshReplicaMetrics() }
+                // Before the pool: stopped once the pool has, leaderships are resigned.
+                let handOver: [(name: String, component: any Component)] =
+                    settings.replicas > 1 ? worker.map { [("replicas", ReplicaHandOver(worker: $0))] } ?? [] : []
                 return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report, readiness: readiness, watchdog: watchdog)
-                    + published(publisher) + [("workers", pool as any Component)]
+                    + handOver + published(publisher) + [("workers", pool as any Component)]
             }
         } catch {
             logger.critical("cannot start", ["error": "\(error)"])

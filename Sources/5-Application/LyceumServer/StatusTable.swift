@@ -1,7 +1,8 @@
 import JSON
 
 /// `lyceum status` for a person at a terminal: the `mmi.status` answer (and its `partitions`
-/// member) as aligned tables of services, journals, nodes and partitions with their owners.
+/// member) as aligned tables of services, journals, nodes and partitions with their owners
+/// (and, for replicated partitions, the epoch and each follower's role and lag).
 /// Values a peer chose are shown as sent; members that are missing show as `-`.
 enum StatusTable {
     /// The tables of `status`, one blank line apart, ending with a newline.
@@ -36,13 +37,40 @@ enum StatusTable {
         let nodes = objects(partitions["nodes"]).map { node in
             [text(node["node"] ?? node["service"]), node["error"].map { "error: \(text($0))" } ?? "\(text(node["held"])) held"]
         }
+        let replicated = objects(partitions["table"]).contains { $0["replicas"] != nil }
         let rows = objects(partitions["table"]).map { row in
             let owners = objects(row["owners"]).map { owner in
                 "\(text(owner["node"])) (seq \(text(owner["last_seq"])), \(text(owner["state"])))"
             }
-            return [text(row["service"]), text(row["partition"]), text(row["state"]), owners.isEmpty ? "-" : owners.joined(separator: ", ")]
+            let cells = [text(row["service"]), text(row["partition"]), text(row["state"]), owners.isEmpty ? "-" : owners.joined(separator: ", ")]
+            return replicated ? cells + [text(row["epoch"]), followers(row)] : cells
         }
-        return [heading, table(["NODE", "PARTITIONS"], nodes, numeric: []), table(["SERVICE", "PARTITION", "STATE", "OWNERS"], rows, numeric: [1])]
+        let headers = ["SERVICE", "PARTITION", "STATE", "OWNERS"] + (replicated ? ["EPOCH", "FOLLOWERS"] : [])
+        return [heading, table(["NODE", "PARTITIONS"], nodes, numeric: []), table(headers, rows, numeric: replicated ? [1, 4] : [1])]
+    }
+
+    /// A replicated partition's replicas other than its leader: `w2 lag 0 (0 B)` for a follower
+    /// the leader reports, else its own role and last sequence (`w3 candidate, seq 120`).
+    private static func followers(_ row: JSONObject) -> String {
+        let leader = row["leader"]
+        let others = objects(row["replicas"]).filter { $0["node"] != leader }.map { replica in
+            if replica["lag_records"] != nil {
+                return "\(text(replica["node"])) lag \(text(replica["lag_records"])) (\(bytes(replica["lag_bytes"])))"
+            }
+            return "\(text(replica["node"])) \(text(replica["role"])), seq \(text(replica["last_seq"]))"
+        }
+        return others.isEmpty ? "-" : others.joined(separator: ", ")
+    }
+
+    /// `512 B`, `3.4 KiB`, `12.0 MiB`.
+    private static func bytes(_ value: JSONValue?) -> String {
+        guard case .integer(let count)? = value else { return text(value) }
+        if count < 1024 { return "\(count) B" }
+        let units = ["KiB", "MiB", "GiB", "TiB"]
+        var amount = Double(count) / 1024
+        var unit = 0
+        while amount >= 1024, unit < units.count - 1 { amount /= 1024; unit += 1 }
+        return "\((amount * 10).rounded() / 10) \(units[unit])"
     }
 
     /// `rows` under `headers`, each column as wide as its widest cell; the `numeric` columns

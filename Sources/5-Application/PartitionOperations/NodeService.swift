@@ -67,7 +67,9 @@ extension NodeService {
 
     /// `{"op":"describe"}` → `{"node", "partitions", "held": [{"service", "partition",
     /// "directory" (absolute), "last_seq", "bytes", "state"}], "moved": [{"service", "partition",
-    /// "to", "directory"}]}`, in service order, then partition order.
+    /// "to", "directory"}]}`, in service order, then partition order; a replicating worker adds
+    /// `"replicas": [{"service", "partition", "role", "epoch", "last_seq", "leader", "followers"}]`
+    /// (``ReplicaStatus``), one per partition it holds a replica of, led or not.
     static func describe(node: String, partitions: Int, worker: PartitionedWorker) -> Operation {
         { request, _, reply throws(ServiceError) in
             try request.read { (_) throws(JSONReadError) in }
@@ -92,6 +94,10 @@ extension NodeService {
                 ["service": .string(moved.service), "partition": .integer(moved.partition), "to": .string(moved.to),
                  "directory": .string(moved.directory)]
             }))
+            let replicas = worker.replicaStatuses
+            if !replicas.isEmpty {
+                result.append("replicas", .array(replicas.map { .object($0.json) }))
+            }
             reply(.success(.object(result)))
         }
     }

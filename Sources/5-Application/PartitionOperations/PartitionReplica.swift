@@ -27,6 +27,8 @@ public final class PartitionReplica: @unchecked Sendable {
     /// This node's name, replication endpoint and (over CURVE) public key, as the leader key
     /// holds them.
     public let candidate: LeaderAddress
+    /// This node's name.
+    public var node: String { candidate.node }
     private let endpoint: String
     private let store: any ReplicaStore
     private let history: EpochHistory
@@ -34,10 +36,17 @@ public final class PartitionReplica: @unchecked Sendable {
     private let context: Context
     private let security: ReplicationSecurity
     private let onChange: @Sendable (Role) -> Void
+    private let onCommitted: @Sendable (Duration) -> Void
     private let logger = Logger(component: "replica")
     private let lock = NSLock()
     private var leader: ReplicationLeader?
     private var follower: ReplicationFollower?
+    /// The node followed, while following.
+    private var followed: String?
+    /// The epoch of the last link, led or followed (0 before any).
+    private var lastEpoch: Int64 = 0
+    /// Set by ``stop(resign:)``: no new link starts.
+    private var stopping = false
     private var candidacy: Candidacy?
 
     /// Starts campaigning for `partition`'s leader key in `election`.
@@ -47,10 +56,11 @@ public final class PartitionReplica: @unchecked Sendable {
     ///   - replicas: the replica set's size (R).
     ///   - security: the links' (CURVE, or plaintext).
     ///   - onChange: told each new role, on the candidacy's or the link's thread.
+    ///   - onCommitted: told how long each write acknowledged while leading waited for its majority.
     public init(
         partition: String, node: String, endpoint: String, store: any ReplicaStore, history: EpochHistory, replicas: Int,
         election: LeaderElection, timing: LeaseTiming, context: Context, security: ReplicationSecurity = .plaintext,
-        onChange: @escaping @Sendable (Role) -> Void = { _ in }
+        onChange: @escaping @Sendable (Role) -> Void = { _ in }, onCommitted: @escaping @Sendable (Duration) -> Void = { _ in }
     ) {
         self.partition = partition
         candidate = LeaderAddress(node: node, endpoint: endpoint, publicKey: security.publicKey)
@@ -61,6 +71,7 @@ public final class PartitionReplica: @unchecked Sendable {
         self.context = context
         self.security = security
         self.onChange = onChange
+        self.onCommitted = onCommitted
         let candidacy = Candidacy(election: election, name: candidate.description, timing: timing) { [weak self] state in self?.became(state) }
         lock.withLock { self.candidacy = candidacy }
     }
@@ -70,32 +81,71 @@ public final class PartitionReplica: @unchecked Sendable {
         lock.withLock { leader }.flatMap { $0.isRecovered ? $0 : nil }
     }
 
-    /// Stops: with `resign`, hands the leadership over at once; without, as a killed process
-    /// would (the lease expires).
+    /// Hands the leadership over to the replica of node `successor`
+    /// (``Coordination/Candidacy/handOff(to:)``, epoch-checked): this replica stops leading once
+    /// its watch sees the key go (its service removed, the writes waiting for a majority failed),
+    /// and no replica but `successor`'s takes the key until `successor` leads or its name
+    /// expires. The successor recovers as any new leader does: it holds every acknowledged
+    /// write before it serves, however far behind it was.
+    /// - Returns: whether it did (false: this replica does not lead now).
+    public func handOff(to successor: String) throws -> Bool {
+        guard servingLeader != nil, let candidacy = lock.withLock({ candidacy }) else { return false }
+        return try candidacy.handOff(to: successor)
+    }
+
+    /// What the replica does now, and how far behind its followers are when it leads.
+    public var status: ReplicaStatus {
+        let (leader, follower, followed, epoch): (ReplicationLeader?, ReplicationFollower?, String?, Int64) = lock.withLock {
+            (self.leader, self.follower, self.followed, lastEpoch)
+        }
+        let last = store.lastSequence
+        if let leader {
+            return ReplicaStatus(
+                partition: partition, role: leader.isRecovered ? .leading : .recovering, epoch: leader.epoch, lastSequence: last,
+                leader: node, followers: leader.followers)
+        }
+        if let follower, let followed {
+            let progress = follower.progress
+            return ReplicaStatus(
+                partition: partition, role: .following, epoch: progress.epoch, lastSequence: progress.position.sequence,
+                leader: followed, followers: [])
+        }
+        return ReplicaStatus(partition: partition, role: .candidate, epoch: epoch, lastSequence: last, leader: nil, followers: [])
+    }
+
+    /// Stops: with `resign`, hands the leadership over at once (protocol/replication.md,
+    /// *Graceful stop*); without, as a killed process would (the lease expires). The link stops
+    /// first, so that the writes still waiting for a majority are answered or failed before
+    /// the leader key goes.
     public func stop(resign: Bool) {
-        let candidacy = lock.withLock { defer { self.candidacy = nil }; return self.candidacy }
-        candidacy?.stop(resign: resign)
+        let candidacy = lock.withLock {
+            stopping = true
+            defer { self.candidacy = nil }
+            return self.candidacy
+        }
         became(.candidate)
+        candidacy?.stop(resign: resign)
     }
 
     private func became(_ state: LeadershipState) {
-        let (oldLeader, oldFollower, candidacy) = lock.withLock {
-            defer { leader = nil; follower = nil }
-            return (leader, follower, self.candidacy)
+        let (oldLeader, oldFollower, candidacy, stopping) = lock.withLock {
+            defer { leader = nil; follower = nil; followed = nil }
+            return (leader, follower, self.candidacy, self.stopping)
         }
         // The link first: stopping a leader's fails the writes still waiting for a majority, so
         // that the service's removal (told next) does not wait for replies that cannot come.
         oldLeader?.stop()
         oldFollower?.stop()
         if oldLeader != nil || oldFollower != nil { onChange(.idle) }
+        guard !stopping else { return }
         do {
             switch state {
             case .leader(let epoch):
                 let link = try ReplicationLeader(
                     partition: partition, epoch: epoch, store: store, history: history, replicas: replicas, context: context,
                     endpoint: endpoint, security: security.leading, mayAcknowledge: { candidacy?.mayAcknowledge(epoch: epoch) == true },
-                    onRecovered: { [weak self] in self?.recovered(epoch) })
-                lock.withLock { leader = link }
+                    onRecovered: { [weak self] in self?.recovered(epoch) }, onCommitted: onCommitted)
+                lock.withLock { leader = link; lastEpoch = epoch }
             case .follower(let leadership):
                 let leader: LeaderAddress, linkSecurity: SocketSecurity
                 do {
@@ -107,9 +157,9 @@ public final class PartitionReplica: @unchecked Sendable {
                     return
                 }
                 let link = try ReplicationFollower(
-                    replica: FollowerReplica(partition: partition, store: store, history: history), epoch: leadership.epoch,
+                    replica: FollowerReplica(partition: partition, store: store, history: history, node: node), epoch: leadership.epoch,
                     context: context, leaderEndpoint: leader.endpoint, security: linkSecurity)
-                lock.withLock { follower = link }
+                lock.withLock { follower = link; followed = leader.node; lastEpoch = leadership.epoch }
                 onChange(.following(leadership))
             case .candidate:
                 break

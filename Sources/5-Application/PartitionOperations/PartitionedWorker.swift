@@ -69,9 +69,12 @@ public final class PartitionedWorker: PartitionCustody {
     private let replication: ReplicationPlan?
     /// The partitions held, replicated: served only while led (``startReplicas()``).
     private let replicated: [(service: String, partition: Int)]
-    /// The replicas running, with their stores: one per replicated partition held, until it
-    /// moves away.
-    private let replicas = Mutex<[(replica: PartitionReplica, store: PartitionReplicaStore)]>([])
+    /// The replicas running, with their stores and metrics: one per replicated partition held,
+    /// until it moves away or ``stopReplicas(resign:)``.
+    private let replicas = Mutex<[(replica: PartitionReplica, store: PartitionReplicaStore, metrics: ReplicaMetrics)]>([])
+    /// Set once the replicas are stopping: the pool has stopped, so a leadership that ends
+    /// only steps down.
+    private let stoppingReplicas = Mutex(false)
 
     /// The partitions `host` opened at the start, to be served on the pool given to ``serve(on:)``;
     /// one moving in is admitted while it fits `budget`. With `replication`, the partitions
@@ -118,12 +121,42 @@ public final class PartitionedWorker: PartitionCustody {
             store.close()
             throw error
         }
+        let metrics = ReplicaMetrics(service: service, partition: partition)
         let replica = PartitionReplica(
             partition: name, node: node, endpoint: replication.endpoint(service, partition), store: store, history: history,
             replicas: replication.replicas, election: LeaderElection(client: replication.etcd, key: "lyceum/leader/\(name)"),
-            timing: replication.timing, context: replication.context, security: replication.security
-        ) { [weak self] role in self?.roleChanged(service: service, partition: partition, store: store, role: role) }
-        replicas.withLock { $0.append((replica, store)) }
+            timing: replication.timing, context: replication.context, security: replication.security,
+            onChange: { [weak self] role in self?.roleChanged(service: service, partition: partition, store: store, role: role) },
+            onCommitted: metrics.committed)
+        replicas.withLock { $0.append((replica, store, metrics)) }
+    }
+
+    /// What each replica of a partition held here does now (`describe`, `lyceum status`), in
+    /// the order started.
+    public var replicaStatuses: [ReplicaStatus] {
+        replicas.withLock { $0.map(\.replica) }.map(\.status)
+    }
+
+    /// Sets the replicas' gauges (leadership, epoch, the followers' lag) to what they are now:
+    /// called before each scrape of the metrics endpoint.
+    public func refreshReplicaMetrics() {
+        for (replica, _, metrics) in replicas.withLock({ $0 }) { metrics.record(replica.status) }
+    }
+
+    /// Stops every replica once the pool has stopped (its requests in hand answered): with
+    /// `resign`, a leader deletes its leader key and revokes its lease, so that a follower takes
+    /// over at once instead of after the lease's TTL; then every replica's journal is closed.
+    public func stopReplicas(resign: Bool) {
+        stoppingReplicas.withLock { $0 = true }
+        let stopped = replicas.withLock { running in
+            defer { running.removeAll() }
+            return running
+        }
+        for (replica, store, _) in stopped {
+            replica.stop(resign: resign)
+            store.close()
+        }
+        if !stopped.isEmpty { logger.info("replicas stopped", ["partitions": String(stopped.count), "resigned": String(resign)]) }
     }
 
     /// Stops the replica of a partition moving away: leading, it resigns (its service removed
@@ -140,6 +173,7 @@ public final class PartitionedWorker: PartitionCustody {
         }
         stopped.replica.stop(resign: true)
         stopped.store.close()
+        stopped.metrics.forget()
         logger.info("replica stopped for a move", ["partition": name])
     }
 
@@ -171,10 +205,13 @@ public final class PartitionedWorker: PartitionCustody {
             guard let hosted = live.withLock({ $0.removeValue(forKey: name) }) else { return }
             // Its requests in hand are answered first: writes the majority did not acknowledge
             // under this leadership fail (`unavailable`), and clients retry at the next leader.
-            do {
-                try attachedPool().removeService(name)
-            } catch {
-                logger.error("cannot remove the partition this node stopped leading", ["partition": name, "error": "\(error)"])
+            // Once the replicas stop, the pool has stopped: its sessions left every broker.
+            if !stoppingReplicas.withLock({ $0 }) {
+                do {
+                    try attachedPool().removeService(name)
+                } catch {
+                    logger.error("cannot remove the partition this node stopped leading", ["partition": name, "error": "\(error)"])
+                }
             }
             host.stepDown(hosted)
             changed(hosted, false)
@@ -264,6 +301,19 @@ public final class PartitionedWorker: PartitionCustody {
         }
         live.withLock { $0[name] = hosted }
         logger.info("partition served", ["partition": name])
+    }
+
+    func handOff(service: String, partition: Int, to successor: String) throws {
+        let name = PartitionName.service(service, partition: partition)
+        guard replication != nil else {
+            throw ServiceError(.badRequest, "node \(node) does not replicate its partitions: move \(name) itself, without leadership")
+        }
+        guard let replica = replicas.withLock({ $0.first { $0.replica.partition == name }?.replica }) else {
+            throw ServiceError(.notFound, "node \(node) holds no replica of \(name)")
+        }
+        guard try replica.handOff(to: successor) else {
+            throw ServiceError(.unavailable, "node \(node) does not lead \(name) now")
+        }
     }
 
     private func attachedPool() throws -> WorkerPool {

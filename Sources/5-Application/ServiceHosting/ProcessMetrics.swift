@@ -29,6 +29,20 @@ public enum ProcessMetrics {
         MetricDescription(
             "lyceum_event_snapshots_dropped_total", .counter,
             "Snapshot requests dropped unanswered because the peer left its earlier replies unread, or was gone."),
+        MetricDescription(
+            "lyceum_replica_leader", .gauge,
+            "1 while this node leads the replicated partition and serves it, 0 while it follows, recovers or campaigns."),
+        MetricDescription(
+            "lyceum_replica_epoch", .gauge, "The epoch this replica of the partition leads in, or the highest it adopted while following."),
+        MetricDescription(
+            "lyceum_replica_lag_records", .gauge,
+            "At the leader, per follower: records of the leader's journal the follower has not acknowledged durable."),
+        MetricDescription(
+            "lyceum_replica_lag_bytes", .gauge,
+            "At the leader, per follower: bytes of those records in the leader's journal."),
+        MetricDescription(
+            "lyceum_replica_commit_wait_seconds", .histogram,
+            "At the leader: time from a write's append to a majority of the replica set having it durable."),
         MetricDescription("lyceum_broker_workers", .gauge, "Workers registered with the broker, by service."),
         MetricDescription("lyceum_broker_queued_requests", .gauge, "Requests queued in the broker for a worker, by service."),
         MetricDescription("lyceum_broker_connected_workers", .gauge, "Workers registered with the broker, all services."),

@@ -111,7 +111,10 @@ public final class ServiceHost: Sendable {
         guard let emptyState = descriptor.emptyState else {
             throw PartitionLayoutError(path: layout.directory(of: service, partition: partition), "\(service) keeps no journal to replicate")
         }
-        return try PartitionReplicaStore(directory: layout.directory(of: service, partition: partition), emptyState: emptyState, options: journalOptions)
+        // Labelled as the partition's journal: its series stay while the node follows.
+        var options = journalOptions
+        options.metricDimensions = JournalOpener.metricDimensions(service: service, partition: partition)
+        return try PartitionReplicaStore(directory: layout.directory(of: service, partition: partition), emptyState: emptyState, options: options)
     }
 
     /// Makes the service of a replicated partition this node now leads, over `store`'s replayed
@@ -134,15 +137,12 @@ public final class ServiceHost: Sendable {
         return hosted
     }
 
-    /// Drops a leadership's service from ``journals`` and the metrics, leaving its journal open
-    /// to its replica store.
+    /// Drops a leadership's service from ``journals``, leaving its journal open to its replica
+    /// store (and its series in the metrics: the journal goes on taking the leader's records).
     public func stepDown(_ hosted: HostedService) {
         guard let journal = hosted.journal else { return }
         openJournals.withLock { journals in
             if journals[hosted.name] === journal { journals[hosted.name] = nil }
-        }
-        if let partition = hosted.partition?.partition {
-            ProcessMetrics.backend.forgetSeries(matching: JournalOpener.metricDimensions(service: hosted.service.name, partition: partition))
         }
     }
 
