@@ -40,6 +40,7 @@ private final class JournalCustody: PartitionCustody, @unchecked Sendable {
         journal.close()
     }
 
+    func handOff(service: String, partition: Int, to successor: String) throws { throw ServiceError(.badRequest, "not replicated") }
     func serve(service: String, partition: Int) throws {
         let path = directory(service: service, partition: partition)
         guard open.withLock({ $0[path] == nil }) else { return }
@@ -325,6 +326,7 @@ private final class GatedCustody: PartitionCustody, @unchecked Sendable {
     func isServing(service: String, partition: Int) -> Bool { false }
     func admit(service: String, partition: Int) throws {}
     func release(service: String, partition: Int) throws {}
+    func handOff(service: String, partition: Int, to successor: String) throws { throw ServiceError(.badRequest, "not replicated") }
     func serve(service: String, partition: Int) throws {}
 }
 
@@ -384,6 +386,7 @@ private final class SlowReleaseCustody: PartitionCustody, @unchecked Sendable {
         try journals.release(service: service, partition: partition)
     }
 
+    func handOff(service: String, partition: Int, to successor: String) throws { throw ServiceError(.badRequest, "not replicated") }
     func serve(service: String, partition: Int) throws { try journals.serve(service: service, partition: partition) }
 }
 

@@ -49,4 +49,28 @@ import Testing
         writer.printFailOver(around: killedAt, "the next leader killed, w4 in the set")
         try cluster.expectEveryAcknowledgedBookOnce(writer.acknowledged)
     }
+
+    /// `--leadership`: the leader hands over to the replica named, which leads next (never the
+    /// third), twice in a row, under writes; nothing acknowledged is lost or doubled.
+    @Test func theLeadershipMovesToTheChosenReplicaUnderWrites() throws {
+        let cluster = try ReplicaCluster()
+        let writer = Writer(endpoint: cluster.endpoint)
+        defer { writer.stop() }
+        try #require(eventually { writer.count >= 100 }, "no writes acknowledged")
+        for _ in 0..<2 {
+            let leader = try cluster.leader()
+            let chosen = ["w1", "w2", "w3"].filter { $0 != leader }.min()!
+            let movedAt = ContinuousClock.now
+            let before = writer.count
+            let moved = try LyceumProcess.run([
+                "partitions", "move", "0", "--to", chosen, "--leadership", "--service", "books", "--broker", cluster.endpoint,
+            ])
+            try #require(moved.status == 0, "\(moved.stdout)\n\(moved.stderr)\n\(cluster.logs)")
+            try #require(eventually { (try? cluster.leader(excluding: [leader])) == chosen }, "\(chosen) does not lead:\n\(cluster.logs)")
+            try #require(eventually { writer.count >= before + 100 }, "no write acknowledged after the hand-over:\n\(cluster.logs)")
+            writer.printFailOver(around: movedAt, "the leadership moved from \(leader) to \(chosen)")
+        }
+        writer.stop()
+        try cluster.expectEveryAcknowledgedBookOnce(writer.acknowledged)
+    }
 }

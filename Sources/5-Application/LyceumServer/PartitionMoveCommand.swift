@@ -34,7 +34,8 @@ public enum PartitionMoveCommand {
     /// `chosen` when given (a replica's holder, with replicas above 1), else from the node
     /// serving it.
     public static func run(
-        partition: Int, from chosen: String? = nil, to target: String, services: [String], settings: Settings, security: ProcessSecurity
+        partition: Int, from chosen: String? = nil, to target: String, leadership: Bool = false, services: [String], settings: Settings,
+        security: ProcessSecurity
     ) -> Int32 {
         let describes: [String: JSONValue]
         do { describes = try nodes(settings: settings, security: security) } catch {
@@ -65,8 +66,8 @@ public enum PartitionMoveCommand {
                 printError("lyceum partitions move: \(name) is claimed by several nodes (\(nodes.joined(separator: ", "))); resolve that first")
                 return Status.refused
             }
-            print("moving \(name) from \(source) to \(target) …")
-            let status = move(service: service, partition: partition, from: source, to: target, settings: settings, security: security)
+            print("moving \(leadership ? "the leadership of " : "")\(name) from \(source) to \(target) …")
+            let status = move(service: service, partition: partition, from: source, to: target, leadership: leadership, settings: settings, security: security)
             guard status == Status.moved else { return status }
         }
         return Status.moved
@@ -92,11 +93,13 @@ public enum PartitionMoveCommand {
         return Status.moved
     }
 
-    private static func move(service: String, partition: Int, from source: String, to target: String, settings: Settings, security: ProcessSecurity) -> Int32 {
+    private static func move(
+        service: String, partition: Int, from source: String, to target: String, leadership: Bool = false, settings: Settings, security: ProcessSecurity
+    ) -> Int32 {
         // One id for every time the request is sent (to the next broker after a timeout), so
         // that the source answers a resend with this move's outcome.
         let id = "move-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
-        let request = PartitionMoveRequest.move(PartitionMoveTicket(service: service, partition: partition, from: "", to: target), id: id)
+        let request = PartitionMoveRequest.move(PartitionMoveTicket(service: service, partition: partition, from: "", to: target), id: id, leadership: leadership)
         var long = settings.client
         // The move's own limit, unless --timeout says otherwise.
         if settings.origins[.timeout] == nil { long.timeout = moveTimeout }

@@ -12,7 +12,7 @@ public enum PartitionsCommand {
         "partitions", summary: "create a worker host's partitions of a new cluster, move them between workers",
         subcommands: [initialize, move, rebalance, prune])
 
-    /// `lyceum partitions move P --to NODE [--from NODE] [--service S]… [--broker EP]`.
+    /// `lyceum partitions move P --to NODE [--from NODE | --leadership] [--service S]… [--broker EP]`.
     public static let move = Command.withSettings(
         "move", summary: "move partition P from the worker holding it to the worker NODE, while serving",
         discussion: """
@@ -21,9 +21,10 @@ public enum PartitionsCommand {
             already there); 1 refused or failed, the source serves it as before; 2 bad command line; 3 no answer;
             4 the source gave it up but the target has not adopted it: run the same command again. With replicas
             above 1 it moves one replica: the one of --from, or the leader's; the set goes on without it during
-            the copy, and the moved replica follows (and catches up) on NODE (docs/cluster.md, "Replicated partitions")
+            the copy, and the moved replica follows (and catches up) on NODE (docs/cluster.md, "Replicated partitions");
+            with --leadership, only the leadership moves, to NODE's replica
             """,
-        keys: clientKeys, options: [toOption, fromOption, serviceOption],
+        keys: clientKeys, options: [toOption, fromOption, leadershipOption, serviceOption],
         positionals: [Positional("P", help: "the partition number")]
     ) { resolved, sources throws(UsageError) in
         let settings = resolved.settings
@@ -38,9 +39,13 @@ public enum PartitionsCommand {
         if let source, !Identifier.isValid(source) || source == target {
             throw UsageError(option: fromOption.name, "expected a node name other than --to's, got '\(source)'")
         }
+        let leadership = sources.commandLine.contains(leadershipOption.name)
+        if leadership, source != nil {
+            throw UsageError(option: leadershipOption.name, "the leadership moves from the node leading: leave --from out")
+        }
         let services = try partitionedServices(sources.commandLine)
         return PartitionMoveCommand.run(
-            partition: partition, from: source, to: target, services: services, settings: settings,
+            partition: partition, from: source, to: target, leadership: leadership, services: services, settings: settings,
             security: try LyceumCommands.clientSecurity(settings))
     }
 
@@ -134,6 +139,8 @@ public enum PartitionsCommand {
     private static let fromOption = Option(
         "from", .text(placeholder: "NODE"),
         help: "the worker whose copy moves (with replicas above 1: any replica's holder); default: the one serving it")
+    private static let leadershipOption = Option(
+        "leadership", .none, help: "with replicas above 1: move only the leadership, to the replica on --to's node")
     private static let sourceDataOption = Option(
         SettingKey.data.rawValue, .text(placeholder: "DIR"), help: "the data directory of the worker host that moved the partitions away", required: true)
     private static let olderThanOption = Option(

@@ -19,4 +19,8 @@ protocol PartitionCustody: Sendable {
     /// Opens the partition's journal directory, replays it and serves it with every broker; does
     /// nothing when it is already served.
     func serve(service: String, partition: Int) throws
+    /// Hands the leadership of a replicated partition this node leads over to the replica on
+    /// node `successor` (protocol/replication.md, *Handing a leadership over*).
+    /// - Throws: a `ServiceError` when the partition is not replicated or not led here.
+    func handOff(service: String, partition: Int, to successor: String) throws
 }

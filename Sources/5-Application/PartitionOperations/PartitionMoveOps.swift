@@ -45,7 +45,7 @@ public final class PartitionMoveOps: Sendable {
                 self.receiving.async { later.send([self.answer(body)]) }
                 return nil
             }
-            guard case .move(let ticket, let id?)? = try? PartitionMoveRequest(frames: body) else {
+            guard case .move(let ticket, let id?, _)? = try? PartitionMoveRequest(frames: body) else {
                 self.startMove(body) { later.send([$0]) }
                 return nil
             }
@@ -78,12 +78,13 @@ public final class PartitionMoveOps: Sendable {
     func answer(_ frames: [[UInt8]]) -> [UInt8] {
         do throws(ServiceError) {
             let request = try PartitionMoveRequest(frames: frames)
-            guard case .move(let ticket, _) = request else { return try receiver.handle(request).successReplyFrame }
+            guard case .move(let ticket, _, let leadership) = request else { return try receiver.handle(request).successReplyFrame }
             guard moving.withLock({ busy in defer { busy = true }; return !busy }) else {
                 throw ServiceError(.unavailable, "another partition move is running on this node; try again when it ends")
             }
             defer { moving.withLock { $0 = false } }
             do {
+                if leadership { return try mover.handOff(service: ticket.service, partition: ticket.partition, to: ticket.to).successReplyFrame }
                 return try mover.move(service: ticket.service, partition: ticket.partition, to: ticket.to).successReplyFrame
             } catch {
                 throw error.serviceError

@@ -10,8 +10,10 @@ import Partitions
 public enum PartitionMoveRequest: Equatable, Sendable {
     /// Move `partition` of `service`, held here, to the node `to`. `id` (`move_id`), chosen by
     /// the command once per move, makes the request recognisable when it is sent again (through
-    /// another broker after a timeout): the node answers it with the same move's outcome.
-    case move(PartitionMoveTicket, id: String? = nil)
+    /// another broker after a timeout): the node answers it with the same move's outcome. With
+    /// `leadership` (replicated partitions), only the leadership moves: this node, leading,
+    /// hands it over to the replica on `to`.
+    case move(PartitionMoveTicket, id: String? = nil, leadership: Bool = false)
     /// Start a fresh incoming copy.
     case begin(PartitionMoveTicket)
     /// One chunk of one file; its bytes are the request's second frame.
@@ -47,7 +49,13 @@ public enum PartitionMoveRequest: Equatable, Sendable {
                 if let id, !Identifier.isValid(id) {
                     throw JSONReadError(path: reader.path(of: "move_id"), message: "is not a move id (1-\(Identifier.maximumLength) of A-Z a-z 0-9 . _ - : @ +)")
                 }
-                self = .move(ticket, id: id)
+                let leadership: Bool
+                switch reader.optionalValue("leadership") {
+                case nil: leadership = false
+                case .bool(let value)?: leadership = value
+                default: throw JSONReadError(path: reader.path(of: "leadership"), message: "must be true or false")
+                }
+                self = .move(ticket, id: id, leadership: leadership)
             case "adopt":
                 self = .adopt(ticket, try Self.summaries(&reader))
             case "receive":
@@ -109,9 +117,10 @@ public enum PartitionMoveRequest: Equatable, Sendable {
         }
         writer.member("op", op)
         switch self {
-        case .move(let ticket, let id):
+        case .move(let ticket, let id, let leadership):
             ticket.write(to: &writer)
             if let id { writer.member("move_id", id) }
+            if leadership { writer.member("leadership", true) }
         case .begin(let ticket):
             ticket.write(to: &writer)
             writer.member("step", "begin")

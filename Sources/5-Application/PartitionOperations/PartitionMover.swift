@@ -92,6 +92,22 @@ public struct PartitionMover: Sendable {
                 "resumed": false]
     }
 
+    /// Moves the leadership of `partition` of `service` (replicated), led here, to the replica on
+    /// the node `target`: this node hands it over (``PartitionCustody/handOff(service:partition:to:)``)
+    /// and stops serving it; `target` leads once it has won its campaign and recovered.
+    /// - Throws: `PartitionMoveFailure` (step `release`: nothing changed) when this node does not
+    ///   lead the partition, or it is not replicated.
+    func handOff(service: String, partition: Int, to target: String) throws(PartitionMoveFailure) -> JSONValue {
+        let ticket = PartitionMoveTicket(service: service, partition: partition, from: custody.node, to: target)
+        let started = ContinuousClock.now
+        do { try custody.handOff(service: service, partition: partition, to: target) } catch {
+            throw PartitionMoveFailure(ticket: ticket, step: .release, cause: error)
+        }
+        logger.info("leadership handed over", ["partition": ticket.name, "to": target])
+        return ["partition": .string(ticket.name), "from": .string(ticket.from), "to": .string(target), "leadership": true,
+                "ms": .integer(Int((ContinuousClock.now - started).milliseconds))]
+    }
+
     /// Puts a move that failed before the rename back: the target forgets its copy (adopting
     /// needs this node's rename) and this node serves the partition again.
     private func restore(_ ticket: PartitionMoveTicket, after error: any Error, step: PartitionMoveFailure.Step) {

@@ -85,6 +85,18 @@ public final class PartitionReplica: @unchecked Sendable {
         lock.withLock { leader }.flatMap { $0.isRecovered ? $0 : nil }
     }
 
+    /// Hands the leadership over to the replica of node `successor`
+    /// (``Coordination/Candidacy/handOff(to:)``, epoch-checked): this replica stops leading once
+    /// its watch sees the key go (its service removed, the writes waiting for a majority failed),
+    /// and no replica but `successor`'s takes the key until `successor` leads or its name
+    /// expires. The successor recovers as any new leader does: it holds every acknowledged
+    /// write before it serves, however far behind it was.
+    /// - Returns: whether it did (false: this replica does not lead now).
+    public func handOff(to successor: String) throws -> Bool {
+        guard servingLeader != nil, let candidacy = lock.withLock({ candidacy }) else { return false }
+        return try candidacy.handOff(to: successor)
+    }
+
     /// What the replica does now, and how far behind its followers are when it leads.
     public var status: ReplicaStatus {
         let (leader, follower, followed, epoch): (ReplicationLeader?, ReplicationFollower?, String?, Int64) = lock.withLock {

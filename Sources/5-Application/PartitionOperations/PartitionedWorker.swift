@@ -318,6 +318,19 @@ public final class PartitionedWorker: PartitionCustody {
         logger.info("partition served", ["partition": name])
     }
 
+    func handOff(service: String, partition: Int, to successor: String) throws {
+        let name = PartitionName.service(service, partition: partition)
+        guard replication != nil else {
+            throw ServiceError(.badRequest, "node \(node) does not replicate its partitions: move \(name) itself, without leadership")
+        }
+        guard let replica = replicas.withLock({ $0.first { $0.replica.partition == name }?.replica }) else {
+            throw ServiceError(.notFound, "node \(node) holds no replica of \(name)")
+        }
+        guard try replica.handOff(to: successor) else {
+            throw ServiceError(.unavailable, "node \(node) does not lead \(name) now")
+        }
+    }
+
     private func attachedPool() throws -> WorkerPool {
         guard let pool = pool.withLock({ $0 }) else {
             throw PartitionLayoutError(path: dataDirectory, "node \(node) is not serving yet")
