@@ -112,7 +112,7 @@ PY
         flags=""
       else
         own="0-$((partitions - 1))"
-        flags="--replicas $1 --etcd-endpoint $etcd_endpoint --replication-endpoint tcp://127.0.0.1:$(free_port_range $((2 * partitions))) ${lease_flags[*]}"
+        flags="--replicas $1 --etcd-endpoint $etcd_endpoint --replication-endpoint tcp://127.0.0.1:$(free_port_range 1) ${lease_flags[*]}"
       fi
       "$lyceum" partitions init --data "$root/$host" --partitions "$partitions" --own "$own" --service books >/dev/null
       worker_arguments[$host]="worker --broker $endpoint --forwarder-endpoint $forwarder --partitions $partitions --node $host \

@@ -208,7 +208,11 @@ write_configuration() {
         echo "events-endpoint = $(endpoint "$host" $EVENTS_PORT)"
         echo "forwarder-endpoint = $(endpoint "$host" $FORWARDER_PORT)"
         echo "curve-secret-key = $state/$host/keys/broker_secret"
-        echo "authorized-keys = $state/$host/keys/authorized" ;;
+        echo "authorized-keys = $state/$host/keys/authorized"
+        # With replicas, a request for a partition whose leader died is held until another
+        # replica leads it (the rest of the lease, then recovery), so that a client sees a delay,
+        # not service_unknown.
+        if [ "$replicas" -gt 1 ]; then echo "unknown-service-timeout = $(((lease_ttl + 3) * 1000))"; fi ;;
       w*)
         for broker in "${BROKER_HOSTS[@]}"; do
           echo "broker = $(endpoint "$broker" $PORT)"
@@ -595,7 +599,7 @@ verb_status() {
     etcdctl_from_client "$(etcd_endpoints)" endpoint status -w table 2>&1 | sed 's/^/    /' || true
     etcdctl_from_client "$(etcd_endpoints)" endpoint health 2>&1 | sed 's/^/    /' || true
     echo "leaders (lyceum/leader/SERVICE.pN: node, replication endpoint):"
-    etcdctl_from_client "$(etcd_endpoints)" get --prefix lyceum/leader/ 2>&1 | paste - - | sed 's|^lyceum/leader/|    |' || true
+    etcdctl_from_client "$(etcd_endpoints)" get --prefix lyceum/leader/ 2>&1 | paste - - | awk '{ print $1, $2, $3 }' | sed 's|^lyceum/leader/|    |' || true
   fi
   for host in "${BROKER_HOSTS[@]}"; do
     echo "lyceum status through $host:"

@@ -223,8 +223,7 @@ final class ReplicaCluster {
             let initialized = try LyceumProcess.run(["partitions", "init", "--data", root, "--partitions", String(Self.partitions), "--own", "0", "--service", "books"])
             try #require(initialized.status == 0, "\(initialized.stderr)")
         }
-        // Ports base + k × partitions + N: books is the second journaled service (k = 1).
-        let base = try freeLoopbackPorts(count: 2)
+        let base = try freeLoopbackPort()
         let metrics = try metricsPorts[node] ?? freeLoopbackPort()
         metricsPorts[node] = metrics
         let curve = keys.map { ["--authorized-keys", $0.replicas] + $0.client(node) } ?? []

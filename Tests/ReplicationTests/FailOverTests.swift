@@ -25,6 +25,7 @@ import ZeroMQ
         let history: EpochHistory
         private let lock = NSLock()
         private var replica: PartitionReplica?
+        private var router: ReplicationRouter?
 
         init(name: String, directory: String) throws {
             self.name = name
@@ -33,17 +34,22 @@ import ZeroMQ
             history = try EpochHistory(path: store.history)
         }
 
-        func campaign(_ election: LeaderElection, context: Context) {
+        /// Campaigns, leading on a router of its own (its process's), bound at the first campaign.
+        func campaign(_ election: LeaderElection, context: Context) throws {
+            let router = try lock.withLock { try self.router ?? ReplicationRouter(context: context, endpoint: endpoint) }
             let replica = PartitionReplica(
-                partition: "books.p0", node: name, endpoint: endpoint, store: store, history: history, replicas: 3,
+                partition: "books.p0", node: name, endpoint: endpoint, router: router, store: store, history: history, replicas: 3,
                 election: election, timing: FailOverTests.timing, context: context)
-            lock.withLock { self.replica = replica }
+            lock.withLock { self.replica = replica; self.router = router }
         }
 
         /// The link while this node leads and has recovered.
         var servingLeader: ReplicationLeader? { lock.withLock { replica }?.servingLeader }
 
         /// Dies as a killed process does: no resignation, no more renewals or replies.
+        /// Stops the router (after ``kill()``).
+        func stopRouter() { lock.withLock { router }?.stop() }
+
         func kill() {
             let replica = lock.withLock { defer { self.replica = nil }; return self.replica }
             replica?.stop(resign: false)
@@ -59,8 +65,8 @@ import ZeroMQ
         let client = try EtcdClient(endpoints: [etcd.endpoint])
         let election = LeaderElection(client: client, key: "lyceum/leader/books.p0")
         let nodes = try (1...3).map { try Node(name: "w\($0)", directory: root.path + "/w\($0)") }
-        defer { for node in nodes { node.kill(); node.store.close() } }
-        for node in nodes { node.campaign(election, context: context) }
+        defer { for node in nodes { node.kill(); node.stopRouter(); node.store.close() } }
+        for node in nodes { try node.campaign(election, context: context) }
 
         // A writer: one book at a time, at whichever node leads and has recovered.
         let acknowledged = Mutex<[Int: ContinuousClock.Instant]>([:])
@@ -104,7 +110,7 @@ import ZeroMQ
         print("fail-over (TTL \(Self.timing.ttlSeconds) s): last acknowledgement before the kill to the first after it: \(firstAfter - lastBefore)")
 
         // The old leader comes back and follows; its journal converges on the leader's.
-        first.campaign(election, context: context)
+        try first.campaign(election, context: context)
         stop.store(true, ordering: .relaxed)
         Thread.sleep(forTimeInterval: 0.2)
         #expect(eventually { first.store.lastSequence == second.store.lastSequence && nodes.allSatisfy { $0.store.bytes == second.store.bytes } })

@@ -5,8 +5,8 @@ import LyceumSupport
 import Synchronization
 import ZeroMQ
 
-/// The leader's end of the replication channel for one partition, on a thread of its own: a
-/// ROUTER (a CURVE server admitting worker keys, in production) that followers connect to.
+/// The leader's end of the replication channel for one partition, served by the process's
+/// ``ReplicationRouter`` (one ROUTER for every partition the process leads) on its thread.
 ///
 /// It first **recovers** (protocol/replication.md, *Fail-over*): it waits until a majority of
 /// the replica set (itself included) has said `follow` in its epoch, takes the greatest of their
@@ -27,10 +27,13 @@ public final class ReplicationLeader: @unchecked Sendable {
     private let recovered = Atomic<Bool>(false)
     private let recoveredSignal = DispatchSemaphore(value: 0)
     private let logger = Logger(component: "replication")
-    private let wakeup: WakeupPipe
+    private let router: ReplicationRouter
+    /// Whether the router is this leader's alone (made by the initializer taking an endpoint).
+    private let ownsRouter: Bool
     private let stopped = Atomic<Bool>(false)
-    private let bound = Mutex<String?>(nil)
-    private let finished = DispatchSemaphore(value: 0)
+    // The link's state, touched on the router's thread only.
+    private var links: [[UInt8]: Follower] = [:]
+    private var recovery = Recovery()
     private let onDeposed: @Sendable (Int64) -> Void
     private let onRecovered: @Sendable () -> Void
     private let onCommitted: @Sendable (Duration) -> Void
@@ -44,22 +47,47 @@ public final class ReplicationLeader: @unchecked Sendable {
     /// 64 KiB frame limit.
     private let recoveryChunkBytes = 32 << 10
 
-    /// Starts leading `partition` in `epoch` from `store`: binds `endpoint` and recovers (see
-    /// above); ``isRecovered`` says when it may write. The store's journal must not be written
-    /// to before then.
+    /// Starts leading `partition` in `epoch` from `store` on `router` and recovers (see above);
+    /// ``isRecovered`` says when it may write. The store's journal must not be written to before
+    /// then.
     /// - Parameters:
     ///   - replicas: the replica set's size, this leader included.
     ///   - mayAcknowledge: whether the leadership still holds (``Coordination/Candidacy/mayAcknowledge(epoch:)``).
-    ///   - onDeposed: called (on the link's thread) with the newer epoch a follower refused it for.
-    ///   - onRecovered: called (on the link's thread) once recovery is over: writes may start.
+    ///   - onDeposed: called (on the router's thread) with the newer epoch a follower refused it for.
+    ///   - onRecovered: called (on the router's thread) once recovery is over: writes may start.
+    ///     It must not block: every partition the router serves waits meanwhile.
     ///   - onCommitted: told, for each write given to ``replicate(_:reply:)`` that a majority
     ///     acknowledged, how long it waited from then (on the thread that completed the majority).
-    public init(
+    public convenience init(
+        partition: String, epoch: Int64, store: any ReplicaStore, history: EpochHistory, replicas: Int, router: ReplicationRouter,
+        mayAcknowledge: @escaping @Sendable () -> Bool, onDeposed: @escaping @Sendable (Int64) -> Void = { _ in },
+        onRecovered: @escaping @Sendable () -> Void = {}, onCommitted: @escaping @Sendable (Duration) -> Void = { _ in }
+    ) {
+        self.init(
+            partition: partition, epoch: epoch, store: store, history: history, replicas: replicas, router: router, owning: false,
+            mayAcknowledge: mayAcknowledge, onDeposed: onDeposed, onRecovered: onRecovered, onCommitted: onCommitted)
+    }
+
+    /// Starts leading as above on a router of its own bound on `endpoint` with `security`,
+    /// stopped with it (a process leading one partition, and the tests).
+    /// - Throws: the router's bind error.
+    public convenience init(
         partition: String, epoch: Int64, store: any ReplicaStore, history: EpochHistory, replicas: Int,
         context: Context, endpoint: String, security: SocketSecurity = .plaintext,
         mayAcknowledge: @escaping @Sendable () -> Bool, onDeposed: @escaping @Sendable (Int64) -> Void = { _ in },
         onRecovered: @escaping @Sendable () -> Void = {}, onCommitted: @escaping @Sendable (Duration) -> Void = { _ in }
     ) throws {
+        self.init(
+            partition: partition, epoch: epoch, store: store, history: history, replicas: replicas,
+            router: try ReplicationRouter(context: context, endpoint: endpoint, security: security), owning: true,
+            mayAcknowledge: mayAcknowledge, onDeposed: onDeposed, onRecovered: onRecovered, onCommitted: onCommitted)
+    }
+
+    private init(
+        partition: String, epoch: Int64, store: any ReplicaStore, history: EpochHistory, replicas: Int, router: ReplicationRouter, owning: Bool,
+        mayAcknowledge: @escaping @Sendable () -> Bool, onDeposed: @escaping @Sendable (Int64) -> Void,
+        onRecovered: @escaping @Sendable () -> Void, onCommitted: @escaping @Sendable (Duration) -> Void
+    ) {
         self.partition = partition
         self.epoch = epoch
         self.store = store
@@ -67,24 +95,10 @@ public final class ReplicationLeader: @unchecked Sendable {
         self.onDeposed = onDeposed
         self.onRecovered = onRecovered
         self.onCommitted = onCommitted
+        self.router = router
+        ownsRouter = owning
         quorum = QuorumTracker(replicas: replicas, mayAcknowledge: mayAcknowledge)
-        wakeup = try WakeupPipe()
-        // The socket is made, bound and used by the link's thread only.
-        do {
-            try LinkThread.start(name: "replication-\(partition)", open: { [self] in
-                let socket = try context.socket(.router)
-                try socket.secure(security)
-                try socket.set(.maxMessageSize, to: 64 << 10)
-                try socket.bind(endpoint)
-                let lastEndpoint = try socket.lastEndpoint
-                self.bound.withLock { $0 = lastEndpoint }
-                return socket
-            }, run: { [self] socket in run(socket) })
-        } catch {
-            stopped.store(true, ordering: .relaxed)
-            finished.signal()
-            throw error
-        }
+        router.attach(self)
     }
 
     /// Whether recovery is over: the leader's log holds every record a majority had, and its
@@ -100,13 +114,13 @@ public final class ReplicationLeader: @unchecked Sendable {
         return true
     }
 
-    /// The endpoint followers connect to (with the port the kernel chose for `:*`).
-    public var endpoint: String { bound.withLock { $0 ?? "" } }
+    /// The endpoint followers connect to: the router's (with the port the kernel chose for `:*`).
+    public var endpoint: String { router.endpoint }
 
     /// Ships newly appended records now (call after each append), and counts the leader's own
     /// copy once durable; `reply` runs when a majority has the record durable (see ``QuorumTracker``).
     public func replicate(_ pending: PendingWrite, reply: @escaping @Sendable (Bool) -> Void) {
-        wakeup.signal()
+        router.wake()
         let started = ContinuousClock.now
         quorum.whenCommitted(pending.sequence) { [onCommitted] acknowledged in
             if acknowledged { onCommitted(ContinuousClock.now - started) }
@@ -122,10 +136,13 @@ public final class ReplicationLeader: @unchecked Sendable {
     /// Stops the link and fails every reply still waiting.
     public func stop() {
         guard !stopped.exchange(true, ordering: .relaxed) else { return }
-        wakeup.signal()
-        finished.wait()
+        router.detach(self)
+        if ownsRouter { router.stop() }
         quorum.end()
     }
+
+    /// Whether ``stop()`` was called.
+    var isStopped: Bool { stopped.load(ordering: .relaxed) }
 
     /// One follower as the leader sees it.
     private final class Follower {
@@ -145,64 +162,36 @@ public final class ReplicationLeader: @unchecked Sendable {
         }
     }
 
-    private func run(_ socket: Socket) {
-        defer {
-            socket.close()
-            finished.signal()
-        }
-        var followers: [[UInt8]: Follower] = [:]
-        var poller = Poller()
-        do {
-            try poller.add(socket)
-            poller.add(fileDescriptor: wakeup.fileDescriptor)
-        } catch {
-            logger.error("replication link cannot poll", ["partition": partition, "error": "\(error)"])
-            return
-        }
-        var lastHeartbeat = ContinuousClock.now
-        var recovery = Recovery()
-        while !stopped.load(ordering: .relaxed) {
-            do {
-                if !isRecovered {
-                    try recover(&recovery, socket: socket)
-                    // The followers that adopted this epoch are answered at once, as if they had
-                    // just said `follow` again: writes need them for a majority, and otherwise wait
-                    // for their next `follow`, up to a second away.
-                    if isRecovered {
-                        for (identity, position) in recovery.positions {
-                            let follow = ReplicationMessage.follow(partition: partition, epoch: epoch, position: position, node: recovery.nodes[identity] ?? "")
-                            try receive(follow, from: identity, followers: &followers, socket: socket)
-                        }
-                    }
-                }
-                try poller.poll(timeout: .milliseconds(100))
-                wakeup.reset()
-                while let frames = try socket.receiveMultipart(options: .dontWait) {
-                    guard frames.count >= 2 else { continue }
-                    let identity = frames[0]
-                    let message: ReplicationMessage
-                    do { message = try ReplicationMessage(frames: Array(frames.dropFirst())) } catch {
-                        logger.warning("refused a replication message", ["partition": partition, "error": error.description])
-                        continue
-                    }
-                    guard message.partition == partition else { continue }
-                    if isRecovered {
-                        try receive(message, from: identity, followers: &followers, socket: socket)
-                    } else {
-                        try recoveryReceive(message, from: identity, recovery: &recovery, socket: socket)
-                    }
-                }
-                let heartbeat = ContinuousClock.now - lastHeartbeat >= .milliseconds(500)
-                if heartbeat { lastHeartbeat = .now }
-                if isRecovered {
-                    for (identity, follower) in followers { try ship(to: identity, follower, socket: socket, heartbeat: heartbeat) }
-                    publish(followers)
-                }
-            } catch {
-                logger.error("replication link failed", ["partition": partition, "error": "\(error)"])
-                Thread.sleep(forTimeInterval: 0.1)
+    /// The router's pass, before it polls: recovery's next step, and once recovered the
+    /// followers that adopted this epoch answered at once, as if they had just said `follow`
+    /// again (writes need them for a majority, and otherwise wait for their next `follow`, up to
+    /// a second away).
+    func prepare(socket: Socket) throws {
+        guard !isRecovered else { return }
+        try recover(&recovery, socket: socket)
+        if isRecovered {
+            for (identity, position) in recovery.positions {
+                let follow = ReplicationMessage.follow(partition: partition, epoch: epoch, position: position, node: recovery.nodes[identity] ?? "")
+                try receive(follow, from: identity, followers: &links, socket: socket)
             }
         }
+    }
+
+    /// A message of this partition from the follower `identity`, on the router's thread.
+    func handle(_ message: ReplicationMessage, from identity: [UInt8], socket: Socket) throws {
+        if isRecovered {
+            try receive(message, from: identity, followers: &links, socket: socket)
+        } else {
+            try recoveryReceive(message, from: identity, recovery: &recovery, socket: socket)
+        }
+    }
+
+    /// Ships what each follower lacks (an empty append as a heartbeat when `heartbeat`), and
+    /// publishes the followers' progress, on the router's thread.
+    func ship(socket: Socket, heartbeat: Bool) throws {
+        guard isRecovered else { return }
+        for (identity, follower) in links { try ship(to: identity, follower, socket: socket, heartbeat: heartbeat) }
+        publish(links)
     }
 
     private func receive(_ message: ReplicationMessage, from identity: [UInt8], followers: inout [[UInt8]: Follower], socket: Socket) throws {

@@ -68,7 +68,7 @@ extension SettingKey {
         case .join: ("", "a partitioned worker may start holding no partition, to receive its share by moves")
         case .replicas: ("N", "replicas of each partition (\(Settings.replicaRange.lowerBound)-\(Settings.replicaRange.upperBound)); more than 1 needs --etcd-endpoint")
         case .etcdEndpoint: ("URL", "an etcd member's client URL (http://HOST:PORT) holding the partitions' leaderships")
-        case .replicationEndpoint: ("EP", "tcp://ADDRESS:PORT other replicas reach this worker on; partition N of progress binds PORT+N, of books PORT+partitions+N")
+        case .replicationEndpoint: ("EP", "tcp://ADDRESS:PORT other replicas reach this worker on: one socket for every partition it leads")
         case .leaseTTL: ("S", "a leader lease's time to live in seconds (lease-keep-alive + 2 × lease-retry ≤ it)")
         case .leaseKeepAlive: ("MS", "the period of a leader lease's renewals")
         case .leaseRetry: ("MS", "how long a failing lease renewal is retried before the leader steps down")

@@ -153,9 +153,8 @@ public struct Settings: Sendable {
     /// The client URLs of the etcd members the leaderships are kept in (`etcd-endpoint`,
     /// `http://HOST:PORT`, one per member).
     public var etcdEndpoints: [String] = []
-    /// Where this worker's replication links bind, routable by the other replicas
-    /// (`replication-endpoint`, `tcp://ADDRESS:PORT`): partition N of the k-th journaled service
-    /// leads on PORT + k × partitions + N.
+    /// Where this worker's replication ROUTER binds, routable by the other replicas
+    /// (`replication-endpoint`, `tcp://ADDRESS:PORT`): one socket for every partition it leads.
     public var replicationEndpoint: String?
     /// A leader lease's time to live in whole seconds (`lease-ttl`).
     public var leaseTTLSeconds = LeaseTiming.standard.ttlSeconds

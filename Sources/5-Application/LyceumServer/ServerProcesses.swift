@@ -241,19 +241,15 @@ public enum ServerProcesses {
     }
 
     /// How a worker replicates its partitions (`replicas` > 1): etcd's members, the lease
-    /// timings, and partition N of the k-th journaled service (books 0, progress 1) binding its
-    /// leader link on `replication-endpoint`'s port + k × partitions + N; `nil` with 1 replica.
-    /// With CURVE the links are CURVE with the worker's own keys, and the keys of role `worker`
-    /// in its `authorized-keys` are the replicas it admits and the leaders it follows.
+    /// timings, and the one ROUTER on `replication-endpoint` where it leads every partition it
+    /// leads; `nil` with 1 replica. With CURVE the links are CURVE with the worker's own keys,
+    /// and the keys of role `worker` in its `authorized-keys` are the replicas it admits and the
+    /// leaders it follows.
     static func replicationPlan(_ settings: Settings, security: ProcessSecurity, context: Context) throws -> ReplicationPlan? {
-        guard settings.replicas > 1, let endpoint = settings.replicationEndpoint, let port = Settings.replicationPort(of: endpoint) else { return nil }
-        let address = endpoint[..<endpoint.lastIndex(of: ":")!]
-        let journaled = ServiceRegistry.standard.journaledNames
-        let partitions = settings.partitions
+        guard settings.replicas > 1, let endpoint = settings.replicationEndpoint else { return nil }
         return ReplicationPlan(
             replicas: settings.replicas, etcd: try EtcdClient(endpoints: settings.etcdEndpoints), timing: try settings.leaseTiming,
-            endpoint: { service, partition in "\(address):\(port + (journaled.firstIndex(of: service) ?? 0) * partitions + partition)" },
-            context: context, security: security.replication)
+            endpoint: endpoint, context: context, security: security.replication)
     }
 
     /// The snapshot endpoint a worker was given (`snapshot-endpoint` from any source); `nil`

@@ -6,7 +6,7 @@ import ZeroMQ
 
 /// One replica of a replicated partition on this node: its candidacy for the partition's leader
 /// key, and the replication link its role needs (protocol/replication.md). Leading, it runs a
-/// ``ReplicationLeader`` on `endpoint` and reports it once recovered (the partition's service
+/// ``ReplicationLeader`` on the process's ``ReplicationRouter`` and reports it once recovered (the partition's service
 /// may then be registered, writing through `ReplicatedChangeLog`); following, it runs a
 /// ``ReplicationFollower`` to the leader named by the leader key (a ``LeaderAddress``: over
 /// CURVE, only to a leader whose key ``ReplicationSecurity`` trusts); otherwise neither. Every
@@ -29,7 +29,10 @@ public final class PartitionReplica: @unchecked Sendable {
     public let candidate: LeaderAddress
     /// This node's name.
     public var node: String { candidate.node }
-    private let endpoint: String
+    private let router: ReplicationRouter
+    /// Held through each change of role and each report of one, so that a leadership's report
+    /// (``recovered(_:)``, on a thread of its own) never follows the report of its end.
+    private let transitions = NSLock()
     private let store: any ReplicaStore
     private let history: EpochHistory
     private let replicas: Int
@@ -51,20 +54,21 @@ public final class PartitionReplica: @unchecked Sendable {
 
     /// Starts campaigning for `partition`'s leader key in `election`.
     /// - Parameters:
-    ///   - endpoint: where this node's leader link binds (`tcp://ADDRESS:PORT`, routable by the
-    ///     other replicas: it goes into the leader key).
+    ///   - endpoint: where the other replicas reach `router` (`tcp://ADDRESS:PORT`: it goes into
+    ///     the leader key).
+    ///   - router: the process's replication ROUTER, where this replica leads.
     ///   - replicas: the replica set's size (R).
     ///   - security: the links' (CURVE, or plaintext).
-    ///   - onChange: told each new role, on the candidacy's or the link's thread.
+    ///   - onChange: told each new role, one at a time, on the candidacy's thread or another.
     ///   - onCommitted: told how long each write acknowledged while leading waited for its majority.
     public init(
-        partition: String, node: String, endpoint: String, store: any ReplicaStore, history: EpochHistory, replicas: Int,
+        partition: String, node: String, endpoint: String, router: ReplicationRouter, store: any ReplicaStore, history: EpochHistory, replicas: Int,
         election: LeaderElection, timing: LeaseTiming, context: Context, security: ReplicationSecurity = .plaintext,
         onChange: @escaping @Sendable (Role) -> Void = { _ in }, onCommitted: @escaping @Sendable (Duration) -> Void = { _ in }
     ) {
         self.partition = partition
         candidate = LeaderAddress(node: node, endpoint: endpoint, publicKey: security.publicKey)
-        self.endpoint = endpoint
+        self.router = router
         self.store = store
         self.history = history
         self.replicas = replicas
@@ -128,6 +132,8 @@ public final class PartitionReplica: @unchecked Sendable {
     }
 
     private func became(_ state: LeadershipState) {
+        transitions.lock()
+        defer { transitions.unlock() }
         let (oldLeader, oldFollower, candidacy, stopping) = lock.withLock {
             defer { leader = nil; follower = nil; followed = nil }
             return (leader, follower, self.candidacy, self.stopping)
@@ -141,10 +147,12 @@ public final class PartitionReplica: @unchecked Sendable {
         do {
             switch state {
             case .leader(let epoch):
-                let link = try ReplicationLeader(
-                    partition: partition, epoch: epoch, store: store, history: history, replicas: replicas, context: context,
-                    endpoint: endpoint, security: security.leading, mayAcknowledge: { candidacy?.mayAcknowledge(epoch: epoch) == true },
-                    onRecovered: { [weak self] in self?.recovered(epoch) }, onCommitted: onCommitted)
+                // Reported off the router's thread: serving the partition replays its state, and
+                // every partition the router serves would wait meanwhile.
+                let link = ReplicationLeader(
+                    partition: partition, epoch: epoch, store: store, history: history, replicas: replicas, router: router,
+                    mayAcknowledge: { candidacy?.mayAcknowledge(epoch: epoch) == true },
+                    onRecovered: { [weak self] in let replica = self; Thread.detachNewThread { replica?.recovered(epoch) } }, onCommitted: onCommitted)
                 lock.withLock { leader = link; lastEpoch = epoch }
             case .follower(let leadership):
                 let leader: LeaderAddress, linkSecurity: SocketSecurity
@@ -170,7 +178,9 @@ public final class PartitionReplica: @unchecked Sendable {
     }
 
     private func recovered(_ epoch: Int64) {
-        guard let link = lock.withLock({ leader }), link.epoch == epoch else { return }
-        onChange(.leading(link))
+        transitions.withLock {
+            guard let link = lock.withLock({ leader }), link.epoch == epoch, link.isRecovered else { return }
+            onChange(.leading(link))
+        }
     }
 }

@@ -18,8 +18,9 @@ public struct ReplicationPlan: Sendable {
     public let etcd: EtcdClient
     /// The leases' timings.
     public let timing: LeaseTiming
-    /// Where the leader link of a partition binds (routable by the other replicas).
-    public let endpoint: @Sendable (_ service: String, _ partition: Int) -> String
+    /// Where the process's replication ROUTER binds, serving every partition it leads
+    /// (`tcp://ADDRESS:PORT`, routable by the other replicas: it goes into the leader keys).
+    public let endpoint: String
     /// The process's ZeroMQ context.
     public let context: Context
     /// The links' security: CURVE with this node's keys, admitting and following worker keys
@@ -28,7 +29,7 @@ public struct ReplicationPlan: Sendable {
 
     /// A plan for replica sets of `replicas` in `etcd`.
     public init(
-        replicas: Int, etcd: EtcdClient, timing: LeaseTiming, endpoint: @escaping @Sendable (String, Int) -> String, context: Context,
+        replicas: Int, etcd: EtcdClient, timing: LeaseTiming, endpoint: String, context: Context,
         security: ReplicationSecurity = .plaintext
     ) {
         self.replicas = replicas
@@ -67,6 +68,8 @@ public final class PartitionedWorker: PartitionCustody {
     private let logger = Logger(component: "worker")
     /// How the partitions held are replicated; `nil` when each is this node's alone.
     private let replication: ReplicationPlan?
+    /// The process's one replication ROUTER, once a replica started (``router(_:)``).
+    private let linkRouter = Mutex<ReplicationRouter?>(nil)
     /// The partitions held, replicated: served only while led (``startReplicas()``).
     private let replicated: [(service: String, partition: Int)]
     /// The replicas running, with their stores and metrics: one per replicated partition held,
@@ -123,12 +126,23 @@ public final class PartitionedWorker: PartitionCustody {
         }
         let metrics = ReplicaMetrics(service: service, partition: partition)
         let replica = PartitionReplica(
-            partition: name, node: node, endpoint: replication.endpoint(service, partition), store: store, history: history,
+            partition: name, node: node, endpoint: replication.endpoint, router: try router(replication), store: store, history: history,
             replicas: replication.replicas, election: LeaderElection(client: replication.etcd, key: "lyceum/leader/\(name)"),
             timing: replication.timing, context: replication.context, security: replication.security,
             onChange: { [weak self] role in self?.roleChanged(service: service, partition: partition, store: store, role: role) },
             onCommitted: metrics.committed)
         replicas.withLock { $0.append((replica, store, metrics)) }
+    }
+
+    /// The process's replication ROUTER, bound on the plan's endpoint by the first replica.
+    /// - Throws: its bind error.
+    private func router(_ replication: ReplicationPlan) throws -> ReplicationRouter {
+        try linkRouter.withLock { router in
+            if let router { return router }
+            let made = try ReplicationRouter(context: replication.context, endpoint: replication.endpoint, security: replication.security.leading)
+            router = made
+            return made
+        }
     }
 
     /// What each replica of a partition held here does now (`describe`, `lyceum status`), in
@@ -156,6 +170,7 @@ public final class PartitionedWorker: PartitionCustody {
             replica.stop(resign: resign)
             store.close()
         }
+        linkRouter.withLock { $0 }?.stop()
         if !stopped.isEmpty { logger.info("replicas stopped", ["partitions": String(stopped.count), "resigned": String(resign)]) }
     }
 
