@@ -5,7 +5,7 @@ learner of the measured partition, one at a time, each with its `request_id` and
 per attempt, 50 ms apart, the next broker after a timeout) until acknowledged.
 
     failover_writers.py --broker EP [--broker EP…] --partitions N --partition P --writers W
-                        --acks FILE [--curve-certificate SECRET --server-certificate PUBLIC]
+                        --acks FILE [--progress FILE] [--curve-certificate SECRET --server-certificate PUBLIC]
 
 "writing" goes to stderr after the first acknowledgement. On SIGTERM or SIGINT the writers stop
 after the write in hand; every acknowledgement, "UNIX_NS WRITER" a line, goes to FILE;
@@ -15,6 +15,7 @@ every learner's books are listed back and a JSON summary printed on stdout: ackn
 import argparse
 import itertools
 import json
+import os
 import signal
 import sys
 import threading
@@ -138,6 +139,7 @@ def main():
     parser.add_argument("--partition", type=int, default=0)
     parser.add_argument("--writers", type=int, default=8)
     parser.add_argument("--acks", required=True)
+    parser.add_argument("--progress", help="file holding the count of acknowledgements so far, rewritten every 200 ms")
     parser.add_argument("--curve-certificate")
     parser.add_argument("--server-certificate")
     options = parser.parse_args()
@@ -162,8 +164,13 @@ def main():
         if stopping.is_set():
             break
     print("failover_writers: writing", file=sys.stderr, flush=True)
-    while not stopping.wait(0.5):
-        pass
+    while not stopping.wait(0.2):
+        if options.progress:
+            with lock:
+                count = len(acks)
+            with open(options.progress + ".new", "w") as file:
+                file.write("%d\n" % count)
+            os.replace(options.progress + ".new", options.progress)
     for thread in threads:
         thread.join()
 

@@ -118,14 +118,25 @@ cleanup() { stop_processes "${pids[@]}"; lyceum_down; ns_down; rm -rf "$work"; }
 trap cleanup EXIT
 
 # --- the fail-over loop, for both systems ------------------------------------------------------
-# failover_loop NAME LEADER_FN KILL_FN RESTART_FN SETTLED_FN: KILLS rounds of: the leader's host
+# failover_loop NAME LEADER_FN KILL_FN RESTART_FN SETTLED_FN PROGRESS_FILE: KILLS rounds of: the leader's host
 # (LEADER_FN prints it), its kill (time recorded), 3 s after another host leads, its restart
 # (time recorded) and settling (SETTLED_FN HOST returns once the replicas have converged); the
-# times go to OUT/replication-NAME-kills.csv.
+# times go to OUT/replication-NAME-kills.csv. Each kill waits until the writers are acknowledged
+# again (PROGRESS_FILE, their count of acknowledgements, grows), so that no kill lands in the
+# previous one's gap.
+acknowledged_again() {
+  local before deadline=$((SECONDS + 120))
+  before=$(cat "$1" 2>/dev/null || echo 0)
+  until [ "$(cat "$1" 2>/dev/null || echo 0)" -gt "$before" ]; do
+    [ $SECONDS -lt $deadline ] || { log "no acknowledgement for 120 s; killing anyway"; return 0; }
+    sleep 0.2
+  done
+}
 failover_loop() {
-  local name=$1 leader_of=$2 kill_host=$3 restart_host=$4 settled=$5 round host killed restarted
+  local name=$1 leader_of=$2 kill_host=$3 restart_host=$4 settled=$5 progress=$6 round host killed restarted
   echo "round,host,killed_at,restarted_at" >"$out/replication-$name-kills.csv"
   for ((round = 1; round <= kills; round++)); do
+    acknowledged_again "$progress"
     host=$($leader_of)
     killed=$(now)
     $kill_host "$host"
@@ -193,12 +204,12 @@ nats_client jetstream -url "$nats_urls" -stream LYCRB -subject lycrb.writes -rep
 nats_load="$load_before → $(loadavg)"
 log "JetStream R3 fail-over: $writers retrying publishers, $kills kills of the stream leader's server"
 ip netns exec "${prefix}js-c1" "$natsload" failover -url "$nats_urls" -stream LYCRB -subject lycrb.writes -replicas 3 -publishers "$writers" -size 200 \
-  -acks "$work/jetstream-acks.txt" >"$out/replication-jetstream-failover.json" 2>"$work/nats-failover.log" &
+  -acks "$work/jetstream-acks.txt" -progress "$work/jetstream-progress" >"$out/replication-jetstream-failover.json" 2>"$work/nats-failover.log" &
 failover_pid=$!
 pids+=("$failover_pid")
 until grep -q publishing "$work/nats-failover.log" 2>/dev/null; do kill -0 "$failover_pid" || { cat "$work/nats-failover.log" >&2; exit 1; }; sleep 0.2; done
 sleep 2
-failover_loop jetstream nats_leader nats_kill nats_start nats_settled
+failover_loop jetstream nats_leader nats_kill nats_start nats_settled "$work/jetstream-progress"
 kill -TERM "$failover_pid"
 wait "$failover_pid" || { log "the JetStream publishers failed: $(tail -n 3 "$work/nats-failover.log")"; exit 1; }
 pids=()
@@ -224,12 +235,12 @@ for replicas in 1 3; do
   if [ "$replicas" = 3 ]; then
     log "Lyceum R = 3 fail-over: $writers retrying writers on books.p0, $kills kills of its leader's host"
     "${client_prefix[@]}" /usr/bin/python3 Benchmarks/failover_writers.py "${writer_brokers[@]}" "${writer_keys[@]}" --partitions "$partitions" \
-      --partition 0 --writers "$writers" --acks "$work/lyceum-acks.txt" >"$out/replication-lyceum-failover.json" 2>"$work/lyceum-failover.log" &
+      --partition 0 --writers "$writers" --acks "$work/lyceum-acks.txt" --progress "$work/lyceum-progress" >"$out/replication-lyceum-failover.json" 2>"$work/lyceum-failover.log" &
     failover_pid=$!
     pids+=("$failover_pid")
     until grep -q writing "$work/lyceum-failover.log" 2>/dev/null; do kill -0 "$failover_pid" || { cat "$work/lyceum-failover.log" >&2; exit 1; }; sleep 0.2; done
     sleep 2
-    failover_loop lyceum lyceum_leader lyceum_kill lyceum_restart lyceum_settled
+    failover_loop lyceum lyceum_leader lyceum_kill lyceum_restart lyceum_settled "$work/lyceum-progress"
     kill -TERM "$failover_pid"
     wait "$failover_pid" || { log "the Lyceum writers failed: $(tail -n 3 "$work/lyceum-failover.log")"; exit 1; }
     pids=()

@@ -2,13 +2,14 @@
 // stream leader's server is killed, measured the way Benchmarks/failover_writers.py measures
 // Lyceum's replicated partitions.
 //
-//	natsload failover -url URLS -stream NAME -subject S -replicas 3 -publishers N -size B -acks FILE
+//	natsload failover -url URLS -stream NAME -subject S -replicas 3 -publishers N -size B -acks FILE [-progress FILE]
 //	    creates the file stream (R replicas), then N publishers (one connection each) publish one
 //	    message at a time, each with a message id (Nats-Msg-Id: the stream's de-duplication makes a
 //	    retry of an acknowledged message harmless) and retried, AckWait 2 s, 50 ms apart, until
 //	    acknowledged; "publishing" on stderr after the first ack. On SIGTERM or SIGINT: every
 //	    acknowledgement, "UNIX_NS PUBLISHER" a line, goes to FILE, the stream is read back and a JSON
-//	    summary printed: acknowledged, lost (acknowledged ids not in the stream), duplicated.
+//	    summary printed: acknowledged, lost (acknowledged ids not in the stream), duplicated. The
+//	    -progress file holds the count of acknowledgements so far, rewritten every 200 ms.
 //	natsload leader -url URLS -stream NAME [-settled] [-timeout T]
 //	    prints the server name leading the stream; with -settled, first waits until it has a leader
 //	    and every replica is current and online (after a restart: caught up).
@@ -21,6 +22,7 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -39,8 +41,16 @@ type failoverOptions struct {
 	publishers int
 	size       int
 	acks       string
+	progress   string
 	settled    bool
 	timeout    time.Duration
+}
+
+// writeProgress replaces the file at path with count, so that a reader never sees half of it.
+func writeProgress(path string, count int) {
+	if os.WriteFile(path+".new", []byte(strconv.Itoa(count)+"\n"), 0o644) == nil {
+		_ = os.Rename(path+".new", path)
+	}
 }
 
 // acknowledgement is when a publisher's message was acknowledged (Unix ns).
@@ -106,6 +116,16 @@ func failover(options failoverOptions) {
 				}
 			}
 		}(p)
+	}
+	if options.progress != "" {
+		go func() {
+			for range time.Tick(200 * time.Millisecond) {
+				mutex.Lock()
+				count := len(acknowledged)
+				mutex.Unlock()
+				writeProgress(options.progress, count)
+			}
+		}()
 	}
 	<-stop
 	stopping.Store(true)

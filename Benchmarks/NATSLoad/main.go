@@ -86,6 +86,7 @@ func main() {
 	replicas := flags.Int("replicas", 1, "jetstream, failover: replicas of the file stream")
 	publishers := flags.Int("publishers", 8, "failover: publishers, one connection and one message in flight each")
 	acks := flags.String("acks", "", "failover: file the acknowledgement times go to")
+	progress := flags.String("progress", "", "failover: file holding the count of acknowledgements so far")
 	settledFlag := flags.Bool("settled", false, "leader: wait until every replica is online and current")
 	timeout := flags.Duration("timeout", 60*time.Second, "leader, failover: how long to wait for the stream")
 	flags.IntVar(&load.inFlight, "in-flight", 50, "requests outstanding at all times")
@@ -147,7 +148,7 @@ func main() {
 		}))
 	case "failover", "leader":
 		options := failoverOptions{url: load.url, stream: *stream, subject: load.subject, replicas: *replicas,
-			publishers: *publishers, size: *size, acks: *acks, settled: *settledFlag, timeout: *timeout}
+			publishers: *publishers, size: *size, acks: *acks, progress: *progress, settled: *settledFlag, timeout: *timeout}
 		if mode == "leader" {
 			leader(options)
 		} else {
