@@ -180,12 +180,12 @@ import ZeroMQ
     }
 }
 
-/// etcd, a broker and three replicas (`w1`–`w3`) of partition 0 of books, with 2 s leases; with
+/// etcd, a broker and three replicas (`w1`–`w3`) of each partition of books (one unless told), with 2 s leases; with
 /// `keys`, CURVE on every socket: the broker's key is `server`, each worker's its node's (role
 /// `worker`), and each worker's `authorized-keys` is `keys.replicas` (the other replicas' keys).
 final class ReplicaCluster {
-    /// One partition: every learner's books are in `books.p0`.
-    static let partitions = 1
+    /// The partitions of books, each replicated on every worker; with one, every learner's books are in `books.p0`.
+    let partitions: Int
     let etcd: EtcdServer
     let data: TemporaryDirectory
     let endpoint: String
@@ -196,9 +196,10 @@ final class ReplicaCluster {
     let broker: LyceumProcess
     var workers: [String: LyceumProcess] = [:]
 
-    /// Starts etcd, the broker and `nodes`, and waits until one of them serves `books.p0` (unless
+    /// Starts etcd, the broker and `nodes`, and waits until they serve every partition (unless
     /// `nodes` is empty).
-    init(keys: ReplicaKeys? = nil, nodes: [String] = ["w1", "w2", "w3"]) throws {
+    init(keys: ReplicaKeys? = nil, nodes: [String] = ["w1", "w2", "w3"], partitions: Int = 1) throws {
+        self.partitions = partitions
         etcd = try EtcdServer()
         data = try TemporaryDirectory()
         endpoint = try freeLoopbackEndpoint()
@@ -206,10 +207,10 @@ final class ReplicaCluster {
         self.keys = keys
         broker = try LyceumProcess([
             "broker", "--endpoint", endpoint, "--forwarder-endpoint", forwarder, "--events-endpoint", try freeLoopbackEndpoint(),
-            "--partitions", String(Self.partitions), "--unknown-service-timeout", "10000",
+            "--partitions", String(partitions), "--unknown-service-timeout", "10000",
         ] + (keys.map { ["--curve-secret-key", $0.secretPath("server"), "--authorized-keys", $0.authorized] } ?? []))
         for node in nodes { try start(node) }
-        if !nodes.isEmpty { try waitUntilServing(["books.p0"], at: endpoint, security: clientSecurity) { self.logs } }
+        if !nodes.isEmpty { try waitUntilServing((0..<partitions).map { "books.p\($0)" }, at: endpoint, security: clientSecurity) { self.logs } }
     }
 
     /// Starts `node`'s worker (its data kept from an earlier run), over CURVE with the key of
@@ -220,7 +221,7 @@ final class ReplicaCluster {
         if joining {
             try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         } else if !FileManager.default.fileExists(atPath: root) {
-            let initialized = try LyceumProcess.run(["partitions", "init", "--data", root, "--partitions", String(Self.partitions), "--own", "0", "--service", "books"])
+            let initialized = try LyceumProcess.run(["partitions", "init", "--data", root, "--partitions", String(partitions), "--own", "0-\(partitions - 1)", "--service", "books"])
             try #require(initialized.status == 0, "\(initialized.stderr)")
         }
         let base = try freeLoopbackPort()
@@ -228,7 +229,7 @@ final class ReplicaCluster {
         metricsPorts[node] = metrics
         let curve = keys.map { ["--authorized-keys", $0.replicas] + $0.client(node) } ?? []
         workers[node] = try LyceumProcess([
-            "worker", "--broker", endpoint, "--forwarder-endpoint", forwarder, "--partitions", String(Self.partitions), "--node", node,
+            "worker", "--broker", endpoint, "--forwarder-endpoint", forwarder, "--partitions", String(partitions), "--node", node,
             "--data", root, "--service", "books", "--sessions", "2",
             "--replicas", "3", "--etcd-endpoint", etcd.endpoint, "--replication-endpoint", "tcp://127.0.0.1:\(base)",
             "--lease-ttl", "2", "--lease-keep-alive", "500", "--lease-retry", "700", "--metrics-port", String(metrics),
@@ -265,7 +266,7 @@ final class ReplicaCluster {
 
     /// books.p0's row of `lyceum status --json`'s partitions table.
     func statusRow() throws -> [String: Any] {
-        let status = try LyceumProcess.run(["status", "--broker", endpoint, "--partitions", String(Self.partitions), "--json"])
+        let status = try LyceumProcess.run(["status", "--broker", endpoint, "--partitions", String(partitions), "--json"])
         try #require(status.status == 0, "\(status.stderr)")
         let table = (try parse(Array(status.stdout.utf8))["partitions"] as? [String: Any])?["table"] as? [[String: Any]] ?? []
         return try #require(table.first { $0["service"] as? String == "books" && $0["partition"] as? Int == 0 }, "\(status.stdout)")

@@ -9,7 +9,7 @@ import ZeroMQ
 /// `lyceum partitions move P --to NODE`: finds the node holding partition P of each service
 /// through the brokers' `mmi.status` and every node service's `describe`, asks it to move the
 /// partition to NODE, and prints each step and the result. `lyceum partitions rebalance` makes
-/// the moves of a `RebalancePlan`, one at a time.
+/// the moves of a `RebalancePlan` (of a `LeadershipPlan` for a replicated service), one at a time.
 public enum PartitionMoveCommand {
     /// Exit statuses.
     public enum Status {
@@ -74,13 +74,20 @@ public enum PartitionMoveCommand {
     }
 
     /// Evens out the partitions of each of `services` over the connected nodes, one move at a
-    /// time, printing each; stops at the first move that does not succeed, with its status.
+    /// time, printing each; stops at the first move that does not succeed, with its status. For
+    /// a replicated service (its nodes report `replicas`), it evens out the leaderships instead
+    /// (`rebalanceLeaderships`).
     public static func rebalance(services: [String], settings: Settings, security: ProcessSecurity) -> Int32 {
         for service in services {
             let describes: [String: JSONValue]
             do { describes = try nodes(settings: settings, security: security) } catch {
                 printError("lyceum partitions rebalance: \(error)")
                 return Status.noReply
+            }
+            if describes.values.contains(where: { !LeadershipPlan.replicas(of: service, in: $0).isEmpty }) {
+                let status = rebalanceLeaderships(service: service, describes: describes, settings: settings, security: security)
+                guard status == Status.moved else { return status }
+                continue
             }
             let plan = RebalancePlan(holdings: describes.mapValues { PartitionHolders.partitions(of: service, in: $0["held"]) })
             if plan.moves.isEmpty { print("\(service): balanced over \(describes.count) nodes") }
@@ -93,7 +100,7 @@ public enum PartitionMoveCommand {
         return Status.moved
     }
 
-    private static func move(
+    static func move(
         service: String, partition: Int, from source: String, to target: String, leadership: Bool = false, settings: Settings, security: ProcessSecurity
     ) -> Int32 {
         // One id for every time the request is sent (to the next broker after a timeout), so

@@ -51,8 +51,8 @@ public enum PartitionsCommand {
 
     /// `lyceum partitions rebalance [--service S]… [--broker EP]`.
     public static let rebalance = Command.withSettings(
-        "rebalance", summary: "move partitions one at a time until every worker holds an even share",
-        discussion: "Prints each move. exit status: as for 'partitions move', for the first move that did not succeed",
+        "rebalance", summary: "move partitions (with replicas: leaderships) one at a time until every worker has an even share",
+        discussion: "Prints each move; with replicas, the leaderships per node before and after. exit status: as for 'partitions move', for the first move that did not succeed",
         keys: clientKeys, options: [serviceOption]
     ) { resolved, sources throws(UsageError) in
         let settings = resolved.settings
