@@ -1,3 +1,4 @@
+import Synchronization
 import Books
 import JSON
 import Journal
@@ -108,16 +109,51 @@ import Testing
         #expect(BooksService(state: compacted, log: log).handle(Array(request.utf8)) == first)
     }
 
-    @Test func theLedgerKeepsABoundedNumberOfRequestIDsPerLearner() throws {
-        for index in 0..<(RequestLedger.retainedPerLearner + 5) {
+    /// A copy of a create can reach the worker long after the client retried it elsewhere and
+    /// went on writing (a broker hands over what it queued while the worker was unreachable):
+    /// within `RequestLedger.retention` it must get the original reply, however many writes of
+    /// the same learner came in between (a cluster test applied such copies twice at 64).
+    @Test func aLateCopyAfterManyLaterWritesGetsTheOriginalReply() throws {
+        let first = #"{"op":"create","learner":"ada","request_id":"r0","title":"T0","author":"A","genre":"Kids","rating":3}"#
+        let original = try service.call(first)
+        for index in 1...(RequestLedger.retainedPerLearner + 100) {
             let reply = try service.call(
                 #"{"op":"create","learner":"ada","request_id":"r\#(index)","title":"T\#(index)","author":"A","genre":"Kids","rating":3}"#)
             #expect(reply["ok"] == true)
         }
+        #expect(try service.call(first) == original)
         var replayed = BooksState()
         for change in log.changes { try replayed.apply(change) }
-        #expect(replayed.ledger.count == RequestLedger.retainedPerLearner)
-        #expect(replayed.library.count == RequestLedger.retainedPerLearner + 5)
+        #expect(replayed.library.count == RequestLedger.retainedPerLearner + 101)
+        #expect(replayed.ledger.count == RequestLedger.retainedPerLearner + 101)
+    }
+
+    /// Young entries are kept up to `maximumPerLearner`; once a learner holds
+    /// `retainedPerLearner` and its oldest entry is past `retention`, each new one replaces it.
+    @Test func theLedgerKeepsABoundedNumberOfRequestIDsPerLearner() throws {
+        let clock = Mutex<Int64>(1_767_603_600_000)
+        let fixed = deterministicEnvironment()
+        let aging = BooksService(
+            log: log, environment: ServiceEnvironment(now: fixed.now, makeID: fixed.makeID, ledgerClock: { clock.withLock { $0 } }))
+        func create(_ learner: String, _ index: Int) throws {
+            let reply = try aging.call(
+                #"{"op":"create","learner":"\#(learner)","request_id":"r\#(index)","title":"T\#(index)","author":"A","genre":"Kids","rating":3}"#)
+            #expect(reply["ok"] == true)
+        }
+        for index in 0..<(RequestLedger.maximumPerLearner + 5) { try create("ada", index) }
+        #expect(aging.currentState.ledger.count == RequestLedger.maximumPerLearner)
+
+        for index in 0..<(RequestLedger.retainedPerLearner + 10) { try create("bob", index) }
+        #expect(aging.currentState.ledger.count == RequestLedger.maximumPerLearner + RequestLedger.retainedPerLearner + 10)
+        clock.withLock { $0 += RequestLedger.retention }
+        for index in 100..<110 { try create("bob", index) }
+        // bob's ten oldest went, one per write; ada, who wrote nothing since, keeps hers.
+        #expect(aging.currentState.ledger.count == RequestLedger.maximumPerLearner + RequestLedger.retainedPerLearner + 10)
+
+        var replayed = BooksState()
+        for change in log.changes { try replayed.apply(change) }
+        #expect(replayed.ledger.count == aging.currentState.ledger.count)
+        #expect(replayed.library.count == RequestLedger.maximumPerLearner + 5 + RequestLedger.retainedPerLearner + 20)
     }
 
     /// Writes store the book they planned without decoding its journal record (issue 19); the

@@ -7,13 +7,17 @@ import LyceumTestSupport
 import Synchronization
 import Testing
 
-/// The journal's bytes do not change with the request path (issue 19): the same books requests,
-/// with the clock and the ids fixed, write exactly the journal that the code before the request
-/// path's redesign wrote (`Fixtures/journal-compatibility/books.jsonl`, made by that code), and
-/// that journal replays into the state those requests left.
+/// The journal's bytes change only where meant: the same books requests, with the clocks and the
+/// ids fixed, write exactly `books-recorded.jsonl`, which is the journal the code before the
+/// request path's redesign wrote (`books.jsonl`, made by that code) with one addition, the time
+/// each request-ledger entry was recorded (its retention is by age); and that earlier journal
+/// still replays into the state those requests left.
 struct JournalCompatibilityTests {
     static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Fixtures/journal-compatibility/books.jsonl").path
+    /// What this code writes: the fixture above plus when each ledger entry was recorded.
+    static let written = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/journal-compatibility/books-recorded.jsonl").path
     static let ids = ["6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b", "0a1b2c3d-4e5f-4061-8273-8495a6b7c8d9"]
 
     /// Creates (one with a request id, retried), an update with a request id, a delete, and a
@@ -35,12 +39,12 @@ struct JournalCompatibilityTests {
         let clock = Mutex<(tick: Int64, id: Int)>((0, 0))
         let environment = ServiceEnvironment(
             now: { clock.withLock { $0.tick += 1000; return 1_796_144_400_000 + $0.tick } },
-            makeID: { clock.withLock { $0.id += 1; return ids[$0.id - 1] } })
+            makeID: { clock.withLock { $0.id += 1; return ids[$0.id - 1] } }, ledgerClock: { 1_796_144_400_000 })
         return (BooksService(state: state, log: JournalChangeLog(journal: journal), environment: environment), journal)
     }
 
     @Test func theSameRequestsWriteTheSameJournal() throws {
-        try expectJournal(at: Self.fixture, writtenBy: Self.requests) { try Self.service(journalIn: $0) }
+        try expectJournal(at: Self.written, writtenBy: Self.requests) { try Self.service(journalIn: $0) }
     }
 
     @Test func theJournalOfTheEarlierCodeReplays() throws {
@@ -69,6 +73,9 @@ struct JournalCompatibilityTests {
 struct ProgressJournalCompatibilityTests {
     static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Fixtures/journal-compatibility/progress.jsonl").path
+    /// What this code writes: the fixture above plus when each ledger entry was recorded.
+    static let written = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/journal-compatibility/progress-recorded.jsonl").path
 
     /// Every kind of progress write: positions with and without a fraction, a quiz retried under
     /// its request id, a second attempt that is not the best, a lesson unwatched, a refusal.
@@ -93,14 +100,15 @@ struct ProgressJournalCompatibilityTests {
         let journal = try Journal.open(directory: directory, options: JournalOptions(durability: .none), state: &state)
         let clock = Mutex<Int64>(0)
         let environment = ServiceEnvironment(
-            now: { clock.withLock { $0 += 1000; return 1_796_144_400_000 + $0 } }, makeID: { "unused" })
+            now: { clock.withLock { $0 += 1000; return 1_796_144_400_000 + $0 } }, makeID: { "unused" },
+            ledgerClock: { 1_796_144_400_000 })
         let service = ProgressService(
             state: state, catalog: CatalogStore(try Catalog.sample()), log: JournalChangeLog(journal: journal), environment: environment)
         return (service, journal)
     }
 
     @Test func theSameRequestsWriteTheSameJournal() throws {
-        try expectJournal(at: Self.fixture, writtenBy: Self.requests) { try Self.service(journalIn: $0) }
+        try expectJournal(at: Self.written, writtenBy: Self.requests) { try Self.service(journalIn: $0) }
     }
 
     @Test func theJournalOfTheEarlierCodeReplays() throws {

@@ -26,7 +26,7 @@ public final class BooksService: JournaledService {
         state: BooksState = BooksState(), log: any ChangeLog, environment: ServiceEnvironment = .live, budget: ReplyBudget = .standard,
         partition: OwnedPartition? = nil
     ) {
-        core = ServiceCore(state: state, log: log)
+        core = ServiceCore(state: state, log: log, now: environment.ledgerClock)
         self.environment = environment
         self.budget = budget
         self.partition = partition

@@ -31,7 +31,7 @@ public final class ProgressService: JournaledService {
         state: ProgressState = ProgressState(), catalog: CatalogStore, log: any ChangeLog, environment: ServiceEnvironment = .live,
         budget: ReplyBudget = .standard, partition: OwnedPartition? = nil
     ) {
-        core = ServiceCore(state: state, log: log)
+        core = ServiceCore(state: state, log: log, now: environment.ledgerClock)
         store = catalog
         self.environment = environment
         self.budget = budget

@@ -5,17 +5,28 @@ import Journal
 /// learner, same `request_id`) gets the original reply instead of applying twice.
 ///
 /// Entries are journal changes in the `requests` collection, committed atomically with the
-/// write they answer, so they survive restarts. Retention: the last `retainedPerLearner`
-/// request ids of each learner; recording one more deletes the oldest in the same commit.
+/// write they answer, so they survive restarts. Retention: recording an entry deletes the
+/// learner's oldest in the same commit when the learner holds `maximumPerLearner`, or holds
+/// `retainedPerLearner` and the oldest was recorded `retention` or more ago. The age matters
+/// because a copy of a request can arrive late: a broker hands a worker the requests it queued
+/// while that worker was unreachable, after the client retried elsewhere and went on writing.
 public struct RequestLedger: Sendable {
     /// The journal collection of ledger entries; keys are `service/learner/request_id`.
     public static let collection = "requests"
-    /// How many request ids per learner and service are remembered.
+    /// How many request ids per learner and service are remembered whatever their age.
     public static let retainedPerLearner = 64
+    /// How many request ids per learner and service are remembered at most, young or old.
+    public static let maximumPerLearner = 1024
+    /// How long an entry is kept at least (up to `maximumPerLearner`), in milliseconds: longer
+    /// than a broker may hold a request (60 s) plus a client's attempts at it.
+    public static let retention: Int64 = 600_000
 
     struct Entry: Sendable {
         /// Order of recording within the learner, to find the oldest.
         let sequence: Int
+        /// Milliseconds since 1970 when it was recorded; nil for entries journaled before
+        /// entries carried it, which count as old.
+        let recorded: Int64?
         let fingerprint: UInt64
         let reply: [UInt8]
     }
@@ -35,13 +46,15 @@ public struct RequestLedger: Sendable {
 
     func entry(learner: String, requestID: String) -> Entry? { learners[learner]?[requestID] }
 
-    /// The changes that remember `reply` for `requestID`, evicting the learner's oldest if full.
-    func recording(_ reply: [UInt8], fingerprint: UInt64, learner: String, requestID: String) -> [JournalChange] {
+    /// The changes that remember `reply` for `requestID`, recorded at `now` (milliseconds since
+    /// 1970), evicting the learner's oldest entry once it is past retention or the learner is full.
+    func recording(_ reply: [UInt8], fingerprint: UInt64, learner: String, requestID: String, now: Int64) -> [JournalChange] {
         let entries = learners[learner] ?? [:]
         let sequence = (entries.values.map(\.sequence).max() ?? 0) + 1
-        let entry = Entry(sequence: sequence, fingerprint: fingerprint, reply: reply)
+        let entry = Entry(sequence: sequence, recorded: now, fingerprint: fingerprint, reply: reply)
         var changes = [JournalChange.put(Self.collection, key: key(learner, requestID), value: entry.journalValue())]
-        if entries.count >= Self.retainedPerLearner, let oldest = entries.min(by: { $0.value.sequence < $1.value.sequence }) {
+        if entries.count >= Self.retainedPerLearner, let oldest = entries.min(by: { $0.value.sequence < $1.value.sequence }),
+           entries.count >= Self.maximumPerLearner || now - (oldest.value.recorded ?? .min / 2) >= Self.retention {
             changes.append(.delete(Self.collection, key: key(learner, oldest.key)))
         }
         return changes
@@ -83,11 +96,14 @@ public struct RequestLedger: Sendable {
 extension RequestLedger.Entry {
     /// The entry as a journal payload, stamped with `RequestLedger.valueFormat`.
     func journalValue() -> [UInt8] {
-        let value: JSONValue = [
-            "value_format": .integer(RequestLedger.valueFormat), "sequence": .integer(sequence),
-            "fingerprint": .integer(Int(bitPattern: UInt(fingerprint))), "reply": JSONValue.parsedReply(reply),
-        ]
-        return value.serialized()
+        var object = JSONObject()
+        object.append("value_format", .integer(RequestLedger.valueFormat))
+        object.append("sequence", .integer(sequence))
+        // An optional field of format 1: builds that predate it ignore it and keep entries by count.
+        if let recorded { object.append("recorded", .integer(Int(recorded))) }
+        object.append("fingerprint", .integer(Int(bitPattern: UInt(fingerprint))))
+        object.append("reply", JSONValue.parsedReply(reply))
+        return JSONValue.object(object).serialized()
     }
 
     /// Decodes a journal payload of any value format up to `RequestLedger.valueFormat`.
@@ -99,7 +115,13 @@ extension RequestLedger.Entry {
         guard case .integer(let sequence)? = value["sequence"] else { throw .malformed("sequence is missing or not an integer") }
         guard case .integer(let fingerprint)? = value["fingerprint"] else { throw .malformed("fingerprint is missing or not an integer") }
         let reply = try ValueDecodingError.required(value["reply"], "reply")
-        self.init(sequence: sequence, fingerprint: UInt64(UInt(bitPattern: fingerprint)), reply: reply.serialized())
+        var recorded: Int64?
+        switch value["recorded"] {
+        case nil: recorded = nil
+        case .integer(let milliseconds)?: recorded = Int64(milliseconds)
+        default: throw .malformed("recorded is not an integer")
+        }
+        self.init(sequence: sequence, recorded: recorded, fingerprint: UInt64(UInt(bitPattern: fingerprint)), reply: reply.serialized())
     }
 }
 

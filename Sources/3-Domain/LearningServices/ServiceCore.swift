@@ -38,10 +38,13 @@ final class ServiceCore<State: LedgeredState>: Sendable {
 
     private let guarded: SleepingLock<Guarded>
     private let log: any ChangeLog
+    /// Milliseconds since 1970: when a ledger entry was recorded, which decides how long it is kept.
+    private let now: @Sendable () -> Int64
 
-    init(state: consuming State, log: any ChangeLog) {
+    init(state: consuming State, log: any ChangeLog, now: @escaping @Sendable () -> Int64 = ServiceEnvironment.live.ledgerClock) {
         guarded = SleepingLock(Guarded(state: state, lastTicket: nil))
         self.log = log
+        self.now = now
     }
 
     /// Runs `body` on the current state under the lock; for reads.
@@ -88,7 +91,8 @@ final class ServiceCore<State: LedgeredState>: Sendable {
             let reply = Reply.success(serialized: decided.result)
             var changes = decided.changes
             if let requestID = request.requestID {
-                changes += guarded.state.ledger.recording(reply, fingerprint: request.fingerprint, learner: learner, requestID: requestID)
+                changes += guarded.state.ledger.recording(
+                    reply, fingerprint: request.fingerprint, learner: learner, requestID: requestID, now: now())
             }
             guard !changes.isEmpty else { return .success((reply, guarded.lastTicket, nil)) }
             // The plan's own changes first (by `perform` when it has one), then the ledger's.

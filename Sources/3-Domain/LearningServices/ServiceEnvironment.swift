@@ -9,11 +9,19 @@ public struct ServiceEnvironment: Sendable {
     public var now: @Sendable () -> Int64
     /// A fresh lowercase UUID string.
     public var makeID: @Sendable () -> String
+    /// Milliseconds since 1970 for what no reply shows: when a request-ledger entry was recorded,
+    /// which decides how long it is kept. Apart from `now` so that a test's fixed or ticking
+    /// clock keeps its replies reproducible.
+    public var ledgerClock: @Sendable () -> Int64
 
-    /// An environment with this clock and id source.
-    public init(now: @escaping @Sendable () -> Int64, makeID: @escaping @Sendable () -> String) {
+    /// An environment with these clocks and id source.
+    public init(
+        now: @escaping @Sendable () -> Int64, makeID: @escaping @Sendable () -> String,
+        ledgerClock: @escaping @Sendable () -> Int64 = { RFC3339.currentMillisecondsSince1970() }
+    ) {
         self.now = now
         self.makeID = makeID
+        self.ledgerClock = ledgerClock
     }
 
     /// The system clock and random version-4 UUIDs.
