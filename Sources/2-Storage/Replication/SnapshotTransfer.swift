@@ -1,4 +1,5 @@
 import Journal
+import LyceumLogging
 
 /// The sending end of a rebuild (protocol/replication.md, *Rebuilding a replica*): one image of
 /// the journal (``JournalImage``: its snapshot and the records after it, as they stand when the
@@ -121,6 +122,10 @@ final class SnapshotReceiver {
     func discard() {
         guard let staged else { return }
         self.staged = nil
-        try? staged.discard()
+        do { try staged.discard() } catch {
+            // Nothing installed depends on it: a staging left behind is thrown away at the next start.
+            Logger(component: "replication").warning(
+                "could not remove a rebuild's staging", ["directory": staged.directory, "error": "\(error)"])
+        }
     }
 }
