@@ -20,10 +20,11 @@
 #      Skipped, with a note in results.md, when nats-server, go or Debian's nats.go are missing.
 #   Server CPU per request (utime+stime of the server processes from /proc/PID/stat over the
 #   measured interval ÷ measured requests) beside every Lyceum, Redis and NATS throughput row.
-#   Beside each throughput row of reads, creates, updates and progress writes, and of its Redis
-#   reference (issue 26): system calls per request (`strace -c -f` on every thread of the server,
-#   during a separate short run of STRACE_REQUESTS, Benchmarks/syscalls.sh; a lower bound, since
-#   strace slows each call and batches grow), context switches per request (every thread's, from
+#   Beside each throughput row of reads, creates, updates and progress writes, and of its Redis or
+#   NATS reference (issue 26): system calls per request (`strace -c -f` on every thread of the
+#   server processes, during a separate short run of STRACE_REQUESTS, Benchmarks/syscalls.sh; strace
+#   slows every call, which changes how many requests a wake-up carries: figures to compare between
+#   runs measured alike), context switches per request (every thread's, from
 #   /proc/PID/task/*/status, over the throughput run itself) and instructions per request (3c).
 #   7. Scale-out (issue 17, Benchmarks/cluster-bench.sh): durable writes through one partitioned broker
 #      with 1, 2 and 4 worker processes, and one broker's routing ceiling, unpartitioned and partitioned.
@@ -491,6 +492,7 @@ while True:
 PY
   server_pids=("$broker_pid" "$worker_pid")
   bench worker-catalog-read --scenario catalog-read --in-flight "$concurrency" --duration "${run_seconds}s"
+  measure_syscalls worker-catalog-read "$broker_pid,$worker_pid" lyceum_requests catalog-read
   stop_extra
 
   nats_port=$(free_port)
@@ -514,22 +516,30 @@ PY
     "$natsload" "$@" -url "$nats_url" -in-flight "$concurrency" -connections 4 -warmup "$warmup" -duration "${run_seconds}s" \
       -label "$name" >"$out/$name.json" || log "$name: some requests failed (see $out/$name.json)"
   }
+  # nats_requests MODE OPTIONS… N: N requests of natsload MODE, as natsrun sends them (for measure_syscalls).
+  nats_requests() {
+    "$natsload" "${@:1:$#-1}" -url "$nats_url" -in-flight "$concurrency" -connections 4 -warmup 0s -duration 60s \
+      -requests "${*: -1}" -label syscalls >/dev/null 2>>"$work/strace-runs.log"
+  }
   log "6/8 NATS request/reply to a responder process"
   natsrun nats-request request -subject lyceum.catalog -replies "$work/courses.tsv" -server-pid "$nats_pid" -server-pid "$responder_pid"
+  measure_syscalls nats-request "$nats_pid,$responder_pid" nats_requests request -subject lyceum.catalog -replies "$work/courses.tsv"
   log "6/8 JetStream file-stream publish+ack, 200 B"
   natsrun nats-jetstream jetstream -subject lyceum.bench -size 200 -server-pid "$nats_pid"
+  measure_syscalls nats-jetstream "$nats_pid" nats_requests jetstream -subject lyceum.bench -size 200
   stop_extra
 
   log "6/8 book creates under --durability interval:60000"
   start_lyceum "$work/interval" interval:60000
   bench book-create-interval --scenario book-create --in-flight "$concurrency" --duration "${run_seconds}s"
+  measure_syscalls book-create-interval "$lyceum_pid" lyceum_requests book-create
   stop_lyceum
 
   worker_rps=$(json "$out/worker-catalog-read.json" requests_per_second)
   nats_rps=$(json "$out/nats-request.json" requests_per_second)
-  # Context switches of Lyceum's processes only: natsload does not count the NATS side's.
-  row "catalog reads through broker + worker process, req/s vs NATS request/reply via nats-server to a responder process" \
-    "$(printf %.0f "$worker_rps")" "$(printf %.0f "$nats_rps")" "$(divide "$worker_rps" "$nats_rps")" "" "$(switches_of "$out/worker-catalog-read.json") (broker + worker)"
+  # Per request: lyceum broker + worker, nats-server + responder, each pair together.
+  throughput_row "catalog reads through broker + worker process, req/s vs NATS request/reply via nats-server to a responder process" \
+    worker-catalog-read nats-request
   for p in p50 p99; do
     row "broker + worker catalog-read $p, ms vs NATS request/reply $p" "$(ms "$(json "$out/worker-catalog-read.json" latency_us/$p)")" \
       "$(ms "$(json "$out/nats-request.json" latency_us/$p)")" "$(divide "$(json "$out/worker-catalog-read.json" latency_us/$p)" "$(json "$out/nats-request.json" latency_us/$p)")"
@@ -538,8 +548,7 @@ PY
   row "server CPU per catalog read, µs (lyceum broker + worker) vs per request (nats-server + responder)" "$worker_cpu" "$nats_cpu" "$(divide "$worker_cpu" "$nats_cpu")"
   interval_rps=$(json "$out/book-create-interval.json" requests_per_second)
   js_rps=$(json "$out/nats-jetstream.json" requests_per_second)
-  row "book creates (interval:60000), req/s vs JetStream file-stream publish+ack, 200 B" "$(printf %.0f "$interval_rps")" "$(printf %.0f "$js_rps")" "$(divide "$interval_rps" "$js_rps")" \
-    "" "$(switches_of "$out/book-create-interval.json")"
+  throughput_row "book creates (interval:60000), req/s vs JetStream file-stream publish+ack, 200 B" book-create-interval nats-jetstream
   row "book creates (interval:60000) p50, ms vs JetStream publish+ack p50" "$(ms "$(json "$out/book-create-interval.json" latency_us/p50)")" \
     "$(ms "$(json "$out/nats-jetstream.json" latency_us/p50)")" "$(divide "$(json "$out/book-create-interval.json" latency_us/p50)" "$(json "$out/nats-jetstream.json" latency_us/p50)")"
   interval_cpu=$(cpu "$out/book-create-interval.json") js_cpu=$(cpu "$out/nats-jetstream.json")
@@ -632,16 +641,19 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
   echo "Server CPU per request: utime+stime of the server processes (\`/proc/PID/stat\`) over the measured interval ÷ measured"
   echo "requests (for Redis, over the whole \`redis-benchmark\` run), so the server's cost shows apart from the load generator's."
   echo "Per request, beside each throughput row, Lyceum vs its reference (issue 26): system calls (\`strace -c -f\` on every thread"
-  echo "of the server during a separate run of $strace_requests requests less one of 100, so set-up cancels; strace slows each call and batches"
-  echo "grow, so a lower bound), context switches voluntary/involuntary (every thread's, \`/proc/PID/task/*/status\`, over the"
-  echo "throughput run itself; for Redis over the whole \`redis-benchmark\` run) and instructions (\`Benchmarks/request-cost.sh\`:"
+  echo "of the server during a separate run of $strace_requests requests less one of 100, so set-up cancels; strace slows every call,"
+  echo "which changes how many requests a wake-up carries: figures to compare between runs measured alike, not exact counts),"
+  echo "context switches voluntary/involuntary (every thread's, \`/proc/PID/task/*/status\`, over the"
+  echo "throughput run itself; for Redis over the whole \`redis-benchmark\` run; of broker + worker and nats-server + responder together"
+  echo "in part 6) and instructions (\`Benchmarks/request-cost.sh\`:"
   echo "\`serve\` under callgrind, 6,000 requests less 2,000)."
   echo
   echo "| Measurement | Lyceum | Reference | Ratio | System calls / request | Context switches / request | Instructions / request |"
   echo "|---|---:|---:|---:|---:|---:|---:|"
   printf '%s\n' "${rows[@]}"
   echo
-  syscall_runs=(catalog-read book-read redis-get book-create book-update progress-watch redis-set-always)
+  syscall_runs=(catalog-read book-read redis-get book-create book-update progress-watch redis-set-always
+    worker-catalog-read nats-request book-create-interval nats-jetstream)
   if [ -n "$(for run in "${syscall_runs[@]}"; do [ -s "$out/$run.syscalls" ] && echo "$run"; done)" ]; then
     echo "System calls per request by name (those at 0.01 or more, most first):"
     echo

@@ -9,18 +9,20 @@ context_switches() {
     awk '/^voluntary_ctxt_switches/ { v += $2 } /^nonvoluntary_ctxt_switches/ { n += $2 } END { print v + 0, n + 0 }'
 }
 
-# strace_run PID TABLE COMMAND…: runs COMMAND while `strace -c -f` is attached to every thread of
-# PID, and leaves strace's summary table in TABLE. Returns 1, COMMAND not run, when strace cannot
+# strace_run PIDS TABLE COMMAND…: runs COMMAND while `strace -c -f` is attached to every thread of
+# PIDS (one process, or several separated by commas: a broker and its worker), and leaves strace's
+# summary table, all of them together, in TABLE. Returns 1, COMMAND not run, when strace cannot
 # attach (no ptrace permission); COMMAND's own status otherwise. $strace_pid names the strace
 # while it runs, for the caller's EXIT trap.
 strace_pid=""
 strace_run() {
-  local pid=$1 table=$2 status=0
+  local pids=${1//,/ } table=$2 status=0 pid attach=() statuses=()
   shift 2
-  strace -c -f -p "$pid" -o "$table" 2>/dev/null &
+  for pid in $pids; do attach+=(-p "$pid") statuses+=(/proc/"$pid"/task/*/status); done
+  strace -c -f "${attach[@]}" -o "$table" 2>/dev/null &
   strace_pid=$!
-  # Attached once every thread of PID names a tracer (a fixed sleep would cost a second a run).
-  until awk '/^TracerPid:/ && $2 == 0 { untraced = 1 } END { exit untraced }' /proc/"$pid"/task/*/status 2>/dev/null; do
+  # Attached once every thread names a tracer (a fixed sleep would cost a second a run).
+  until awk '/^TracerPid:/ && $2 == 0 { untraced = 1 } END { exit untraced }' "${statuses[@]}" 2>/dev/null; do
     kill -0 "$strace_pid" 2>/dev/null || { wait "$strace_pid" 2>/dev/null || true; strace_pid=""; return 1; }
     sleep 0.02
   done
@@ -37,11 +39,12 @@ stop_strace() {
   strace_pid=""
 }
 
-# syscalls_per_request PID N1 N2 OUT RUN…: the system calls PID makes per request, by name: `RUN… N1`
+# syscalls_per_request PIDS N1 N2 OUT RUN…: the system calls PIDS make per request, by name: `RUN… N1`
 # and then `RUN… N2` (RUN sends that many requests) each under strace_run, and (calls in the second
 # − calls in the first) ÷ (N2 − N1), so that what every run pays once (connections, the books a read
 # run creates first) cancels. OUT gets "NAME PER_REQUEST" lines, those of 0.01 or more, most first,
-# then "all TOTAL". strace slows each call, so batches grow: the counts are a lower bound. Returns 1
+# then "all TOTAL". strace slows every call, which changes how many requests a wake-up carries:
+# figures to compare between runs measured alike, not exact counts. Returns 1
 # when strace cannot attach or a run fails.
 syscalls_per_request() {
   local pid=$1 n1=$2 n2=$3 out=$4
