@@ -62,8 +62,9 @@ bench-mdp:
 	@scripts/ensure-deps.sh
 	Benchmarks/mdp-bench.sh
 
-## Lyceum beside Redis, NATS and C in one run: ratios, server CPU per request, goals, charts in
-## bench-results/<date>/ (issues 7, 19).
+## Lyceum beside Redis, NATS and C in one run: ratios, server CPU, system calls, context switches and
+## instructions per request, goals, charts in bench-results/<date>/ (issues 7, 19, 26).
+## Benchmarks/suite.sh --no-cluster leaves out the scale-out and replication parts.
 .PHONY: bench soak
 bench:
 	@scripts/ensure-deps.sh bench nats

@@ -13,10 +13,11 @@
 # Prints: the system calls per request (those at 0.01 or more), then the context switches per request.
 set -euo pipefail
 lyceum=$1 scenario=$2 n=${3:-5000} durability=${4:-always}
+source "$(dirname "$0")/syscalls.sh"
 work=$(mktemp -d "${TMPDIR:-/tmp}/lyceum-request-syscalls.XXXXXX")
-serve_pid="" strace_pid=""
+serve_pid=""
 stop() {
-  if [ -n "$strace_pid" ]; then kill -INT "$strace_pid" 2>/dev/null || true; wait "$strace_pid" 2>/dev/null || true; fi
+  stop_strace
   if [ -n "$serve_pid" ]; then kill -TERM "$serve_pid" 2>/dev/null || true; wait "$serve_pid" 2>/dev/null || true; fi
 }
 trap 'stop; rm -rf "$work"' EXIT
@@ -33,41 +34,20 @@ done
 
 run() {
   "$lyceum" bench --endpoint "$endpoint" --scenario "$scenario" --in-flight 50 --requests "$1" --warmup 0s \
-    --timeout 60s --progress 60s ${BENCH_ARGS:-} >/dev/null 2>"$work/bench.log" || { cat "$work/bench.log" >&2; exit 1; }
-}
-# Context switches of all of serve's threads so far.
-switches() {
-  cat /proc/"$serve_pid"/task/*/status 2>/dev/null |
-    awk '/^voluntary_ctxt_switches/ { v += $2 } /^nonvoluntary_ctxt_switches/ { n += $2 } END { print v, n }'
+    --timeout 60s --progress 60s ${BENCH_ARGS:-} >/dev/null 2>"$work/bench.log" || { cat "$work/bench.log" >&2; return 1; }
 }
 
 run 500 # warm up: first-use allocations, journal file growth, the books a read run creates
 # The bench's set-up (a read run creates its books first) is counted too: measure it alone and
 # subtract, as request-cost.sh subtracts a shorter run.
-read -r v0 n0 < <(switches)
+read -r v0 n0 < <(context_switches "$serve_pid")
 run 1
-read -r v1 n1 < <(switches)
+read -r v1 n1 < <(context_switches "$serve_pid")
 run "$n"
-read -r v2 n2 < <(switches)
+read -r v2 n2 < <(context_switches "$serve_pid")
 
-strace -c -f -p "$serve_pid" -o "$work/strace.setup" 2>/dev/null & strace_pid=$!
-sleep 1
-run 1
-kill -INT "$strace_pid"; wait "$strace_pid" 2>/dev/null || true
-strace -c -f -p "$serve_pid" -o "$work/strace.run" 2>/dev/null & strace_pid=$!
-sleep 1
-run "$n"
-kill -INT "$strace_pid"; wait "$strace_pid" 2>/dev/null || true
-strace_pid=""
-
+syscalls_per_request "$serve_pid" 1 "$n" "$work/syscalls" run || { echo "request-syscalls: strace could not attach to serve, or a run failed" >&2; exit 1; }
 echo "request-syscalls: $scenario, $n requests, $durability: system calls per request (strace -c -f)"
-# strace -c's table: calls are column 4 (column 5 is errors when present); the name is the last column.
-awk -v n="$n" '
-  FNR == NR && /^ *[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9]+/ { setup[$NF] = $4; next }
-  FNR != NR && /^ *[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9]+/ && $NF != "total" {
-    per = ($4 - setup[$NF]) / (n - 1); total += per
-    if (per >= 0.01) printf "  %-16s %6.2f\n", $NF, per
-  }
-  END { printf "  %-16s %6.2f\n", "all", total }' "$work/strace.setup" "$work/strace.run"
+awk '{ printf "  %-16s %6.2f\n", $1, $2 }' "$work/syscalls"
 awk -v n="$n" -v a="$((v2 - v1 - (v1 - v0)))" -v b="$((n2 - n1 - (n1 - n0)))" \
   'BEGIN { printf "context switches per request: %.2f voluntary, %.2f involuntary\n", a / (n - 1), b / (n - 1) }'

@@ -16,7 +16,8 @@
 #                               etcd-client (the coordination service CoordinationTests start),
 #                               strace (which kills serve between a batch's write and its sync)
 #   ensure-deps.sh bench      + redis-server, redis-benchmark (reference figures), pyzmq (the
-#                               minimal workers of the routing benchmarks)
+#                               minimal workers of the routing benchmarks), strace and valgrind
+#                               (system calls and instructions per request in `make bench`)
 #   ensure-deps.sh nats       + nats-server, go and Debian's nats.go sources (`make bench`'s NATS
 #                               rows and `make bench-cluster`'s JetStream R3 cluster, built offline;
 #                               the test suite skips them without these)
@@ -44,7 +45,9 @@ for group in "$@"; do
     bench)
       command -v redis-server >/dev/null || missing+=(redis-server)
       command -v redis-benchmark >/dev/null || missing+=(redis-tools)
-      /usr/bin/python3 -c 'import zmq' 2>/dev/null || missing+=(python3-zmq) ;;
+      /usr/bin/python3 -c 'import zmq' 2>/dev/null || missing+=(python3-zmq)
+      [ -x /usr/bin/strace ] || missing+=(strace)
+      command -v callgrind_control >/dev/null || missing+=(valgrind) ;;
     nats)
       [ -x /usr/sbin/nats-server ] || missing+=(nats-server)
       command -v go >/dev/null || missing+=(golang-go)

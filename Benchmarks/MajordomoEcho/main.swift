@@ -19,9 +19,10 @@
 // transport (tcp, pool-tcp and the synchronous client to c-tcp; inproc, pool-inproc and local to c-inproc).
 //
 //   mdp-bench [--seconds S] [--workers N] [--in-flight N] [--body-bytes N] [--c-reference PATH]
-//             [--only sync|tcp|inproc|pool-tcp|pool-inproc|local|reference|c-tcp|c-inproc]
+//             [--only sync|tcp|inproc|pool-tcp|pool-inproc|local|reference|c-tcp|c-inproc[,…]]
 //
-// `--only` runs one measurement, to profile it (`perf record`, `strace -c`) without the others.
+// `--only` runs one measurement, to profile it (`perf record`, `strace -c`) without the others,
+// or several, separated by commas (`make bench` runs tcp,inproc,c-tcp,c-inproc for its ratios).
 import Foundation
 import LyceumLifecycle
 import LyceumLogging
@@ -53,14 +54,16 @@ struct Settings {
     var cReference: String?
 
     init(_ arguments: [String]) {
-        var only: Scenario?
+        var only: [Scenario]?
         var iterator = arguments.makeIterator()
         while let name = iterator.next() {
             if name == "--only" {
-                guard let text = iterator.next(), let scenario = Scenario(rawValue: text) else {
-                    fail("--only needs one of \(Scenario.allCases.map(\.rawValue).joined(separator: ", "))")
+                let names = (iterator.next() ?? "").split(separator: ",", omittingEmptySubsequences: false)
+                let chosen = names.compactMap { Scenario(rawValue: String($0)) }
+                guard chosen.count == names.count else {
+                    fail("--only needs one or more of \(Scenario.allCases.map(\.rawValue).joined(separator: ", ")), separated by commas")
                 }
-                only = scenario
+                only = chosen
                 continue
             }
             if name == "--c-reference" {
@@ -80,8 +83,10 @@ struct Settings {
             }
         }
         if let only {
-            if only.needsCReference && cReference == nil { fail("--only \(only.rawValue) needs --c-reference PATH") }
-            scenarios = [only]
+            if let needing = only.first(where: \.needsCReference), cReference == nil {
+                fail("--only \(needing.rawValue) needs --c-reference PATH")
+            }
+            scenarios = Scenario.allCases.filter(only.contains)
         } else if cReference == nil {
             scenarios.removeAll(where: \.needsCReference)
         }

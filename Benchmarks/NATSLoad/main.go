@@ -14,8 +14,10 @@
 //
 // Load options: -in-flight N (requests outstanding at all times, closed loop), -connections M
 // (client connections, the in-flight requests spread over them), -warmup T, -duration T,
-// -server-pid PID (repeatable: processes whose CPU time over the measured interval is divided
-// by the measured requests), -label TEXT. The result is printed on stdout as JSON with the
+// -server-pid PID (repeatable: processes whose CPU time and threads' context switches over the
+// measured interval are divided by the measured requests), -requests N (stop after N requests,
+// warm-up included, or at the end of -duration, whichever comes first: a fixed count, for
+// Benchmarks/syscalls.sh), -label TEXT. The result is printed on stdout as JSON with the
 // members `lyceum bench --json` has (requests_per_second, latency_us, curve, server_cpu, …), so
 // the suite reads both alike and `lyceum bench plot` draws both; a summary goes to stderr.
 //
@@ -36,6 +38,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -67,6 +70,7 @@ type loadOptions struct {
 	connections int
 	warmup      time.Duration
 	duration    time.Duration
+	requests    int64
 	label       string
 	serverPIDs  pidList
 }
@@ -93,6 +97,7 @@ func main() {
 	flags.IntVar(&load.connections, "connections", 4, "client connections")
 	flags.DurationVar(&load.warmup, "warmup", 2*time.Second, "not measured")
 	flags.DurationVar(&load.duration, "duration", 10*time.Second, "measured time after the warm-up")
+	flags.Int64Var(&load.requests, "requests", 0, "stop after this many requests, warm-up included (0: at the end of -duration)")
 	flags.StringVar(&load.label, "label", "nats "+mode, "the run's name in reports and charts")
 	flags.Var(&load.serverPIDs, "server-pid", "a server process whose CPU time is measured (repeatable)")
 	_ = flags.Parse(os.Args[2:])
@@ -260,7 +265,7 @@ type result struct {
 	seconds   float64
 	latencies []time.Duration
 	errors    map[string]int
-	cpu       map[int]time.Duration
+	cpu       map[int]processUsage
 	cpuError  error
 }
 
@@ -289,6 +294,7 @@ func run(options loadOptions, prepare func(conn *nats.Conn, worker int) (func(n 
 	measuredFrom := start.Add(options.warmup)
 	until := measuredFrom.Add(options.duration)
 	outcomes := make([]outcome, options.inFlight)
+	var issued atomic.Int64
 	var group sync.WaitGroup
 	for w := range senders {
 		group.Add(1)
@@ -298,7 +304,7 @@ func run(options loadOptions, prepare func(conn *nats.Conn, worker int) (func(n 
 			time.Sleep(time.Until(start))
 			for n := 0; ; n++ {
 				sent := time.Now()
-				if !sent.Before(until) {
+				if !sent.Before(until) || (options.requests > 0 && issued.Add(1) > options.requests) {
 					break
 				}
 				err := senders[w](n)
@@ -316,11 +322,11 @@ func run(options loadOptions, prepare func(conn *nats.Conn, worker int) (func(n 
 		}(w)
 	}
 	time.Sleep(time.Until(measuredFrom))
-	before, beforeErr := cpuTimes(options.serverPIDs)
+	before, beforeErr := usages(options.serverPIDs)
 	group.Wait()
-	after, afterErr := cpuTimes(options.serverPIDs)
+	after, afterErr := usages(options.serverPIDs)
 
-	merged := result{options: options, errors: map[string]int{}, cpu: map[int]time.Duration{}}
+	merged := result{options: options, errors: map[string]int{}, cpu: map[int]processUsage{}}
 	last := measuredFrom
 	for _, o := range outcomes {
 		merged.latencies = append(merged.latencies, o.latencies...)
@@ -337,7 +343,7 @@ func run(options loadOptions, prepare func(conn *nats.Conn, worker int) (func(n 
 	}
 	if merged.cpuError == nil {
 		for pid, end := range after {
-			merged.cpu[pid] = end - before[pid]
+			merged.cpu[pid] = end.minus(before[pid])
 		}
 	}
 	return merged
@@ -356,9 +362,21 @@ func errorCode(err error) string {
 	}
 }
 
-// cpuTimes reads utime + stime of each process from /proc/PID/stat.
-func cpuTimes(pids []int) (map[int]time.Duration, error) {
-	times := map[int]time.Duration{}
+// processUsage is what a server process has used so far: CPU time (utime + stime, /proc/PID/stat) and
+// the context switches of its threads, summed over /proc/PID/task/*/status (as lyceum bench counts
+// them: /proc/PID/status has the main thread's only).
+type processUsage struct {
+	cpu                    time.Duration
+	voluntary, involuntary int64
+}
+
+func (u processUsage) minus(earlier processUsage) processUsage {
+	return processUsage{u.cpu - earlier.cpu, u.voluntary - earlier.voluntary, u.involuntary - earlier.involuntary}
+}
+
+// usages reads the usage of each process.
+func usages(pids []int) (map[int]processUsage, error) {
+	times := map[int]processUsage{}
 	for _, pid := range pids {
 		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 		if err != nil {
@@ -375,7 +393,29 @@ func cpuTimes(pids []int) (map[int]time.Duration, error) {
 		if err1 != nil || err2 != nil {
 			return nil, fmt.Errorf("/proc/%d/stat: utime and stime are not numbers", pid)
 		}
-		times[pid] = time.Duration(utime+stime) * time.Second / clockTicks
+		used := processUsage{cpu: time.Duration(utime+stime) * time.Second / clockTicks}
+		// A thread that ends between the listing and its reading is left out.
+		tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+		for _, task := range tasks {
+			status, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/status", pid, task.Name()))
+			if err != nil {
+				continue
+			}
+			for _, line := range strings.Split(string(status), "\n") {
+				name, value, found := strings.Cut(line, ":")
+				count, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
+				if !found || err != nil {
+					continue
+				}
+				switch name {
+				case "voluntary_ctxt_switches":
+					used.voluntary += count
+				case "nonvoluntary_ctxt_switches":
+					used.involuntary += count
+				}
+			}
+		}
+		times[pid] = used
 	}
 	return times, nil
 }
@@ -438,16 +478,18 @@ func report(r result) {
 			fmt.Fprintln(os.Stderr, "natsload: server CPU not measured:", r.cpuError)
 		} else {
 			processes := map[string]float64{}
-			var sum time.Duration
+			var sum processUsage
 			for pid, used := range r.cpu {
-				processes[strconv.Itoa(pid)] = float64(micros(used))
-				sum += used
+				processes[strconv.Itoa(pid)] = float64(micros(used.cpu))
+				sum = processUsage{sum.cpu + used.cpu, sum.voluntary + used.voluntary, sum.involuntary + used.involuntary}
 			}
-			perRequest := 0.0
+			perRequest, voluntary, involuntary := 0.0, 0.0, 0.0
 			if count > 0 {
-				perRequest = float64(micros(sum)) / float64(count)
+				perRequest = float64(micros(sum.cpu)) / float64(count)
+				voluntary, involuntary = float64(sum.voluntary)/float64(count), float64(sum.involuntary)/float64(count)
 			}
-			out["server_cpu"] = map[string]any{"us_per_request": perRequest, "processes_us": processes}
+			out["server_cpu"] = map[string]any{"us_per_request": perRequest, "processes_us": processes,
+				"context_switches_per_request": map[string]any{"voluntary": voluntary, "involuntary": involuntary}}
 			summary += fmt.Sprintf(", server CPU %.1f µs/request", perRequest)
 		}
 	}

@@ -140,6 +140,49 @@ import Testing
         #expect(listed.books == [odd])
     }
 
+    @Test func aPackedBookWritesTheSameJSONAsTheBook() throws {
+        // A read writes its reply from the packed bytes: the id as the journal spelled it (kept
+        // when uppercase, spelled from its bits when not), texts that need escaping, sort keys
+        // stored after the texts, an empty review.
+        let books = [
+            Book(
+                id: "3C73A0E2-5B1D-4F6A-9C8E-7D2B1A0F9E8D", learner: "ada", title: "Ἰλιάς \"Α\"", author: "Ὅμηρος\\", genre: .poetry,
+                rating: 9, review: String(repeating: "ü", count: 300), version: Int.max, createdAt: -1, updatedAt: Int64.max),
+            Book(
+                id: "0123abcd-ef45-4678-9abc-def012345678", learner: "ada", title: "tab\tand\u{1}", author: "line\nbreak",
+                genre: .thriller, rating: 3, review: "", version: 12, createdAt: 1_780_000_000_123, updatedAt: 1_780_000_000_456),
+        ]
+        var library = BookLibrary()
+        for book in books {
+            try library.apply(.put(BookLibrary.collection, key: "ada/" + book.id, value: book.journalValue()))
+            for spelling in [book.id, book.id.lowercased(), book.id.uppercased()] {
+                let packed = try #require(library.packedBook(spelling, of: "ada"))
+                var fromPacked: [UInt8] = [], fromBook: [UInt8] = []
+                packed.writeJSON(to: &fromPacked)
+                book.writeJSON(to: &fromBook)
+                #expect(String(decoding: fromPacked, as: UTF8.self) == String(decoding: fromBook, as: UTF8.self))
+            }
+            #expect(library.packedBook(book.id, of: "bob") == nil)
+        }
+    }
+
+    @Test func onlyTheTextOfAUUIDNamesABook() throws {
+        var library = BookLibrary()
+        let id = "0123abcd-ef45-4678-9abc-def012345678"
+        try library.apply(.put(BookLibrary.collection, key: "ada/" + id, value: Book(
+            id: id, learner: "ada", title: "t", author: "a", genre: .kids, rating: 1, review: "", version: 1, createdAt: 1,
+            updatedAt: 1).journalValue()))
+        #expect(library.book("0123ABCD-EF45-4678-9ABC-DEF012345678", of: "ada")?.id == id)
+        for notAnID in [
+            "0123abcd-ef45-4678-9abc-def01234567", "0123abcd-ef45-4678-9abc-def0123456789", "0123abcd_ef45-4678-9abc-def012345678",
+            "0123abcd-ef45-4678-9abc-def01234567g", "0123abcd-ef45-4678-9abc-def01234567G", "0123abcd-ef45-4678-9abc-def01234567@",
+            "0123abcd-ef45-4678-9abc-def01234567`", "0123abcd-ef45-4678-9abc-def01234567:", "0123abcd-ef45-4678-9abc-def01234567/",
+            "0123abcdef-45-4678-9abc-def012345678", "0123abcd-ef45-4678-9abc-def0123456é", "",
+        ] {
+            #expect(library.packedBook(notAnID, of: "ada") == nil, "\(notAnID)")
+        }
+    }
+
     @Test func titleAndAuthorOrderIsTheFoldedOrderWhetherOrNotTheKeyIsStored() throws {
         // ASCII keys are derived when a list sorts; other keys are stored with the book. Both
         // must order as `TextSortKey` of the text would, including an ASCII head of 512 bytes

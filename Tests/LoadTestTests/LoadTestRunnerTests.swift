@@ -82,6 +82,14 @@ import Testing
         }
         #expect(abs(perRequest * 300 - total) < 1)
         #expect(result.text(label: "cpu").contains("server CPU"))
+        // The fake broker's threads block on their sockets: they switch context voluntarily.
+        guard case .double(let voluntary)? = json["server_cpu"]?["context_switches_per_request"]?["voluntary"],
+              case .double(let involuntary)? = json["server_cpu"]?["context_switches_per_request"]?["involuntary"] else {
+            Issue.record("server_cpu.context_switches_per_request missing: \(json)")
+            return
+        }
+        #expect(voluntary > 0 && involuntary >= 0)
+        #expect(result.text(label: "cpu").contains("context switches/request"))
 
         let unmeasured = try run(fake, configuration(fake, load: .closed(inFlight: 4), stop: .requests(50)))
         #expect(unmeasured.serverCPU.isEmpty)
@@ -96,6 +104,16 @@ import Testing
         #expect(ProcessCPU.parse(stat: "no parenthesis", ticksPerSecond: 100) == nil)
         #expect(try ProcessCPU.read(pid: getpid()).time > .zero, "this process has run")
         #expect(throws: LoadTestError.self) { try ProcessCPU.read(pid: Int32.max) }
+    }
+
+    @Test func processCPUSumsTheContextSwitchesOfEveryThread() throws {
+        let status = "Name:\tlyceum\nState:\tS (sleeping)\nvoluntary_ctxt_switches:\t1234\nnonvoluntary_ctxt_switches:\t56\n"
+        #expect(ProcessCPU.parse(switches: status).map { [$0.voluntary, $0.involuntary] } == [1234, 56])
+        #expect(ProcessCPU.parse(switches: "Name:\tlyceum\nvoluntary_ctxt_switches:\t1\n") == nil)
+        // This process has more than one thread (the test runner's): their sum is at least the main thread's.
+        let main = try String(contentsOfFile: "/proc/\(getpid())/status", encoding: .utf8)
+        let reading = try ProcessCPU.read(pid: getpid())
+        #expect(reading.voluntarySwitches >= ProcessCPU.parse(switches: main)?.voluntary ?? .max)
     }
 
     @Test func jsonResultsParseAndKeepTheCurve() throws {

@@ -14,6 +14,8 @@ import Testing
     static let natsInstalled = FileManager.default.isExecutableFile(atPath: "/usr/sbin/nats-server")
         && FileManager.default.isExecutableFile(atPath: "/usr/bin/go")
         && FileManager.default.fileExists(atPath: "/usr/share/gocode/src/github.com/nats-io/nats.go")
+    /// What the system-call columns need (`scripts/ensure-deps.sh test` or `bench`).
+    static let straceInstalled = FileManager.default.isExecutableFile(atPath: "/usr/bin/strace")
 
     /// Runs `Benchmarks/suite.sh` with `arguments` on the binaries this build made, writing to `out`.
     static func suite(_ arguments: [String], out: URL, environment: [String: String] = [:]) throws -> BuiltProgram.Outcome {
@@ -22,19 +24,39 @@ import Testing
                              currentDirectory: repository)
     }
 
+    /// Parts 1 to 6 (`--no-cluster`: parts 7 and 8 are `onlyClusterMeasuresEveryPoint`'s).
     @Test(.enabled(if: redisInstalled, "needs redis-server and redis-benchmark: scripts/ensure-deps.sh bench"),
           .timeLimit(.minutes(5)))
     func quickModeMeasuresEverything() throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("lyceum-suite-\(UUID().uuidString)")
         defer { removeTemporary(out) }
-        let outcome = try Self.suite(["--quick"], out: out)
+        let outcome = try Self.suite(["--quick", "--no-cluster"], out: out)
         #expect(outcome.status == 0, "\(outcome.standardError.suffix(3000))")
         let results = try String(contentsOf: out.appendingPathComponent("results.md"), encoding: .utf8)
-        for measurement in ["ZeroMQ PUSH→PULL", "catalog reads", "book reads", "durable book creates", "open loop",
+        for measurement in ["ZeroMQ PUSH→PULL", "Majordomo echo via Lyceum's broker", "catalog reads", "book reads",
+                            "durable book creates", "durable book updates", "durable progress writes", "open loop",
                             "server restart", "journal layer replay", "resident memory",
                             "server CPU per catalog read", "server CPU per book read", "server CPU per durable create",
-                            "4 worker processes vs 1", "one broker's routing ceiling"] {
+                            "server CPU per durable update", "server CPU per durable progress write"] {
             #expect(results.contains(measurement), "results.md lacks \(measurement)")
+        }
+        for goal in ["#26 durable creates ≥ 1.0× Redis SET always", "#26 book reads ≥ 1.3× Redis GET",
+                     "#26 Majordomo through workers (tcp)", "#26 Majordomo through workers (inproc)",
+                     "#26 restart with", "#26 open loop at 50% of peak: p99.9 ≤ 2 ms"] {
+            #expect(results.contains(goal), "results.md lacks the goal \(goal)")
+        }
+        #expect(results.contains("Without parts 7 and 8") && !results.contains("worker processes vs 1"), "--no-cluster ran part 7")
+        // No callgrind in --quick, and a note says so; system calls from a short run under strace.
+        #expect(results.contains("Instructions per request (callgrind"), "results.md says nothing of the instructions")
+        let lines = results.split(separator: "\n", omittingEmptySubsequences: false)
+        // Where strace may not attach (ptrace not allowed), a note says so instead.
+        if Self.straceInstalled && !results.contains("System calls per request not measured") {
+            let creates = lines.first { $0.hasPrefix("| durable book creates (always)") }.map(String.init) ?? ""
+            let cells = creates.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            // System calls and context switches per request, Lyceum's vs Redis's, both measured.
+            #expect(cells.count == 7 && !cells[4].contains("n/a") && cells[4].contains(" vs "), "\(creates)")
+            #expect(!cells[5].contains("n/a"), "\(creates)")
+            #expect(results.contains("| book-create | "), "no system calls by name for book-create")
         }
         // Beside NATS when it is installed; otherwise a visible note says the rows were skipped.
         if Self.natsInstalled {
@@ -46,15 +68,15 @@ import Testing
             #expect(results.contains("NATS rows skipped"), "results.md says nothing of the NATS rows")
         }
         // Every ratio is a number: no measurement came back empty.
-        let lines = results.split(separator: "\n", omittingEmptySubsequences: false)
         let measurements = lines.drop { !$0.hasPrefix("| Measurement") }.dropFirst(2).prefix { $0.hasPrefix("| ") }
-        #expect(measurements.count >= (Self.natsInstalled ? 24 : 17))
+        #expect(measurements.count >= (Self.natsInstalled ? 30 : 23))
         for row in measurements {
             let ratio = row.split(separator: "|")[3].trimmingCharacters(in: .whitespaces)
             #expect(Double(ratio) != nil, "no ratio in: \(row)")
         }
         let natsRuns = Self.natsInstalled ? ["worker-catalog-read", "nats-request", "nats-jetstream", "book-create-interval"] : []
-        for run in ["catalog-read", "book-read", "book-create", "book-read-open", "verified-mix", "redis-get"] + natsRuns {
+        for run in ["catalog-read", "book-read", "book-create", "book-update", "progress-watch", "book-read-open", "verified-mix",
+                    "redis-get", "redis-set-always"] + natsRuns {
             let data = try Data(contentsOf: out.appendingPathComponent("\(run).json"))
             #expect(throws: Never.self) { try JSONParser().parse(Array(data)) }
         }
@@ -94,7 +116,7 @@ import Testing
         let svg = try String(contentsOf: out.appendingPathComponent("cluster.svg"), encoding: .utf8)
         #expect(svg.hasPrefix("<svg") && svg.contains("durable writes/s"))
         let results = try String(contentsOf: out.appendingPathComponent("results.md"), encoding: .utf8)
-        #expect(results.contains("4 worker processes vs 1") && results.contains("Only part 7"))
+        #expect(results.contains("4 worker processes vs 1") && results.contains("one broker's routing ceiling") && results.contains("Only part 7"))
         #expect(!results.contains("catalog reads"), "--only-cluster ran other parts")
     }
 

@@ -18,6 +18,16 @@ import Testing
         #expect((.zero - Duration.microseconds(1500)).millisecondsRoundedUp == -1)
     }
 
+    @Test func shortAndLongDurationsCountAlike() {
+        // Below 2³² s the counts take a 64-bit path, above it a 128-bit one.
+        let belowTheBoundary = Duration.seconds((1 << 32) - 1) + .nanoseconds(999_999_999)
+        #expect(belowTheBoundary.nanoseconds == 4_294_967_295_999_999_999)
+        #expect(belowTheBoundary.millisecondsRoundedUp == 4_294_967_296_000)
+        #expect((belowTheBoundary + .nanoseconds(1)).nanoseconds == 4_294_967_296_000_000_000)
+        #expect((belowTheBoundary + .nanoseconds(2)).millisecondsRoundedUp == 4_294_967_296_001)
+        #expect((belowTheBoundary + .nanoseconds(2)).microseconds == 4_294_967_296_000_000)
+    }
+
     @Test func countsSaturateInsteadOfTrapping() {
         let huge = Duration.seconds(Int64.max)
         #expect(huge.milliseconds == Int64.max)

@@ -23,6 +23,15 @@ extension Duration {
     /// How many `unit`s (in attoseconds) the duration holds, computed in 128 bits so that no
     /// duration overflows before the result is clamped.
     private func count(per unit: Int128, roundingUp: Bool) -> Int64 {
+        let (seconds, attoseconds) = components
+        // Most durations (every request's latency) are short and positive: counted in 64 bits,
+        // exactly, where a 128-bit division cost about 450 instructions a request (issue 26).
+        // `unit` divides a second, so the seconds contribute whole units.
+        if seconds >= 0, seconds < 1 << 32, attoseconds >= 0 {
+            let unit = Int64(unit)
+            let (quotient, remainder) = attoseconds.quotientAndRemainder(dividingBy: unit)
+            return seconds * (1_000_000_000_000_000_000 / unit) + quotient + (roundingUp && remainder != 0 ? 1 : 0)
+        }
         let total = Int128(components.seconds) * 1_000_000_000_000_000_000 + Int128(components.attoseconds)
         var quotient = total / unit
         // Division truncates toward zero, which already rounds a negative total up.

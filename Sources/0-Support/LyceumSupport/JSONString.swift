@@ -5,40 +5,44 @@
 public enum JSONString {
     /// Appends `text` as a quoted, escaped JSON string literal to `output`.
     public static func append(_ text: String, to output: inout [UInt8]) {
-        output.append(UInt8(ascii: "\""))
         var text = text
-        text.withUTF8 { bytes in
-            // Runs that need no escaping are copied whole; most strings are one run.
-            var runStart = 0
-            var index = 0
-            while index < bytes.count {
-                // Eight bytes at a time while none needs escaping: a byte at a time cost 3.6k
-                // instructions of a book create, whose strings are written twice (issue 26).
-                if bytes.count - index >= 8 {
-                    let mask = escapeMask(UInt64(littleEndian: UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self)))
-                    guard mask != 0 else {
-                        index += 8
-                        continue
-                    }
-                    index += mask.trailingZeroBitCount >> 3
+        text.withUTF8 { append(utf8: $0, to: &output) }
+    }
+
+    /// Appends the text whose UTF-8 is `bytes` as ``append(_:to:)`` does: for texts kept as
+    /// bytes (a stored book's), which are written without a `String` made first.
+    public static func append(utf8 bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        // Runs that need no escaping are copied whole; most strings are one run.
+        var runStart = 0
+        var index = 0
+        while index < bytes.count {
+            // Eight bytes at a time while none needs escaping: a byte at a time cost 3.6k
+            // instructions of a book create, whose strings are written twice (issue 26).
+            if bytes.count - index >= 8 {
+                let mask = escapeMask(UInt64(littleEndian: UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self)))
+                guard mask != 0 else {
+                    index += 8
+                    continue
                 }
-                let byte = bytes[index]
-                index += 1
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                let escaped = index - 1
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<escaped]))
-                runStart = index
-                switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"): output.append(contentsOf: [UInt8(ascii: "\\"), byte])
-                case 0x0A: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-                default:
-                    output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
-                    output.append(hexDigits[Int(byte >> 4)])
-                    output.append(hexDigits[Int(byte & 0xF)])
-                }
+                index += mask.trailingZeroBitCount >> 3
             }
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
+            let byte = bytes[index]
+            index += 1
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            let escaped = index - 1
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<escaped]))
+            runStart = index
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): output.append(contentsOf: [UInt8(ascii: "\\"), byte])
+            case 0x0A: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            default:
+                output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+                output.append(hexDigits[Int(byte >> 4)])
+                output.append(hexDigits[Int(byte & 0xF)])
+            }
         }
+        output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
         output.append(UInt8(ascii: "\""))
     }
 

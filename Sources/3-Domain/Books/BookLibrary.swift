@@ -20,6 +20,12 @@ public struct BookLibrary: JournalState, Sendable {
         return shelves[learner]?[key]?.book(id: key, learner: learner)
     }
 
+    /// The book `id` of `learner` as the library holds it, if any: for writing its JSON.
+    public func packedBook(_ id: String, of learner: String) -> PackedBook? {
+        guard let key = BookID(id), let stored = shelves[learner]?[key] else { return nil }
+        return PackedBook(stored: stored, id: key)
+    }
+
     /// The change that adds a new book built from `draft`; `id` is a fresh UUID.
     public func creation(of draft: BookDraft, id: String, learner: String, now: Int64) -> (Book, JournalChange) {
         let book = Book(

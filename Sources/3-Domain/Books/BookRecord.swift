@@ -15,11 +15,13 @@ extension Book {
         output.reserveCapacity(192 + title.utf8.count + author.utf8.count + review.utf8.count)
         output.append(utf8: #"{"value_format":"#)
         JSONValue.write(Self.valueFormat, to: &output)
-        output.append(utf8: #","id":"#)
-        JSONValue.write(id, to: &output)
-        output.append(utf8: #","learner":"#)
-        JSONValue.write(learner, to: &output)
-        writeSharedMembers(to: &output)
+        withFields { fields in
+            output.append(utf8: #","id":"#)
+            JSONString.append(utf8: fields.id, to: &output)
+            output.append(utf8: #","learner":"#)
+            JSONValue.write(learner, to: &output)
+            fields.writeSharedMembers(to: &output)
+        }
         output.append(utf8: #","created_at":"#)
         JSONValue.write(Int(createdAt), to: &output)
         output.append(utf8: #","updated_at":"#)

@@ -55,7 +55,7 @@ struct StoredBook: Sendable {
             var stored = StoredBook(reservingTextBytes: value.count)
             guard !reader.member("value_format") || reader.integer() == Book.valueFormat,
                 reader.member("id"), let idCount = reader.string(appendingTo: &stored.bytes),
-                let id = BookID(utf8: stored.bytes[Self.headerBytes...]),
+                let id = stored.bytes.withUnsafeBufferPointer({ BookID(utf8: UnsafeBufferPointer(rebasing: $0[Self.headerBytes...])) }),
                 reader.member("learner"), let learner = reader.string()
             else { return nil }
             if Self.hasUppercase(stored.bytes[Self.headerBytes...]) {
@@ -123,6 +123,23 @@ struct StoredBook: Sendable {
             id: idText(id), learner: learner, title: text(.title), author: text(.author), genre: genre, rating: rating,
             review: text(.review), version: version, createdAt: createdAt, updatedAt: integer(at: 16))
     }
+
+    /// Calls `body` with the book's fields (its id's as the journal spelled it) read straight
+    /// from the buffer: what a read writes its reply from.
+    func withFields<R>(id: BookID, _ body: (BookFields) -> R) -> R {
+        bytes.withUnsafeBufferPointer { bytes in
+            func text(_ text: Text) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: bytes[range(of: text)]) }
+            func fields(id: UnsafeBufferPointer<UInt8>) -> R {
+                body(BookFields(
+                    id: id, title: text(.title), author: text(.author), genre: genre, rating: rating, review: text(.review),
+                    version: version, createdAt: createdAt, updatedAt: integer(at: 16)))
+            }
+            return length(of: .id) == 0 ? id.withText(fields) : fields(id: text(.id))
+        }
+    }
+
+    /// The bytes of the texts that `withFields` lends, for sizing a buffer to write them into.
+    var textByteCount: Int { bytes.count - Self.headerBytes }
 
     /// The id as the journal spelled it: the lowercase text of `id` unless it came otherwise.
     func idText(_ id: BookID) -> String {

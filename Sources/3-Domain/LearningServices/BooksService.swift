@@ -108,11 +108,14 @@ public final class BooksService: JournaledService {
         let (learner, id) = try request.read { (reader) throws(JSONReadError) in (try reader.learner(in: partition), try reader.id("id")) }
         try caller.authorize(actingFor: learner)
         return try core.read { (state) throws(ServiceError) in
-            guard let book = state.library.book(id, of: learner) else {
+            guard let book = state.library.packedBook(id, of: learner) else {
                 throw ServiceError(.notFound, "no book \(PeerText.excerpt(id)) in the library of \(PeerText.excerpt(learner))", field: "$.id")
             }
-            // Written into the reply at once: no result array to copy into it.
-            return Reply.success(reservingCapacity: book.resultCapacity) { book.writeResult(to: &$0) }
+            // Written into the reply at once, from the packed book: no result array to copy
+            // into it, no `String` per field.
+            return Reply.success(reservingCapacity: Book.resultCapacity(textBytes: book.textByteCount)) { output in
+                Book.writeResult(to: &output) { book.writeJSON(to: &$0) }
+            }
         }
     }
 
@@ -218,18 +221,21 @@ extension Book {
     /// `{"book": …}`, the result of create, get and update.
     var resultJSON: [UInt8] {
         var output: [UInt8] = []
-        output.reserveCapacity(resultCapacity)
-        writeResult(to: &output)
+        output.reserveCapacity(Self.resultCapacity(textBytes: title.utf8.count + author.utf8.count + review.utf8.count))
+        Self.writeResult(to: &output) { writeJSON(to: &$0) }
         return output
     }
 
-    /// Room for `resultJSON` and a reply around it, unless its texts need escaping.
-    var resultCapacity: Int { 224 + title.utf8.count + author.utf8.count + review.utf8.count }
+    /// Room for a result and a reply around it whose book's texts take `textBytes`, unless
+    /// they need escaping. The rest of a reply takes up to 241 bytes (the longest genre, a
+    /// ten-digit version): 224 made every read's reply grow once more (issue 26).
+    static func resultCapacity(textBytes: Int) -> Int { 256 + textBytes }
 
-    /// Appends `resultJSON`'s bytes: a read writes them straight into its reply.
-    func writeResult(to output: inout [UInt8]) {
+    /// Appends a result, `{"book": …}`, around the book `writeBook` appends: a read writes it
+    /// straight into its reply.
+    static func writeResult(to output: inout [UInt8], _ writeBook: (inout [UInt8]) -> Void) {
         output.append(utf8: #"{"book":"#)
-        writeJSON(to: &output)
+        writeBook(&output)
         output.append(UInt8(ascii: "}"))
     }
 }

@@ -19,6 +19,15 @@ public struct LoadTestResult: Sendable {
         return Double(serverCPU.reduce(0) { $0 + $1.time.microseconds }) / Double(statistics.completed)
     }
 
+    /// The server processes' context switches (all their threads) per measured reply; nil when
+    /// not measured. Wake-ups per request: what batching requests per wake-up brings down.
+    public var serverSwitchesPerRequest: (voluntary: Double, involuntary: Double)? {
+        guard !serverCPU.isEmpty, statistics.completed > 0 else { return nil }
+        let requests = Double(statistics.completed)
+        return (Double(serverCPU.reduce(0) { $0 + $1.voluntarySwitches }) / requests,
+                Double(serverCPU.reduce(0) { $0 + $1.involuntarySwitches }) / requests)
+    }
+
     /// The percentiles every report lists.
     public static let reportedPercentiles: [(name: String, percentile: Double)] = [
         ("p50", 50), ("p90", 90), ("p99", 99), ("p99.9", 99.9),
@@ -60,6 +69,9 @@ public struct LoadTestResult: Sendable {
         if let perRequest = serverCPUPerRequest {
             let processes = serverCPU.map { "pid \($0.pid) \(Self.number(Double($0.time.microseconds) / 1000)) ms" }
             lines.append("  server CPU \(Self.number(perRequest, decimals: 1)) µs/request (\(processes.joined(separator: ", ")))")
+            if let switches = serverSwitchesPerRequest {
+                lines.append("  switches   \(Self.number(switches.voluntary, decimals: 2)) voluntary, \(Self.number(switches.involuntary, decimals: 2)) involuntary context switches/request")
+            }
         } else if !configuration.serverProcesses.isEmpty {
             lines.append("  server CPU not measured: a server process could not be read at both ends of the run")
         }
@@ -104,12 +116,14 @@ public struct LoadTestResult: Sendable {
         ]
     }
 
-    /// `{"us_per_request": …, "processes_us": {"PID": …}}`, or null when not measured.
+    /// `{"us_per_request": …, "processes_us": {"PID": …}, "context_switches_per_request":
+    /// {"voluntary": …, "involuntary": …}}`, or null when not measured.
     private var serverCPUJSON: JSONValue {
-        guard let perRequest = serverCPUPerRequest else { return .null }
+        guard let perRequest = serverCPUPerRequest, let switches = serverSwitchesPerRequest else { return .null }
         var processes = JSONObject()
         for process in serverCPU { processes.append(String(process.pid), .double(Double(process.time.microseconds))) }
-        return ["us_per_request": .double(perRequest), "processes_us": .object(processes)]
+        return ["us_per_request": .double(perRequest), "processes_us": .object(processes),
+                "context_switches_per_request": ["voluntary": .double(switches.voluntary), "involuntary": .double(switches.involuntary)]]
     }
 
     static func milliseconds(_ microseconds: UInt64) -> String { number(Double(microseconds) / 1000, decimals: 3) }

@@ -1,18 +1,25 @@
 import Foundation
 
-/// CPU time (user + system) of one process, from `/proc/PID/stat`: what `lyceum bench
-/// --server-pid` divides by the measured requests, so that the server's cost per request shows
-/// apart from the load generator's when both share the machine.
+/// CPU time (user + system) of one process, from `/proc/PID/stat`, and the context switches of
+/// its threads: what `lyceum bench --server-pid` divides by the measured requests, so that the
+/// server's cost per request shows apart from the load generator's when both share the machine.
 public struct ProcessCPU: Sendable, Equatable {
     /// The process.
     public let pid: Int32
     /// CPU time, user plus system, at clock-tick resolution (10 ms on Linux).
     public let time: Duration
+    /// Context switches its threads made by blocking (waiting for a socket, a lock, a sync),
+    /// summed over `/proc/PID/task/*/status`: a thread that exits takes its count with it.
+    public let voluntarySwitches: Int
+    /// Context switches its threads underwent when the scheduler preempted them.
+    public let involuntarySwitches: Int
 
-    /// A process's CPU time as already known.
-    public init(pid: Int32, time: Duration) {
+    /// A process's CPU time and context switches as already known.
+    public init(pid: Int32, time: Duration, voluntarySwitches: Int = 0, involuntarySwitches: Int = 0) {
         self.pid = pid
         self.time = time
+        self.voluntarySwitches = voluntarySwitches
+        self.involuntarySwitches = involuntarySwitches
     }
 
     /// The CPU time `pid` has used so far.
@@ -26,7 +33,35 @@ public struct ProcessCPU: Sendable, Equatable {
         guard let time = parse(stat: line, ticksPerSecond: Int(sysconf(Int32(_SC_CLK_TCK)))) else {
             throw LoadTestError(code: .file, path: path, detail: "not a process status line")
         }
-        return ProcessCPU(pid: pid, time: time)
+        // /proc/PID/status counts the main thread's switches only: every thread's are summed.
+        // A thread that ends between the listing and its reading is left out.
+        var voluntary = 0, involuntary = 0
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        for task in tasks {
+            guard let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8),
+                  let switches = parse(switches: status) else { continue }
+            voluntary += switches.voluntary
+            involuntary += switches.involuntary
+        }
+        return ProcessCPU(pid: pid, time: time, voluntarySwitches: voluntary, involuntarySwitches: involuntary)
+    }
+
+    /// `voluntary_ctxt_switches` and `nonvoluntary_ctxt_switches` of a `/proc/PID/task/TID/status`
+    /// text; nil when either is missing.
+    public static func parse(switches status: String) -> (voluntary: Int, involuntary: Int)? {
+        var voluntary: Int?, involuntary: Int?
+        for line in status.split(separator: "\n") {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2 else { continue }
+            let value = Int(parts[1].trimmingCharacters(in: .whitespaces))
+            switch parts[0] {
+            case "voluntary_ctxt_switches": voluntary = value
+            case "nonvoluntary_ctxt_switches": involuntary = value
+            default: break
+            }
+        }
+        guard let voluntary, let involuntary else { return nil }
+        return (voluntary, involuntary)
     }
 
     /// utime + stime (fields 14 and 15) of a `/proc/PID/stat` line, counted in `ticksPerSecond`;
@@ -40,8 +75,10 @@ public struct ProcessCPU: Sendable, Equatable {
         return .seconds(user + system) / ticksPerSecond
     }
 
-    /// The CPU time used between `earlier`, a reading of the same process, and this reading.
+    /// The CPU time used and the context switches made between `earlier`, a reading of the same
+    /// process, and this reading.
     func used(since earlier: ProcessCPU) -> ProcessCPU {
-        ProcessCPU(pid: pid, time: time - earlier.time)
+        ProcessCPU(pid: pid, time: time - earlier.time, voluntarySwitches: voluntarySwitches - earlier.voluntarySwitches,
+                   involuntarySwitches: involuntarySwitches - earlier.involuntarySwitches)
     }
 }
