@@ -28,7 +28,7 @@ private struct RefusingState: LedgeredState {
         let change = JournalChange.put("things", key: "ada/1", value: Array("{}".utf8))
         core.write(request, learner: "ada", plan: { _ throws(ServiceError) in
             WritePlan<RefusingState, Never>(
-                result: Array("{}".utf8), changes: [change], event: nil,
+                reply: Reply.success(serialized: Array("{}".utf8)), changes: [change], event: nil,
                 perform: performedByThePlan ? { (state) throws(UndecodableValue) in try state.apply(change) } : nil)
         }) { replies.append($0.reply) }
         let reply = String(decoding: try #require(replies.first), as: UTF8.self)

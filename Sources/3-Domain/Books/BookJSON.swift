@@ -46,9 +46,16 @@ struct BookFields {
         JSONString.append(utf8: id, to: &output)
         writeSharedMembers(to: &output)
         output.append(utf8: #","created_at":""#)
-        RFC3339.write(millisecondsSince1970: createdAt, to: &output)
-        output.append(utf8: #"","updated_at":""#)
-        RFC3339.write(millisecondsSince1970: updatedAt, to: &output)
+        RFC3339.withText(millisecondsSince1970: createdAt) { created in
+            output.append(contentsOf: created)
+            output.append(utf8: #"","updated_at":""#)
+            // A book never updated (every create's reply) has one instant twice: formatted once.
+            if updatedAt == createdAt {
+                output.append(contentsOf: created)
+            } else {
+                RFC3339.write(millisecondsSince1970: updatedAt, to: &output)
+            }
+        }
         output.append(utf8: #""}"#)
     }
 

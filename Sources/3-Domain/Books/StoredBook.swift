@@ -36,10 +36,12 @@ struct StoredBook: Sendable {
 
     /// Packs `book`, whose id parses as `id`.
     init(_ book: Book, id: BookID) {
-        self.init(reservingTextBytes: book.id.utf8.count + book.title.utf8.count + book.author.utf8.count + book.review.utf8.count)
+        var id = book.id
+        let keepsID = id.withUTF8 { Self.hasUppercase($0[...]) }
+        self.init(reservingTextBytes: (keepsID ? id.utf8.count : 0) + book.title.utf8.count + book.author.utf8.count + book.review.utf8.count)
         // Field by field, not over an array of (field, text) pairs: every create and update
         // packs its book on the write path, and that array was a heap allocation each time.
-        append(Self.hasUppercase(book.id.utf8) ? book.id : "", as: .id)
+        append(keepsID ? id : "", as: .id)
         append(book.title, as: .title)
         append(book.author, as: .author)
         append(book.review, as: .review)
@@ -58,7 +60,7 @@ struct StoredBook: Sendable {
                 let id = stored.bytes.withUnsafeBufferPointer({ BookID(utf8: UnsafeBufferPointer(rebasing: $0[Self.headerBytes...])) }),
                 reader.member("learner"), let learner = reader.string()
             else { return nil }
-            if Self.hasUppercase(stored.bytes[Self.headerBytes...]) {
+            if stored.bytes.withUnsafeBufferPointer({ Self.hasUppercase($0[Self.headerBytes...]) }) {
                 stored.setLength(idCount, of: .id)
             } else {
                 stored.bytes.removeLast(idCount)
@@ -79,13 +81,16 @@ struct StoredBook: Sendable {
         }
     }
 
-    /// Whether an id is spelled with uppercase hexadecimal digits, so that its text is kept.
-    private static func hasUppercase(_ id: some Sequence<UInt8>) -> Bool {
+    /// Whether an id's UTF-8 has uppercase hexadecimal digits, so that its text is kept (a
+    /// lowercase id is spelled again from its bits). Over contiguous bytes: `String.utf8`'s
+    /// generic iteration cost about 1.5k instructions a create (issue 26).
+    private static func hasUppercase(_ id: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
         id.contains { $0 &- UInt8(ascii: "A") < 6 }
     }
 
     /// Writes the numbers, appends the sort keys that cannot be derived, and gives back the
-    /// room reserved beyond what the book takes: it is kept for as long as the book.
+    /// room reserved beyond what the book takes (16 bytes or more): it is kept for as long as
+    /// the book.
     private mutating func finish(version: Int, createdAt: Int64, updatedAt: Int64, rating: Int, genre: Genre) {
         bytes.withUnsafeMutableBytes { header in
             header.storeBytes(of: Int64(version), toByteOffset: 0, as: Int64.self)
@@ -97,6 +102,9 @@ struct StoredBook: Sendable {
         storeKeyIfNeeded(.titleKey, of: .title)
         storeKeyIfNeeded(.authorKey, of: .author)
         let count = bytes.count
+        // A book packed from a `Book` reserved what it takes (unless a sort key was stored),
+        // and malloc rounds to 16 bytes anyway: copying it again cost an allocation a write.
+        guard bytes.capacity - count >= 16 else { return }
         bytes = bytes.withUnsafeBufferPointer { packed in
             [UInt8](unsafeUninitializedCapacity: count) { exact, initialized in
                 initialized = exact.initialize(fromContentsOf: packed)

@@ -98,7 +98,7 @@ public final class BooksService: JournaledService {
         core.write(request, learner: learner, plan: { (state) -> WritePlan<BooksState, BookEvent> in
             let (created, change) = state.library.creation(of: book, id: environment.makeID(), learner: learner, now: environment.now())
             return WritePlan(
-                result: created.resultJSON, changes: [change],
+                reply: created.successReply, changes: [change],
                 event: BookEvent(kind: .created, learner: learner, bookID: created.id, book: created),
                 perform: { (state) throws(UndecodableValue) in try state.store(created, by: change) })
         }, completion: completion)
@@ -111,11 +111,8 @@ public final class BooksService: JournaledService {
             guard let book = state.library.packedBook(id, of: learner) else {
                 throw ServiceError(.notFound, "no book \(PeerText.excerpt(id)) in the library of \(PeerText.excerpt(learner))", field: "$.id")
             }
-            // Written into the reply at once, from the packed book: no result array to copy
-            // into it, no `String` per field.
-            return Reply.success(reservingCapacity: Book.resultCapacity(textBytes: book.textByteCount)) { output in
-                Book.writeResult(to: &output) { book.writeJSON(to: &$0) }
-            }
+            // From the packed book: no `String` per field.
+            return Book.successReply(textBytes: book.textByteCount) { book.writeJSON(to: &$0) }
         }
     }
 
@@ -141,7 +138,7 @@ public final class BooksService: JournaledService {
                 try state.library.update(id, of: learner, with: patch, expectedVersion: expected, now: environment.now())
             }
             return WritePlan(
-                result: updated.resultJSON, changes: [change],
+                reply: updated.successReply, changes: [change],
                 event: BookEvent(kind: .updated, learner: learner, bookID: id, book: updated),
                 perform: { (state) throws(UndecodableValue) in try state.store(updated, by: change) })
         }, completion: completion)
@@ -158,7 +155,7 @@ public final class BooksService: JournaledService {
             }
             let result: JSONValue = ["deleted": .string(id)]
             return WritePlan(
-                result: result.serialized(), changes: [change], event: BookEvent(kind: .deleted, learner: learner, bookID: id, book: nil))
+                reply: Reply.success(result), changes: [change], event: BookEvent(kind: .deleted, learner: learner, bookID: id, book: nil))
         }, completion: completion)
     }
 
@@ -218,24 +215,20 @@ private func domain<T>(_ body: () throws(BookError) -> T) throws(ServiceError) -
 }
 
 extension Book {
-    /// `{"book": …}`, the result of create, get and update.
-    var resultJSON: [UInt8] {
-        var output: [UInt8] = []
-        output.reserveCapacity(Self.resultCapacity(textBytes: title.utf8.count + author.utf8.count + review.utf8.count))
-        Self.writeResult(to: &output) { writeJSON(to: &$0) }
-        return output
+    /// The reply whose result is `{"book": …}`, as create and update answer.
+    var successReply: [UInt8] {
+        Self.successReply(textBytes: title.utf8.count + author.utf8.count + review.utf8.count) { writeJSON(to: &$0) }
     }
 
-    /// Room for a result and a reply around it whose book's texts take `textBytes`, unless
-    /// they need escaping. The rest of a reply takes up to 241 bytes (the longest genre, a
-    /// ten-digit version): 224 made every read's reply grow once more (issue 26).
-    static func resultCapacity(textBytes: Int) -> Int { 256 + textBytes }
-
-    /// Appends a result, `{"book": …}`, around the book `writeBook` appends: a read writes it
-    /// straight into its reply.
-    static func writeResult(to output: inout [UInt8], _ writeBook: (inout [UInt8]) -> Void) {
-        output.append(utf8: #"{"book":"#)
-        writeBook(&output)
-        output.append(UInt8(ascii: "}"))
+    /// The reply whose result is `{"book": …}` around the book `writeBook` appends, whose texts
+    /// take `textBytes`: written straight into the reply's buffer (no result array to copy),
+    /// sized for it unless the texts need escaping. The rest of a reply takes up to 241 bytes
+    /// (the longest genre, a ten-digit version; 224 made every read's reply grow once more).
+    static func successReply(textBytes: Int, _ writeBook: (inout [UInt8]) -> Void) -> [UInt8] {
+        Reply.success(reservingCapacity: 256 + textBytes) { output in
+            output.append(utf8: #"{"book":"#)
+            writeBook(&output)
+            output.append(UInt8(ascii: "}"))
+        }
     }
 }

@@ -142,7 +142,7 @@ public final class ProgressService: JournaledService {
             result.member("progress") { outcome.summary.writeJSON(into: &$0) }
             let record = outcome.progress
             return WritePlan(
-                result: result.finish(), changes: outcome.change.map { [$0] } ?? [], event: outcome.event,
+                reply: Reply.success(serialized: result.finish()), changes: outcome.change.map { [$0] } ?? [], event: outcome.event,
                 perform: outcome.change == nil ? nil : { (state) in state.store(record) })
         }, completion: completion)
     }

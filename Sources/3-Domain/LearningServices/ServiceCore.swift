@@ -9,8 +9,9 @@ public protocol LedgeredState: JournalState, Sendable {
 
 /// What a write operation decided, computed from the current state without changing it.
 struct WritePlan<State, Event> {
-    /// The reply's `result`, serialized.
-    var result: [UInt8]
+    /// The reply frame, `{"ok":true,"result":…}`: written whole by the plan, so that a result
+    /// is not serialized first and then copied into its reply.
+    var reply: [UInt8]
     /// The changes that perform the write; empty when the write changes nothing.
     var changes: [JournalChange]
     /// What changed, for publishing; `nil` when nothing did.
@@ -88,7 +89,7 @@ final class ServiceCore<State: LedgeredState>: Sendable {
             }
             let decided: WritePlan<State, Event>
             do throws(ServiceError) { decided = try plan(guarded.state) } catch { return .failure(error) }
-            let reply = Reply.success(serialized: decided.result)
+            let reply = decided.reply
             var changes = decided.changes
             if let requestID = request.requestID {
                 changes += guarded.state.ledger.recording(
