@@ -36,13 +36,13 @@ enum JournalScanner {
         scan.fileSize = try SystemCall.size(fd, path: path)
         let reader = LineReader(fd: fd, path: path, limit: scan.fileSize)
         var parser = LineParser()
-        var changes: [JournalChange] = []
+        var headerChanges: [JournalChange] = []  // a header has none
         let progressStep: UInt64 = 16 << 20
         var nextReport = progressStep
         progress?(JournalProgress(phase: .replay, bytesDone: 0, bytesTotal: scan.fileSize))
 
         guard let first = try reader.next(), first.terminated,
-              case let .header(version, base, parts)? = parser.parse(first.bytes, into: &changes)
+              case let .header(version, base, parts)? = parser.parse(first.bytes, into: &headerChanges)
         else {
             scan.problem = JournalError(.invalidHeader, "the first line is not a valid lyceum-journal header", path: path, offset: 0)
             return scan
@@ -55,33 +55,35 @@ enum JournalScanner {
         scan.lastSequence = base
         scan.validEnd = reader.position
 
+        // The lines after the header are read and parsed on another thread; this one applies them.
+        let prefetcher = LinePrefetcher(reader: reader, snapshotParts: parts)
+        defer { prefetcher.finish() }
+        var lines = PrefetchedLines(prefetcher)
+
         while scan.snapshotParts < parts {
-            guard let line = try reader.next(), line.terminated,
-                  case .snapshot(scan.snapshotParts)? = parser.parse(line.bytes, into: &changes)
-            else {
+            guard let line = try lines.next(), case .snapshot(scan.snapshotParts)? = line.kind else {
                 scan.problem = JournalError(.corruptSnapshot, "snapshot part \(scan.snapshotParts) of \(parts) is missing or damaged", path: path, offset: scan.validEnd, sequence: base)
                 return scan
             }
-            if let problem = apply(changes, to: &state, path: path, offset: scan.validEnd, sequence: base) {
+            if let problem = apply(lines.changes(of: line), to: &state, path: path, offset: scan.validEnd, sequence: base) {
                 scan.problem = problem
                 return scan
             }
-            changes.removeAll(keepingCapacity: true)
             scan.snapshotParts += 1
-            scan.validEnd = reader.position
+            scan.validEnd = line.end
         }
         scan.snapshotBytes = scan.validEnd
 
         // Once the first few MiB are read, the state hears how many changes the rest will bring.
         var changesApplied = 0
         var capacityEstimated = scan.fileSize < 8 << 20
-        while let line = try reader.next() {
+        while let line = try lines.next() {
             let expected = scan.lastSequence + 1
-            let kind = line.terminated ? parser.parse(line.bytes, into: &changes) : nil
-            guard case let .record(sequence)? = kind else {
-                changes.removeAll(keepingCapacity: true)
+            guard case let .record(sequence)? = line.kind else {
+                prefetcher.finish()
+                let damaged = prefetcher.stoppedLine!
                 let dropped = scan.fileSize - line.offset
-                if try validLineFollows(line, reader: reader, parser: &parser) {
+                if try validLineFollows(damaged, reader: prefetcher.reader, parser: &parser) {
                     scan.problem = JournalError(.midJournalCorruption, "the record at this offset is damaged but valid records follow it; refusing to skip it (inspect the file, then `lyceum journal repair` drops everything from here)", path: path, offset: line.offset, sequence: expected)
                 } else {
                     scan.problem = JournalError(.tornTail, "the last \(dropped) bytes are an incomplete or damaged record with nothing valid after it", path: path, offset: line.offset, sequence: expected)
@@ -89,16 +91,15 @@ enum JournalScanner {
                 return scan
             }
             guard sequence == expected else {
-                changes.removeAll(keepingCapacity: true)
                 scan.problem = JournalError(.sequenceGap, "a valid record has sequence number \(sequence) where \(expected) was expected (a \(sequence < expected ? "duplicate" : "gap"))", path: path, offset: line.offset, sequence: expected)
                 return scan
             }
+            let changes = lines.changes(of: line)
             if let problem = apply(changes, to: &state, path: path, offset: line.offset, sequence: sequence) {
                 scan.problem = problem
                 return scan
             }
             changesApplied += changes.count
-            changes.removeAll(keepingCapacity: true)
             scan.records += 1
             if !capacityEstimated, line.offset - scan.snapshotBytes >= 2 << 20 {
                 capacityEstimated = true
@@ -106,7 +107,7 @@ enum JournalScanner {
                 state.reserveCapacity(forChanges: Int(perByte * Double(scan.fileSize - scan.snapshotBytes)))
             }
             scan.lastSequence = sequence
-            scan.validEnd = reader.position
+            scan.validEnd = line.end
             if scan.validEnd >= nextReport {
                 progress?(JournalProgress(phase: .replay, bytesDone: scan.validEnd, bytesTotal: scan.fileSize))
                 nextReport = scan.validEnd + progressStep
@@ -120,7 +121,7 @@ enum JournalScanner {
     /// skipped over. (The line's earlier changes may already be in the state; `open` discards
     /// that state, `check` reports the problem.)
     private static func apply<State: JournalState>(
-        _ changes: [JournalChange], to state: inout State, path: String, offset: UInt64, sequence: UInt64
+        _ changes: ArraySlice<JournalChange>, to state: inout State, path: String, offset: UInt64, sequence: UInt64
     ) -> JournalError? {
         do {
             for change in changes { try state.apply(change) }
