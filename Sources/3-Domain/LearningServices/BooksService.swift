@@ -96,9 +96,11 @@ public final class BooksService: JournaledService {
             try BookDraft(title: draft.0, author: draft.1, genre: try Book.genre(named: draft.2), rating: draft.3, review: draft.4)
         }
         core.write(request, learner: learner, plan: { (state) -> WritePlan<BooksState, BookEvent> in
-            let (created, change) = state.library.creation(of: book, id: environment.makeID(), learner: learner, now: environment.now())
+            var json: [UInt8] = []
+            let (created, change) = state.library.creation(
+                of: book, id: environment.makeID(), learner: learner, now: environment.now(), appendingJSONTo: &json)
             return WritePlan(
-                reply: created.successReply, changes: [change],
+                reply: Book.successReply(bookJSON: json), changes: [change],
                 event: BookEvent(kind: .created, learner: learner, bookID: created.id, book: created),
                 perform: { (state) throws(UndecodableValue) in try state.store(created, by: change) })
         }, completion: completion)
@@ -134,11 +136,12 @@ public final class BooksService: JournaledService {
                 rating: fields.3, review: fields.4)
         }
         core.write(request, learner: learner, plan: { (state) throws(ServiceError) -> WritePlan<BooksState, BookEvent> in
+            var json: [UInt8] = []
             let (updated, change) = try domain { () throws(BookError) in
-                try state.library.update(id, of: learner, with: patch, expectedVersion: expected, now: environment.now())
+                try state.library.update(id, of: learner, with: patch, expectedVersion: expected, now: environment.now(), appendingJSONTo: &json)
             }
             return WritePlan(
-                reply: updated.successReply, changes: [change],
+                reply: Book.successReply(bookJSON: json), changes: [change],
                 event: BookEvent(kind: .updated, learner: learner, bookID: id, book: updated),
                 perform: { (state) throws(UndecodableValue) in try state.store(updated, by: change) })
         }, completion: completion)
@@ -215,9 +218,10 @@ private func domain<T>(_ body: () throws(BookError) -> T) throws(ServiceError) -
 }
 
 extension Book {
-    /// The reply whose result is `{"book": …}`, as create and update answer.
-    var successReply: [UInt8] {
-        Self.successReply(textBytes: title.utf8.count + author.utf8.count + review.utf8.count) { writeJSON(to: &$0) }
+    /// The reply whose result is `{"book": json}`, for a book already written as `json` (a
+    /// create's or an update's, written while journaling it).
+    static func successReply(bookJSON json: [UInt8]) -> [UInt8] {
+        successReply(textBytes: json.count) { $0.append(contentsOf: json) }
     }
 
     /// The reply whose result is `{"book": …}` around the book `writeBook` appends, whose texts
