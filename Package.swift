@@ -70,7 +70,7 @@ let package = Package(
         .testTarget(name: "LyceumLoggingTests", dependencies: ["LyceumLogging"]),
         .testTarget(name: "LyceumLifecycleTests", dependencies: ["LyceumLifecycle"]),
         // JournalTests runs journal-stress as a child process to kill it; the dependency builds it.
-        .testTarget(name: "JournalTests", dependencies: ["Journal", "journal-stress", "LyceumTestSupport"]),
+        .testTarget(name: "JournalTests", dependencies: ["Journal", "journal-stress", "LyceumLifecycle", "LyceumTestSupport"]),
         .executableTarget(name: "journal-stress", dependencies: ["Journal"], path: "Tests/JournalStress"),
         // mdp-peer is a dependency so that `swift build --build-tests` builds the processes the
         // fault tests start; the Python peers are run by /usr/bin/python3.

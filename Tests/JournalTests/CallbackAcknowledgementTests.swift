@@ -248,7 +248,7 @@ import Testing
 }
 
 /// Collects acknowledgements with what the journal reported at the moment each callback ran.
-private final class AcknowledgementRecorder: Sendable {
+final class AcknowledgementRecorder: Sendable {
     struct Call: Sendable {
         let sequence: UInt64
         let durableAtCall: UInt64

@@ -18,8 +18,10 @@ import Synchronization
 /// ```
 ///
 /// A thread that must not wait registers a callback instead, outside the lock:
-/// `pending.whenDurable { acknowledgement in reply(…) }`. Under `always` it runs on the journal's
-/// acknowledger thread after a sync that covers the record.
+/// `pending.whenDurable { acknowledgement in reply(…) }`. Under `always` it runs after a sync
+/// that covers the record: at the end of the caller's `BatchedSignals` batch, on the caller's
+/// thread, when it runs one (one sync for the batch's records); otherwise on the journal's
+/// acknowledger thread.
 ///
 /// Appends must happen under the same caller lock as the state updates, so that the state always
 /// reflects exactly the records through `lastSequence` while that lock is held. With many more
@@ -38,6 +40,7 @@ public final class Journal: Sendable {
     /// This journal's series in the process's metrics.
     let metrics: JournalMetrics
     let acknowledger = Acknowledger()
+    let batchAcknowledger = BatchAcknowledger()
     private let intervalSyncer: Mutex<IntervalSyncer?>
 
     struct WriterState {
@@ -222,6 +225,7 @@ public final class Journal: Sendable {
         writer.withLock { $0.isClosed = true }
         while writer.withLock({ $0.isCompacting }) { usleep(1000) }
         durability.waitUntilDurable(lastSequence, sync: syncCurrentFile)
+        batchAcknowledger.acknowledge(self, closing: true)
         acknowledger.finish()
         writer.withLock { $0.lock = nil }
     }
@@ -244,11 +248,13 @@ public final class Journal: Sendable {
         durability.waitUntilDurable(sequence, sync: syncCurrentFile)
     }
 
-    /// Runs `body` once record `sequence` is durable: under `always` on the acknowledger thread;
-    /// under the other policies, or once the journal is closed (everything is durable then), at
-    /// once on the caller's thread.
+    /// Runs `body` once record `sequence` is durable: under `always`, at the end of the caller's
+    /// ``BatchedSignals`` batch on its own thread when it runs one, else on the acknowledger
+    /// thread; under the other policies, or once the journal is closed (everything is durable
+    /// then), at once on the caller's thread.
     func whenDurable(_ sequence: UInt64, _ body: @escaping @Sendable (JournalAcknowledgement) -> Void) {
-        if options.durability == .always, acknowledger.register(sequence, of: self, body) { return }
+        if options.durability == .always,
+           batchAcknowledger.register(sequence, of: self, body) || acknowledger.register(sequence, of: self, body) { return }
         waitUntilDurable(sequence)
         body(JournalAcknowledgement(sequence: sequence))
     }

@@ -27,12 +27,15 @@ public struct PendingWrite: Sendable {
     /// Calls `body` exactly once with the acknowledgement, once the record is as durable as the
     /// journal's policy promises, without holding the calling thread.
     ///
-    /// - `always`: `body` runs on the journal's acknowledger thread (started on first use, ended
-    ///   by `close()` or release) after an `fdatasync` that covers the record. Callbacks registered
-    ///   while a sync runs are acknowledged together by the next one (group commit), and a sync a
-    ///   blocking `waitUntilDurable()` started serves them too. Callbacks acknowledged together run
-    ///   in sequence order. `body` should return quickly and must never wait for another callback
-    ///   of the same journal: every later acknowledgement waits for it.
+    /// - `always`: `body` runs after an `fdatasync` that covers the record. Called inside a
+    ///   `BatchedSignals` batch (a broker's or worker pool's loop), it runs at the batch's end on
+    ///   the calling thread, which syncs once for every record the batch wrote; called outside
+    ///   one, it runs on the journal's acknowledger thread (started on first use, ended by
+    ///   `close()` or release), where callbacks registered while a sync runs are acknowledged
+    ///   together by the next one (group commit). A sync a blocking `waitUntilDurable()` started
+    ///   serves both. Callbacks acknowledged together run in sequence order. `body` should return
+    ///   quickly and must never wait for another callback of the same journal, nor for the
+    ///   batch's thread: every later acknowledgement waits for it.
     /// - `interval` and `none`: the record already counts as durable, so `body` runs at once, on
     ///   the caller's thread, before this returns.
     /// - After `Journal.close()` (which made every record durable), `body` runs at once on the

@@ -3,7 +3,8 @@ import Foundation
 /// The leader's count of who has which records durable, and the replies that wait for a
 /// majority: a write is acknowledged only when a majority of the replica set (the leader counts
 /// as one) has it durable *and* the leader may still acknowledge (its lease, its epoch).
-/// Thread-safe: the journal's acknowledger and the replication link both report to it.
+/// Thread-safe: the leader's own syncs (at the end of its pool's batch) and the replication link
+/// both report to it.
 public final class QuorumTracker: @unchecked Sendable {
     /// The replica set's size (R).
     public let replicas: Int

@@ -17,8 +17,9 @@ public final class JournalChangeLog: ChangeLog {
     }
 
     /// Calls `body` once the record is as durable as the journal's policy promises, through
-    /// `PendingWrite.whenDurable(_:)`: under `always` on the journal's acknowledger thread, under
-    /// the other policies at once on the caller's thread. Several callers may wait for the same
+    /// `PendingWrite.whenDurable(_:)`: under `always` after the sync at the end of the caller's
+    /// batch (or on the journal's acknowledger thread), under the other policies at once on the
+    /// caller's thread. Several callers may wait for the same
     /// record: a retried or no-op write waits for the last one appended. A ticket this journal
     /// never issued gets an `invalidChange` error at once.
     public func whenDurable(_ ticket: CommitTicket, _ body: @escaping @Sendable (Result<Void, any Error>) -> Void) {

@@ -15,8 +15,8 @@ public protocol LearningService: Sendable {
     /// Calls `completion` exactly once with the reply and what the request was (`HandledRequest`),
     /// for a request from `caller`: an operation the caller may not perform is refused with
     /// `forbidden` and changes nothing (`Caller.unverified` may do everything). Reads and refused requests complete on the calling thread before this returns; a write
-    /// completes once it is durable, which may be later and on a thread the change log owns (the
-    /// journal's acknowledger thread under the `always` policy), with its event and ticket.
+    /// completes once it is durable, which may be later and on a thread the change log owns (under the
+    /// `always` policy, the caller's own at the end of its batch, or the journal's acknowledger), with its event and ticket.
     /// `completion` must return quickly and must not wait for another reply of the same service.
     func handleWithCommit(_ request: [UInt8], caller: Caller, completion: @escaping @Sendable (HandledRequest<Event>) -> Void)
 

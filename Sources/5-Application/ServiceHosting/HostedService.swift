@@ -51,7 +51,7 @@ public struct HostedService: Sendable {
     }
 
     /// The answer to request frames: `service` handles the frame; once it completes (for a write,
-    /// once durable, on the journal's acknowledger thread under `always`) the request is counted
+    /// once durable: under `always`, after the sync at the end of the caller's batch) the request is counted
     /// from what the service reports, the event of a write that changed something is published
     /// (so never for a write that failed or could still be lost), and the reply is handed over.
     func answer(publishingTo publisher: EventPublisher?, metrics: RequestMetrics) -> FrameHandler.Answer {

@@ -1,0 +1,103 @@
+import Foundation
+@testable import Journal
+import LyceumLifecycle
+import Synchronization
+import Testing
+
+/// `whenDurable` from a thread that runs a `BatchedSignals` batch, as the broker's and the worker
+/// pools' loops do: one sync at the end of the batch, on that thread, then the callbacks.
+@Suite struct BatchAcknowledgementTests {
+    @Test func aBatchsCallbacksRunAtItsEndOnItsThreadAfterOneSync() throws {
+        try withTemporaryDirectory { directory in
+            var state = KeyedJournalState()
+            let journal = try Journal.open(directory: directory, options: JournalOptions(durability: .always), state: &state)
+            defer { journal.close() }
+            let recorder = AcknowledgementRecorder(journal: journal)
+            let caller = pthread_self()
+            let syncsBefore = journal.statistics.syncs
+            let ranInside = try BatchedSignals.run { () throws -> Int in
+                for number in 0..<50 {
+                    try journal.append([.put("books", key: "b\(number)", value: bookValue(number))]).whenDurable { acknowledgement in
+                        recorder.record(acknowledgement, onCaller: pthread_equal(pthread_self(), caller) != 0)
+                    }
+                }
+                return recorder.calls.count
+            }
+            #expect(ranInside == 0, "a callback ran before its batch ended")
+            let calls = recorder.calls
+            #expect(calls.map(\.sequence) == Array(1...50))
+            #expect(calls.allSatisfy { $0.onCaller }, "a batch's callbacks run on the batch's thread")
+            #expect(calls.allSatisfy { $0.durableAtCall >= $0.sequence }, "a callback ran before its record was synced")
+            #expect(journal.statistics.syncs == syncsBefore + 1, "one sync for the whole batch")
+
+            try BatchedSignals.run { () throws in
+                try journal.append([.put("books", key: "next", value: bookValue(50))]).whenDurable { acknowledgement in
+                    recorder.record(acknowledgement, onCaller: pthread_equal(pthread_self(), caller) != 0)
+                }
+            }
+            #expect(recorder.calls.map(\.sequence).last == 51)
+            #expect(journal.statistics.syncs == syncsBefore + 2, "the next batch syncs again")
+        }
+    }
+
+    /// Callbacks that write again (each client's next write from its previous acknowledgement)
+    /// are served in rounds of the same loop, not in nested batches: 10 clients × 300 rounds
+    /// would otherwise nest 300 deep.
+    @Test func callbacksThatWriteAgainAreServedInRoundsToTheEnd() throws {
+        try withTemporaryDirectory { directory in
+            var state = KeyedJournalState()
+            let journal = try Journal.open(directory: directory, options: JournalOptions(durability: .always), state: &state)
+            defer { journal.close() }
+            let recorder = AcknowledgementRecorder(journal: journal)
+            BatchedSignals.run {
+                for client in 0..<10 {
+                    BatchedClient(journal: journal, client: client, rounds: 300, recorder: recorder).next(0)
+                }
+            }
+            let calls = recorder.calls
+            #expect(calls.count == 3000, "every write is acknowledged once the first batch ends")
+            #expect(calls.map(\.sequence) == Array(1...3000))
+            #expect(calls.allSatisfy { $0.durableAtCall >= $0.sequence })
+            #expect(journal.statistics.syncs <= 300, "a round's writes share one sync")
+        }
+    }
+
+    /// `close()` inside a batch runs its queued callbacks; a callback registered afterwards runs at
+    /// once, on its caller's thread, as outside a batch.
+    @Test func closeInsideABatchRunsItsQueuedCallbacks() throws {
+        try withTemporaryDirectory { directory in
+            var state = KeyedJournalState()
+            let journal = try Journal.open(directory: directory, options: JournalOptions(durability: .always), state: &state)
+            let recorder = AcknowledgementRecorder(journal: journal)
+            try BatchedSignals.run { () throws in
+                let pending = try journal.append([.put("books", key: "b", value: bookValue(1))])
+                pending.whenDurable { recorder.record($0, onCaller: true) }
+                journal.close()
+                #expect(recorder.calls.map(\.sequence) == [1], "close() ran the batch's waiting callback")
+                pending.whenDurable { recorder.record($0, onCaller: true) }
+                #expect(recorder.calls.count == 2, "after close(), a callback runs at once")
+            }
+            #expect(recorder.calls.count == 2, "the batch's end ran nothing twice")
+        }
+    }
+}
+
+/// One client of the closed loop inside a batch: writes its next record from the previous one's callback.
+private struct BatchedClient: Sendable {
+    let journal: Journal
+    let client: Int
+    let rounds: Int
+    let recorder: AcknowledgementRecorder
+
+    func next(_ round: Int) {
+        guard round < rounds else { return }
+        do {
+            try journal.append([.put("books", key: "c\(client)-\(round)", value: bookValue(round))]).whenDurable { acknowledgement in
+                recorder.record(acknowledgement, onCaller: true)
+                next(round + 1)
+            }
+        } catch {
+            Issue.record("\(error)")
+        }
+    }
+}
