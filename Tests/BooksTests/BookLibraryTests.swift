@@ -8,11 +8,19 @@ import Testing
     /// The UUID of the `index`th test book.
     func uuid(_ index: Int) -> String { "00000000-0000-4000-8000-" + String(repeating: "0", count: 11 - String(index).count) + "9" + String(index) }
 
+    func written(_ book: Book) -> [UInt8] {
+        var json: [UInt8] = []
+        book.writeJSON(to: &json)
+        return json
+    }
+
     func library(_ books: [(String, String, Genre, Int)], learner: String = "ada") throws -> BookLibrary {
         var library = BookLibrary()
         for (index, (title, author, genre, rating)) in books.enumerated() {
             let draft = try BookDraft(title: title, author: author, genre: genre, rating: rating)
-            let (_, change) = library.creation(of: draft, id: uuid(index), learner: learner, now: Int64(1_000 + index))
+            var json: [UInt8] = []
+            let (created, change) = library.creation(of: draft, id: uuid(index), learner: learner, now: Int64(1_000 + index), appendingJSONTo: &json)
+            #expect(json == written(created) && change.value == created.journalValue(), "both forms, written in one pass")
             try library.apply(change)
         }
         return library
@@ -38,12 +46,14 @@ import Testing
     @Test func updatesBumpTheVersionAndCheckTheExpectedOne() throws {
         var library = try library([("Dune", "Frank Herbert", .fantasy, 5)])
         let patch = try BookPatch(rating: 4)
-        let (updated, change) = try library.update(uuid(0), of: "ada", with: patch, expectedVersion: 1, now: 5_000)
+        var json: [UInt8] = []
+        let (updated, change) = try library.update(uuid(0), of: "ada", with: patch, expectedVersion: 1, now: 5_000, appendingJSONTo: &json)
         #expect(updated.version == 2 && updated.rating == 4 && updated.title == "Dune" && updated.updatedAt == 5_000)
+        #expect(json == written(updated) && change.value == updated.journalValue())
         try library.apply(change)
         #expect(library.book(uuid(0), of: "ada") == updated)
         #expect(throws: BookError(.versionConflict, field: "expected_version", "the book is at version 2, not 1")) {
-            try library.update(uuid(0), of: "ada", with: patch, expectedVersion: 1, now: 6_000)
+            try library.update(uuid(0), of: "ada", with: patch, expectedVersion: 1, now: 6_000, appendingJSONTo: &json)
         }
         #expect(throws: BookError.self) { try library.deletion(of: uuid(0), of: "grace", expectedVersion: nil) }
         #expect(throws: BookError.self) { try library.deletion(of: "not-a-uuid", of: "ada", expectedVersion: nil) }

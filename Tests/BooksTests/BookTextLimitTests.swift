@@ -53,7 +53,8 @@ import Testing
     func listedOrder(_ titles: [String], descending: Bool = false, limit: Int = 100) throws -> [Int] {
         var library = BookLibrary()
         for (index, title) in titles.enumerated() {
-            let (_, change) = library.creation(of: try draft(title: title), id: uuid(index), learner: "ada", now: Int64(index))
+            var json: [UInt8] = []
+            let (_, change) = library.creation(of: try draft(title: title), id: uuid(index), learner: "ada", now: Int64(index), appendingJSONTo: &json)
             try library.apply(change)
         }
         var order: [Int] = []

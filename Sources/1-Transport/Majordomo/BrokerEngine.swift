@@ -135,6 +135,7 @@ final class BrokerEngine {
 
     func route(until wakeup: Wakeup) throws(ZMQError) {
         var waiter = try SocketWaiter(sockets: [router], fileDescriptors: [wakeup.fileDescriptor, outbox.fileDescriptor])
+        outbox.claim()
         // Whether the router may hold messages its descriptor will not announce: true unless
         // its last use was a receive that found nothing.
         var mayHoldMessages = true
@@ -143,7 +144,8 @@ final class BrokerEngine {
         var nextHousekeeping = clock.now + housekeeping
         while !wakeup.isSignaled {
             let deadline = min(nextHeartbeat, nextHousekeeping, connectionGuard.nextCheck)
-            try waiter.wait(timeout: max(.zero, deadline - clock.now), checkingFirst: mayHoldMessages)
+            // The loop's own posts (syncs at a batch's end) write no byte to the outbox's pipe.
+            try waiter.wait(timeout: outbox.hasReplies ? .zero : max(.zero, deadline - clock.now), checkingFirst: mayHoldMessages)
             now = clock.now
             configuration.watchdog?.pet(now: now)
             // Everything that arrived is handled in one go, so that a wake-up serves many messages

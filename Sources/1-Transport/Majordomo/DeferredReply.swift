@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import LyceumLifecycle
 import Synchronization
 import ZeroMQ
@@ -22,7 +25,9 @@ public struct DeferredReply: Sendable {
 /// Replies posted from other threads to a pool's thread, with a pipe that its `poll` wakes on.
 ///
 /// The pipe carries a byte only when the outbox goes from empty to non-empty, so a burst of
-/// replies (a journal sync acknowledging a batch of writes) costs one system call, not one each.
+/// replies (a journal sync acknowledging a batch of writes) costs one system call, not one each;
+/// and none when the owning thread posts itself (a sync at the end of its own batch), since it
+/// looks at ``hasReplies`` before it sleeps again.
 final class ReplyOutbox: Sendable {
     struct Reply: Sendable {
         let session: Int
@@ -32,6 +37,8 @@ final class ReplyOutbox: Sendable {
 
     private let pipe: WakeupPipe
     private let replies = Mutex<[Reply]>([])
+    /// The thread whose loop takes the replies, once it has said so (``claim()``).
+    private let owner = Mutex<pthread_t?>(nil)
 
     init() throws(MajordomoError) {
         do { pipe = try WakeupPipe() } catch { throw MajordomoError(error) }
@@ -40,15 +47,24 @@ final class ReplyOutbox: Sendable {
     /// The descriptor to poll for readability.
     var fileDescriptor: Int32 { pipe.fileDescriptor }
 
-    /// Queues `reply` and wakes the owning thread if the queue was empty: at once, or at the end
-    /// of the caller's ``BatchedSignals`` batch (a journal's acknowledger posting the replies of
-    /// one sync), so that a batch of replies costs one wake-up.
+    /// Makes the calling thread the owner: the loop that takes the replies and checks
+    /// ``hasReplies`` after its own work and before each sleep, so that its own posts need no
+    /// wake-up.
+    func claim() {
+        owner.withLock { $0 = pthread_self() }
+    }
+
+    /// Queues `reply` and, when the queue was empty and the caller is not the owning thread,
+    /// wakes that thread: at once, or at the end of the caller's ``BatchedSignals`` batch (a
+    /// journal's acknowledger posting the replies of one sync), so that a batch of replies costs
+    /// one wake-up.
     func post(_ reply: Reply) {
         let wasEmpty = replies.withLock { replies in
             replies.append(reply)
             return replies.count == 1
         }
-        if wasEmpty { BatchedSignals.signal(self) { [pipe] in pipe.signal() } }
+        guard wasEmpty, owner.withLock({ $0.map { pthread_equal($0, pthread_self()) == 0 } ?? true }) else { return }
+        BatchedSignals.signal(self) { [pipe] in pipe.signal() }
     }
 
     /// Whether a reply was posted and not taken yet; cheaper than ``takeAll()`` when none was.

@@ -131,6 +131,7 @@ final class WorkerPoolEngine {
 
     func run() throws(ZMQError) {
         defer { completeRemovals() }
+        outbox.claim()
         try keepTime(now: clock.now)
         logger.log(.info, "worker ready", ["endpoints": endpoints, "services": services, "sessions": String(sessions.count)])
         while true {
@@ -197,7 +198,8 @@ final class WorkerPoolEngine {
         }
         let now = clock.now
         // While draining no heartbeat or reconnection is due, only the deadline.
-        let timeout = sessions.contains(where: { $0.mayHoldMessages }) ? .zero
+        // The loop's own posts (syncs at a batch's end) write no byte to the outbox's pipe.
+        let timeout = outbox.hasReplies || sessions.contains(where: { $0.mayHoldMessages }) ? .zero
             : min(max(.zero, (drainDeadline ?? timersDue) - now), configuration.watchdog?.petInterval ?? .seconds(3600))
         try waiter?.waitForDescriptors(timeout: timeout)
     }

@@ -40,11 +40,15 @@ struct BookFields {
     let createdAt: Int64
     let updatedAt: Int64
 
-    /// Appends the contract's representation (`Book.writeJSON(to:)`).
-    func writeJSON(to output: inout [UInt8]) {
+    /// Appends the contract's representation (`Book.writeJSON(to:)`); returns where in
+    /// `output` its shared members (`writeSharedMembers`) are, for a journal payload to copy.
+    @discardableResult
+    func writeJSON(to output: inout [UInt8]) -> Range<Int> {
         output.append(utf8: #"{"id":"#)
         JSONString.append(utf8: id, to: &output)
+        let sharedStart = output.count
         writeSharedMembers(to: &output)
+        let shared = sharedStart..<output.count
         output.append(utf8: #","created_at":""#)
         RFC3339.withText(millisecondsSince1970: createdAt) { created in
             output.append(contentsOf: created)
@@ -57,6 +61,7 @@ struct BookFields {
             }
         }
         output.append(utf8: #""}"#)
+        return shared
     }
 
     /// Appends `,"title":…` through `,"version":…`: the members that the contract's form and the

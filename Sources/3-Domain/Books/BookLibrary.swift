@@ -26,23 +26,26 @@ public struct BookLibrary: JournalState, Sendable {
         return PackedBook(stored: stored, id: key)
     }
 
-    /// The change that adds a new book built from `draft`; `id` is a fresh UUID.
-    public func creation(of draft: BookDraft, id: String, learner: String, now: Int64) -> (Book, JournalChange) {
+    /// The change that adds a new book built from `draft`; `id` is a fresh UUID. Appends the
+    /// new book's contract form (`Book.writeJSON(to:)`) to `json`, which the write's reply
+    /// carries: both are written in one pass over the book.
+    public func creation(of draft: BookDraft, id: String, learner: String, now: Int64, appendingJSONTo json: inout [UInt8]) -> (Book, JournalChange) {
         let book = Book(
             id: id, learner: learner, title: draft.title, author: draft.author, genre: draft.genre, rating: draft.rating,
             review: draft.review, version: 1, createdAt: now, updatedAt: now)
-        return (book, .put(Self.collection, key: Self.key(learner, id), value: book.journalValue()))
+        return (book, .put(Self.collection, key: Self.key(learner, id), value: book.journalValue(appendingJSONTo: &json)))
     }
 
     /// The change that applies `patch` to book `id`, checking `expectedVersion` when given.
+    /// Appends the updated book's contract form to `json`, as `creation` does; nothing when it throws.
     public func update(
-        _ id: String, of learner: String, with patch: BookPatch, expectedVersion: Int?, now: Int64
+        _ id: String, of learner: String, with patch: BookPatch, expectedVersion: Int?, now: Int64, appendingJSONTo json: inout [UInt8]
     ) throws(BookError) -> (Book, JournalChange) {
         let current = try existing(id, of: learner, expectedVersion: expectedVersion)
         var book = patch.applied(to: current)
         book.version = current.version + 1
         book.updatedAt = now
-        return (book, .put(Self.collection, key: Self.key(learner, id), value: book.journalValue()))
+        return (book, .put(Self.collection, key: Self.key(learner, id), value: book.journalValue(appendingJSONTo: &json)))
     }
 
     /// The change that deletes book `id`, checking `expectedVersion` when given.

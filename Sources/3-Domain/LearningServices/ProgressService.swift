@@ -68,10 +68,16 @@ public final class ProgressService: JournaledService {
     /// for the request's learner, `course_stats` one whose role may perform trusted operations;
     /// any other gets `forbidden` before the records are read.
     public func handleWithCommit(_ frame: [UInt8], caller: Caller, completion: @escaping @Sendable (HandledRequest<ProgressEvent>) -> Void) {
-        var parsed: Request?
+        // The request is at hand when answering an error, not copied beforehand for it (a
+        // copy and its release were about 200 instructions a request, issue 26).
+        var request: Request
         do throws(ServiceError) {
-            var request = try Request(frame)
-            parsed = request
+            request = try Request(frame)
+        } catch {
+            completion(HandledRequest(error, to: nil))
+            return
+        }
+        do throws(ServiceError) {
             let catalog = store.catalog
             switch request.op {
             case "mark_watched":
@@ -106,7 +112,7 @@ public final class ProgressService: JournaledService {
                     field: "$.op")
             }
         } catch {
-            completion(HandledRequest(error, to: parsed))
+            completion(HandledRequest(error, to: request))
         }
     }
 
