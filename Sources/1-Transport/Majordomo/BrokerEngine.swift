@@ -62,7 +62,21 @@ final class ServiceRecord {
 struct LocalRequest {
     let client: [UInt8]
     let envelope: [[UInt8]]
-    let service: [UInt8]
+    let service: LocalServiceRecord
+}
+
+/// A local service and how many of its requests wait for their deferred replies: kept with the
+/// service, so that counting them costs no lookup by name per request.
+final class LocalServiceRecord {
+    let service: LocalService
+    /// The service's name as clients address it.
+    let name: [UInt8]
+    var inHand = 0
+
+    init(_ service: LocalService) {
+        self.service = service
+        name = Array(service.name.utf8)
+    }
 }
 
 /// The broker's routing state and loop, confined to the thread running ``Broker/run()``.
@@ -72,7 +86,7 @@ struct LocalRequest {
 final class BrokerEngine {
     private let router: Socket
     private let configuration: BrokerConfiguration
-    private let localServices: [[UInt8]: LocalService]
+    private let localServices: [[UInt8]: LocalServiceRecord]
     /// The routed services by the name clients address, with their targets' names as bytes.
     private let routes: [[UInt8]: (choose: @Sendable (UnsafeRawBufferPointer) -> Int?, targets: [[UInt8]])]
     /// The `service_unknown` text of each routed service's targets.
@@ -82,7 +96,6 @@ final class BrokerEngine {
     private let outbox: ReplyOutbox
     /// Local requests answered later, by the number their ``DeferredReply`` carries.
     private var localInHand: [UInt64: LocalRequest] = [:]
-    private var localInHandByService: [[UInt8]: Int] = [:]
     private var localRequestsTaken: UInt64 = 0
     private let logger: Logger
     private let clock = ContinuousClock()
@@ -117,7 +130,7 @@ final class BrokerEngine {
     init(router: Socket, configuration: BrokerConfiguration, outbox: ReplyOutbox, logger: Logger, publish: @escaping (BrokerSnapshot) -> Void) throws(ZMQError) {
         self.router = router
         self.outbox = outbox
-        localServices = Dictionary(uniqueKeysWithValues: configuration.localServices.map { (Array($0.name.utf8), $0) })
+        localServices = Dictionary(uniqueKeysWithValues: configuration.localServices.map { (Array($0.name.utf8), LocalServiceRecord($0)) })
         routes = Dictionary(configuration.routedServices.map { (Array($0.name.utf8), ($0.choose, $0.targets.map { Array($0.name.utf8) })) },
                             uniquingKeysWith: { _, last in last })
         absenceTexts = Dictionary(configuration.routedServices.flatMap(\.targets).map { (Array($0.name.utf8), $0.absenceText) },
@@ -459,10 +472,9 @@ final class BrokerEngine {
                 name: String(decoding: service.name, as: UTF8.self), workers: service.workerCount,
                 idleWorkers: service.waiting.count, queuedRequests: service.requests.count)
         }
-        let local = localServices.values.map { service in
+        let local = localServices.values.map { record in
             BrokerSnapshot.Service(
-                name: service.name, workers: 0, idleWorkers: 0,
-                queuedRequests: localInHandByService[Array(service.name.utf8), default: 0], isLocal: true)
+                name: record.service.name, workers: 0, idleWorkers: 0, queuedRequests: record.inHand, isLocal: true)
         }
         let list = remote + local
         return BrokerSnapshot(services: list.sorted { $0.name < $1.name }, connections: connectionGuard.counts)
@@ -471,19 +483,19 @@ final class BrokerEngine {
     // MARK: Local services
 
     /// Answers a local service's request at once, or records it until its deferred reply comes.
-    private func handleLocally(_ local: LocalService, client: [UInt8], envelope: [[UInt8]], caller: Caller, _ message: ClientMessage) throws(ZMQError) {
-        let waiting = localInHandByService[message.service, default: 0]
+    private func handleLocally(_ local: LocalServiceRecord, client: [UInt8], envelope: [[UInt8]], caller: Caller, _ message: ClientMessage) throws(ZMQError) {
+        let waiting = local.inHand
         if waiting >= configuration.maxQueuedRequestsPerService {
             return try reject(client, envelope: envelope, service: message.service, BrokerRejection(
                 code: .queueFull, text: "the service holds \(waiting) requests waiting for their replies, its limit"))
         }
         localRequestsTaken &+= 1
         let later = DeferredReply(outbox: outbox, session: 0, request: localRequestsTaken)
-        if let body = local.handler(message.body, caller, later) {
+        if let body = local.service.handler(message.body, caller, later) {
             return try reply(to: client, envelope: envelope, service: message.service, body: body)
         }
-        localInHand[localRequestsTaken] = LocalRequest(client: client, envelope: envelope, service: message.service)
-        localInHandByService[message.service] = waiting + 1
+        localInHand[localRequestsTaken] = LocalRequest(client: client, envelope: envelope, service: local)
+        local.inHand = waiting + 1
     }
 
     /// Sends the deferred replies posted since the last pass.
@@ -493,8 +505,8 @@ final class BrokerEngine {
                 logger.log(.warning, "dropped a second reply to a local request", [:])
                 continue
             }
-            localInHandByService[request.service, default: 1] -= 1
-            try reply(to: request.client, envelope: request.envelope, service: request.service, body: posted.body)
+            request.service.inHand -= 1
+            try reply(to: request.client, envelope: request.envelope, service: request.service.name, body: posted.body)
         }
     }
 
