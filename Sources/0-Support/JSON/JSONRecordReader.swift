@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Reads a compact JSON object whose members come in an order known in advance — the journal
 /// payloads this program writes itself — without building a `JSONValue`. Any deviation from
 /// the expected shape makes the read return `nil`, and the caller falls back to `JSONParser`.
@@ -23,7 +29,9 @@ public struct JSONRecordReader {
         guard position + length + 4 <= bytes.count, bytes[position] == opener, bytes[position + 1] == UInt8(ascii: "\""),
             bytes[position + 2 + length] == UInt8(ascii: "\""), bytes[position + 3 + length] == UInt8(ascii: ":")
         else { return false }
-        for index in 0..<length where bytes[position + 2 + index] != key.utf8Start[index] { return false }
+        // memcmp rather than a loop over `StaticString`'s bytes: replay matches eleven member
+        // names per book (4% of a restart with 1M books, issue 26).
+        guard memcmp(bytes.baseAddress! + position + 2, key.utf8Start, length) == 0 else { return false }
         scanner.position = position + length + 4
         membersRead += 1
         return true
@@ -59,11 +67,32 @@ public struct JSONRecordReader {
 
     /// The current member's value as an integer, or `nil` when it is not one.
     public mutating func integer() -> Int? {
+        if let number = plainInteger() { return number }
         guard scanner.position < scanner.bytes.count,
             scanner.bytes[scanner.position] == UInt8(ascii: "-") || (0x30...0x39).contains(scanner.bytes[scanner.position]),
             case .integer(let number)? = anyValue()
         else { return nil }
         return number
+    }
+
+    /// The current member's value when it is digits as this program writes them (no sign, no
+    /// leading zero, at most 18 of them, then `,` or `}`), read in place; `nil` for anything
+    /// else, which `integer()` leaves to the general parser. Replay reads five integers per
+    /// book, and the parser's `JSONValue` for each cost about 3% of a restart (issue 26).
+    private mutating func plainInteger() -> Int? {
+        let bytes = scanner.bytes
+        let start = scanner.position
+        var position = start
+        var value = 0
+        while position < bytes.count, position - start < 18, bytes[position] &- UInt8(ascii: "0") < 10 {
+            value = value &* 10 &+ Int(bytes[position] &- UInt8(ascii: "0"))
+            position += 1
+        }
+        guard position > start, position < bytes.count, position - start == 1 || bytes[start] != UInt8(ascii: "0"),
+            bytes[position] == UInt8(ascii: ",") || bytes[position] == UInt8(ascii: "}")
+        else { return nil }
+        scanner.position = position
+        return value
     }
 
     /// The current member's value, whatever it is.
