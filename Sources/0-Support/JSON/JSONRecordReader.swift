@@ -11,10 +11,18 @@ public struct JSONRecordReader {
     var scanner: Scanner
     private var membersRead = 0
 
+    @usableFromInline
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        scanner = Scanner(bytes: bytes, maxDepth: 8)
+    }
+
     /// Runs `body` over `bytes`; `nil` when `body` or the final check finds another shape.
+    // Inlinable so that it is specialized for each caller's `T`: replay reads every book through
+    // it, and a generic `T` cost runtime metadata lookups worth 5% of a restart (issue 26).
+    @inlinable
     public static func read<T>(_ bytes: [UInt8], _ body: (inout JSONRecordReader) -> T?) -> T? {
         bytes.withUnsafeBufferPointer { buffer in
-            var reader = JSONRecordReader(scanner: Scanner(bytes: buffer, maxDepth: 8))
+            var reader = JSONRecordReader(buffer)
             guard let value = body(&reader), reader.end() else { return nil }
             return value
         }
@@ -104,7 +112,8 @@ public struct JSONRecordReader {
         }
     }
 
-    private mutating func end() -> Bool {
+    @usableFromInline
+    mutating func end() -> Bool {
         guard scanner.position + 1 == scanner.bytes.count, scanner.bytes[scanner.position] == UInt8(ascii: "}") else { return false }
         scanner.position += 1
         return true
