@@ -23,6 +23,8 @@ final class Acknowledger: @unchecked Sendable {
     private var waiting: [Waiting] = []
     private var registrations: UInt64 = 0
     private var phase = Phase.idle
+    /// Whether the thread is running a batch's callbacks (taken out of `waiting`).
+    private var isRunningBatch = false
     /// The acknowledger thread's id, so that `finish()` called from a callback does not wait for itself.
     private var threadID: pthread_t?
 
@@ -50,6 +52,14 @@ final class Acknowledger: @unchecked Sendable {
     func register(
         _ sequence: UInt64, of journal: Journal, _ body: @escaping @Sendable (JournalAcknowledgement) -> Void
     ) -> Bool {
+        register([(sequence, body)], of: journal)
+    }
+
+    /// Queues every callback of `callbacks` for its record of `journal` at once: one lock and
+    /// one wake-up for a batch. Returns false, as the one-callback form does, once stopped.
+    func register(
+        _ callbacks: [(sequence: UInt64, body: @Sendable (JournalAcknowledgement) -> Void)], of journal: Journal
+    ) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         switch phase {
@@ -65,10 +75,20 @@ final class Acknowledger: @unchecked Sendable {
         case .running, .stopping:
             break
         }
-        registrations += 1
-        waiting.append(Waiting(journal: journal, sequence: sequence, order: registrations, body: body))
+        for callback in callbacks {
+            registrations += 1
+            waiting.append(Waiting(journal: journal, sequence: callback.sequence, order: registrations, body: callback.body))
+        }
         condition.broadcast()
         return true
+    }
+
+    /// Whether no callback waits or runs here: callbacks run elsewhere now cannot overtake one
+    /// of this thread's.
+    var isIdle: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return waiting.isEmpty && !isRunningBatch
     }
 
     /// Stops the thread once every registered callback has run, and refuses later registrations.
@@ -122,7 +142,13 @@ final class Acknowledger: @unchecked Sendable {
             ready.append(entry)
             return true
         }
+        isRunningBatch = true
         condition.unlock()
+        defer {
+            condition.lock()
+            isRunningBatch = false
+            condition.unlock()
+        }
         ready.sort { ($0.sequence, $0.order) < ($1.sequence, $1.order) }
         // One batch: what the callbacks hand to other threads (events to publish) wakes them once.
         BatchedSignals.run {

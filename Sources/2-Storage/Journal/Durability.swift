@@ -15,6 +15,7 @@ final class DurabilityTracker: @unchecked Sendable {
     private var durableSequence: UInt64
     private var syncing = false
     private var syncCount: UInt64 = 0
+    private var lastSyncTook = Duration.zero
     private let metrics: JournalMetrics
 
     init(durableSequence: UInt64, metrics: JournalMetrics) {
@@ -40,10 +41,19 @@ final class DurabilityTracker: @unchecked Sendable {
             condition.lock()
             syncing = false
             syncCount += 1
+            lastSyncTook = took
             metrics.synced(in: took)
             durableSequence = max(durableSequence, covered)
             condition.broadcast()
         }
+    }
+
+    /// Whether the last sync took longer than `limit`, or one is running now: a thread that
+    /// must not wait long should leave the next one to another.
+    func mayBeSlow(beyond limit: Duration) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return syncing || lastSyncTook > limit
     }
 
     /// Syncs performed so far.

@@ -20,8 +20,8 @@ import Synchronization
 /// A thread that must not wait registers a callback instead, outside the lock:
 /// `pending.whenDurable { acknowledgement in reply(…) }`. Under `always` it runs after a sync
 /// that covers the record: at the end of the caller's `BatchedSignals` batch, on the caller's
-/// thread, when it runs one (one sync for the batch's records); otherwise on the journal's
-/// acknowledger thread.
+/// thread, when it runs one (one sync for the batch's records; while syncs are slow, the batch
+/// goes to the acknowledger thread); otherwise on the journal's acknowledger thread.
 ///
 /// Appends must happen under the same caller lock as the state updates, so that the state always
 /// reflects exactly the records through `lastSequence` while that lock is held. With many more
@@ -249,8 +249,8 @@ public final class Journal: Sendable {
     }
 
     /// Runs `body` once record `sequence` is durable: under `always`, at the end of the caller's
-    /// ``BatchedSignals`` batch on its own thread when it runs one, else on the acknowledger
-    /// thread; under the other policies, or once the journal is closed (everything is durable
+    /// ``BatchedSignals`` batch on its own thread when it runs one (on the acknowledger thread
+    /// while syncs are slow: `BatchAcknowledger`), else on the acknowledger thread; under the other policies, or once the journal is closed (everything is durable
     /// then), at once on the caller's thread.
     func whenDurable(_ sequence: UInt64, _ body: @escaping @Sendable (JournalAcknowledgement) -> Void) {
         if options.durability == .always,

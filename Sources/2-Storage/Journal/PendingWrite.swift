@@ -29,8 +29,9 @@ public struct PendingWrite: Sendable {
     ///
     /// - `always`: `body` runs after an `fdatasync` that covers the record. Called inside a
     ///   `BatchedSignals` batch (a broker's or worker pool's loop), it runs at the batch's end on
-    ///   the calling thread, which syncs once for every record the batch wrote; called outside
-    ///   one, it runs on the journal's acknowledger thread (started on first use, ended by
+    ///   the calling thread, which syncs once for every record the batch wrote (after a sync
+    ///   slower than `JournalOptions.loopSyncLimit`, the batch goes to the acknowledger thread
+    ///   instead); called outside one, it runs on the journal's acknowledger thread (started on first use, ended by
     ///   `close()` or release), where callbacks registered while a sync runs are acknowledged
     ///   together by the next one (group commit). A sync a blocking `waitUntilDurable()` started
     ///   serves both. Callbacks acknowledged together run in sequence order. `body` should return
