@@ -60,7 +60,7 @@ import Testing
             let recorder = AcknowledgementRecorder(journal: journal)
             BatchedSignals.run {
                 for client in 0..<10 {
-                    BatchedClient(journal: journal, client: client, rounds: 300, recorder: recorder).next(0)
+                    ClosedLoopClient(journal: journal, client: client, rounds: 300, recorder: recorder).next(0)
                 }
             }
             let calls = recorder.calls
@@ -117,26 +117,6 @@ import Testing
             #expect(calls.allSatisfy { $0.durableAtCall >= $0.sequence }, "a callback ran before its record was synced")
             #expect(calls.prefix(20).allSatisfy { $0.onCaller }, "the first batch syncs on its own thread")
             #expect(calls.suffix(20).allSatisfy { !$0.onCaller }, "after a slow sync the batch goes to the acknowledger thread")
-        }
-    }
-}
-
-/// One client of the closed loop inside a batch: writes its next record from the previous one's callback.
-private struct BatchedClient: Sendable {
-    let journal: Journal
-    let client: Int
-    let rounds: Int
-    let recorder: AcknowledgementRecorder
-
-    func next(_ round: Int) {
-        guard round < rounds else { return }
-        do {
-            try journal.append([.put("books", key: "c\(client)-\(round)", value: bookValue(round))]).whenDurable { acknowledgement in
-                recorder.record(acknowledgement, onCaller: true)
-                next(round + 1)
-            }
-        } catch {
-            Issue.record("\(error)")
         }
     }
 }

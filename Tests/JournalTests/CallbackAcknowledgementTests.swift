@@ -285,7 +285,7 @@ final class AcknowledgementRecorder: Sendable {
 }
 
 /// One client of the closed-loop test: appends its next write from the previous one's callback.
-private struct ClosedLoopClient: Sendable {
+struct ClosedLoopClient: Sendable {
     let journal: Journal
     let client: Int
     let rounds: Int

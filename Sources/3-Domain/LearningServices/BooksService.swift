@@ -56,15 +56,7 @@ public final class BooksService: JournaledService {
     /// that may act for the request's learner; any other gets `forbidden` before the library
     /// (or the request ledger) is read.
     public func handleWithCommit(_ frame: [UInt8], caller: Caller, completion: @escaping @Sendable (HandledRequest<BookEvent>) -> Void) {
-        // The request is at hand when answering an error, not copied beforehand for it (a
-        // copy and its release were about 200 instructions a request, issue 26).
-        var request: Request
-        do throws(ServiceError) {
-            request = try Request(frame)
-        } catch {
-            completion(HandledRequest(error, to: nil))
-            return
-        }
+        guard var request = Request.parsed(frame, answeringErrorsWith: completion) else { return }
         do throws(ServiceError) {
             switch request.op {
             case "create": try create(&request, caller, completion)

@@ -68,15 +68,7 @@ public final class ProgressService: JournaledService {
     /// for the request's learner, `course_stats` one whose role may perform trusted operations;
     /// any other gets `forbidden` before the records are read.
     public func handleWithCommit(_ frame: [UInt8], caller: Caller, completion: @escaping @Sendable (HandledRequest<ProgressEvent>) -> Void) {
-        // The request is at hand when answering an error, not copied beforehand for it (a
-        // copy and its release were about 200 instructions a request, issue 26).
-        var request: Request
-        do throws(ServiceError) {
-            request = try Request(frame)
-        } catch {
-            completion(HandledRequest(error, to: nil))
-            return
-        }
+        guard var request = Request.parsed(frame, answeringErrorsWith: completion) else { return }
         do throws(ServiceError) {
             let catalog = store.catalog
             switch request.op {

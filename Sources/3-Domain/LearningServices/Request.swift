@@ -78,6 +78,19 @@ public struct Request {
         for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         return hash
     }
+
+    /// The request in `frame`; or `nil`, once `completion` has been given the error reply of a
+    /// frame that is no request. The one prologue of the services' `handleWithCommit`: an error
+    /// is answered from the request as parsed, never from a copy made beforehand for it (a copy
+    /// and its release were about 200 instructions a request, issue 26).
+    static func parsed<Event>(_ frame: [UInt8], answeringErrorsWith completion: (HandledRequest<Event>) -> Void) -> Request? {
+        do throws(ServiceError) {
+            return try Request(frame)
+        } catch {
+            completion(HandledRequest(error, to: nil))
+            return nil
+        }
+    }
 }
 
 extension JSONObjectReader {
