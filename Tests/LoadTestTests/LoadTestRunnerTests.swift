@@ -1,6 +1,6 @@
 import Foundation
 import JSON
-import LoadTest
+@testable import LoadTest
 import Testing
 
 /// Load tests against the in-process fake: real sockets, real broker, tiny runs.
@@ -114,6 +114,32 @@ import Testing
         let main = try String(contentsOfFile: "/proc/\(getpid())/status", encoding: .utf8)
         let reading = try ProcessCPU.read(pid: getpid())
         #expect(reading.voluntarySwitches >= ProcessCPU.parse(switches: main)?.voluntary ?? .max)
+    }
+
+    /// A thread that blocked many times and exits between two readings takes its count out of
+    /// the second one's total; the difference is counted per thread, so it never goes negative.
+    @Test func aThreadThatExitsBetweenReadingsTakesNothingOffTheDifference() throws {
+        let mayExit = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            for _ in 0..<300 { usleep(100) }
+            mayExit.wait()
+        }
+        thread.start()
+        // Wait until its 300 sleeps are behind it, so that they are in the first reading.
+        while true {
+            let ready = try ProcessCPU.read(pid: getpid())
+            if ready.switchesByThread.values.contains(where: { $0[0] >= 300 }) { break }
+            usleep(10_000)
+        }
+        let before = try ProcessCPU.read(pid: getpid())
+        mayExit.signal()
+        while thread.isExecuting || !thread.isFinished { usleep(1_000) }
+        usleep(50_000)
+        let after = try ProcessCPU.read(pid: getpid())
+        let made = after.used(since: before)
+        #expect(made.voluntarySwitches >= 0 && made.involuntarySwitches >= 0)
+        #expect(after.voluntarySwitches - before.voluntarySwitches < made.voluntarySwitches,
+                "the totals' difference lost the exited thread's 300 switches; the per-thread one did not")
     }
 
     @Test func jsonResultsParseAndKeepTheCurve() throws {

@@ -13,13 +13,22 @@ public struct ProcessCPU: Sendable, Equatable {
     public let voluntarySwitches: Int
     /// Context switches its threads underwent when the scheduler preempted them.
     public let involuntarySwitches: Int
+    /// Each thread's counts (voluntary, involuntary) by thread id, so that a difference between
+    /// two readings counts every thread from its own earlier count: from totals instead, a
+    /// thread that exits in between would take its whole history off the difference.
+    let switchesByThread: [Int: [Int]]
 
     /// A process's CPU time and context switches as already known.
     public init(pid: Int32, time: Duration, voluntarySwitches: Int = 0, involuntarySwitches: Int = 0) {
+        self.init(pid: pid, time: time, voluntarySwitches: voluntarySwitches, involuntarySwitches: involuntarySwitches, byThread: [:])
+    }
+
+    private init(pid: Int32, time: Duration, voluntarySwitches: Int, involuntarySwitches: Int, byThread: [Int: [Int]]) {
         self.pid = pid
         self.time = time
         self.voluntarySwitches = voluntarySwitches
         self.involuntarySwitches = involuntarySwitches
+        switchesByThread = byThread
     }
 
     /// The CPU time `pid` has used so far.
@@ -36,14 +45,16 @@ public struct ProcessCPU: Sendable, Equatable {
         // /proc/PID/status counts the main thread's switches only: every thread's are summed.
         // A thread that ends between the listing and its reading is left out.
         var voluntary = 0, involuntary = 0
+        var byThread: [Int: [Int]] = [:]
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
         for task in tasks {
-            guard let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8),
+            guard let thread = Int(task), let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8),
                   let switches = parse(switches: status) else { continue }
             voluntary += switches.voluntary
             involuntary += switches.involuntary
+            byThread[thread] = [switches.voluntary, switches.involuntary]
         }
-        return ProcessCPU(pid: pid, time: time, voluntarySwitches: voluntary, involuntarySwitches: involuntary)
+        return ProcessCPU(pid: pid, time: time, voluntarySwitches: voluntary, involuntarySwitches: involuntary, byThread: byThread)
     }
 
     /// `voluntary_ctxt_switches` and `nonvoluntary_ctxt_switches` of a `/proc/PID/task/TID/status`
@@ -75,10 +86,20 @@ public struct ProcessCPU: Sendable, Equatable {
         return .seconds(user + system) / ticksPerSecond
     }
 
-    /// The CPU time used and the context switches made between `earlier`, a reading of the same
-    /// process, and this reading.
+    /// The CPU time used and the context switches made since `earlier`, a reading of the same
+    /// process: per thread when both readings list their threads (a thread born since counts
+    /// from zero, as does one whose id was reused; one that exited is not counted), else the
+    /// totals' difference.
     func used(since earlier: ProcessCPU) -> ProcessCPU {
-        ProcessCPU(pid: pid, time: time - earlier.time, voluntarySwitches: voluntarySwitches - earlier.voluntarySwitches,
-                   involuntarySwitches: involuntarySwitches - earlier.involuntarySwitches)
+        guard !switchesByThread.isEmpty, !earlier.switchesByThread.isEmpty else {
+            return ProcessCPU(pid: pid, time: time - earlier.time, voluntarySwitches: voluntarySwitches - earlier.voluntarySwitches,
+                              involuntarySwitches: involuntarySwitches - earlier.involuntarySwitches)
+        }
+        var made = [0, 0]
+        for (thread, counts) in switchesByThread {
+            let before = earlier.switchesByThread[thread] ?? [0, 0]
+            for kind in 0..<2 { made[kind] += counts[kind] >= before[kind] ? counts[kind] - before[kind] : counts[kind] }
+        }
+        return ProcessCPU(pid: pid, time: time - earlier.time, voluntarySwitches: made[0], involuntarySwitches: made[1])
     }
 }
