@@ -43,11 +43,18 @@ public struct ProcessCPU: Sendable, Equatable {
             throw LoadTestError(code: .file, path: path, detail: "not a process status line")
         }
         // /proc/PID/status counts the main thread's switches only: every thread's are summed.
-        // A thread that ends between the listing and its reading is left out.
+        let taskPath = "/proc/\(pid)/task"
+        let tasks: [String]
+        do {
+            tasks = try FileManager.default.contentsOfDirectory(atPath: taskPath)
+        } catch {
+            throw LoadTestError(code: .file, path: taskPath, detail: "the process's threads cannot be listed: \(error.localizedDescription)")
+        }
         var voluntary = 0, involuntary = 0
         var byThread: [Int: [Int]] = [:]
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
         for task in tasks {
+            // A thread that ends between the listing and this reading has no status file any
+            // more: it is left out, as one that ended before the listing would be.
             guard let thread = Int(task), let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8),
                   let switches = parse(switches: status) else { continue }
             voluntary += switches.voluntary
