@@ -172,6 +172,30 @@ import Testing
         #expect(seen == final, "every book still there, the added ones included, and only those: \(seen.count) listed, \(final.count) held, first difference at \(String(describing: firstDifference))")
     }
 
+    @Test func everyBookStoredIsFoundByIdAfterRandomStoresAndDeletes() throws {
+        // The shelf's id table removes by shifting entries back; lookups must find every book
+        // that is there and none that is not, whatever the order of stores and deletes.
+        var library = BookLibrary()
+        var held = Set<Int>()
+        var generator = Generator(state: 99)
+        for _ in 0..<20_000 {
+            let index = Int(generator.next() % 3_000)
+            if held.contains(index), generator.next() % 2 == 0 {
+                try library.apply(.delete(BookLibrary.collection, key: "ada/" + Self.id(index)))
+                held.remove(index)
+            } else {
+                let book = Book(
+                    id: Self.id(index), learner: "ada", title: "T", author: "A", genre: .kids, rating: 1, review: "", version: 1,
+                    createdAt: 0, updatedAt: 0)
+                try library.apply(.put(BookLibrary.collection, key: "ada/" + book.id, value: book.journalValue()))
+                held.insert(index)
+            }
+        }
+        #expect(library.count == held.count)
+        #expect((0..<3_000).allSatisfy { (library.book(Self.id($0), of: "ada") != nil) == held.contains($0) })
+        #expect(Set(library.ordered(of: "ada", by: .created).map(\.id)) == Set(held.map { Self.id($0) }))
+    }
+
     @Test func theLimitsRefuseAWriteAndChangeNothing() throws {
         var library = BookLibrary()
         let limits = LibraryLimits(books: 3, contentBytes: 1_024)

@@ -4,11 +4,11 @@ import LyceumSupport
 /// O(log n), and a walk over the books it looks at, bounded by `BookQuery.maxScanned`, never a
 /// sort of the whole library.
 ///
-/// Each book sits in a slot of `books`; `slots` finds a book's slot by id, and each order is an
-/// `OrderedIndex` of slot numbers (4 bytes a book an order) compared through the books they
-/// name. A deleted book's slot is reused by the next one stored.
+/// Each book sits in a slot of `books`; `slots` finds a book's slot by id (`SlotTable`), and
+/// each order is an `OrderedIndex` of slot numbers (4 bytes a book an order) compared through
+/// the books they name. A deleted book's slot is reused by the next one stored.
 struct BookShelf: Sendable {
-    private var slots: [BookID: UInt32] = [:]
+    private var slots = SlotTable()
     private var books: [StoredBook?] = []
     private var freeSlots: [UInt32] = []
     /// One index per `BookSortKey`, in `allCases` order.
@@ -21,14 +21,13 @@ struct BookShelf: Sendable {
 
     /// The book `id`, if the shelf holds it.
     func book(_ id: BookID) -> StoredBook? {
-        slots[id].map { books[Int($0)]! }
+        slots.slot(of: id, in: books).map { books[Int($0)]! }
     }
 
     /// Stores `book`, replacing the one with its id; true when it was not there before.
     @discardableResult
     mutating func put(_ book: StoredBook) -> Bool {
-        let id = book.id
-        if let slot = slots[id] {
+        if let slot = slots.slot(of: book.id, in: books) {
             unindex(slot)
             contentBytes -= books[Int(slot)]!.contentBytes
             books[Int(slot)] = book
@@ -44,7 +43,7 @@ struct BookShelf: Sendable {
             slot = UInt32(books.count)
             books.append(book)
         }
-        slots[id] = slot
+        slots.insert(slot, in: books)
         contentBytes += book.contentBytes
         index(slot)
         return true
@@ -53,7 +52,7 @@ struct BookShelf: Sendable {
     /// Removes the book `id`; true when the shelf held it.
     @discardableResult
     mutating func remove(_ id: BookID) -> Bool {
-        guard let slot = slots.removeValue(forKey: id) else { return false }
+        guard let slot = slots.remove(id, in: books) else { return false }
         unindex(slot)
         contentBytes -= books[Int(slot)]!.contentBytes
         books[Int(slot)] = nil
