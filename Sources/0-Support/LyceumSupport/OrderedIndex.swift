@@ -33,6 +33,14 @@ public struct OrderedIndex<Element: Sendable>: Sendable {
     /// An empty index.
     public init() {}
 
+    /// An index of `sorted`, which must already be in the order later calls will pass: how a
+    /// whole table is indexed at once (one sort of extracted keys) instead of by n inserts,
+    /// each paying O(log n) comparisons that reach into the table.
+    public init(sorted: [Element]) {
+        chunks = stride(from: 0, to: sorted.count, by: Self.chunkCapacity).map { Array(sorted[$0..<min($0 + Self.chunkCapacity, sorted.count)]) }
+        stored = sorted.count
+    }
+
     /// Whether the index holds nothing.
     public var isEmpty: Bool { count == 0 }
 
@@ -109,7 +117,9 @@ public struct OrderedIndex<Element: Sendable>: Sendable {
             chunks.append([element])
             return
         }
-        var place = firstPosition { precedes(element, $0) }
+        // After the last element, as an order of creation times mostly is: one comparison.
+        var place = !precedes(element, chunks[chunks.count - 1][chunks[chunks.count - 1].count - 1])
+            ? endPosition : firstPosition { precedes(element, $0) }
         if place.chunk == chunks.count { place = Position(chunk: chunks.count - 1, offset: chunks[chunks.count - 1].count) }
         guard chunks[place.chunk].count == Self.chunkCapacity else {
             chunks[place.chunk].insert(element, at: place.offset)

@@ -218,6 +218,24 @@ struct StoredBook: Sendable {
         return byValue != 0 ? byValue < 0 : id.compare(to: other.id) < 0
     }
 
+    /// The first sixteen bytes of the sort key of `sort` (title or author) as two big-endian
+    /// numbers, zeros past a shorter key, and the key's length: keys whose pairs differ compare
+    /// as their pairs; keys with equal pairs compare by length (a prefix first) when either is
+    /// at most sixteen bytes, and are equal when both are and their lengths agree.
+    func keyPrefix(_ sort: BookSortKey) -> (UInt64, UInt64, length: Int) {
+        withKey(sort) { key in
+            func word(_ start: Int) -> UInt64 {
+                var word: UInt64 = 0
+                for index in start..<(start + 8) {
+                    let byte = index < key.bytes.count ? (key.lowercases ? SortKeyBytes.lowercase(key.bytes[index]) : key.bytes[index]) : 0
+                    word = word << 8 | UInt64(byte)
+                }
+                return word
+            }
+            return (word(0), word(8), key.bytes.count)
+        }
+    }
+
     /// This book's place in the order of `sort`: what a cursor resumes after.
     func position(by sort: BookSortKey) -> BookPosition {
         let value: BookPosition.Value = switch sort {

@@ -28,6 +28,8 @@ public final class BooksService: JournaledService {
         state: BooksState = BooksState(), log: any ChangeLog, environment: ServiceEnvironment = .live, budget: ReplyBudget = .standard,
         partition: OwnedPartition? = nil, limits: LibraryLimits = .standard
     ) {
+        var state = state
+        state.buildIndexes()
         core = ServiceCore(state: state, log: log, now: environment.ledgerClock)
         self.environment = environment
         self.budget = budget

@@ -4,8 +4,8 @@ import Journal
 /// Everything the books service keeps: the libraries and the ledger of idempotent writes.
 /// Replay the journal's changes into a fresh value with `apply`, then hand it to `BooksService`.
 public struct BooksState: LedgeredState {
-    /// Every learner's books.
-    public private(set) var library = BookLibrary()
+    /// Every learner's books; replayed without their orders until `buildIndexes()`.
+    public private(set) var library = BookLibrary.replaying()
     /// Replies of recent idempotent book writes.
     public private(set) var ledger = RequestLedger(service: BooksService.serviceName)
 
@@ -28,6 +28,10 @@ public struct BooksState: LedgeredState {
     mutating func store(_ book: Book, by change: JournalChange) throws(UndecodableValue) {
         try library.store(book, by: change)
     }
+
+    /// Builds the orders the replay deferred (`BookLibrary.buildIndexes()`): once, before the
+    /// state serves lists.
+    public mutating func buildIndexes() { library.buildIndexes() }
 
     /// Changes that rebuild the books and the ledger.
     public func snapshot() -> [JournalChange] { library.snapshot() + ledger.snapshot() }
