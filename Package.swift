@@ -86,11 +86,11 @@ let package = Package(
         // gateways use it too). Then the learning services' domain (3-Domain): catalog, books,
         // progress, and the request envelope that the Majordomo workers call. No sockets below this line.
         .target(name: "JSON", dependencies: ["LyceumLogging", "LyceumSupport"], path: "Sources/0-Support/JSON"),
-        .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "JSONTests", dependencies: ["JSON", "LyceumTestSupport"]),
         .target(name: "Catalog", dependencies: ["JSON"], path: "Sources/3-Domain/Catalog", resources: [.copy("SampleCatalog")]),
         .testTarget(name: "CatalogTests", dependencies: ["Catalog", "JSON"]),
         .target(name: "Books", dependencies: ["JSON", "Journal", "LyceumLogging", "LyceumSupport"], path: "Sources/3-Domain/Books"),
-        .testTarget(name: "BooksTests", dependencies: ["Books", "JSON", "Journal"]),
+        .testTarget(name: "BooksTests", dependencies: ["Books", "JSON", "Journal", "LyceumTestSupport"]),
         .target(name: "Progress", dependencies: ["JSON", "Journal", "Catalog", "LyceumLogging", "LyceumSupport"], path: "Sources/3-Domain/Progress"),
         .testTarget(name: "ProgressTests", dependencies: ["Progress", "Catalog", "JSON", "Journal"]),
         // How learners are spread over partitions, and where each partition lives on disk

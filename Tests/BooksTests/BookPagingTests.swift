@@ -1,6 +1,7 @@
 import Books
 import Foundation
 import Journal
+import LyceumTestSupport
 import Testing
 
 /// Issue 40: a learner's books are kept in every order a list offers. Every page, walked by its
@@ -23,7 +24,7 @@ import Testing
     /// A library of `count` books of one learner, drawn from a seeded generator, some of them
     /// then updated and deleted through the library's own planning.
     static func library(count: Int, seed: UInt64) throws -> BookLibrary {
-        var generator = Generator(state: seed)
+        var generator = SplitMix64(state: seed)
         var library = BookLibrary()
         for index in 0..<count {
             let book = Book(
@@ -187,7 +188,7 @@ import Testing
         // that is there and none that is not, whatever the order of stores and deletes.
         var library = BookLibrary()
         var held = Set<Int>()
-        var generator = Generator(state: 99)
+        var generator = SplitMix64(state: 99)
         for _ in 0..<20_000 {
             let index = Int(generator.next() % 3_000)
             if held.contains(index), generator.next() % 2 == 0 {
@@ -255,19 +256,6 @@ import Testing
         _ = try library.creation(
             of: try BookDraft(title: "T", author: "A", genre: .kids, rating: 3), id: Self.id(10), learner: "ada", now: 1, limits: limits,
             appendingJSONTo: &json)
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so that a failing library can be rebuilt.
-struct Generator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 
