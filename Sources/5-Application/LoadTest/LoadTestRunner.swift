@@ -137,7 +137,8 @@ public final class LoadTestRunner: Sendable {
         // broker is applied once; with one, requests are as they always were (never resent).
         let endpoints = configuration.endpoints
         var planner = RequestPlanner(workload: workload, mix: configuration.mix, verify: configuration.verify, connection: index,
-                                     requestIDPrefix: endpoints.count > 1 ? "bench-\(runNonce)-\(index)" : nil)
+                                     requestIDPrefix: endpoints.count > 1 ? "bench-\(runNonce)-\(index)" : nil,
+                                     listing: configuration.listing)
         var clientConfiguration = ClientConfiguration(timeout: configuration.timeout, attempts: 1)
         clientConfiguration.security = configuration.security
         var endpointIndex = index % endpoints.count
