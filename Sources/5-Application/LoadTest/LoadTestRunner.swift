@@ -233,7 +233,13 @@ public final class LoadTestRunner: Sendable {
                 break
             }
             guard let completion else {
-                if wait > .zero, wait < .milliseconds(1) { Thread.sleep(forTimeInterval: min(0.00005, wait.seconds)) }
+                if pending.isEmpty, wait > .zero {
+                    // Nothing in flight (an open loop ahead of its schedule): receive returns at
+                    // once, so sleep until the next send rather than spin on it.
+                    Thread.sleep(forTimeInterval: wait.seconds)
+                } else if wait > .zero, wait < .milliseconds(1) {
+                    Thread.sleep(forTimeInterval: min(0.00005, wait.seconds))
+                }
                 publish()
                 continue
             }
