@@ -513,9 +513,15 @@ if [ "$only_nats" = 0 ] && [ "$only_cluster" = 0 ]; then
     goal "#40 books list, $what at $largest books ≤ 3× at $smallest (p50, the slowest sort of $page_sorts_text)" "${worst_ratio}× (by $worst_sort)" "≤ 3×" "$(at_most "$worst_ratio" 3)"
   done
   lister_rate=$(printf %.1f "$(json "$out/pages-lister.json" requests_per_second)")
+  # A read unanswered within lyceum bench's timeout (5 s) counts as timed_out, at that latency.
+  failed_reads=""
+  for run in alone beside; do
+    failed=$(json "$out/pages-reads-$run.json" error_count)
+    [ "$failed" = 0 ] || failed_reads+="; $failed of $(json "$out/pages-reads-$run.json" requests) reads $run failed, see pages-reads-$run.json"
+  done
   for p in p50 p99; do
     alone=$(json "$out/pages-reads-alone.json" latency_us/$p) beside=$(json "$out/pages-reads-beside.json" latency_us/$p)
-    row "book reads (get) of other learners at $pages_rate/s (open loop), $p ms: beside one client listing $largest books without pause ($lister_rate pages/s) vs alone" \
+    row "book reads (get) of other learners at $pages_rate/s (open loop), $p ms: beside one client listing $largest books without pause ($lister_rate pages/s$failed_reads) vs alone" \
       "$(ms "$beside")" "$(ms "$alone")" "$(divide "$beside" "$alone")"
   done
   reads_ratio=$(divide "$(json "$out/pages-reads-beside.json" latency_us/p99)" "$(json "$out/pages-reads-alone.json" latency_us/p99)")
