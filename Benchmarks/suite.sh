@@ -464,9 +464,9 @@ if [ "$only_nats" = 0 ] && [ "$only_cluster" = 0 ]; then
   pages_ran=1
   smallest=${library_sizes[0]} largest=${library_sizes[-1]}
   log "5b/8 one learner's library: list pages at ${library_sizes[*]} books; book reads at $pages_rate/s beside one client paging $largest books"
-  # Before issue 40, serve limits no learner's books; since, it limits them (10,000 by default) and the
-  # libraries need more. An unknown LYCEUM_ variable stops serve (Configuration refuses it), so the
-  # flag is passed only when `serve --help` lists it.
+  # Until issue 40's limits, serve has no limit of books per learner; with them, 10,000 by default,
+  # fewer than the largest library. An unknown LYCEUM_ variable stops serve (Configuration refuses it),
+  # so the limit is raised by its flag, and only when `serve --help` lists it.
   limit_flags=()
   if "$lyceum" serve --help | grep -e --max-books-per-learner >/dev/null; then limit_flags=(--max-books-per-learner $((largest * 2))); fi
   start_lyceum "$work/pages" none "${limit_flags[@]}"
@@ -496,6 +496,7 @@ if [ "$only_nats" = 0 ] && [ "$only_cluster" = 0 ]; then
   bench pages-reads-beside --scenario book-read --learners 20 --books 200 --seed 40 --rate "$pages_rate" --duration "${run_seconds}s"
   stop_extra
   stop_lyceum
+  [ -s "$out/pages-lister.json" ] || { log "5b/8 the lister wrote no results:"; cat "$work/pages-lister.log" >&2; exit 1; }
 
   for page in 1 21; do
     what=$([ "$page" = 1 ] && echo "first page" || echo "page $page")
