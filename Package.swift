@@ -126,7 +126,7 @@ let package = Package(
         // defaults, and the settings each role takes (HostingSettings, ClientSettings).
         .target(
             name: "Configuration",
-            dependencies: ["CommandSyntax", "JSON", "Access", "LyceumLogging", "Journal", "Events", "LearningServices", "Partitions", "EventWire", "Coordination"],
+            dependencies: ["CommandSyntax", "JSON", "Access", "LyceumLogging", "Journal", "Events", "LearningServices", "Books", "Partitions", "EventWire", "Coordination"],
             path: "Sources/5-Application/Configuration"
         ),
         // The services a process hosts: the registry, journals opened and replayed as the
@@ -134,7 +134,7 @@ let package = Package(
         // after durable writes.
         .target(
             name: "ServiceHosting",
-            dependencies: ["LearningServices", "Catalog", "Partitions", "Journal", "Replication", "Majordomo", "ZeroMQ", "Access", "LyceumLogging", "LyceumSupport", "Events", "EventWire", "Telemetry", "Configuration"],
+            dependencies: ["LearningServices", "Books", "Catalog", "Partitions", "Journal", "Replication", "Majordomo", "ZeroMQ", "Access", "LyceumLogging", "LyceumSupport", "Events", "EventWire", "Telemetry", "Configuration"],
             path: "Sources/5-Application/ServiceHosting"
         ),
         // A partitioned cluster's operations: the broker's routing and coordinator, a partitioned

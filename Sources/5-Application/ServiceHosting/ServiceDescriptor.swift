@@ -1,3 +1,4 @@
+import Books
 import Catalog
 import EventWire
 import Events
@@ -12,6 +13,8 @@ public struct ServiceResources: Sendable {
     public let catalog: CatalogStore
     /// Where list replies are cut (`max-reply-bytes`).
     public let budget: ReplyBudget
+    /// How much one learner's library may hold (`max-books-per-learner`, `max-library-bytes`).
+    public let libraryLimits: LibraryLimits
     /// The partition the service instance holds, in a partitioned worker; `nil` when it serves
     /// every learner.
     public var partition: OwnedPartition?

@@ -54,7 +54,8 @@ public final class ServiceHost: Sendable {
         let paths = try settings.catalogPaths.isEmpty ? [Self.samplePath()] : settings.catalogPaths
         let store = CatalogStore(try Catalog.load(paths: paths))
         logger.info("catalog loaded", ["files": paths.joined(separator: ","), "courses": String(store.catalog.courses.count)])
-        let resources = ServiceResources(catalog: store, budget: ReplyBudget(maxBytes: settings.maxReplyBytes))
+        let resources = ServiceResources(
+            catalog: store, budget: ReplyBudget(maxBytes: settings.maxReplyBytes), libraryLimits: settings.libraryLimits)
         var services: [HostedService] = []
         do {
             for descriptor in descriptors {

@@ -1,0 +1,148 @@
+import LyceumSupport
+
+/// One learner's books, kept in every order a list offers (issue 40): a page costs a seek,
+/// O(log n), and a walk over the books it looks at, bounded by `BookQuery.maxScanned`, never a
+/// sort of the whole library.
+///
+/// Each book sits in a slot of `books`; `slots` finds a book's slot by id (`SlotTable`), and
+/// each order is an `OrderedIndex` of slot numbers (4 bytes a book an order) compared through
+/// the books they name. A deleted book's slot is reused by the next one stored.
+struct BookShelf: Sendable {
+    private var slots = SlotTable()
+    private var books: [StoredBook?] = []
+    private var freeSlots: [UInt32] = []
+    /// One index per `BookSortKey`, in `allCases` order.
+    private var orders = [OrderedIndex<UInt32>](repeating: OrderedIndex(), count: BookSortKey.allCases.count)
+    /// The UTF-8 bytes of every book's title, author and review: what `LibraryLimits` bounds.
+    private(set) var contentBytes = 0
+
+    /// How many books the shelf holds.
+    var count: Int { slots.count }
+
+    /// The book `id`, if the shelf holds it.
+    func book(_ id: BookID) -> StoredBook? {
+        slots.slot(of: id, in: books).map { books[Int($0)]! }
+    }
+
+    /// Stores `book`, replacing the one with its id; true when it was not there before.
+    @discardableResult
+    mutating func put(_ book: StoredBook) -> Bool {
+        if let slot = slots.slot(of: book.id, in: books) {
+            unindex(slot)
+            contentBytes -= books[Int(slot)]!.contentBytes
+            books[Int(slot)] = book
+            contentBytes += book.contentBytes
+            index(slot)
+            return false
+        }
+        let slot: UInt32
+        if let free = freeSlots.popLast() {
+            slot = free
+            books[Int(slot)] = book
+        } else {
+            slot = UInt32(books.count)
+            books.append(book)
+        }
+        slots.insert(slot, in: books)
+        contentBytes += book.contentBytes
+        index(slot)
+        return true
+    }
+
+    /// Removes the book `id`; true when the shelf held it.
+    @discardableResult
+    mutating func remove(_ id: BookID) -> Bool {
+        guard let slot = slots.remove(id, in: books) else { return false }
+        unindex(slot)
+        contentBytes -= books[Int(slot)]!.contentBytes
+        books[Int(slot)] = nil
+        freeSlots.append(slot)
+        return true
+    }
+
+    /// Calls `body` with every book, in no particular order.
+    func forEach(_ body: (StoredBook) throws -> Void) rethrows {
+        for case let book? in books { try body(book) }
+    }
+
+    /// The books `query` selects after `after` (from the start without it), in its order: at
+    /// most `limit` of them, from at most `BookQuery.maxScanned` books looked at, with where the
+    /// next page resumes when books may follow.
+    func page(_ query: BookQuery, after: BookPosition?, learner: String) -> BookPage {
+        let order = orders[Self.order(query.sort)]
+        let sort = query.sort
+        let limit = max(1, min(query.limit, BookQuery.maxLimit))
+        let author = query.author?.lowercased()
+        // A minimum rating listed by rating is a range of the index, not a filter: the walk
+        // starts at it (ascending) or ends at it (descending).
+        let ratingFloor = sort == .rating ? query.minRating : nil
+        let walk: AnySequence<UInt32>
+        if query.descending {
+            let end = after.map { after in order.firstPosition { books[Int($0)]!.compare(to: after, by: sort) >= 0 } } ?? order.endPosition
+            walk = AnySequence(order.elements(before: end))
+        } else {
+            let start = order.firstPosition { slot in
+                let book = books[Int(slot)]!
+                if let after, book.compare(to: after, by: sort) <= 0 { return false }
+                return ratingFloor.map { book.rating >= $0 } ?? true
+            }
+            walk = AnySequence(order.elements(from: start))
+        }
+        var selected: [StoredBook] = []
+        var scanned = 0
+        var last: StoredBook?
+        var exhausted = true
+        for slot in walk {
+            let book = books[Int(slot)]!
+            if query.descending, let ratingFloor, book.rating < ratingFloor { break }
+            if selected.count == limit || scanned == BookQuery.maxScanned {
+                exhausted = false
+                break
+            }
+            scanned += 1
+            last = book
+            if let genre = query.genre, book.genre != genre { continue }
+            if let minRating = query.minRating, book.rating < minRating { continue }
+            if let author, !book.hasAuthor(lowercased: author) { continue }
+            selected.append(book)
+        }
+        // A full page resumes after its last book; a page whose scan reached its bound, after
+        // the last book looked at, which the filters may have passed over.
+        return BookPage(
+            books: selected.map { $0.book(learner: learner) }, positions: selected.map { $0.position(by: sort) },
+            resume: exhausted ? nil : last?.position(by: sort), sort: sort,
+            descending: query.descending)
+    }
+
+    /// Every order, as the index holds it: for checks and tests.
+    func ordered(by sort: BookSortKey) -> [StoredBook] {
+        orders[Self.order(sort)].elements.map { books[Int($0)]! }
+    }
+
+    private mutating func index(_ slot: UInt32) {
+        let table = books
+        for sort in BookSortKey.allCases {
+            orders[Self.order(sort)].insert(slot) { table[Int($0)]!.precedes(table[Int($1)]!, by: sort) }
+        }
+    }
+
+    private mutating func unindex(_ slot: UInt32) {
+        let table = books
+        let book = table[Int(slot)]!
+        for sort in BookSortKey.allCases {
+            let order = Self.order(sort)
+            let place = orders[order].firstPosition { !table[Int($0)]!.precedes(book, by: sort) }
+            precondition(place != orders[order].endPosition && orders[order][place] == slot, "a book missing from its \(sort) index")
+            orders[order].remove(at: place)
+        }
+    }
+
+    private static func order(_ sort: BookSortKey) -> Int {
+        switch sort {
+        case .title: 0
+        case .author: 1
+        case .rating: 2
+        case .created: 3
+        }
+    }
+}
