@@ -90,6 +90,23 @@ struct LibraryEndToEndTests {
         #expect(Self.errorCode(try server.call("books", Self.create("ada", 45))) == "limit_exceeded")
     }
 
+    @Test func aPartitionedWorkerRefusesPastItsLimitAndKeepsItAcrossARestart() throws {
+        // The limits are the worker's settings too, held per partition instance, and rebuilt
+        // from each partition's journal when the worker starts again.
+        let cluster = try PartitionedCluster(owned: "0-7")
+        let services = (0...7).flatMap { ["books.p\($0)", "progress.p\($0)"] } + ["lyceum.node.w1"]
+        try cluster.startWorker(registering: services, arguments: ["--max-books-per-learner", "3"])
+        let learner = PartitionedCluster.learner(in: 5)
+        for index in 0..<3 { #expect(try cluster.call("books", Self.create(learner, index)).isOK) }
+        #expect(Self.errorCode(try cluster.call("books", Self.create(learner, 3))) == "limit_exceeded")
+        #expect(try cluster.call("books", Self.create(PartitionedCluster.learner(in: 2), 0)).isOK)
+        cluster.killWorker(SIGTERM)
+        try cluster.startWorker(registering: services, arguments: ["--max-books-per-learner", "3"])
+        #expect(Self.errorCode(try cluster.call("books", Self.create(learner, 4))) == "limit_exceeded")
+        let listed = try cluster.call("books", #"{"op":"list","learner":"\#(learner)","sort":"title"}"#)
+        #expect(((listed["result"] as? [String: Any])?["books"] as? [Any])?.count == 3, "\(listed)")
+    }
+
     /// The hostile-peer case of issue 40: a learner key at its limit lists its library without
     /// pause on one connection while another client's small requests are answered. Prints both
     /// latency sets; bounds only hangs (no wall-clock assertion).
