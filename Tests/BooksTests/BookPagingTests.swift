@@ -118,10 +118,10 @@ import Testing
         let library = try Self.library(count: 1_500, seed: 7)
         var rebuilt = BookLibrary()
         for change in library.snapshot() { try rebuilt.apply(change) }
-        // A replay defers the orders and sorts each once at the end; then it keeps them.
+        // A replay defers the orders, sorted at the first list of the learner; then kept.
         var replayed = BookLibrary.replaying()
         for change in library.snapshot() { try replayed.apply(change) }
-        replayed.buildIndexes()
+        replayed.prepareList(of: "ada")
         let late = Book(id: Self.id(99_999), learner: "ada", title: "Émile 2", author: "a", genre: .kids, rating: 3, review: "", version: 1, createdAt: 9, updatedAt: 9)
         for change in [JournalChange.put(BookLibrary.collection, key: "ada/" + late.id, value: late.journalValue())] {
             try replayed.apply(change)

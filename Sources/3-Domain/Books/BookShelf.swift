@@ -10,7 +10,8 @@ import LyceumSupport
 ///
 /// A shelf being replayed keeps no orders (`indexed: false`): inserting a million books one by
 /// one, each order's comparisons reaching into books scattered over the heap, made a restart
-/// eight times slower. `buildIndexes()` then sorts each order once from keys read in one pass.
+/// eight times slower. `buildIndexes()` then sorts each order once from keys read in one pass,
+/// at the shelf's first list.
 struct BookShelf: Sendable {
     private var slots = SlotTable()
     private var books: [StoredBook?] = []
@@ -23,6 +24,9 @@ struct BookShelf: Sendable {
 
     /// How many books the shelf holds.
     var count: Int { slots.count }
+
+    /// Whether the shelf keeps its orders (and can list).
+    var isIndexed: Bool { orders != nil }
 
     /// An empty shelf that keeps its orders from the first book on, or (for replay) only once
     /// `buildIndexes()` is called.

@@ -28,8 +28,6 @@ public final class BooksService: JournaledService {
         state: BooksState = BooksState(), log: any ChangeLog, environment: ServiceEnvironment = .live, budget: ReplyBudget = .standard,
         partition: OwnedPartition? = nil, limits: LibraryLimits = .standard
     ) {
-        var state = state
-        state.buildIndexes()
         core = ServiceCore(state: state, log: log, now: environment.ledgerClock)
         self.environment = environment
         self.budget = budget
@@ -196,7 +194,8 @@ public final class BooksService: JournaledService {
             return (learner, query)
         }
         try caller.authorize(actingFor: learner)
-        return try core.read { (state) throws(ServiceError) in
+        // A learner's orders are sorted at their first list after a replay (`BooksState`).
+        return try core.read(preparing: { $0.prepareList(of: learner) }) { (state) throws(ServiceError) in
             let page = try domain { () throws(BookError) in try state.library.page(of: learner, query) }
             var output: [UInt8] = Array(#"{"books":["#.utf8)
             let written = budget.writeItems(page.books, to: &output) { book, output in book.writeJSON(to: &output) }
