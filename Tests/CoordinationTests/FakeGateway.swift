@@ -41,16 +41,35 @@ final class FakeGateway: @unchecked Sendable {
 
     var endpoint: String { "http://127.0.0.1:\(port)" }
 
+    // Each descriptor is closed only by the thread that uses it, after `stop()` has shut it
+    // down: a descriptor closed under a thread still using it could be reused by the next
+    // test's gateway or client, which that thread would then write into or shut down (a
+    // connection of the next test's client, cut: `connectionLost` instead of what it tested).
     private func serve() {
+        defer { close(listener) }
         while true {
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else { return }
-            lock.withLock { connections.append(connection) }
+            let accepted = lock.withLock {
+                guard !stopped else { return false }
+                connections.append(connection)
+                return true
+            }
+            guard accepted else {
+                close(connection)
+                return
+            }
             Thread { [self] in answer(connection) }.start()
         }
     }
 
     private func answer(_ connection: Int32) {
+        defer {
+            lock.withLock {
+                connections.removeAll { $0 == connection }
+                close(connection)
+            }
+        }
         var request = [UInt8](repeating: 0, count: 4096)
         _ = recv(connection, &request, request.count, 0)
         repeat {
@@ -62,12 +81,16 @@ final class FakeGateway: @unchecked Sendable {
             }
         } while repeatForever && !lock.withLock({ stopped })
         if closeAfterScript { shutdown(connection, Int32(SHUT_RDWR)) }
+        // Held open until the client closes it or `stop()` shuts it down: closing it with the
+        // client's request unread would reset it before the client has read the answer.
+        while recv(connection, &request, request.count, 0) > 0 {}
     }
 
     func stop() {
-        lock.withLock { stopped = true }
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
-        for connection in lock.withLock({ connections }) { shutdown(connection, Int32(SHUT_RDWR)); close(connection) }
+        lock.withLock {
+            stopped = true
+            shutdown(listener, Int32(SHUT_RDWR))
+            for connection in connections { shutdown(connection, Int32(SHUT_RDWR)) }
+        }
     }
 }
