@@ -98,9 +98,9 @@ let package = Package(
         .target(name: "Partitions", dependencies: ["JSON"], path: "Sources/3-Domain/Partitions"),
         .testTarget(name: "PartitionsTests", dependencies: ["Partitions", "JSON"]),
         .target(name: "LearningServices", dependencies: ["JSON", "Journal", "Access", "Catalog", "Books", "Progress", "Partitions", "LyceumLogging", "LyceumSupport"], path: "Sources/3-Domain/LearningServices"),
-        // Test doubles of the services' boundaries (InMemoryChangeLog), for the test targets and
-        // benchmarks only: production code never links them.
-        .target(name: "LearningServicesTestSupport", dependencies: ["LearningServices", "Journal"], path: "Tests/LearningServicesTestSupport"),
+        // Test doubles of the services' boundaries (InMemoryChangeLog) and a generated big catalog
+        // (BigCatalog), for the test targets and benchmarks only: production code never links them.
+        .target(name: "LearningServicesTestSupport", dependencies: ["LearningServices", "Journal", "Catalog"], path: "Tests/LearningServicesTestSupport"),
         .testTarget(name: "LearningServicesTests", dependencies: ["LearningServicesTestSupport", "LearningServices", "Access", "JSON", "Journal", "Catalog", "Books", "Progress", "Partitions"]),
         // The events as a subscriber sees them, and nothing of the server: topics, the snapshot
         // protocol's frames, received events, snapshots and heartbeats, course titles and figures,

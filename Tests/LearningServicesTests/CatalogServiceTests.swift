@@ -1,6 +1,7 @@
 import Catalog
 import JSON
 import LearningServices
+import LearningServicesTestSupport
 import Testing
 
 @Suite struct CatalogServiceTests {
@@ -41,6 +42,51 @@ import Testing
         let reply = try service.call(request)
         #expect(errorCode(reply) == code)
         #expect(reply["error"]?["field"] == .string(field))
+    }
+
+    /// Issue 40: a category's pages come from its list, made when the catalog is built. Over a
+    /// catalog of thousands of interleaved courses they are, byte for byte, what filtering every
+    /// course and slicing gave: the same courses, the same summaries, the same cursors.
+    @Test(arguments: [1, 37, 100])
+    func aCategoryIsPagedExactlyAsFilteringAndSlicingTheCatalog(limit: Int) throws {
+        let catalog = try BigCatalog.catalog(courses: 3_000, categories: 7)
+        let service = CatalogService(store: CatalogStore(catalog))
+        // Each course's summary as the whole catalog's listing gives it, a path without categories.
+        var summaries: [String: [UInt8]] = [:]
+        var cursor: String?
+        repeat {
+            let page = try JSONParser().parse(service.handle(Array(Self.listCourses(category: nil, limit: 100, cursor: cursor).utf8)))
+            guard case .array(let courses)? = page["result"]?["courses"] else { Issue.record("no courses in \(page)"); return }
+            for course in courses { if case .string(let id)? = course["id"] { summaries[id] = course.serialized() } }
+            cursor = if case .string(let next)? = page["result"]?["next_cursor"] { next } else { nil }
+        } while cursor != nil
+        #expect(summaries.count == catalog.courses.count)
+
+        for category in ["Category 3", "Category 6", "nope"] {
+            let matching = catalog.courses.filter { $0.category == category }
+            var offset = 0
+            var cursor: String?
+            repeat {
+                let reply = service.handle(Array(Self.listCourses(category: category, limit: limit, cursor: cursor).utf8))
+                let slice = matching.dropFirst(offset).prefix(limit)
+                let next = offset + slice.count < matching.count ? Catalog.cursor(offset: offset + slice.count, scope: .string(category)) : nil
+                var expected = Array(#"{"ok":true,"result":{"courses":["#.utf8)
+                expected += Array(slice.map { summaries[$0.id] ?? [] }.joined(separator: [UInt8(ascii: ",")]))
+                expected += Array(#"],"next_cursor":"#.utf8) + JSONValue(next).serialized() + Array("}}".utf8)
+                try #require(reply == expected, "\(category), offset \(offset): \(String(decoding: reply, as: UTF8.self).prefix(300))")
+                offset += slice.count
+                cursor = next
+            } while cursor != nil
+            #expect(offset == matching.count)
+        }
+        // A cursor past a category's end (a client's own offset) is an empty last page.
+        let beyond = Catalog.cursor(offset: 1_000_000, scope: .string("Category 3"))
+        #expect(result(try service.call(Self.listCourses(category: "Category 3", limit: limit, cursor: beyond))) == ["courses": [], "next_cursor": .null])
+    }
+
+    static func listCourses(category: String?, limit: Int, cursor: String?) -> String {
+        #"{"op":"list_courses","limit":\#(limit)"# + (category.map { #","category":"\#($0)""# } ?? "")
+            + (cursor.map { #","cursor":"\#($0)""# } ?? "") + "}"
     }
 
     @Test func servesANewCatalogAfterAReload() throws {
