@@ -96,4 +96,21 @@ import Testing
         try store.reload(from: [try #require(Catalog.samplePath)])
         #expect(result(try service.call(#"{"op":"get_course","course":"2"}"#))?["course"]?["title"] == "Geometry")
     }
+
+    /// A reload renders the new catalog before it is served (on the reloading thread, not the
+    /// first request's); until the swap the old catalog is still answered.
+    @Test func aReloadPreparesTheNewCatalogWhileTheOldOneIsServed() throws {
+        let store = CatalogStore(Catalog())
+        let service = CatalogService(store: store)
+        var answeredDuringPreparation: JSONValue?
+        try store.reload(from: [try #require(Catalog.samplePath)]) { fresh in
+            service.prepare(fresh)
+            answeredDuringPreparation = try? service.call(#"{"op":"list_categories"}"#)
+        }
+        #expect(answeredDuringPreparation.flatMap(result) == ["categories": []])
+        #expect(result(try service.call(#"{"op":"get_course","course":"2"}"#))?["course"]?["title"] == "Geometry")
+        // A second reload, prepared the same way, serves its own copy of the files.
+        try store.reload(from: [try #require(Catalog.samplePath)]) { service.prepare($0) }
+        #expect(result(try service.call(#"{"op":"get_course","course":"2"}"#))?["course"]?["title"] == "Geometry")
+    }
 }

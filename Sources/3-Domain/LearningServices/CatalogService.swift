@@ -21,7 +21,14 @@ public final class CatalogService: LearningService {
     public init(store: CatalogStore, budget: ReplyBudget = .standard) {
         renderings = CatalogRenderingCache(store: store)
         self.budget = budget
+        // Rendered now, while the process starts, rather than by the first request.
+        _ = renderings.rendering
     }
+
+    /// Builds on the calling thread what answering from `catalog` needs (its courses' replies),
+    /// so that the first request after `catalog` is served does not: for a reload, between
+    /// loading the new catalog and swapping it in (`CatalogStore.reload(from:preparing:)`).
+    public func prepare(_ catalog: Catalog) { renderings.prepare(catalog) }
 
     /// Answers one request frame on the calling thread: the catalog is read-only, so
     /// `completion` always runs before this returns. Any caller may read it (the broker has

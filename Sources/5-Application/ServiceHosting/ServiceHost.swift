@@ -199,12 +199,15 @@ public final class ServiceHost: Sendable {
 
     deinit { close() }
 
-    /// Loads the catalog files again and serves the result; when any file is broken, logs why
-    /// and keeps serving the old catalog. Returns whether the new catalog is served.
+    /// Loads the catalog files again and serves the result, once the catalog service has
+    /// rendered it (on the calling thread, SIGHUP's: not on the thread serving requests); when
+    /// any file is broken, logs why and keeps serving the old catalog. Returns whether the new
+    /// catalog is served.
     @discardableResult
     public func reloadCatalog() -> Bool {
+        let catalogServices = services.compactMap { $0.service as? CatalogService }
         do throws(CatalogLoadError) {
-            let fresh = try catalog.reload(from: catalogPaths)
+            let fresh = try catalog.reload(from: catalogPaths) { fresh in for service in catalogServices { service.prepare(fresh) } }
             logger.info("catalog reloaded", ["files": catalogPaths.joined(separator: ","), "courses": String(fresh.courses.count)])
             return true
         } catch {
