@@ -1,7 +1,11 @@
+import Access
 import Catalog
+import Foundation
 import JSON
 import LearningServices
 import LearningServicesTestSupport
+import LyceumLifecycle
+import Synchronization
 import Testing
 
 @Suite struct CatalogServiceTests {
@@ -87,6 +91,84 @@ import Testing
     static func listCourses(category: String?, limit: Int, cursor: String?) -> String {
         #"{"op":"list_courses","limit":\#(limit)"# + (category.map { #","category":"\#($0)""# } ?? "")
             + (cursor.map { #","cursor":"\#($0)""# } ?? "") + "}"
+    }
+
+    /// Issue 40: with a search queue, a search is ranked on the queue's thread and its reply is,
+    /// byte for byte, the one the calling thread computes; a bad search is refused on the calling
+    /// thread, before `handleWithCommit` returns; other operations never leave it.
+    @Test func aSearchRankedOnTheSearchThreadGivesTheSameBytesAsOnTheCallingThread() throws {
+        let catalog = try BigCatalog.catalog(courses: 400)
+        let queue = CatalogService.makeSearchQueue()
+        let thread = ComponentThread(queue, name: "catalog-search")
+        defer { thread.stop() }
+        try queue.waitUntilReady(timeout: .seconds(60))
+        let offLoop = CatalogService(store: CatalogStore(catalog), searches: queue)
+        let inline = CatalogService(store: CatalogStore(catalog))
+        let firstPage = try inline.call(#"{"op":"search","query":"ka"}"#)
+        guard case .string(let secondPage)? = firstPage["result"]?["next_cursor"] else { Issue.record("one page of hits: \(firstPage)"); return }
+        let requests = [
+            #"{"op":"search","query":"ka"}"#, #"{"op":"search","query":"ka","limit":50}"#,
+            #"{"op":"search","query":"ka","cursor":"\#(secondPage)"}"#, #"{"op":"search","query":"zzzz"}"#,
+            #"{"op":"search","query":"Category 3 lo"}"#, #"{"op":"search","query":"ka","v":1}"#,
+        ]
+        for request in requests {
+            let answered = try Self.answer(offLoop, request)
+            #expect(answered.reply == inline.handle(Array(request.utf8)), "\(request)")
+            #expect(answered.thread == "catalog-search" && !answered.beforeReturn, "\(request): \(answered.thread)")
+            #expect(answered.handled.op == "search" && answered.handled.errorCode == nil)
+        }
+        for request in [#"{"op":"search","query":""}"#, #"{"op":"search","query":"ka","cursor":"00"}"#, #"{"op":"get_course","course":"c7"}"#] {
+            let answered = try Self.answer(offLoop, request)
+            #expect(answered.reply == inline.handle(Array(request.utf8)), "\(request)")
+            #expect(answered.beforeReturn, "\(request) went to \(answered.thread)")
+        }
+    }
+
+    /// A search that finds the queue full is answered `unavailable` at once, on the calling
+    /// thread, and the searches already queued are answered in turn.
+    @Test func aSearchFindingTheQueueFullIsAnsweredUnavailableAtOnce() throws {
+        let queue = BoundedWorkQueue(capacity: 1)
+        let thread = ComponentThread(queue, name: "catalog-search")
+        defer { thread.stop() }
+        try queue.waitUntilReady(timeout: .seconds(60))
+        let service = CatalogService(store: CatalogStore(try Catalog.sample()), searches: queue)
+        // A job that holds the thread until released: the next search waits, the one after finds no room.
+        let release = DispatchSemaphore(value: 0)
+        let holding = DispatchSemaphore(value: 0)
+        #expect(queue.submit { holding.signal(); release.wait() } == .queued)
+        #expect(holding.wait(timeout: .now() + 120) == .success)
+        let queued = Mutex<HandledRequest<Never>?>(nil)
+        let answered = DispatchSemaphore(value: 0)
+        service.handleWithCommit(Array(#"{"op":"search","query":"algebra"}"#.utf8), caller: .unverified) { handled in
+            queued.withLock { $0 = handled }
+            answered.signal()
+        }
+        let refused = try Self.answer(service, #"{"op":"search","query":"algebra"}"#)
+        #expect(refused.beforeReturn)
+        #expect(refused.handled.errorCode == .unavailable && refused.handled.operationLabel == "search")
+        let reply = try JSONParser().parse(refused.reply)
+        #expect(errorCode(reply) == "unavailable")
+        #expect(reply["error"]?["message"] == .string("the catalog's search queue is full (1 searches wait for its thread); retry after a pause"))
+        release.signal()
+        #expect(answered.wait(timeout: .now() + 120) == .success)
+        #expect(queued.withLock { $0?.errorCode } == nil)
+    }
+
+    /// What `handleWithCommit` answered `request` with, on which thread, and whether before it returned.
+    static func answer(_ service: CatalogService, _ request: String) throws -> (reply: [UInt8], handled: HandledRequest<Never>, thread: String, beforeReturn: Bool) {
+        let outcome = Mutex<(HandledRequest<Never>, String)?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let returned = Mutex(false)
+        let beforeReturn = Mutex(false)
+        service.handleWithCommit(Array(request.utf8), caller: .unverified) { handled in
+            beforeReturn.withLock { $0 = !returned.withLock { $0 } }
+            outcome.withLock { $0 = (handled, Thread.current.name ?? "") }
+            done.signal()
+        }
+        returned.withLock { $0 = true }
+        try #require(done.wait(timeout: .now() + 120) == .success, "no answer to \(request)")
+        let (handled, thread) = try #require(outcome.withLock { $0 })
+        return (handled.reply, handled, thread, beforeReturn.withLock { $0 })
     }
 
     @Test func servesANewCatalogAfterAReload() throws {

@@ -3,6 +3,7 @@ import EventWire
 import Events
 import Journal
 import LearningServices
+import LyceumLifecycle
 import Partitions
 import Replication
 
@@ -12,6 +13,9 @@ public struct ServiceResources: Sendable {
     public let catalog: CatalogStore
     /// Where list replies are cut (`max-reply-bytes`).
     public let budget: ReplyBudget
+    /// The catalog's search queue, run by its own thread (`ServiceHost.components`), so that
+    /// ranking a big catalog never holds the thread that serves requests.
+    public let catalogSearches: BoundedWorkQueue
     /// The partition the service instance holds, in a partitioned worker; `nil` when it serves
     /// every learner.
     public var partition: OwnedPartition?

@@ -5,6 +5,7 @@ import Events
 import Foundation
 import Journal
 import LearningServices
+import LyceumLifecycle
 import LyceumLogging
 import Partitions
 import Replication
@@ -31,6 +32,11 @@ public final class ServiceHost: Sendable {
     /// The event streams of the registry the services come from, all of them: what a publisher
     /// for these services numbers and announces.
     public let eventStreams: [any PublishedStream]
+    /// What the services need running while they are served: the catalog's search thread
+    /// (`catalog-search`) when the host serves the catalog, none otherwise. List them before the
+    /// broker or worker pool that calls the services: a `ComponentGroup` then stops them once that
+    /// has stopped, after its last replies.
+    public let components: [(name: String, component: any Component)]
     private let catalogPaths: [String]
     private let logger = Logger(component: "server")
     /// What opening one more partition's instance needs (`openPartition`).
@@ -54,7 +60,8 @@ public final class ServiceHost: Sendable {
         let paths = try settings.catalogPaths.isEmpty ? [Self.samplePath()] : settings.catalogPaths
         let store = CatalogStore(try Catalog.load(paths: paths))
         logger.info("catalog loaded", ["files": paths.joined(separator: ","), "courses": String(store.catalog.courses.count)])
-        let resources = ServiceResources(catalog: store, budget: ReplyBudget(maxBytes: settings.maxReplyBytes))
+        let searches = CatalogService.makeSearchQueue()
+        let resources = ServiceResources(catalog: store, budget: ReplyBudget(maxBytes: settings.maxReplyBytes), catalogSearches: searches)
         var services: [HostedService] = []
         do {
             for descriptor in descriptors {
@@ -76,6 +83,7 @@ public final class ServiceHost: Sendable {
         openJournals = Mutex(Dictionary(uniqueKeysWithValues: services.compactMap { hosted in hosted.journal.map { (hosted.name, $0) } }))
         self.catalogPaths = paths
         eventStreams = registry.eventStreams
+        components = names.contains(CatalogService.serviceName) ? [("catalog-search", searches)] : []
         self.registry = registry
         self.resources = resources
         self.journalOptions = options
