@@ -22,7 +22,7 @@ public final class CatalogService: LearningService {
     /// more are answered `unavailable` at once, so that a client flooding searches is told to
     /// slow down instead of making everyone's searches wait longer. For a catalog of a few
     /// thousand courses a search takes milliseconds and a full queue drains well within a
-    /// client's timeout (2.5 s); with the largest files the loader takes (0.2–0.7 s a search,
+    /// client's timeout (2.5 s); with the largest files the loader takes (0.2–0.9 s a search,
     /// release) it holds several seconds of work.
     public static let maxQueuedSearches = 16
 
