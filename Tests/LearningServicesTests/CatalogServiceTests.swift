@@ -101,7 +101,7 @@ import Testing
         let queue = CatalogService.makeSearchQueue()
         let thread = ComponentThread(queue, name: "catalog-search")
         defer { thread.stop() }
-        try queue.waitUntilReady(timeout: .seconds(60))
+        try queue.waitUntilRunning(timeout: .seconds(120))
         let offLoop = CatalogService(store: CatalogStore(catalog), searches: queue)
         let inline = CatalogService(store: CatalogStore(catalog))
         let firstPage = try inline.call(#"{"op":"search","query":"ka"}"#)
@@ -124,34 +124,42 @@ import Testing
         }
     }
 
-    /// A search that finds the queue full is answered `unavailable` at once, on the calling
-    /// thread, and the searches already queued are answered in turn.
-    @Test func aSearchFindingTheQueueFullIsAnsweredUnavailableAtOnce() throws {
+    /// A search that finds the queue full, or stopping, is answered `unavailable` at once on the
+    /// calling thread; one still waiting when the queue stops is answered `unavailable` from the
+    /// queue's thread instead of being ranked, so that a stop never waits for a queue of searches.
+    @Test func aSearchFindingTheQueueFullOrStoppingIsAnsweredUnavailable() throws {
         let queue = BoundedWorkQueue(capacity: 1)
         let thread = ComponentThread(queue, name: "catalog-search")
         defer { thread.stop() }
-        try queue.waitUntilReady(timeout: .seconds(60))
+        try queue.waitUntilRunning(timeout: .seconds(120))
         let service = CatalogService(store: CatalogStore(try Catalog.sample()), searches: queue)
         // A job that holds the thread until released: the next search waits, the one after finds no room.
         let release = DispatchSemaphore(value: 0)
         let holding = DispatchSemaphore(value: 0)
-        #expect(queue.submit { holding.signal(); release.wait() } == .queued)
+        #expect(queue.submit { _ in holding.signal(); release.wait() } == .queued)
         #expect(holding.wait(timeout: .now() + 120) == .success)
-        let queued = Mutex<HandledRequest<Never>?>(nil)
+        let waiting = Mutex<(HandledRequest<Never>, String)?>(nil)
         let answered = DispatchSemaphore(value: 0)
-        service.handleWithCommit(Array(#"{"op":"search","query":"algebra"}"#.utf8), caller: .unverified) { handled in
-            queued.withLock { $0 = handled }
+        let search = #"{"op":"search","query":"algebra"}"#
+        service.handleWithCommit(Array(search.utf8), caller: .unverified) { handled in
+            waiting.withLock { $0 = (handled, Thread.current.name ?? "") }
             answered.signal()
         }
-        let refused = try Self.answer(service, #"{"op":"search","query":"algebra"}"#)
-        #expect(refused.beforeReturn)
-        #expect(refused.handled.errorCode == .unavailable && refused.handled.operationLabel == "search")
-        let reply = try JSONParser().parse(refused.reply)
-        #expect(errorCode(reply) == "unavailable")
-        #expect(reply["error"]?["message"] == .string("the catalog's search queue is full (1 searches wait for its thread); retry after a pause"))
+        let full = try Self.answer(service, search)
+        #expect(full.beforeReturn && full.handled.errorCode == .unavailable && full.handled.operationLabel == "search")
+        #expect(try JSONParser().parse(full.reply)["error"]?["message"]
+            == .string("the catalog's search queue is full (1 searches wait for its thread); retry after a pause"))
+
+        queue.shutdown()
+        let stopping = try Self.answer(service, search)
+        #expect(stopping.beforeReturn && stopping.handled.errorCode == .unavailable)
+        let stoppingReply = try JSONParser().parse(stopping.reply)
+        #expect(stoppingReply["error"]?["message"] == .string("the server is stopping; retry the search"))
         release.signal()
         #expect(answered.wait(timeout: .now() + 120) == .success)
-        #expect(queued.withLock { $0?.errorCode } == nil)
+        let (told, teller) = try #require(waiting.withLock { $0 })
+        #expect(told.reply == stopping.reply && teller == "catalog-search")
+        #expect(thread.join() == nil)
     }
 
     /// What `handleWithCommit` answered `request` with, on which thread, and whether before it returned.

@@ -32,8 +32,8 @@ public final class CatalogService: LearningService {
 
     /// A service answering from whatever catalog `store` holds at the time of each request,
     /// cutting `list_courses` and `search` pages at `budget`. With `searches`, searches are ranked
-    /// on that queue's thread while it runs (``makeSearchQueue()``; on the calling thread before it
-    /// runs and after it stopped); without, on the calling thread.
+    /// on that queue's thread (``makeSearchQueue()``): on the calling thread before the queue
+    /// runs, and answered `unavailable` once it was asked to stop; without, on the calling thread.
     public init(store: CatalogStore, budget: ReplyBudget = .standard, searches: BoundedWorkQueue? = nil) {
         renderings = CatalogRenderingCache(store: store)
         self.budget = budget
@@ -54,17 +54,19 @@ public final class CatalogService: LearningService {
     /// Answers one request frame. Any caller may read the catalog (the broker has already
     /// checked that the caller may call services). Every reply but a queued search's completes
     /// on the calling thread before this returns; a search queued for the search thread
-    /// completes there, and a search finding the queue full is answered `unavailable` at once.
-    /// See `LearningService`.
+    /// completes there, and a search finding the queue full or stopping is answered
+    /// `unavailable` at once (one still waiting when the queue stops, from its thread). See
+    /// `LearningService`.
     public func handleWithCommit(_ frame: [UInt8], caller: Caller, completion: @escaping @Sendable (HandledRequest<Never>) -> Void) {
         switch answer(frame) {
         case .answered(let handled): completion(handled)
         case .search(let search):
             guard let searches else { return completion(search.rank()) }
-            switch searches.submit({ completion(search.rank()) }) {
+            switch searches.submit({ stopping in completion(stopping ? search.refused(Self.stoppingMessage) : search.rank()) }) {
             case .queued: return
-            case .notRunning: completion(search.rank())
-            case .full: completion(search.refused(waiting: searches.capacity))
+            case .notStarted: completion(search.rank())
+            case .full: completion(search.refused("the catalog's search queue is full (\(searches.capacity) searches wait for its thread); retry after a pause"))
+            case .stopped: completion(search.refused(Self.stoppingMessage))
             }
         }
     }
@@ -77,6 +79,9 @@ public final class CatalogService: LearningService {
         case .search(let search): search.rank().reply
         }
     }
+
+    /// Why a search is not ranked once the process is stopping.
+    private static let stoppingMessage = "the server is stopping; retry the search"
 
     /// A request answered, or a valid search still to rank.
     private enum Answer {
@@ -216,9 +221,9 @@ private struct PendingSearch: Sendable {
         return HandledRequest(reply: Reply.success(serialized: output), op: "search")
     }
 
-    /// The answer when the search queue is full, `waiting` searches long: `unavailable`, nothing done.
-    func refused(waiting: Int) -> HandledRequest<Never> {
-        let error = ServiceError(.unavailable, "the catalog's search queue is full (\(waiting) searches wait for its thread); retry after a pause")
+    /// The search not ranked, for the reason `message` gives: `unavailable`, nothing done.
+    func refused(_ message: String) -> HandledRequest<Never> {
+        let error = ServiceError(.unavailable, message)
         return HandledRequest(reply: Reply.failure(error.forContractVersion(version)), op: "search", errorCode: error.code)
     }
 }

@@ -57,9 +57,10 @@ public enum ServerProcesses {
     /// (when events are published and a service of `host` has events), the host's own threads
     /// (`ServiceHost.components`: the catalog's searches), then a broker answering every service
     /// of `host` itself. The publisher is listed before the broker, so it stops after the broker
-    /// has sent its last replies, and publishes their events; the search thread too, and only
-    /// once the broker has stopped, so that the searches it waits for are answered; the ZAP
-    /// handler first, so that no CURVE server socket is ever bound without it.
+    /// has sent its last replies, and publishes their events; the search thread, asked to stop
+    /// with the broker, answers the searches still waiting `unavailable` at once, which the
+    /// broker sends among its last replies; the ZAP handler first, so that no CURVE server
+    /// socket is ever bound without it.
     public static func serveServices(
         _ host: ServiceHost, settings: Settings, security: ProcessSecurity = .plaintext, revocations: Revocations = Revocations(),
         readiness: Readiness? = nil, watchdog: Watchdog = .forProcess(), context: Context
@@ -144,7 +145,7 @@ public enum ServerProcesses {
     /// `settings.services` (every standard service when none is given) at each broker of `settings.brokers`; a worker serving progress or
     /// books publishes its events into every forwarder of `settings.forwarderEndpoints`; a worker
     /// serving the catalog ranks its searches on the host's search thread, listed before the
-    /// pool so that it stops after it.
+    /// pool, which stops with it as `serve`'s broker does.
     public static func worker(_ settings: Settings, security: ProcessSecurity = .plaintext, reloading sources: ConfigurationSources? = nil) -> Int32 {
         let logger = starting("worker", settings)
         let host: ServiceHost

@@ -34,8 +34,9 @@ public final class ServiceHost: Sendable {
     public let eventStreams: [any PublishedStream]
     /// What the services need running while they are served: the catalog's search thread
     /// (`catalog-search`) when the host serves the catalog, none otherwise. List them before the
-    /// broker or worker pool that calls the services: a `ComponentGroup` then stops them once that
-    /// has stopped, after its last replies.
+    /// broker or worker pool that calls the services, which a `ComponentGroup` then starts after
+    /// them and asks to stop with them: the search thread finishes the search it ranks and answers
+    /// the waiting ones `unavailable`, which the broker or pool sends as its last replies.
     public let components: [(name: String, component: any Component)]
     private let catalogPaths: [String]
     private let logger = Logger(component: "server")
