@@ -70,6 +70,15 @@ bench:
 	@scripts/ensure-deps.sh bench nats
 	Benchmarks/suite.sh
 
+## One learner's library (issue 40, part 5b of make bench alone): `books list` first page and page 21 of 50
+## by title, rating and created at 1,050, 10,000 and 100,000 books of one learner, and other learners' book
+## reads at 2,000/s alone and beside one client paging the 100,000 books; results.md and pages.svg in
+## bench-results/<date>/ (LIBRARIES, PAGE_REQUESTS, PAGES_RATE: Benchmarks/suite.sh's header).
+.PHONY: bench-pages
+bench-pages:
+	@scripts/ensure-deps.sh bench
+	Benchmarks/suite.sh --only-pages
+
 ## Scale-out (issue 17): durable writes through one `broker --partitions 16` with 1, 2 and 4 partitioned
 ## worker processes, and one broker's routing ceiling; cluster.md, .json and .svg in bench-results/<date>/.
 ## Replication (issue 25, as root): writes/s and CPU per write at R = 1 and R = 3, fail-over over 10 kills

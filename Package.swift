@@ -86,11 +86,11 @@ let package = Package(
         // gateways use it too). Then the learning services' domain (3-Domain): catalog, books,
         // progress, and the request envelope that the Majordomo workers call. No sockets below this line.
         .target(name: "JSON", dependencies: ["LyceumLogging", "LyceumSupport"], path: "Sources/0-Support/JSON"),
-        .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "JSONTests", dependencies: ["JSON", "LyceumTestSupport"]),
         .target(name: "Catalog", dependencies: ["JSON"], path: "Sources/3-Domain/Catalog", resources: [.copy("SampleCatalog")]),
         .testTarget(name: "CatalogTests", dependencies: ["Catalog", "JSON"]),
         .target(name: "Books", dependencies: ["JSON", "Journal", "LyceumLogging", "LyceumSupport"], path: "Sources/3-Domain/Books"),
-        .testTarget(name: "BooksTests", dependencies: ["Books", "JSON", "Journal"]),
+        .testTarget(name: "BooksTests", dependencies: ["Books", "JSON", "Journal", "LyceumTestSupport"]),
         .target(name: "Progress", dependencies: ["JSON", "Journal", "Catalog", "LyceumLogging", "LyceumSupport"], path: "Sources/3-Domain/Progress"),
         .testTarget(name: "ProgressTests", dependencies: ["Progress", "Catalog", "JSON", "Journal"]),
         // How learners are spread over partitions, and where each partition lives on disk
@@ -126,7 +126,7 @@ let package = Package(
         // defaults, and the settings each role takes (HostingSettings, ClientSettings).
         .target(
             name: "Configuration",
-            dependencies: ["CommandSyntax", "JSON", "Access", "LyceumLogging", "Journal", "Events", "LearningServices", "Partitions", "EventWire", "Coordination"],
+            dependencies: ["CommandSyntax", "JSON", "Access", "LyceumLogging", "Journal", "Events", "LearningServices", "Books", "Partitions", "EventWire", "Coordination"],
             path: "Sources/5-Application/Configuration"
         ),
         // The services a process hosts: the registry, journals opened and replayed as the
@@ -134,7 +134,7 @@ let package = Package(
         // after durable writes.
         .target(
             name: "ServiceHosting",
-            dependencies: ["LearningServices", "Catalog", "Partitions", "Journal", "Replication", "Majordomo", "ZeroMQ", "Access", "LyceumLifecycle", "LyceumLogging", "LyceumSupport", "Events", "EventWire", "Telemetry", "Configuration"],
+            dependencies: ["LearningServices", "Books", "Catalog", "Partitions", "Journal", "Replication", "Majordomo", "ZeroMQ", "Access", "LyceumLifecycle", "LyceumLogging", "LyceumSupport", "Events", "EventWire", "Telemetry", "Configuration"],
             path: "Sources/5-Application/ServiceHosting"
         ),
         // A partitioned cluster's operations: the broker's routing and coordinator, a partitioned

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Lyceum's benchmark suite: every figure beside a reference measured in the same run on the same
-# machine, the ratio between them, and each goal of issues 26 and 19 (and 16's for CURVE) with its
-# verdict.
+# machine, the ratio between them, and each goal of issues 26 and 19 (and 16's for CURVE, 40's for one
+# learner's library) with its verdict.
 #   1. Swift ZeroMQ wrapper vs C libzmq, PUSH→PULL (Benchmarks/zmq-throughput.sh).
 #      1b. Majordomo echo through Lyceum's broker, 50 in flight, workers over TCP and over inproc, vs
 #      the C reference broker and C workers (Benchmarks/mdp-bench.sh --only tcp,inproc,c-tcp,c-inproc).
@@ -14,6 +14,10 @@
 #   4. Open loop at 50% of the peak read rate: p99.9 from intended send times.
 #   5. RECORDS books: resident memory of `lyceum serve` vs Redis, the server's restart (replay)
 #      vs Redis loading an AOF of as many keys, and the journal layer alone (journal-bench.sh).
+#      5b. One learner's library (issue 40): `books list` pages of 50 (first page and page 21, by
+#      title, rating and created) of learners holding LIBRARIES books, one request at a time; and
+#      book reads of other learners in an open loop at PAGES_RATE alone, then beside one client
+#      paging the largest library without pause (lyceum bench --scenario book-list).
 #   6. Beside NATS (issue 19): catalog reads through `lyceum broker` to a `lyceum worker` process vs
 #      request/reply through nats-server to a responder process answering the same course JSON;
 #      book creates under `interval:60000` vs JetStream file-stream publish+ack (Benchmarks/NATSLoad).
@@ -34,7 +38,7 @@
 #   --soak only: the mix at 50% of its peak for SOAK seconds, RSS sampled, no errors allowed.
 # Writes results.md, the JSON of every run and SVG charts to OUT (default bench-results/<date>).
 #
-# Usage: Benchmarks/suite.sh [--quick] [--no-cluster] [--soak SECONDS | --only-nats | --only-cluster]
+# Usage: Benchmarks/suite.sh [--quick] [--no-cluster] [--soak SECONDS | --only-nats | --only-cluster | --only-pages]
 #   --quick          seconds, not minutes: tiny counts, one round, system calls from a few hundred
 #                    requests, no callgrind; the test suite runs this
 #   --no-cluster     without parts 7 and 8 (their cluster and kills take most of the full run)
@@ -42,42 +46,58 @@
 #   --only-nats      only part 6, the NATS rows and the Lyceum rows beside them (for a busy machine)
 #   --only-cluster   only parts 7 and 8, the scale-out and replication rows (cluster.md, cluster.json,
 #                    cluster.svg, replication.md, replication.json, replication-failover.svg in OUT too)
+#   --only-pages     only part 5b, one learner's library (make bench-pages)
 # Environment: BIN_DIR (lyceum, zmq-throughput, journal-bench and mdp-bench already built; else a
 # release build), OUT, RECORDS (default 1000000), RUN_SECONDS (default 10), CONCURRENCY (default 50),
 # STRACE_REQUESTS (default 5000; --quick 300), NATS_SERVER (default: nats-server on PATH, else
-# /usr/sbin/nats-server).
+# /usr/sbin/nats-server); for part 5b LIBRARIES (books of each listed learner, two sizes or more,
+# each over 1000 so that page 21 exists; default "1050 10000 100000", --quick "1050 2100 4200"),
+# PAGE_REQUESTS (requests of each page, default 100; --quick 20), PAGES_RATE (book reads/s, default
+# 2000; --quick 500).
 # Needs redis-server, redis-benchmark and redis-cli, strace and valgrind (scripts/ensure-deps.sh
 # bench); for part 6, nats-server, go and golang-github-nats-io-go-nats-dev (scripts/ensure-deps.sh
 # nats). Without strace (or the right to trace) or valgrind, those columns say n/a and a note says why.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-quick=0 soak=0 only_nats=0 only_cluster=0 no_cluster=0
+quick=0 soak=0 only_nats=0 only_cluster=0 only_pages=0 no_cluster=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1 ;;
     --no-cluster) no_cluster=1 ;;
     --only-nats) only_nats=1 ;;
     --only-cluster) only_cluster=1 ;;
+    --only-pages) only_pages=1 ;;
     --soak) soak=${2:?--soak needs SECONDS}; shift ;;
-    *) echo "usage: Benchmarks/suite.sh [--quick] [--no-cluster] [--soak SECONDS | --only-nats | --only-cluster]" >&2; exit 2 ;;
+    *) echo "usage: Benchmarks/suite.sh [--quick] [--no-cluster] [--soak SECONDS | --only-nats | --only-cluster | --only-pages]" >&2; exit 2 ;;
   esac
   shift
 done
 if [ "$no_cluster" = 1 ] && [ "$only_cluster" = 1 ]; then echo "suite: --no-cluster and --only-cluster leave nothing to run" >&2; exit 2; fi
+if [ $((only_nats + only_cluster + only_pages)) -gt 1 ]; then echo "suite: --only-nats, --only-cluster and --only-pages exclude each other" >&2; exit 2; fi
 if [ "$quick" = 1 ]; then
   records=${RECORDS:-3000} run_seconds=${RUN_SECONDS:-1} warmup=300ms zmq_messages=20000 zmq_rounds=1 redis_requests=3000
   strace_requests=${STRACE_REQUESTS:-300} mdp_seconds=0.2
+  libraries=${LIBRARIES:-1050 2100 4200} page_requests=${PAGE_REQUESTS:-20} pages_rate=${PAGES_RATE:-500}
 else
   records=${RECORDS:-1000000} run_seconds=${RUN_SECONDS:-10} warmup=2s zmq_messages=1000000 zmq_rounds=5 redis_requests=0
   strace_requests=${STRACE_REQUESTS:-5000} mdp_seconds=$run_seconds
+  libraries=${LIBRARIES:-1050 10000 100000} page_requests=${PAGE_REQUESTS:-100} pages_rate=${PAGES_RATE:-2000}
 fi
+read -r -a library_sizes <<<"$(printf '%s\n' $libraries | sort -n | tr '\n' ' ')"
+for size in "${library_sizes[@]}"; do
+  # Page 21 of 50 is there only past 1,000 books (a page's next_cursor is null when no book follows it).
+  [[ "$size" =~ ^[0-9]+$ ]] && [ "$size" -gt 1000 ] || { echo "suite: LIBRARIES: '$size' is not a number of books over 1000 (page 21 of 50 must exist)" >&2; exit 2; }
+done
+[ ${#library_sizes[@]} -ge 2 ] || { echo "suite: LIBRARIES needs two sizes at least" >&2; exit 2; }
 concurrency=${CONCURRENCY:-50}
 out=${OUT:-bench-results/$(date -u +%F)}
 mkdir -p "$out"
 
 if [ -z "${BIN_DIR:-}" ]; then
-  for product in lyceum zmq-throughput journal-bench mdp-bench; do swift build -c release --product "$product" >&2; done
+  products=(lyceum zmq-throughput journal-bench mdp-bench)
+  [ "$only_pages" = 0 ] || products=(lyceum)
+  for product in "${products[@]}"; do swift build -c release --product "$product" >&2; done
   BIN_DIR=$(swift build -c release --show-bin-path)
 fi
 lyceum=$BIN_DIR/lyceum
@@ -275,7 +295,7 @@ if [ "$soak" != 0 ]; then
 fi
 
 # Parts 1–5 (not indented, so that this block's lines stay as they were).
-if [ "$only_nats" = 0 ] && [ "$only_cluster" = 0 ]; then
+if [ "$only_nats" = 0 ] && [ "$only_cluster" = 0 ] && [ "$only_pages" = 0 ]; then
 # 1. ZeroMQ: the Swift wrapper vs C.
 log "1/8 ZeroMQ PUSH→PULL, Swift vs C"
 zmq=$(ZMQ_THROUGHPUT_BIN=$BIN_DIR/zmq-throughput Benchmarks/zmq-throughput.sh "$zmq_messages" 32 "$zmq_rounds" 2>/dev/null)
@@ -437,6 +457,78 @@ goal "#19 resident memory right after loading $records books ≤ 1.0× Redis" "$
 
 fi
 
+# 5b. One learner's library (issue 40): what a `books list` page costs as that learner's library
+# grows, and what one client paging the largest library without pause does to other learners' reads.
+pages_ran=0 page_sorts=(title rating created) page_sorts_text="title, rating, created"
+if [ "$only_nats" = 0 ] && [ "$only_cluster" = 0 ]; then
+  pages_ran=1
+  smallest=${library_sizes[0]} largest=${library_sizes[-1]}
+  log "5b/8 one learner's library: list pages at ${library_sizes[*]} books; book reads at $pages_rate/s beside one client paging $largest books"
+  # Until issue 40's limits, serve has no limit of books per learner; with them, 10,000 by default,
+  # fewer than the largest library. An unknown LYCEUM_ variable stops serve (Configuration refuses it),
+  # so the limit is raised by its flag, and only when `serve --help` lists it.
+  limit_flags=()
+  if "$lyceum" serve --help | grep -e --max-books-per-learner >/dev/null; then limit_flags=(--max-books-per-learner $((largest * 2))); fi
+  start_lyceum "$work/pages" none "${limit_flags[@]}"
+  # The seed names the learner (bench-SEED-0): bench-SIZE-0 holds SIZE books.
+  for size in "${library_sizes[@]}"; do
+    bench "library-$size" --scenario book-create --learners 1 --seed "$size" --in-flight "$concurrency" --requests "$size" --warmup 0s --timeout 60s
+    [ "$(json "$out/library-$size.json" error_count)" = 0 ] ||
+      { log "5b/8 the library of $size books was not created whole (see $out/library-$size.json)"; exit 1; }
+  done
+  # The first page and page 21 (its cursor followed once in setup), one request at a time.
+  for size in "${library_sizes[@]}"; do
+    for sort in "${page_sorts[@]}"; do
+      for page in 1 21; do
+        bench "pages-$size-$sort-$page" --scenario book-list --learners 1 --seed "$size" --list-sort "$sort" --list-page "$page" \
+          --connections 1 --in-flight 1 --requests "$page_requests" --warmup 300ms --timeout 60s
+      done
+    done
+  done
+  # Book reads of 20 other learners' 200 books at a fixed rate, alone, then beside one connection
+  # listing the largest library by title page after page (the first again after the last), one
+  # page in flight, until it is stopped (SIGTERM: it answers what it sent and writes its results).
+  bench pages-reads-alone --scenario book-read --learners 20 --books 200 --seed 40 --rate "$pages_rate" --duration "${run_seconds}s"
+  "$lyceum" bench --endpoint "$endpoint" --scenario book-list --learners 1 --seed "$largest" --list-sort title --connections 1 --in-flight 1 \
+    --duration "$((run_seconds * 3 + 60))s" --warmup 0s --timeout 60s --label "lister, $largest books by title" --json --progress 60s \
+    >"$out/pages-lister.json" 2>>"$work/pages-lister.log" &
+  extra_pids+=("$!")
+  bench pages-reads-beside --scenario book-read --learners 20 --books 200 --seed 40 --rate "$pages_rate" --duration "${run_seconds}s"
+  stop_extra
+  stop_lyceum
+  [ -s "$out/pages-lister.json" ] || { log "5b/8 the lister wrote no results:"; cat "$work/pages-lister.log" >&2; exit 1; }
+
+  for page in 1 21; do
+    what=$([ "$page" = 1 ] && echo "first page" || echo "page $page")
+    worst_ratio=0 worst_sort=""
+    for sort in "${page_sorts[@]}"; do
+      large=$(json "$out/pages-$largest-$sort-$page.json" latency_us/p50) small=$(json "$out/pages-$smallest-$sort-$page.json" latency_us/p50)
+      between=""
+      for size in "${library_sizes[@]:1:${#library_sizes[@]}-2}"; do
+        between+="${between:+; }$size books: $(ms "$(json "$out/pages-$size-$sort-$page.json" latency_us/p50)") ms"
+      done
+      ratio=$(divide "$large" "$small")
+      row "books list by $sort, $what of 50, p50 ms: one learner with $largest books vs $smallest${between:+ ($between)}" "$(ms "$large")" "$(ms "$small")" "$ratio"
+      if [ "$(at_most "$worst_ratio" "$ratio")" = 1 ]; then worst_ratio=$ratio worst_sort=$sort; fi
+    done
+    goal "#40 books list, $what at $largest books ≤ 3× at $smallest (p50, the slowest sort of $page_sorts_text)" "${worst_ratio}× (by $worst_sort)" "≤ 3×" "$(at_most "$worst_ratio" 3)"
+  done
+  lister_rate=$(printf %.1f "$(json "$out/pages-lister.json" requests_per_second)")
+  # A read unanswered within lyceum bench's timeout (5 s) counts as timed_out, at that latency.
+  failed_reads=""
+  for run in alone beside; do
+    failed=$(json "$out/pages-reads-$run.json" error_count)
+    [ "$failed" = 0 ] || failed_reads+="; $failed of $(json "$out/pages-reads-$run.json" requests) reads $run failed, see pages-reads-$run.json"
+  done
+  for p in p50 p99; do
+    alone=$(json "$out/pages-reads-alone.json" latency_us/$p) beside=$(json "$out/pages-reads-beside.json" latency_us/$p)
+    row "book reads (get) of other learners at $pages_rate/s (open loop), $p ms: beside one client listing $largest books without pause ($lister_rate pages/s$failed_reads) vs alone" \
+      "$(ms "$beside")" "$(ms "$alone")" "$(divide "$beside" "$alone")"
+  done
+  reads_ratio=$(divide "$(json "$out/pages-reads-beside.json" latency_us/p99)" "$(json "$out/pages-reads-alone.json" latency_us/p99)")
+  goal "#40 other learners' book reads, p99 beside one client paging $largest books ≤ 3× alone" "${reads_ratio}×" "≤ 3×" "$(at_most "$reads_ratio" 3)"
+fi
+
 # 6. Beside NATS: the same catalog reads through a broker to a worker process, and acked writes.
 nats_note=""
 nats_missing=()
@@ -446,8 +538,8 @@ nats_server=${NATS_SERVER:-$(command -v nats-server || echo /usr/sbin/nats-serve
 command -v go >/dev/null || nats_missing+=(go)
 [ -d /usr/share/gocode/src/github.com/nats-io/nats.go ] || nats_missing+=(golang-github-nats-io-go-nats-dev)
 nats_ran=0
-if [ "$only_cluster" = 1 ]; then
-  log "6/8 skipped (--only-cluster)"
+if [ "$only_cluster" = 1 ] || [ "$only_pages" = 1 ]; then
+  log "6/8 skipped ($([ "$only_pages" = 1 ] && echo --only-pages || echo --only-cluster))"
 elif [ ${#nats_missing[@]} -gt 0 ]; then
   nats_note="**NATS rows skipped: ${nats_missing[*]} not installed (\`scripts/ensure-deps.sh nats\`, which \`make bench\` runs).**"
   log "6/8 ${nats_note//\*/}"
@@ -559,7 +651,7 @@ PY
 fi
 
 # 7. Scale-out: Benchmarks/cluster-bench.sh writes cluster.md, cluster.json and cluster.svg beside these.
-if [ "$only_nats" = 0 ] && [ "$no_cluster" = 0 ]; then
+if [ "$only_nats" = 0 ] && [ "$only_pages" = 0 ] && [ "$no_cluster" = 0 ]; then
   log "7/8 scale-out: writes with 1, 2, 4 partitioned worker processes; one broker's routing ceiling"
   BIN_DIR=$BIN_DIR OUT=$out RUN_SECONDS=$run_seconds CONCURRENCY=$concurrency Benchmarks/cluster-bench.sh \
     $([ "$quick" = 1 ] && echo --quick) >/dev/null
@@ -580,7 +672,7 @@ fi
 # fail-over of a leader's host over 10 kills, beside NATS JetStream R3; replication.md in OUT. Not in
 # --quick: it needs root, etcd, nats-server and a quarter of an hour of kills.
 replication_note=""
-if [ "$only_nats" = 0 ] && [ "$no_cluster" = 0 ] && [ "$quick" = 0 ]; then
+if [ "$only_nats" = 0 ] && [ "$only_pages" = 0 ] && [ "$no_cluster" = 0 ] && [ "$quick" = 0 ]; then
   if [ "$(id -u)" -ne 0 ] || [ ${#nats_missing[@]} -gt 0 ] || ! command -v etcd >/dev/null; then
     replication_note="**Replication rows skipped: they need root, etcd and nats-server, go and nats.go (\`scripts/ensure-deps.sh test nats\`).**"
     log "8/8 ${replication_note//\*/}"
@@ -606,10 +698,14 @@ if [ "$only_nats" = 0 ] && [ "$no_cluster" = 0 ] && [ "$quick" = 0 ]; then
 fi
 
 charts=()
-if [ "$only_nats" = 0 ] && [ "$only_cluster" = 0 ]; then
+if [ "$only_nats" = 0 ] && [ "$only_cluster" = 0 ] && [ "$only_pages" = 0 ]; then
   "$lyceum" bench plot "$out/reads.svg" "$out/catalog-read.json" "$out/book-read.json" "$out/curve-book-read.json" "$out/book-read-open.json" "$out/redis-get.json"
   "$lyceum" bench plot "$out/writes.svg" "$out/book-create.json" "$out/book-update.json" "$out/progress-watch.json" "$out/curve-book-create.json" "$out/redis-set-always.json"
   charts+=(reads writes)
+fi
+if [ "$pages_ran" = 1 ]; then
+  "$lyceum" bench plot "$out/pages.svg" "$out/pages-reads-alone.json" "$out/pages-reads-beside.json" "$out/pages-lister.json"
+  charts+=(pages)
 fi
 if [ "$nats_ran" = 1 ]; then
   "$lyceum" bench plot "$out/nats.svg" "$out/worker-catalog-read.json" "$out/nats-request.json" "$out/book-create-interval.json" "$out/nats-jetstream.json"
@@ -627,12 +723,13 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
   [ -z "$nats_note" ] || echo "$nats_note"
   [ "$only_nats" = 0 ] || echo "**Only part 6 (\`--only-nats\`): the NATS rows and the Lyceum rows beside them.**"
   [ "$only_cluster" = 0 ] || echo "**Only part 7 and part 8 (\`--only-cluster\`): the scale-out and replication rows.**"
+  [ "$only_pages" = 0 ] || echo "**Only part 5b (\`--only-pages\`): one learner's library.**"
   [ -z "$replication_note" ] || echo "$replication_note"
   [ "$no_cluster" = 0 ] || echo "**Without parts 7 and 8 (\`--no-cluster\`): no scale-out or replication rows.**"
   [ -z "$syscalls_note" ] || echo "$syscalls_note"
   [ -z "$instructions_note" ] || echo "$instructions_note"
-  [ "$only_nats" = 1 ] || [ "$no_cluster" = 1 ] || echo "Scale-out (part 7): one \`lyceum broker --partitions 16\` and partitioned worker processes; every point, its load average and CPU per write in [cluster.md](cluster.md)."
-  [ "$only_nats" = 1 ] || [ "$no_cluster" = 1 ] || [ "$quick" = 1 ] || [ -n "$replication_note" ] || echo "Replication (part 8): R = 1 vs R = 3 and fail-over beside JetStream R3, every kill and the timeline in [replication.md](replication.md)."
+  [ "$only_nats" = 1 ] || [ "$only_pages" = 1 ] || [ "$no_cluster" = 1 ] || echo "Scale-out (part 7): one \`lyceum broker --partitions 16\` and partitioned worker processes; every point, its load average and CPU per write in [cluster.md](cluster.md)."
+  [ "$only_nats" = 1 ] || [ "$only_pages" = 1 ] || [ "$no_cluster" = 1 ] || [ "$quick" = 1 ] || [ -n "$replication_note" ] || echo "Replication (part 8): R = 1 vs R = 3 and fail-over beside JetStream R3, every kill and the timeline in [replication.md](replication.md)."
   echo
   echo "Lyceum runs as one \`lyceum serve\` process (the broker answers catalog, books and progress itself; journals under \`always\`), driven by"
   echo "\`lyceum bench\` with 4 connections, ${run_seconds} s per run after a $warmup warm-up; Redis by \`redis-benchmark\` (200-byte values)."
@@ -652,6 +749,26 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
   echo "|---|---:|---:|---:|---:|---:|---:|"
   printf '%s\n' "${rows[@]}"
   echo
+  if [ "$pages_ran" = 1 ]; then
+    echo "Part 5b (\`serve --durability none\`): \`books list\` pages of 50 of one learner, ms p50 / p99 of $page_requests requests each, one at a time:"
+    echo
+    echo "| Books of the learner | Sort | First page | Page 21 |"
+    echo "|---:|---|---:|---:|"
+    for size in "${library_sizes[@]}"; do
+      for sort in "${page_sorts[@]}"; do
+        cells=()
+        for page in 1 21; do
+          cells+=("$(ms "$(json "$out/pages-$size-$sort-$page.json" latency_us/p50)") / $(ms "$(json "$out/pages-$size-$sort-$page.json" latency_us/p99)")")
+        done
+        echo "| $size | $sort | ${cells[0]} | ${cells[1]} |"
+      done
+    done
+    echo
+    p50_p99() { echo "$(ms "$(json "$out/$1.json" latency_us/p50)") / $(ms "$(json "$out/$1.json" latency_us/p99)")"; }
+    echo "Book reads of other learners at $pages_rate/s, p50 / p99 ms: alone $(p50_p99 pages-reads-alone), beside the lister $(p50_p99 pages-reads-beside)."
+    echo "The lister (${library_sizes[-1]} books by title, one page in flight, every page in turn): $(json "$out/pages-lister.json" requests) pages, p50 / p99 $(p50_p99 pages-lister) ms."
+    echo
+  fi
   syscall_runs=(catalog-read book-read redis-get book-create book-update progress-watch redis-set-always
     worker-catalog-read nats-request book-create-interval nats-jetstream)
   if [ -n "$(for run in "${syscall_runs[@]}"; do [ -s "$out/$run.syscalls" ] && echo "$run"; done)" ]; then

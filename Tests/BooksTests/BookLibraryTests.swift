@@ -19,7 +19,7 @@ import Testing
         for (index, (title, author, genre, rating)) in books.enumerated() {
             let draft = try BookDraft(title: title, author: author, genre: genre, rating: rating)
             var json: [UInt8] = []
-            let (created, change) = library.creation(of: draft, id: uuid(index), learner: learner, now: Int64(1_000 + index), appendingJSONTo: &json)
+            let (created, change) = try library.creation(of: draft, id: uuid(index), learner: learner, now: Int64(1_000 + index), limits: .standard, appendingJSONTo: &json)
             #expect(json == written(created) && change.value == created.journalValue(), "both forms, written in one pass")
             try library.apply(change)
         }
@@ -47,13 +47,13 @@ import Testing
         var library = try library([("Dune", "Frank Herbert", .fantasy, 5)])
         let patch = try BookPatch(rating: 4)
         var json: [UInt8] = []
-        let (updated, change) = try library.update(uuid(0), of: "ada", with: patch, expectedVersion: 1, now: 5_000, appendingJSONTo: &json)
+        let (updated, change) = try library.update(uuid(0), of: "ada", with: patch, expectedVersion: 1, now: 5_000, limits: .standard, appendingJSONTo: &json)
         #expect(updated.version == 2 && updated.rating == 4 && updated.title == "Dune" && updated.updatedAt == 5_000)
         #expect(json == written(updated) && change.value == updated.journalValue())
         try library.apply(change)
         #expect(library.book(uuid(0), of: "ada") == updated)
         #expect(throws: BookError(.versionConflict, field: "expected_version", "the book is at version 2, not 1")) {
-            try library.update(uuid(0), of: "ada", with: patch, expectedVersion: 1, now: 6_000, appendingJSONTo: &json)
+            try library.update(uuid(0), of: "ada", with: patch, expectedVersion: 1, now: 6_000, limits: .standard, appendingJSONTo: &json)
         }
         #expect(throws: BookError.self) { try library.deletion(of: uuid(0), of: "grace", expectedVersion: nil) }
         #expect(throws: BookError.self) { try library.deletion(of: "not-a-uuid", of: "ada", expectedVersion: nil) }

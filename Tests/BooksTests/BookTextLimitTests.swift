@@ -54,7 +54,7 @@ import Testing
         var library = BookLibrary()
         for (index, title) in titles.enumerated() {
             var json: [UInt8] = []
-            let (_, change) = library.creation(of: try draft(title: title), id: uuid(index), learner: "ada", now: Int64(index), appendingJSONTo: &json)
+            let (_, change) = try library.creation(of: try draft(title: title), id: uuid(index), learner: "ada", now: Int64(index), limits: .standard, appendingJSONTo: &json)
             try library.apply(change)
         }
         var order: [Int] = []

@@ -1,4 +1,5 @@
 import JSON
+import LyceumTestSupport
 import Testing
 
 @Suite struct JSONParserTests {
@@ -90,7 +91,7 @@ import Testing
     }
 
     @Test func randomBytesNeverCrash() throws {
-        var generator = SplitMix(seed: 5)
+        var generator = SplitMix64(state: 5)
         let alphabet = Array(#"{}[]:,"\ntrufalse0123456789.eE+-\u"#.utf8) + [0x80, 0xC3, 0xFF, 0x00]
         for round in 0..<20_000 {
             let length = Int(generator.next() % 40)
@@ -105,14 +106,14 @@ import Testing
     }
 
     @Test func randomValuesRoundTrip() throws {
-        var generator = SplitMix(seed: 7)
+        var generator = SplitMix64(state: 7)
         for _ in 0..<2_000 {
             let value = randomValue(&generator, depth: 0)
             #expect(try parser.parse(value.serialized()) == value)
         }
     }
 
-    private func randomValue(_ generator: inout SplitMix, depth: Int) -> JSONValue {
+    private func randomValue(_ generator: inout SplitMix64, depth: Int) -> JSONValue {
         switch generator.next() % (depth > 3 ? 5 : 7) {
         case 0: return .null
         case 1: return .bool(generator.next() % 2 == 0)
@@ -130,15 +131,3 @@ import Testing
     }
 }
 
-/// A small deterministic generator so that failures reproduce.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

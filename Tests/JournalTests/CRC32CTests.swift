@@ -1,4 +1,5 @@
 import Journal
+import LyceumTestSupport
 import Testing
 
 @Suite struct CRC32CTests {

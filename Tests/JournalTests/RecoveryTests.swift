@@ -1,5 +1,6 @@
 import Foundation
 @testable import Journal
+import LyceumTestSupport
 import Testing
 
 @Suite struct RecoveryTests {

@@ -18,17 +18,6 @@ func removeDirectory(_ path: String) {
     do { try FileManager.default.removeItem(atPath: path) } catch { Issue.record("cannot remove \(path): \(error)") }
 }
 
-/// A deterministic random generator, so that a failing trial can be reproduced from its seed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// A small book as its service would store it.
 func bookValue(_ number: Int, title: String = "A Book") -> [UInt8] {

@@ -65,7 +65,9 @@ func removeTemporary(_ directory: URL) {
                       (["--scenario", "nothing"], "--scenario: invalid_option"), (["--duration", "ten"], "--duration: expected a duration"),
                       (["--frobnicate"], "unknown flag --frobnicate"), (["--connections", "8", "--in-flight", "4"], "--in-flight: invalid_option"),
                       (["--duration", "1s", "--requests", "5"], "--requests: excludes --duration"),
-                      (["--server-pid", "0"], "--server-pid"), (["--server-pid", "2147483647"], "--server-pid: file path=/proc/2147483647/stat")])
+                      (["--server-pid", "0"], "--server-pid"), (["--server-pid", "2147483647"], "--server-pid: file path=/proc/2147483647/stat"),
+                      (["--list-page", "2"], "--list-page: invalid_option: applies only to the book-list scenario"),
+                      (["--scenario", "book-list", "--list-sort", "popularity"], "--list-sort: invalid_option")])
     func badOptionsAreRefusedWithStatusTwoNamingTheOption(_ options: [String], named: String) throws {
         let outcome = try BuiltProgram.run("lyceum", ["bench", "--broker", "tcp://127.0.0.1:1"] + options)
         #expect(outcome.status == 2)

@@ -8,7 +8,8 @@ import Synchronization
 import ZeroMQ
 
 /// A broker and minimal `books` and `catalog` services in this process, speaking the wire
-/// protocol just well enough for load tests: books are kept in memory; one course is listed.
+/// protocol just well enough for load tests: books are kept in memory and listed in id order
+/// whatever the learner and sort; one course is listed.
 /// It can lie (reads return a wrong title) and stall (one request held for a while), which
 /// is what the tests need from it.
 final class FakeLyceum {
@@ -23,6 +24,10 @@ final class FakeLyceum {
     let context: Context
     let endpoint: String
     private let threads: [ComponentThread]
+    private let books: FakeBooks
+
+    /// `books list` requests answered without a cursor: first pages.
+    var firstPagesListed: Int { books.firstPages.load(ordering: .relaxed) }
 
     init(behaviour: Behaviour = .honest, sessions: Int = 2) throws {
         context = try Context()
@@ -30,6 +35,7 @@ final class FakeLyceum {
         var threads = [ComponentThread(broker, name: "fake-broker")]
         endpoint = try broker.waitUntilBound()[0]
         let books = FakeBooks(behaviour: behaviour)
+        self.books = books
         for index in 0..<sessions {
             let session = try WorkerSession(endpoint: endpoint, service: "books", context: context) { books.handle($0) }
             threads.append(ComponentThread(session, name: "fake-books-\(index)"))
@@ -51,6 +57,7 @@ final class FakeLyceum {
 private final class FakeBooks: Sendable {
     private let books = Mutex<[String: JSONValue]>([:])
     private let requests = Atomic<Int>(0)
+    let firstPages = Atomic<Int>(0)
     private let behaviour: FakeLyceum.Behaviour
 
     init(behaviour: FakeLyceum.Behaviour) { self.behaviour = behaviour }
@@ -81,6 +88,20 @@ private final class FakeBooks: Sendable {
                                               "genre": book["genre"] ?? .null, "version": 1]])
             }
             return Self.success(["book": book])
+        case "list":
+            // In id order; the cursor is the last id of the page before.
+            guard case .integer(let limit)? = request["limit"] else { return Self.failure("bad_request") }
+            let cursor: String?
+            switch request["cursor"] {
+            case .string(let text)?: cursor = text
+            case nil: cursor = nil
+            default: return Self.failure("bad_request")
+            }
+            if cursor == nil { firstPages.add(1, ordering: .relaxed) }
+            let after = books.withLock { $0.sorted { $0.key < $1.key } }.filter { entry in cursor.map { entry.key > $0 } ?? true }
+            let page = after.prefix(limit)
+            let next: JSONValue = after.count > limit ? .string(page[page.endIndex - 1].key) : .null
+            return Self.success(["books": .array(page.map(\.value)), "next_cursor": next])
         default:
             return Self.failure("unknown_op")
         }

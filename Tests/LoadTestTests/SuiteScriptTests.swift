@@ -24,7 +24,7 @@ import Testing
                              currentDirectory: repository)
     }
 
-    /// Parts 1 to 6 (`--no-cluster`: parts 7 and 8 are `onlyClusterMeasuresEveryPoint`'s).
+    /// Parts 1 to 6 with 5b (`--no-cluster`: parts 7 and 8 are `onlyClusterMeasuresEveryPoint`'s).
     @Test(.enabled(if: redisInstalled, "needs redis-server and redis-benchmark: scripts/ensure-deps.sh bench"),
           .timeLimit(.minutes(5)))
     func quickModeMeasuresEverything() throws {
@@ -37,12 +37,15 @@ import Testing
                             "durable book creates", "durable book updates", "durable progress writes", "open loop",
                             "server restart", "journal layer replay", "resident memory",
                             "server CPU per catalog read", "server CPU per book read", "server CPU per durable create",
-                            "server CPU per durable update", "server CPU per durable progress write"] {
+                            "server CPU per durable update", "server CPU per durable progress write",
+                            "books list by title, first page of 50", "books list by created, page 21 of 50",
+                            "book reads (get) of other learners", "Part 5b", "| 4200 | rating |"] {
             #expect(results.contains(measurement), "results.md lacks \(measurement)")
         }
         for goal in ["#26 durable creates ≥ 1.0× Redis SET always", "#26 book reads ≥ 1.3× Redis GET",
                      "#26 Majordomo through workers (tcp)", "#26 Majordomo through workers (inproc)",
-                     "#26 restart with", "#26 open loop at 50% of peak: p99.9 ≤ 2 ms"] {
+                     "#26 restart with", "#26 open loop at 50% of peak: p99.9 ≤ 2 ms", "#40 books list, first page at 4200 books",
+                     "#40 books list, page 21 at 4200 books", "#40 other learners' book reads, p99 beside"] {
             #expect(results.contains(goal), "results.md lacks the goal \(goal)")
         }
         #expect(results.contains("Without parts 7 and 8") && !results.contains("worker processes vs 1"), "--no-cluster ran part 7")
@@ -76,7 +79,8 @@ import Testing
         }
         let natsRuns = Self.natsInstalled ? ["worker-catalog-read", "nats-request", "nats-jetstream", "book-create-interval"] : []
         for run in ["catalog-read", "book-read", "book-create", "book-update", "progress-watch", "book-read-open", "verified-mix",
-                    "redis-get", "redis-set-always"] + natsRuns {
+                    "redis-get", "redis-set-always", "pages-1050-title-1", "pages-4200-created-21", "pages-reads-alone",
+                    "pages-reads-beside", "pages-lister"] + natsRuns {
             let data = try Data(contentsOf: out.appendingPathComponent("\(run).json"))
             #expect(throws: Never.self) { try JSONParser().parse(Array(data)) }
         }

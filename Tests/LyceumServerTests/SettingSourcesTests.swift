@@ -193,6 +193,8 @@ struct SettingSourcesTests {
         case .metricsTokenFile: "(made by Samples)"
         case .snapshotPageBytes: "65536"
         case .maxReplyBytes: "131072"
+        case .maxBooksPerLearner: "25000"
+        case .maxLibraryBytes: "1048576"
         case .maxBatch: "3"
         case .unknownServiceTimeout: "1500"
         case .backupIdleLimit: "30000"

@@ -93,3 +93,41 @@ import Testing
         #expect(throws: ValueDecodingError.newerFormat(found: 3, newestReadable: 1)) { try CourseProgress(journalValue: newer) }
     }
 }
+
+/// Issue 40: `progress list` pages come from an order kept per learner; every page, walked by
+/// its position, must give what sorting every record gives, after stores, re-stores and removals.
+@Suite struct ProgressListOrderTests {
+    @Test func pagesFollowTheReferenceOrderAfterStoresAndRemovals() throws {
+        var records = ProgressRecords()
+        var state: UInt64 = 40
+        func next() -> UInt64 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return state >> 33
+        }
+        for round in 0..<3_000 {
+            let course = "c\(next() % 700)"
+            if round % 9 == 8 {
+                try records.apply(.delete(ProgressRecords.collection, key: "ada/" + course))
+            } else {
+                // Few distinct times, so that ties by course id are common.
+                records.store(CourseProgress(learner: "ada", course: course, startedAt: 0, updatedAt: Int64(next() % 40)))
+            }
+        }
+        let all = records.courses(of: "ada")
+        let reference = all.sorted { ($0.updatedAt, $1.course) > ($1.updatedAt, $0.course) }
+        #expect(all.map(\.course) == reference.map(\.course))
+        #expect(Set(all.map(\.course)).count == all.count)
+        var walked: [String] = []
+        var after: (updatedAt: Int64, course: String)?
+        repeat {
+            let page = records.courses(of: "ada", after: after, limit: 17)
+            walked += page.map(\.course)
+            after = page.count == 17 ? page.last.map { ($0.updatedAt, $0.course) } : nil
+        } while after != nil
+        #expect(walked == reference.map(\.course))
+        // A rebuild from the snapshot keeps the same order.
+        var rebuilt = ProgressRecords()
+        for change in records.snapshot() { try rebuilt.apply(change) }
+        #expect(rebuilt.courses(of: "ada").map(\.course) == reference.map(\.course))
+    }
+}

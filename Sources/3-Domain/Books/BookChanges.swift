@@ -65,3 +65,13 @@ public struct BookPatch: Sendable, Equatable {
         return result
     }
 }
+
+extension BookDraft {
+    /// The UTF-8 bytes of title, author and review: what the book adds to its library's byte limit.
+    var contentBytes: Int { title.utf8.count + author.utf8.count + review.utf8.count }
+}
+
+extension Book {
+    /// The UTF-8 bytes of title, author and review: what the book takes of its library's byte limit.
+    var contentBytes: Int { title.utf8.count + author.utf8.count + review.utf8.count }
+}

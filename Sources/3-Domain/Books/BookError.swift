@@ -8,6 +8,8 @@ public struct BookError: Error, Sendable, Equatable {
         case notFound
         /// The caller's expected version is not the stored one.
         case versionConflict
+        /// The write would take the library past one of its `LibraryLimits`; the message names it.
+        case limitExceeded
     }
 
     /// Which rule was broken.

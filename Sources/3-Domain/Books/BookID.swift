@@ -105,6 +105,12 @@ struct BookID: Hashable, Sendable {
 }
 
 extension BookID {
+    /// Below zero, zero or above zero as this id comes before, equals or follows `other` in the
+    /// order of their lowercase texts (the order of their bits): how lists break ties.
+    func compare(to other: BookID) -> Int {
+        (high, low) < (other.high, other.low) ? -1 : (high, low) == (other.high, other.low) ? 0 : 1
+    }
+
     /// The id of exactly these 128 bits.
     init(high: UInt64, low: UInt64) {
         self.high = high

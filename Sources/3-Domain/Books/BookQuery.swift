@@ -24,6 +24,10 @@ public struct BookQuery: Sendable {
 
     /// The most books one page holds.
     public static let maxLimit = 100
+    /// The most books one page looks at, however large the library: with a filter, a page may
+    /// therefore hold fewer than `limit` books (even none) and still return a cursor (issue 40).
+    /// Looking at a book costs a few dozen nanoseconds, so a page costs well under a millisecond.
+    public static let maxScanned = 4_096
     /// The longest cursor accepted, in characters: a cursor carries a title or author sort key
     /// of up to 512 bytes, which JSON escapes and hex can make twelve times longer.
     public static let maxCursorLength = 8 * 1024
@@ -43,7 +47,7 @@ public struct BookQuery: Sendable {
     }
 }
 
-/// One page of books and the cursor of the next page (`nil` on the last page).
+/// One page of books and the cursor of the next page (`nil` on the last).
 public struct BookPage: Sendable, Equatable {
     /// The page's books in order.
     public let books: [Book]
@@ -53,12 +57,15 @@ public struct BookPage: Sendable, Equatable {
     let sort: BookSortKey
     let descending: Bool
 
-    init(books: [Book], positions: [BookPosition], hasMore: Bool, sort: BookSortKey, descending: Bool) {
+    /// A page of `books` at `positions`, whose next page starts after `resume` (`nil`: none
+    /// follows). A page whose scan stopped at its bound resumes after the last book it looked
+    /// at, which need not be one it holds.
+    init(books: [Book], positions: [BookPosition], resume: BookPosition?, sort: BookSortKey, descending: Bool) {
         self.books = books
         self.positions = positions
         self.sort = sort
         self.descending = descending
-        nextCursor = hasMore ? positions.last?.cursor(sort: sort, descending: descending) : nil
+        nextCursor = resume?.cursor(sort: sort, descending: descending)
     }
 
     /// The page cut to its first `count` books (at least one), continuing after the last of
@@ -67,38 +74,24 @@ public struct BookPage: Sendable, Equatable {
         let kept = max(1, count)
         guard kept < books.count else { return self }
         return BookPage(
-            books: Array(books.prefix(kept)), positions: Array(positions.prefix(kept)), hasMore: true, sort: sort, descending: descending)
+            books: Array(books.prefix(kept)), positions: Array(positions.prefix(kept)), resume: positions[kept - 1], sort: sort,
+            descending: descending)
     }
 }
 
-/// A position in a sorted list: the sort value and id of the last book of a page. The wire
-/// form is an opaque `PageCursor` that names the ordering it belongs to, so that stable paging
-/// survives inserts and deletes between pages.
-struct BookPosition: Comparable, Sendable {
-    enum Value: Comparable, Sendable {
+/// A place in a sorted list: a book's sort value and id. The wire form is an opaque
+/// `PageCursor` that names the ordering it belongs to, so that stable paging survives inserts
+/// and deletes between pages.
+struct BookPosition: Sendable, Equatable {
+    enum Value: Sendable, Equatable {
         case text(TextSortKey)
         case number(Int)
     }
 
     let value: Value
-    let id: String
-
-    init(_ stored: StoredBook, id: String, sort: BookSortKey) {
-        switch sort {
-        case .title: value = .text(stored.titleKey)
-        case .author: value = .text(stored.authorKey)
-        case .rating: value = .number(stored.rating)
-        case .created: value = .number(Int(stored.createdAt))
-        }
-        self.id = id
-    }
-
-    init(value: Value, id: String) {
-        self.value = value
-        self.id = id
-    }
-
-    static func < (lhs: BookPosition, rhs: BookPosition) -> Bool { (lhs.value, lhs.id) < (rhs.value, rhs.id) }
+    let id: BookID
+    /// The id as the cursor spells it (as the journal did).
+    let idText: String
 
     func cursor(sort: BookSortKey, descending: Bool) -> String {
         // A key is whole scalars of valid UTF-8, so it travels as a JSON string unchanged.
@@ -106,17 +99,26 @@ struct BookPosition: Comparable, Sendable {
         case .text(let key): .string(String(decoding: key.bytes, as: UTF8.self))
         case .number(let number): .integer(number)
         }
-        return PageCursor.encode([.string(sort.rawValue), .bool(descending), encodedValue, .string(id)])
+        return PageCursor.encode([.string(sort.rawValue), .bool(descending), encodedValue, .string(idText)])
+    }
+
+    init(value: Value, id: BookID, idText: String) {
+        self.value = value
+        self.id = id
+        self.idText = idText
     }
 
     init(cursor: String, sort: BookSortKey, descending: Bool) throws(BookError) {
+        let invalid = BookError(.invalidField, field: "cursor", "is not a cursor of this listing")
         guard let parts = PageCursor.decode(cursor), parts.count == 4, parts[0] == .string(sort.rawValue), parts[1] == .bool(descending),
-            case .string(let id) = parts[3]
-        else { throw BookError(.invalidField, field: "cursor", "is not a cursor of this listing") }
-        switch parts[2] {
-        case .string(let text): self.init(value: .text(TextSortKey(bytes: Array(text.utf8))), id: id)
-        case .integer(let number): self.init(value: .number(number), id: id)
-        default: throw BookError(.invalidField, field: "cursor", "is not a cursor of this listing")
+            case .string(let idText) = parts[3], let id = BookID(idText)
+        else { throw invalid }
+        switch (sort, parts[2]) {
+        case (.title, .string(let text)), (.author, .string(let text)):
+            self.init(value: .text(TextSortKey(bytes: Array(text.utf8))), id: id, idText: idText)
+        case (.rating, .integer(let number)), (.created, .integer(let number)):
+            self.init(value: .number(number), id: id, idText: idText)
+        default: throw invalid
         }
     }
 }

@@ -54,8 +54,8 @@ extension Book {
     ///   newer format.
     public init(journalValue bytes: [UInt8]) throws(ValueDecodingError) {
         // Payloads in `journalValue()`'s member order take the fast path replay takes.
-        if let (learner, id, stored) = StoredBook.decoded(journalValue: bytes) {
-            self = stored.book(id: id, learner: learner)
+        if let (learner, _, stored) = StoredBook.decoded(journalValue: bytes) {
+            self = stored.book(learner: learner)
             return
         }
         // Version 1 is the only format so far; a later one migrates older values here.

@@ -3,7 +3,6 @@
 /// read (issue 26).
 public struct PackedBook: Sendable {
     let stored: StoredBook
-    let id: BookID
 
     /// The bytes of its texts: what its JSON takes beyond a fixed size, unless they need escaping.
     public var textByteCount: Int { stored.textByteCount }
@@ -11,6 +10,6 @@ public struct PackedBook: Sendable {
     /// Appends the contract's representation: the same bytes as `Book.writeJSON(to:)` for the
     /// same book.
     public func writeJSON(to output: inout [UInt8]) {
-        stored.withFields(id: id) { $0.writeJSON(to: &output) }
+        stored.withFields { $0.writeJSON(to: &output) }
     }
 }

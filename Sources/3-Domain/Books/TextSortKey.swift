@@ -51,10 +51,33 @@ struct TextSortKey: Comparable, Sendable {
     private static func asciiKey(_ head: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         guard head.allSatisfy({ $0 < 0x80 }) else { return nil }
         return [UInt8](unsafeUninitializedCapacity: head.count) { buffer, initialized in
-            for (index, byte) in head.enumerated() { buffer[index] = byte &- 0x41 < 26 ? byte | 0x20 : byte }
+            for (index, byte) in head.enumerated() { buffer[index] = SortKeyBytes.lowercase(byte) }
             initialized = head.count
         }
     }
 
     static func < (lhs: TextSortKey, rhs: TextSortKey) -> Bool { lhs.bytes.lexicographicallyPrecedes(rhs.bytes) }
+}
+
+/// A sort key's bytes as an index compares them, lent in place by a stored book or a cursor:
+/// either the key itself or, for an ASCII text, the text's bytes to be lowercased one by one
+/// (what `TextSortKey(derivedFrom:)` would build).
+struct SortKeyBytes {
+    let bytes: UnsafeBufferPointer<UInt8>
+    /// Whether each byte is lowercased as it is compared.
+    let lowercases: Bool
+
+    /// `byte` lowercased when it is an ASCII capital letter.
+    static func lowercase(_ byte: UInt8) -> UInt8 { byte &- 0x41 < 26 ? byte | 0x20 : byte }
+
+    /// Below zero, zero or above zero as these bytes come before, equal or after `other`'s in
+    /// `TextSortKey`'s order (bytes compared as unsigned, a prefix first).
+    func compare(to other: SortKeyBytes) -> Int {
+        for index in 0..<min(bytes.count, other.bytes.count) {
+            let mine = lowercases ? Self.lowercase(bytes[index]) : bytes[index]
+            let theirs = other.lowercases ? Self.lowercase(other.bytes[index]) : other.bytes[index]
+            if mine != theirs { return mine < theirs ? -1 : 1 }
+        }
+        return bytes.count == other.bytes.count ? 0 : bytes.count < other.bytes.count ? -1 : 1
+    }
 }

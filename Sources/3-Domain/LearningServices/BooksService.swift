@@ -18,18 +18,21 @@ public final class BooksService: JournaledService {
     private let environment: ServiceEnvironment
     private let budget: ReplyBudget
     private let partition: OwnedPartition?
+    private let limits: LibraryLimits
 
-    /// A service over `state` (replayed from the journal) that commits writes to `log` and cuts
-    /// `list` pages at `budget`; with `partition`, it serves only that partition's learners and
-    /// refuses any other with `bad_request` (`$.learner`) before reading or writing anything.
+    /// A service over `state` (replayed from the journal) that commits writes to `log`, cuts
+    /// `list` pages at `budget` and refuses writes past `limits` with `limit_exceeded`; with
+    /// `partition`, it serves only that partition's learners and refuses any other with
+    /// `bad_request` (`$.learner`) before reading or writing anything.
     public init(
         state: BooksState = BooksState(), log: any ChangeLog, environment: ServiceEnvironment = .live, budget: ReplyBudget = .standard,
-        partition: OwnedPartition? = nil
+        partition: OwnedPartition? = nil, limits: LibraryLimits = .standard
     ) {
         core = ServiceCore(state: state, log: log, now: environment.ledgerClock)
         self.environment = environment
         self.budget = budget
         self.partition = partition
+        self.limits = limits
     }
 
     /// A copy of the state including every applied write, e.g. for a journal compaction's
@@ -93,10 +96,12 @@ public final class BooksService: JournaledService {
         let book = try domain { () throws(BookError) in
             try BookDraft(title: draft.0, author: draft.1, genre: try Book.genre(named: draft.2), rating: draft.3, review: draft.4)
         }
-        core.write(request, learner: learner, plan: { (state) -> WritePlan<BooksState, BookEvent> in
+        core.write(request, learner: learner, plan: { (state) throws(ServiceError) -> WritePlan<BooksState, BookEvent> in
             var json: [UInt8] = []
-            let (created, change) = state.library.creation(
-                of: book, id: environment.makeID(), learner: learner, now: environment.now(), appendingJSONTo: &json)
+            let (created, change) = try domain { () throws(BookError) in
+                try state.library.creation(
+                    of: book, id: environment.makeID(), learner: learner, now: environment.now(), limits: limits, appendingJSONTo: &json)
+            }
             return WritePlan(
                 reply: Book.successReply(bookJSON: json), changes: [change],
                 event: BookEvent(kind: .created, learner: learner, bookID: created.id, book: created),
@@ -136,7 +141,8 @@ public final class BooksService: JournaledService {
         core.write(request, learner: learner, plan: { (state) throws(ServiceError) -> WritePlan<BooksState, BookEvent> in
             var json: [UInt8] = []
             let (updated, change) = try domain { () throws(BookError) in
-                try state.library.update(id, of: learner, with: patch, expectedVersion: expected, now: environment.now(), appendingJSONTo: &json)
+                try state.library.update(
+                    id, of: learner, with: patch, expectedVersion: expected, now: environment.now(), limits: limits, appendingJSONTo: &json)
             }
             return WritePlan(
                 reply: Book.successReply(bookJSON: json), changes: [change],
@@ -188,7 +194,8 @@ public final class BooksService: JournaledService {
             return (learner, query)
         }
         try caller.authorize(actingFor: learner)
-        return try core.read { (state) throws(ServiceError) in
+        // A learner's orders are sorted at their first list after a replay (`BooksState`).
+        return try core.read(preparing: { $0.prepareList(of: learner) }) { (state) throws(ServiceError) in
             let page = try domain { () throws(BookError) in try state.library.page(of: learner, query) }
             var output: [UInt8] = Array(#"{"books":["#.utf8)
             let written = budget.writeItems(page.books, to: &output) { book, output in book.writeJSON(to: &output) }
@@ -211,6 +218,7 @@ private func domain<T>(_ body: () throws(BookError) -> T) throws(ServiceError) -
         case .invalidField: throw ServiceError(.badRequest, message, field: field)
         case .notFound: throw ServiceError(.notFound, error.message, field: field)
         case .versionConflict: throw ServiceError(.conflict, error.message, field: field)
+        case .limitExceeded: throw ServiceError(.limitExceeded, error.message, field: field)
         }
     }
 }

@@ -4,8 +4,9 @@ import Journal
 /// Everything the books service keeps: the libraries and the ledger of idempotent writes.
 /// Replay the journal's changes into a fresh value with `apply`, then hand it to `BooksService`.
 public struct BooksState: LedgeredState {
-    /// Every learner's books.
-    public private(set) var library = BookLibrary()
+    /// Every learner's books; replayed without their orders, each learner's sorted at the
+    /// first list of that learner (`prepareList(of:)`), so that a restart pays for no order.
+    public private(set) var library = BookLibrary.replaying()
     /// Replies of recent idempotent book writes.
     public private(set) var ledger = RequestLedger(service: BooksService.serviceName)
 
@@ -28,6 +29,10 @@ public struct BooksState: LedgeredState {
     mutating func store(_ book: Book, by change: JournalChange) throws(UndecodableValue) {
         try library.store(book, by: change)
     }
+
+    /// Builds the orders of `learner`'s books if the replay deferred them: what a list needs
+    /// first. O(n log n) in that learner's books, once after a restart; nothing after that.
+    public mutating func prepareList(of learner: String) { library.prepareList(of: learner) }
 
     /// Changes that rebuild the books and the ledger.
     public func snapshot() -> [JournalChange] { library.snapshot() + ledger.snapshot() }

@@ -13,6 +13,8 @@ import Progress
 public final class ProgressService: JournaledService {
     /// The Majordomo service name.
     public static let serviceName = "progress"
+    /// The most records one `list` page holds, whatever the byte budget leaves room for.
+    public static let maxListPage = 1_000
     /// `progress`.
     public var name: String { Self.serviceName }
 
@@ -179,7 +181,12 @@ public final class ProgressService: JournaledService {
             else { throw ServiceError(.badRequest, "$.cursor is not a cursor of this listing", field: "$.cursor") }
             return (updatedAt: Int64(updatedAt), course: course)
         }
-        let records = try core.read { (state) throws(ServiceError) in state.records.courses(of: learner, after: after) }
+        // One more than a page holds, to know whether another follows: the page costs a seek and
+        // `maxListPage` records however many courses the learner started (issue 40).
+        let fetched = try core.read { (state) throws(ServiceError) in
+            state.records.courses(of: learner, after: after, limit: Self.maxListPage + 1)
+        }
+        let records = fetched.prefix(Self.maxListPage)
         var output: [UInt8] = Array(#"{"learner":"#.utf8)
         JSONValue.write(learner, to: &output)
         output.append(utf8: #","courses":["#)
@@ -187,7 +194,7 @@ public final class ProgressService: JournaledService {
             let summary = ProgressSummary(record, lessonIDs: catalog.course(record.course)?.lessons.map(\.id) ?? [])
             JSONObjectWriter.append(to: &output) { summary.writeJSON(into: &$0) }
         }
-        let last = written < records.count ? records[written - 1] : nil
+        let last = written < fetched.count ? records[written - 1] : nil
         output.append(utf8: #"],"next_cursor":"#)
         JSONValue(last.map { PageCursor.encode([.integer(Int($0.updatedAt)), .string($0.course)]) }).write(to: &output)
         output.append(UInt8(ascii: "}"))

@@ -53,6 +53,16 @@ final class ServiceCore<State: LedgeredState>: Sendable {
         try guarded.withLock { (guarded) throws(ServiceError) -> T in try body(guarded.state) }
     }
 
+    /// Runs `prepare` and then `body` on the current state under the lock: for a read that needs
+    /// derived state built first (a learner's list orders, deferred at replay), which `prepare`
+    /// builds without changing what the state holds.
+    func read<T>(preparing prepare: (inout State) -> Void, _ body: (borrowing State) throws(ServiceError) -> T) throws(ServiceError) -> T {
+        try guarded.withLock { (guarded) throws(ServiceError) -> T in
+            prepare(&guarded.state)
+            return try body(guarded.state)
+        }
+    }
+
     /// A copy of the state as of the last applied write. Copy-on-write makes this O(1); the next
     /// write pays for one copy of the top-level tables.
     var currentState: State { guarded.withLock { $0.state } }

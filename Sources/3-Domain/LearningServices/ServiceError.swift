@@ -22,12 +22,17 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
         /// The caller's key may not perform the operation: another learner's data for a
         /// `learner` key, a trusted operation for a key without that right. Contract version 2.
         case forbidden
+        /// The write would take the learner's data past a per-learner limit of the server's
+        /// (`max-books-per-learner`, `max-library-bytes`); the message names it. Nothing was
+        /// applied. Contract version 3.
+        case limitExceeded = "limit_exceeded"
 
         /// The contract version that introduced the code; a client speaking an older one gets
         /// `bad_request` instead (see `ServiceError.forContractVersion(_:)`).
         var contractVersion: Int {
             switch self {
             case .forbidden: 2
+            case .limitExceeded: 3
             case .badRequest, .notFound, .conflict, .unknownOp, .tooLarge, .unavailable, .internal: 1
             }
         }

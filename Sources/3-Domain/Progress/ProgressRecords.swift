@@ -46,24 +46,21 @@ public struct ProgressRecords: JournalState, Sendable {
         }
     }
 
-    private var learners: [String: [String: CourseProgress]] = [:]
+    private var learners: [String: LearnerRecords] = [:]
     private var statistics: [String: CourseStatistics] = [:]
 
     /// No records.
     public init() {}
 
     /// `learner`'s record in `course`, if they started it.
-    public func progress(of learner: String, in course: String) -> CourseProgress? { learners[learner]?[course] }
+    public func progress(of learner: String, in course: String) -> CourseProgress? { learners[learner]?.byCourse[course] }
 
-    /// `learner`'s records, most recently updated first (ties by course id), starting after the
-    /// record last updated at `after.updatedAt` in `after.course` when given: the position a
-    /// page ended at, so that paging survives changes between pages.
-    public func courses(of learner: String, after: (updatedAt: Int64, course: String)? = nil) -> [CourseProgress] {
-        let records = (learners[learner] ?? [:]).values.filter { record in
-            guard let after else { return true }
-            return (record.updatedAt, after.course) < (after.updatedAt, record.course)
-        }
-        return records.sorted { ($0.updatedAt, $1.course) > ($1.updatedAt, $0.course) }
+    /// At most `limit` of `learner`'s records, most recently updated first (ties by course id),
+    /// starting after the record last updated at `after.updatedAt` in `after.course` when given:
+    /// the position a page ended at, so that paging survives changes between pages. A seek in
+    /// the learner's kept order and a walk of `limit` records, however many the learner has.
+    public func courses(of learner: String, after: (updatedAt: Int64, course: String)? = nil, limit: Int = .max) -> [CourseProgress] {
+        learners[learner]?.records(after: after.map { LearnerRecords.Place(updatedAt: $0.updatedAt, course: $0.course) }, limit: limit) ?? []
     }
 
     /// The dashboard figures of `course`.
@@ -91,16 +88,14 @@ public struct ProgressRecords: JournalState, Sendable {
     /// applying a put of `record.journalValue()` does, without decoding the payload (the write
     /// path keeps the record it planned).
     public mutating func store(_ record: CourseProgress) {
-        if let old = learners[record.learner]?.updateValue(record, forKey: record.course) {
+        if let old = learners[record.learner, default: LearnerRecords()].store(record) {
             statistics[record.course, default: CourseStatistics()].add(old, sign: -1)
-        } else if learners[record.learner] == nil {
-            learners[record.learner] = [record.course: record]
         }
         statistics[record.course, default: CourseStatistics()].add(record, sign: 1)
     }
 
     private mutating func remove(learner: String, course: String) {
-        guard let old = learners[learner]?.removeValue(forKey: course) else { return }
+        guard let old = learners[learner]?.remove(course: course) else { return }
         statistics[course, default: CourseStatistics()].add(old, sign: -1)
         if learners[learner]?.isEmpty == true { learners[learner] = nil }
     }
@@ -108,7 +103,7 @@ public struct ProgressRecords: JournalState, Sendable {
     /// One put per record.
     public func snapshot() -> [JournalChange] {
         learners.values.flatMap { courses in
-            courses.values.map { .put(Self.collection, key: Self.key($0.learner, $0.course), value: $0.journalValue()) }
+            courses.byCourse.values.map { JournalChange.put(Self.collection, key: Self.key($0.learner, $0.course), value: $0.journalValue()) }
         }
     }
 

@@ -1,3 +1,4 @@
+import Books
 import Journal
 import Partitions
 
@@ -13,6 +14,8 @@ public struct HostingSettings: Sendable {
     public var durability: DurabilityPolicy
     /// Bytes of items one page of a list reply may hold.
     public var maxReplyBytes: Int
+    /// How much one learner's library may hold.
+    public var libraryLimits: LibraryLimits
     /// The partition scheme of the cluster; `nil` when unpartitioned.
     public var partitionScheme: PartitionScheme?
     /// Whether a partitioned worker may start holding no partition of a service it serves.
@@ -24,6 +27,7 @@ public struct HostingSettings: Sendable {
         catalogPaths = settings.catalogPaths
         durability = settings.durability
         maxReplyBytes = settings.maxReplyBytes
+        libraryLimits = LibraryLimits(books: settings.maxBooksPerLearner, contentBytes: settings.maxLibraryBytes)
         partitionScheme = settings.partitionScheme
         join = settings.join
     }

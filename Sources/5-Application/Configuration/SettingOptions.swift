@@ -50,6 +50,8 @@ extension SettingKey {
         case .metricsTokenFile: ("FILE", "a file (0600) whose first line is the metrics token")
         case .snapshotPageBytes: ("BYTES", "the most bytes of one event snapshot page")
         case .maxReplyBytes: ("BYTES", "the most bytes of items one list or search page holds")
+        case .maxBooksPerLearner: ("N", "the most books one learner's library holds (limit_exceeded past it)")
+        case .maxLibraryBytes: ("BYTES", "the most bytes of titles, authors and reviews one learner's library holds")
         case .maxBatch: ("MS", "the longest the broker handles other messages before sending replies owed")
         case .unknownServiceTimeout: ("MS", "how long a request waits for a service or partition with no worker")
         case .backupIdleLimit: ("MS", "how long a backup goes without a request from its client before its files are removed")

@@ -3,6 +3,7 @@ import EventWire
 import Glibc
 #endif
 import Access
+import Books
 import Coordination
 import Events
 import Journal
@@ -112,6 +113,13 @@ public struct Settings: Sendable {
     /// Bytes of items one page of a list reply (`books list`, `progress list`, catalog
     /// `list_courses` and `search`) may hold before it stops and returns `next_cursor`.
     public var maxReplyBytes = ReplyBudget.standard.maxBytes
+    // Per-learner limits (issue 40).
+    /// The most books one learner's library holds (`serve`, `worker`); a create past it is
+    /// `limit_exceeded`.
+    public var maxBooksPerLearner = LibraryLimits.standard.books
+    /// The most UTF-8 bytes of titles, authors and reviews one learner's library holds
+    /// (`serve`, `worker`); a create, or an update that grows a book, past it is `limit_exceeded`.
+    public var maxLibraryBytes = LibraryLimits.standard.contentBytes
 
     // The browser dashboard (issue 18).
     /// The TCP port serving the dashboard's page and event stream (`serve`, `broker`); 0 serves none.
@@ -276,6 +284,10 @@ public struct Settings: Sendable {
             snapshotPageBytes = try integer(SnapshotProtocol.pageBytesRange, "bytes")
         case .maxReplyBytes:
             maxReplyBytes = try integer(ReplyBudget.allowedBytes, "bytes")
+        case .maxBooksPerLearner:
+            maxBooksPerLearner = try integer(LibraryLimits.allowedBooks, "books")
+        case .maxLibraryBytes:
+            maxLibraryBytes = try integer(LibraryLimits.allowedContentBytes, "bytes")
         case .maxBatch:
             maxBatch = .milliseconds(try integer(1...1000, "milliseconds"))
         case .unknownServiceTimeout:
@@ -382,6 +394,8 @@ public struct Settings: Sendable {
         case .metricsTimeout: [String(metricsTimeout.milliseconds)]
         case .snapshotPageBytes: [String(snapshotPageBytes)]
         case .maxReplyBytes: [String(maxReplyBytes)]
+        case .maxBooksPerLearner: [String(maxBooksPerLearner)]
+        case .maxLibraryBytes: [String(maxLibraryBytes)]
         case .maxBatch: [String(maxBatch.milliseconds)]
         case .unknownServiceTimeout: [String(unknownServiceTimeout.milliseconds)]
         case .backupIdleLimit: [String(backupIdleLimit.milliseconds)]
@@ -602,6 +616,10 @@ public enum SettingKey: String, CaseIterable, Sendable {
     case snapshotPageBytes = "snapshot-page-bytes"
     /// `Settings.maxReplyBytes`.
     case maxReplyBytes = "max-reply-bytes"
+    /// `Settings.maxBooksPerLearner`.
+    case maxBooksPerLearner = "max-books-per-learner"
+    /// `Settings.maxLibraryBytes`.
+    case maxLibraryBytes = "max-library-bytes"
     /// `Settings.maxBatch`.
     case maxBatch = "max-batch-ms"
     /// `Settings.unknownServiceTimeout`.

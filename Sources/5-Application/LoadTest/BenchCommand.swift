@@ -52,6 +52,15 @@ public enum BenchCommand {
                        default: String(defaults.learnerCount)),
                 Option("books", .integer(placeholder: "N", range: 0...10_000_000), help: "books created before the run for reads and updates",
                        default: String(defaults.bookCount)),
+                Option("list-sort", .text(placeholder: "KEY"), help: "book-list: \(BookListing.sorts.joined(separator: ", "))",
+                       default: defaults.listing.sort),
+                Option("list-limit", .integer(placeholder: "N", range: 1...100), help: "book-list: books a page",
+                       default: String(defaults.listing.limit)),
+                Option("list-page", .integer(placeholder: "P", range: 1...1_000_000), help: """
+                    book-list: list page P every time (1 the first; the cursor to it is followed
+                    once in setup), instead of every page in turn, following next_cursor and
+                    starting over after the last; connection i lists learner i mod --learners
+                    """),
                 Option("verify", .none, help: "check every reply's content, not only that it is ok"),
                 Option("timeout", .duration(placeholder: "T"), help: "a request unanswered this long counts as timed_out",
                        default: OptionValue.text(of: defaults.timeout)),
@@ -99,6 +108,12 @@ public enum BenchCommand {
             if let learners = parsed.integer("learners") { configuration.learnerCount = learners }
             if let books = parsed.integer("books") { configuration.bookCount = books }
             if let timeout = parsed.duration("timeout") { configuration.timeout = timeout }
+            for option in ["list-sort", "list-limit", "list-page"] where parsed.contains(option) && !configuration.mix.includes(any: [.bookList]) {
+                throw LoadTestError(code: .invalidOption, option: "--\(option)", detail: "applies only to the book-list scenario, which --scenario does not name")
+            }
+            if let sort = parsed.text("list-sort") { configuration.listing.sort = sort }
+            if let limit = parsed.integer("list-limit") { configuration.listing.limit = limit }
+            configuration.listing.page = parsed.integer("list-page")
             configuration.verify = parsed.contains("verify")
             configuration.serverProcesses = parsed.values("server-pid").compactMap { Int32($0) }
             let inFlight = parsed.integer("in-flight")
@@ -140,7 +155,8 @@ public enum BenchCommand {
         do throws(LoadTestError) {
             let workload = try Workload.prepare(endpoint: configuration.endpoints[0], mix: configuration.mix, seed: configuration.seed,
                                                 learnerCount: configuration.learnerCount, bookCount: configuration.bookCount,
-                                                timeout: configuration.timeout, security: configuration.security, context: context)
+                                                listing: configuration.listing, timeout: configuration.timeout,
+                                                security: configuration.security, context: context)
             logger.info("prepared", ["courses": "\(workload.courses.count)", "books": "\(workload.books.count)", "learners": "\(workload.learners.count)"])
             runner = try LoadTestRunner(configuration: configuration, workload: workload, context: context)
         } catch {

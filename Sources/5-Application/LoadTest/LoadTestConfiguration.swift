@@ -40,6 +40,8 @@ public struct LoadTestConfiguration: Sendable {
     public var learnerCount: Int
     /// Books created before the run for reads and updates.
     public var bookCount: Int
+    /// What `book-list` requests ask for.
+    public var listing: BookListing
     /// Whether every reply is checked for correctness rather than only for `ok`.
     public var verify: Bool
     /// How long a request may go unanswered before it counts as `timed_out`.
@@ -56,7 +58,7 @@ public struct LoadTestConfiguration: Sendable {
         endpoints: [String] = ["tcp://127.0.0.1:5555"], mix: ScenarioMix = .realistic, connections: Int = 4,
         load: Load = .closed(inFlight: 50), stop: Stop = .after(.seconds(10)), warmUp: Duration = .seconds(2),
         seed: UInt64 = 1, learnerCount: Int = 100, bookCount: Int = 1000, verify: Bool = false,
-        timeout: Duration = .seconds(5), serverProcesses: [Int32] = []
+        timeout: Duration = .seconds(5), serverProcesses: [Int32] = [], listing: BookListing = BookListing()
     ) {
         self.endpoints = endpoints
         self.mix = mix
@@ -70,6 +72,7 @@ public struct LoadTestConfiguration: Sendable {
         self.verify = verify
         self.timeout = timeout
         self.serverProcesses = serverProcesses
+        self.listing = listing
     }
 
     /// Refuses values that cannot make a meaningful run.
@@ -99,6 +102,7 @@ public struct LoadTestConfiguration: Sendable {
         guard (1...10_000_000).contains(bookCount) else { throw refuse("--books", "must be from 1 to 10000000") }
         guard timeout >= .milliseconds(10) else { throw refuse("--timeout", "must be at least 10 ms") }
         guard serverProcesses.allSatisfy({ $0 > 0 }) else { throw refuse("--server-pid", "must be a process id, more than 0") }
+        try listing.validate()
     }
 
     /// The share of `total` that connection `index` of `connections` takes.

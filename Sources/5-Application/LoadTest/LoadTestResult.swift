@@ -55,6 +55,7 @@ public struct LoadTestResult: Sendable {
     /// A few lines for a person.
     public func text(label: String) -> String {
         var lines = ["\(label): \(configuration.mix), \(loadDescription), \(configuration.connections) connections, seed \(configuration.seed)\(configuration.verify ? ", verified" : "")"]
+        if configuration.mix.includes(any: [.bookList]) { lines.append("  book-list  \(configuration.listing)") }
         lines.append("  requests   \(statistics.completed) in \(Self.number(measuredDuration.seconds, decimals: 2)) s = \(Self.number(throughput)) req/s")
         let figures = Self.reportedPercentiles.map { "\($0.name) \(Self.milliseconds(latency(atPercentile: $0.percentile)))" }
         lines.append("  latency    " + (figures + ["max \(Self.milliseconds(statistics.latency.maximum))"]).joined(separator: "  ") + " ms")
@@ -94,7 +95,7 @@ public struct LoadTestResult: Sendable {
         var errors = JSONObject()
         for (code, count) in statistics.errors.sorted(by: { $0.key < $1.key }) { errors.append(code, .integer(count)) }
         let curve = PercentileCurve(label: label, histogram: statistics.latency)
-        return [
+        var result: JSONValue = [
             "label": .string(label),
             "endpoint": .string(configuration.endpoints.joined(separator: ",")),
             "failovers": .integer(statistics.failovers),
@@ -114,6 +115,13 @@ public struct LoadTestResult: Sendable {
             "curve": curve.json,
             "server_cpu": serverCPUJSON,
         ]
+        if configuration.mix.includes(any: [.bookList]), case .object(var members) = result {
+            let listing = configuration.listing
+            members.append("listing", ["sort": .string(listing.sort), "limit": .integer(listing.limit),
+                                       "page": listing.page.map { .integer($0) } ?? .null])
+            result = .object(members)
+        }
+        return result
     }
 
     /// `{"us_per_request": …, "processes_us": {"PID": …}, "context_switches_per_request":

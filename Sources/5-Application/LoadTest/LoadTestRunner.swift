@@ -137,7 +137,8 @@ public final class LoadTestRunner: Sendable {
         // broker is applied once; with one, requests are as they always were (never resent).
         let endpoints = configuration.endpoints
         var planner = RequestPlanner(workload: workload, mix: configuration.mix, verify: configuration.verify, connection: index,
-                                     requestIDPrefix: endpoints.count > 1 ? "bench-\(runNonce)-\(index)" : nil)
+                                     requestIDPrefix: endpoints.count > 1 ? "bench-\(runNonce)-\(index)" : nil,
+                                     listing: configuration.listing)
         var clientConfiguration = ClientConfiguration(timeout: configuration.timeout, attempts: 1)
         clientConfiguration.security = configuration.security
         var endpointIndex = index % endpoints.count
@@ -232,7 +233,13 @@ public final class LoadTestRunner: Sendable {
                 break
             }
             guard let completion else {
-                if wait > .zero, wait < .milliseconds(1) { Thread.sleep(forTimeInterval: min(0.00005, wait.seconds)) }
+                if pending.isEmpty, wait > .zero {
+                    // Nothing in flight (an open loop ahead of its schedule): receive returns at
+                    // once, so sleep until the next send rather than spin on it.
+                    Thread.sleep(forTimeInterval: wait.seconds)
+                } else if wait > .zero, wait < .milliseconds(1) {
+                    Thread.sleep(forTimeInterval: min(0.00005, wait.seconds))
+                }
                 publish()
                 continue
             }

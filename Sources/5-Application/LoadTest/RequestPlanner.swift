@@ -11,6 +11,8 @@ struct PlannedRequest {
         case deleted(id: String)
         case progress(course: String, lessonCount: Int)
         case quiz(course: String, total: Int)
+        /// A `books list` page of at most `limit` books.
+        case page(limit: Int)
     }
 
     let scenario: Scenario
@@ -38,18 +40,28 @@ struct RequestPlanner {
     /// `request_id` `PREFIX-N`, so that a resend the first broker's worker already applied
     /// returns the first reply and changes nothing.
     let requestIDPrefix: String?
+    /// What `book-list` asks for.
+    let listing: BookListing
     private var writesPlanned = 0
     private var generator: SeededGenerator
     /// Books this connection created and may delete, by learner, oldest first.
     private var deletable: [(learner: String, id: String)] = []
     private let coursesWithLessons: [Workload.Course]
     private let coursesWithQuiz: [Workload.Course]
+    /// The learner whose library `book-list` lists: the connection's number modulo the learners.
+    private let listedLearner: String
+    /// Following every page in turn: the `next_cursor` of the last page received, nil for the
+    /// first page (at the start, after the last page, after an error).
+    private(set) var listCursor: String?
 
-    init(workload: Workload, mix: ScenarioMix, verify: Bool, connection: Int, requestIDPrefix: String? = nil) {
+    init(workload: Workload, mix: ScenarioMix, verify: Bool, connection: Int, requestIDPrefix: String? = nil,
+         listing: BookListing = BookListing()) {
         self.workload = workload
         self.mix = mix
         self.verify = verify
         self.requestIDPrefix = requestIDPrefix
+        self.listing = listing
+        listedLearner = workload.learners.isEmpty ? "" : workload.learners[connection % workload.learners.count]
         generator = SeededGenerator(seed: workload.seed &+ 0x5EED &* UInt64(connection + 1))
         coursesWithLessons = workload.courses.filter { !$0.lessonIDs.isEmpty }
         coursesWithQuiz = workload.courses.filter { $0.questionCount > 0 }
@@ -102,6 +114,18 @@ struct RequestPlanner {
                                                     "rating": .integer(book.rating), "review": .string(book.review)]),
                                   expectation: .created(learner: learner, title: book.title, author: book.author, genre: book.genre,
                                                         rating: book.rating, review: book.review))
+        case .bookList:
+            // One page again and again (its cursor found in setup; none for the first), or every
+            // page in turn. With several requests in flight on a connection, those sent before a
+            // page's reply arrives ask for the same page again.
+            let cursor: String?
+            switch listing.page {
+            case nil: cursor = listCursor
+            case 1?: cursor = nil
+            case _?: cursor = workload.pageCursors[listedLearner]
+            }
+            return PlannedRequest(scenario: scenario, body: Self.frame(listing.request(learner: listedLearner, cursor: cursor)),
+                                  expectation: .page(limit: listing.limit))
         case .progressWatch:
             let course = coursesWithLessons.randomElement(using: &generator)!
             let learner = workload.learners.randomElement(using: &generator)!
@@ -121,16 +145,22 @@ struct RequestPlanner {
         }
     }
 
-    /// Judges a reply; remembers created books so that deletes have something to delete.
+    /// Judges a reply; remembers created books so that deletes have something to delete, and
+    /// the next page's cursor when `book-list` follows them.
     mutating func judge(_ body: [[UInt8]], for request: PlannedRequest) -> ReplyOutcome {
-        let needsBody = verify || (request.scenario == .bookCreate && mix.includes(any: [.bookDelete]))
+        let following = request.scenario == .bookList && listing.page == nil
+        let needsBody = verify || following || (request.scenario == .bookCreate && mix.includes(any: [.bookDelete]))
         if !needsBody && WireReply.isSuccess(body) { return .success }
         let result: JSONValue
         switch WireReply(body: body) {
-        case .failure(let code): return .error(code: code)
+        case .failure(let code):
+            // A refused cursor would be refused again: start over at the first page.
+            if following { listCursor = nil }
+            return .error(code: code)
         case .malformed(let detail): return .wrong(detail)
         case .success(let value): result = value
         }
+        if following { listCursor = BookListing.nextCursor(of: result) }
         let outcome = verify ? Self.check(result, against: request.expectation) : .success
         if outcome == .success, case .created(let learner, _, _, _, _, _) = request.expectation,
            case .string(let id)? = result["book"]?["id"] {
@@ -169,8 +199,25 @@ struct RequestPlanner {
                 ?? expect("progress.lesson_count", progress?["lesson_count"], .integer(lessonCount))
         case .quiz(let course, let total):
             mismatch = expect("total", result["total"], .integer(total)) ?? expect("progress.course", result["progress"]?["course"], .string(course))
+        case .page(let limit):
+            mismatch = checkPage(result, limit: limit)
         }
         return mismatch ?? .success
+    }
+
+    /// A page holds at most `limit` books, each with an id, and `next_cursor` is a string or
+    /// null; a page with a next one is not empty (paging makes progress).
+    private static func checkPage(_ result: JSONValue, limit: Int) -> ReplyOutcome? {
+        guard case .array(let books)? = result["books"] else { return .wrong("books is missing or not an array") }
+        guard books.count <= limit else { return .wrong("\(books.count) books on a page of at most \(limit)") }
+        for book in books {
+            guard case .string? = book["id"] else { return .wrong("a listed book has no string id") }
+        }
+        switch result["next_cursor"] {
+        case .string?: return books.isEmpty ? .wrong("an empty page has a next_cursor") : nil
+        case .null?: return nil
+        default: return .wrong("next_cursor is neither a string nor null")
+        }
     }
 
     static func frame(_ request: JSONValue) -> [[UInt8]] { [request.serialized()] }

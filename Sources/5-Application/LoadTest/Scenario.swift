@@ -10,6 +10,9 @@ public enum Scenario: String, CaseIterable, Sendable {
     case bookUpdate = "book-update"
     /// `books.delete` of a book this run created (a create when none is left to delete).
     case bookDelete = "book-delete"
+    /// `books.list` of a learner's library as ``BookListing`` says: connection `i` lists the
+    /// run's learner `i` modulo their count, following `next_cursor` or one page again.
+    case bookList = "book-list"
     /// `progress.mark_watched` of a lesson of a course that has lessons.
     case progressWatch = "progress-watch"
     /// `progress.submit_quiz` with random answers to a course's quiz.
@@ -19,7 +22,7 @@ public enum Scenario: String, CaseIterable, Sendable {
     public var service: String {
         switch self {
         case .catalogRead: "catalog"
-        case .bookRead, .bookCreate, .bookUpdate, .bookDelete: "books"
+        case .bookRead, .bookCreate, .bookUpdate, .bookDelete, .bookList: "books"
         case .progressWatch, .quizSubmit: "progress"
         }
     }

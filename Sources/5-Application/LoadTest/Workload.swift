@@ -36,6 +36,9 @@ public struct Workload: Sendable {
     public let learners: [String]
     /// The seed everything was generated from.
     public let seed: UInt64
+    /// For `book-list` with a ``BookListing/page`` past the first: the cursor to that page of
+    /// each learner's library, found in setup.
+    public let pageCursors: [String: String]
 
     /// Learner names for `seed`; distinct seeds never share learners, so runs do not collide.
     public static func learners(count: Int, seed: UInt64) -> [String] {
@@ -43,11 +46,12 @@ public struct Workload: Sendable {
     }
 
     /// A workload from parts already known; used when nothing needs to be discovered.
-    public init(courses: [Course], books: [Book], learners: [String], seed: UInt64) {
+    public init(courses: [Course], books: [Book], learners: [String], seed: UInt64, pageCursors: [String: String] = [:]) {
         self.courses = courses
         self.books = books
         self.learners = learners
         self.seed = seed
+        self.pageCursors = pageCursors
     }
 
     static let genres = ["Fantasy", "Horror", "Kids", "Mystery", "Poetry", "Romance", "Thriller"]

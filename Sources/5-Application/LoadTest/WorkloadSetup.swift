@@ -5,12 +5,15 @@ import ZeroMQ
 
 extension Workload {
     /// Prepares the server for a run of `mix`: discovers the catalog when the mix reads it or
-    /// writes progress, and creates `bookCount` books spread over `learnerCount` learners
-    /// when the mix reads or updates books. Everything goes through the wire protocol.
-    /// - Throws: ``LoadTestError/Code/setupFailed`` naming the request that failed.
+    /// writes progress, creates `bookCount` books spread over `learnerCount` learners
+    /// when the mix reads or updates books, and, when it lists a page past the first
+    /// (`listing.page`), follows each learner's cursors to it. Everything goes through the wire
+    /// protocol.
+    /// - Throws: ``LoadTestError/Code/setupFailed`` naming the request that failed, or the
+    ///   learner whose library ends before `listing.page`.
     public static func prepare(
         endpoint: String, mix: ScenarioMix, seed: UInt64, learnerCount: Int, bookCount: Int,
-        timeout: Duration, security: SocketSecurity = .plaintext, context: Context
+        listing: BookListing = BookListing(), timeout: Duration, security: SocketSecurity = .plaintext, context: Context
     ) throws(LoadTestError) -> Workload {
         var configuration = ClientConfiguration(timeout: timeout, attempts: 1)
         configuration.security = security
@@ -45,7 +48,29 @@ extension Workload {
                 books.append(Book(learner: book.learner, id: id, title: book.title, author: book.author, genre: book.genre))
             }
         }
-        return Workload(courses: courses, books: books, learners: learners, seed: seed)
+        var pageCursors: [String: String] = [:]
+        if mix.includes(any: [.bookList]), let page = listing.page, page > 1 {
+            logger.info("following cursors to the page that book-list lists", ["page": "\(page)", "learners": "\(learners.count)"])
+            for learner in learners {
+                pageCursors[learner] = try cursor(client, toPage: page, of: learner, listing)
+            }
+        }
+        return Workload(courses: courses, books: books, learners: learners, seed: seed, pageCursors: pageCursors)
+    }
+
+    /// The cursor that `listing`'s page `page` of `learner`'s library starts after.
+    private static func cursor(_ client: AsyncClient, toPage page: Int, of learner: String, _ listing: BookListing) throws(LoadTestError) -> String {
+        var cursor: String?
+        for listed in 1..<page {
+            let result = try call(client, "books", [RequestPlanner.frame(listing.request(learner: learner, cursor: cursor))])[0]
+            guard let next = BookListing.nextCursor(of: result) else {
+                throw LoadTestError(code: .setupFailed, detail: "\(learner)'s library ends at page \(listed) (\(listing.limit) a page, by \(listing.sort)): there is no page \(page) to list")
+            }
+            cursor = next
+        }
+        // The first page has no cursor; prepare asks only for pages past it.
+        guard let cursor else { throw LoadTestError(code: .invalidOption, option: "--list-page", detail: "page \(page) has no cursor") }
+        return cursor
     }
 
     private static func discoverCourses(_ client: AsyncClient) throws(LoadTestError) -> [Course] {

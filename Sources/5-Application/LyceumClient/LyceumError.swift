@@ -24,6 +24,10 @@ public struct LyceumError: Error, Equatable, Sendable, CustomStringConvertible {
         case forbidden
         /// The caller could not be authenticated.
         case unauthenticated
+        /// The write would take the learner's data past a per-learner limit of the server's;
+        /// the message names it. Nothing was applied; retrying does not help until the learner
+        /// deletes something.
+        case limitExceeded
         /// The broker's queue for the service was full on every attempt.
         case queueFull
         /// The broker held as many requests as it may on every attempt.
@@ -55,6 +59,7 @@ public struct LyceumError: Error, Equatable, Sendable, CustomStringConvertible {
             case "internal": .internal
             case "forbidden": .forbidden
             case "unauthenticated": .unauthenticated
+            case "limit_exceeded": .limitExceeded
             default: .other(wireName)
             }
         }
@@ -71,6 +76,7 @@ public struct LyceumError: Error, Equatable, Sendable, CustomStringConvertible {
             case .internal: "internal"
             case .forbidden: "forbidden"
             case .unauthenticated: "unauthenticated"
+            case .limitExceeded: "limit_exceeded"
             case .queueFull: "queue_full"
             case .overloaded: "overloaded"
             case .serviceUnknown: "service_unknown"

@@ -30,7 +30,9 @@ public enum LyceumCommands {
     /// Settings of a process that serves the browser dashboard.
     static let dashboardKeys: Set<SettingKey> = [.dashboardPort, .dashboardAddress, .dashboardToken]
     /// Settings of a process that runs workers.
-    static let workerKeys: Set<SettingKey> = [.data, .catalog, .sessions, .durability, .maxReplyBytes, .snapshotPageBytes, .backupIdleLimit]
+    static let workerKeys: Set<SettingKey> = [
+        .data, .catalog, .sessions, .durability, .maxReplyBytes, .maxBooksPerLearner, .maxLibraryBytes, .snapshotPageBytes, .backupIdleLimit,
+    ]
     /// The settings of replicated partitions (`worker`: protocol/replication.md).
     static let replicationKeys: Set<SettingKey> = [.replicas, .etcdEndpoint, .replicationEndpoint, .leaseTTL, .leaseKeepAlive, .leaseRetry]
     /// Security settings of a process that binds for others (`serve`, `broker`).

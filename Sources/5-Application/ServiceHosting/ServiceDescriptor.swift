@@ -1,3 +1,4 @@
+import Books
 import Catalog
 import EventWire
 import Events
@@ -16,6 +17,8 @@ public struct ServiceResources: Sendable {
     /// The catalog's search queue, run by its own thread (`ServiceHost.components`), so that
     /// ranking a big catalog never holds the thread that serves requests.
     public let catalogSearches: BoundedWorkQueue
+    /// How much one learner's library may hold (`max-books-per-learner`, `max-library-bytes`).
+    public let libraryLimits: LibraryLimits
     /// The partition the service instance holds, in a partitioned worker; `nil` when it serves
     /// every learner.
     public var partition: OwnedPartition?

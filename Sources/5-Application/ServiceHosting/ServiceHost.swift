@@ -62,7 +62,9 @@ public final class ServiceHost: Sendable {
         let store = CatalogStore(try Catalog.load(paths: paths))
         logger.info("catalog loaded", ["files": paths.joined(separator: ","), "courses": String(store.catalog.courses.count)])
         let searches = CatalogService.makeSearchQueue()
-        let resources = ServiceResources(catalog: store, budget: ReplyBudget(maxBytes: settings.maxReplyBytes), catalogSearches: searches)
+        let resources = ServiceResources(
+            catalog: store, budget: ReplyBudget(maxBytes: settings.maxReplyBytes), catalogSearches: searches,
+            libraryLimits: settings.libraryLimits)
         var services: [HostedService] = []
         do {
             for descriptor in descriptors {

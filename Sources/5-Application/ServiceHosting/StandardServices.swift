@@ -29,6 +29,7 @@ extension ServiceDescriptor {
     /// Learners' book libraries, journaled in `DATA/books`.
     static let books = ServiceDescriptor.journaled(
         BooksService.serviceName, state: { BooksState() },
-        make: { state, log, resources in BooksService(state: state, log: log, budget: resources.budget, partition: resources.partition) },
+        make: { state, log, resources in BooksService(
+                state: state, log: log, budget: resources.budget, partition: resources.partition, limits: resources.libraryLimits) },
         events: ServiceEvents(stream: .books))
 }

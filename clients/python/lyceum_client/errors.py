@@ -79,6 +79,13 @@ class Unauthenticated(LyceumError):
     code = "unauthenticated"
 
 
+class LimitExceeded(LyceumError):
+    """``limit_exceeded``: the write would take the learner's data past a per-learner limit of the
+    server's (``max-books-per-learner``, ``max-library-bytes``; the message names it). Nothing was
+    applied; retrying does not help until the learner deletes something."""
+    code = "limit_exceeded"
+
+
 class BrokerRejection(LyceumError):
     """The broker refused to route the request (its ``\\x00MDP-ERROR`` reply); nothing was applied.
     Retried, after a back-off, until the attempts run out: on the same connection when the
@@ -127,7 +134,7 @@ class ProtocolError(LyceumError):
 _BY_CODE: dict[str, type[LyceumError]] = {
     cls.code: cls
     for cls in (BadRequest, NotFound, Conflict, UnknownOp, TooLarge, Unavailable, Internal,
-                Forbidden, Unauthenticated, QueueFull, Overloaded, ServiceUnknown)
+                Forbidden, Unauthenticated, LimitExceeded, QueueFull, Overloaded, ServiceUnknown)
 }
 
 # Older brokers' spelling of a rejection (protocol/majordomo.md, "Version note").

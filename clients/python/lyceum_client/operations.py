@@ -18,9 +18,9 @@ from .types import (Book, BookPage, BookSort, Category, Course, CoursePage, Cour
 
 T = TypeVar("T")
 P = ParamSpec("P")
-# Version 2 adds the codes `forbidden` and `unauthenticated`; a request saying 1 gets
-# `bad_request` in their place (protocol/README.md).
-CONTRACT_VERSION = 2
+# Version 2 adds the codes `forbidden` and `unauthenticated`, version 3 `limit_exceeded`; a
+# request saying an older version gets `bad_request` in their place (protocol/README.md).
+CONTRACT_VERSION = 3
 
 
 @dataclass(frozen=True)
