@@ -97,11 +97,11 @@ let package = Package(
         // (DATA/<service>/p<N>/ and its manifest); the pure plans over nodes' holdings.
         .target(name: "Partitions", dependencies: ["JSON"], path: "Sources/3-Domain/Partitions"),
         .testTarget(name: "PartitionsTests", dependencies: ["Partitions", "JSON"]),
-        .target(name: "LearningServices", dependencies: ["JSON", "Journal", "Access", "Catalog", "Books", "Progress", "Partitions", "LyceumLogging", "LyceumSupport"], path: "Sources/3-Domain/LearningServices"),
-        // Test doubles of the services' boundaries (InMemoryChangeLog), for the test targets and
-        // benchmarks only: production code never links them.
-        .target(name: "LearningServicesTestSupport", dependencies: ["LearningServices", "Journal"], path: "Tests/LearningServicesTestSupport"),
-        .testTarget(name: "LearningServicesTests", dependencies: ["LearningServicesTestSupport", "LearningServices", "Access", "JSON", "Journal", "Catalog", "Books", "Progress", "Partitions"]),
+        .target(name: "LearningServices", dependencies: ["JSON", "Journal", "Access", "Catalog", "Books", "Progress", "Partitions", "LyceumLifecycle", "LyceumLogging", "LyceumSupport"], path: "Sources/3-Domain/LearningServices"),
+        // Test doubles of the services' boundaries (InMemoryChangeLog) and a generated big catalog
+        // (BigCatalog), for the test targets and benchmarks only: production code never links them.
+        .target(name: "LearningServicesTestSupport", dependencies: ["LearningServices", "Journal", "Catalog"], path: "Tests/LearningServicesTestSupport"),
+        .testTarget(name: "LearningServicesTests", dependencies: ["LearningServicesTestSupport", "LearningServices", "Access", "JSON", "Journal", "Catalog", "Books", "Progress", "Partitions", "LyceumLifecycle"]),
         // The events as a subscriber sees them, and nothing of the server: topics, the snapshot
         // protocol's frames, received events, snapshots and heartbeats, course titles and figures,
         // and the gap-repairing ProgressSubscriber that `lyceum watch`, the dashboard and
@@ -134,7 +134,7 @@ let package = Package(
         // after durable writes.
         .target(
             name: "ServiceHosting",
-            dependencies: ["LearningServices", "Books", "Catalog", "Partitions", "Journal", "Replication", "Majordomo", "ZeroMQ", "Access", "LyceumLogging", "LyceumSupport", "Events", "EventWire", "Telemetry", "Configuration"],
+            dependencies: ["LearningServices", "Books", "Catalog", "Partitions", "Journal", "Replication", "Majordomo", "ZeroMQ", "Access", "LyceumLifecycle", "LyceumLogging", "LyceumSupport", "Events", "EventWire", "Telemetry", "Configuration"],
             path: "Sources/5-Application/ServiceHosting"
         ),
         // A partitioned cluster's operations: the broker's routing and coordinator, a partitioned

@@ -96,6 +96,10 @@ struct CommandLineEndToEndTests {
         #expect(!FileManager.default.fileExists(atPath: data.path + "/progress"))
         let listed = try LyceumProcess.run(["call", "--broker", endpoint, "books", #"{"op":"list","learner":"cy"}"#])
         #expect(listed.stdout.contains("Beloved"))
+        // Ranked on the worker's catalog-search thread, answered through its pool; that thread
+        // stops with the pool, for the exit status 0 below.
+        let searched = try LyceumProcess.run(["call", "--broker", endpoint, "catalog", #"{"op":"search","query":"algebra"}"#])
+        #expect(searched.status == 0 && searched.stdout.contains(#""title":"Algebra""#), "\(searched.stdout)\(searched.stderr)")
 
         #expect(worker.signal(SIGTERM) == 0)
         #expect(broker.signal(SIGTERM) == 0)

@@ -6,6 +6,7 @@ import LyceumServer
 import LyceumTestSupport
 @testable import ServiceHosting
 import Testing
+import ZeroMQ
 
 struct ServiceHostTests {
     @Test func writesAreReplayedWhenTheHostOpensAgain() throws {
@@ -95,6 +96,30 @@ struct ServiceHostTests {
         #expect { try ServiceHost(serving: ["progress"], settings: settings.hosting) } throws: { error in
             (error as? JournalError)?.code == .locked
         }
+    }
+
+    /// The catalog's search thread is the host's to run (issue 40), beside the services it
+    /// serves: `serve` and `worker` list it before the broker or pool; a host without the catalog
+    /// runs no such thread.
+    @Test func aHostServingTheCatalogHasItsSearchThreadToRun() throws {
+        let data = try TemporaryDirectory()
+        defer { data.remove() }
+        var settings = Settings()
+        settings.dataDirectory = data.path
+        let catalog = try ServiceHost(serving: ["catalog", "books"], settings: settings.hosting)
+        defer { catalog.close() }
+        #expect(catalog.components.map(\.name) == ["catalog-search"])
+        settings.dataDirectory = data.path + "/books-only"
+        let booksOnly = try ServiceHost(serving: ["books"], settings: settings.hosting)
+        defer { booksOnly.close() }
+        #expect(booksOnly.components.isEmpty)
+        settings.dataDirectory = data.path + "/serve"
+        settings.endpoints = [try freeLoopbackEndpoint()]
+        settings.eventsEndpoint = "none"
+        let served = try ServiceHost(serving: ServiceRegistry.standard.names, settings: settings.hosting)
+        defer { served.close() }
+        let names = try ServerProcesses.serveServices(served, settings: settings, context: try Context()).map(\.name)
+        #expect(names.suffix(2) == ["catalog-search", "broker"], "\(names)")
     }
 
     @Test func aBrokenCatalogFileIsRefusedWithItsPath() throws {

@@ -8,6 +8,9 @@ public final class Catalog: Sendable {
     /// Categories with their course counts, by name.
     public let categories: [CategoryCount]
     private let positions: [String: Int]
+    /// The positions of each category's courses, in catalog order: a page of one category is a
+    /// slice of its list, not a filter of every course on each request (issue 40).
+    let categoryPositions: [String: [Int]]
     let searchIndex: [SearchIndexEntry]
     /// Each course's place in (title, id) order, by catalog position: search ties compare two
     /// integers instead of two Unicode strings.
@@ -25,9 +28,12 @@ public final class Catalog: Sendable {
     init(courses: [Course]) {
         self.courses = courses
         positions = Dictionary(courses.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
-        var counts: [String: Int] = [:]
-        for case let category? in courses.map(\.category) { counts[category, default: 0] += 1 }
-        categories = counts.map { CategoryCount(name: $0.key, courseCount: $0.value) }.sorted { $0.name < $1.name }
+        var byCategory: [String: [Int]] = [:]
+        for (position, course) in courses.enumerated() {
+            if let category = course.category { byCategory[category, default: []].append(position) }
+        }
+        categoryPositions = byCategory
+        categories = byCategory.map { CategoryCount(name: $0.key, courseCount: $0.value.count) }.sorted { $0.name < $1.name }
         searchIndex = courses.map(SearchIndexEntry.init)
         var ranks = Array(repeating: 0, count: courses.count)
         for (rank, position) in courses.indices.sorted(by: { (courses[$0].title, courses[$0].id) < (courses[$1].title, courses[$1].id) }).enumerated() {

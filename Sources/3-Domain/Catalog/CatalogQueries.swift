@@ -33,13 +33,19 @@ extension Catalog {
     public static let maxPageSize = 100
 
     /// Courses in catalog order, optionally of one category. The cursor is opaque to clients;
-    /// it records the filter and position, so it is refused under a different filter.
+    /// it records the filter and position, so it is refused under a different filter. Costs
+    /// O(page) whatever the catalog's size: a category's courses are listed when the catalog is
+    /// built, and the cursor is the offset in that list.
     public func page(category: String?, limit: Int, cursor: String?) throws(InvalidCursor) -> CoursePage {
         let start = try cursor.map { (cursor) throws(InvalidCursor) in try Self.offset(cursor, scope: JSONValue(category)) } ?? 0
-        let matching = category.map { category in courses.filter { $0.category == category } } ?? courses
         let size = max(1, min(limit, Self.maxPageSize))
+        guard let category else {
+            let slice = courses.dropFirst(start).prefix(size)
+            return CoursePage(courses: Array(slice), start: start, category: nil, hasMore: start + slice.count < courses.count)
+        }
+        let matching = categoryPositions[category] ?? []
         let slice = matching.dropFirst(start).prefix(size)
-        return CoursePage(courses: Array(slice), start: start, category: category, hasMore: start + slice.count < matching.count)
+        return CoursePage(courses: slice.map { courses[$0] }, start: start, category: category, hasMore: start + slice.count < matching.count)
     }
 
     /// The cursor of the list position `offset` within `scope` (the filter or query it belongs to).

@@ -54,10 +54,13 @@ public enum ServerProcesses {
     /// What `serve` runs for `host`, in the order a `ComponentGroup` takes them: the ZAP handler
     /// (with CURVE), the metrics endpoint (with `settings.metricsPort`; its `/readyz` answers
     /// with `readiness`, its `/healthz` with `watchdog`, which the broker's loop pets), the event publisher
-    /// (when events are published and a service of `host` has events), then a broker answering
-    /// every service of `host` itself. The publisher is listed before the broker, so it stops
-    /// after the broker has sent its last replies, and publishes their events; the ZAP handler
-    /// first, so that no CURVE server socket is ever bound without it.
+    /// (when events are published and a service of `host` has events), the host's own threads
+    /// (`ServiceHost.components`: the catalog's searches), then a broker answering every service
+    /// of `host` itself. The publisher is listed before the broker, so it stops after the broker
+    /// has sent its last replies, and publishes their events; the search thread, asked to stop
+    /// with the broker, answers the searches still waiting `unavailable` at once, which the
+    /// broker sends among its last replies; the ZAP handler first, so that no CURVE server
+    /// socket is ever bound without it.
     public static func serveServices(
         _ host: ServiceHost, settings: Settings, security: ProcessSecurity = .plaintext, revocations: Revocations = Revocations(),
         readiness: Readiness? = nil, watchdog: Watchdog = .forProcess(), context: Context
@@ -87,7 +90,7 @@ public enum ServerProcesses {
                                 lessons: Dictionary(course.lessons.map { ($0.id, $0.title) }, uniquingKeysWith: { first, _ in first }))
                 }
             }
-            + published(publisher) + [("broker", broker)]
+            + published(publisher) + host.components + [("broker", broker)]
     }
 
     /// `lyceum broker`: the broker, bound to `settings.endpoints`, and the event forwarder that
@@ -140,7 +143,9 @@ public enum ServerProcesses {
 
     /// `lyceum worker`: one `WorkerPool` with `settings.sessionsPerService` sessions for each of
     /// `settings.services` (every standard service when none is given) at each broker of `settings.brokers`; a worker serving progress or
-    /// books publishes its events into every forwarder of `settings.forwarderEndpoints`.
+    /// books publishes its events into every forwarder of `settings.forwarderEndpoints`; a worker
+    /// serving the catalog ranks its searches on the host's search thread, listed before the
+    /// pool, which stops with it as `serve`'s broker does.
     public static func worker(_ settings: Settings, security: ProcessSecurity = .plaintext, reloading sources: ConfigurationSources? = nil) -> Int32 {
         let logger = starting("worker", settings)
         let host: ServiceHost
@@ -232,7 +237,7 @@ public enum ServerProcesses {
                 let handOver: [(name: String, component: any Component)] =
                     settings.replicas > 1 ? worker.map { [("replicas", ReplicaHandOver(worker: $0))] } ?? [] : []
                 return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report, readiness: readiness, watchdog: watchdog)
-                    + handOver + published(publisher) + [("workers", pool as any Component)]
+                    + handOver + published(publisher) + host.components + [("workers", pool as any Component)]
             }
         } catch {
             logger.critical("cannot start", ["error": "\(error)"])

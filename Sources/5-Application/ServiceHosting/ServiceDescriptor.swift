@@ -4,6 +4,7 @@ import EventWire
 import Events
 import Journal
 import LearningServices
+import LyceumLifecycle
 import Partitions
 import Replication
 
@@ -13,6 +14,9 @@ public struct ServiceResources: Sendable {
     public let catalog: CatalogStore
     /// Where list replies are cut (`max-reply-bytes`).
     public let budget: ReplyBudget
+    /// The catalog's search queue, run by its own thread (`ServiceHost.components`), so that
+    /// ranking a big catalog never holds the thread that serves requests.
+    public let catalogSearches: BoundedWorkQueue
     /// How much one learner's library may hold (`max-books-per-learner`, `max-library-bytes`).
     public let libraryLimits: LibraryLimits
     /// The partition the service instance holds, in a partitioned worker; `nil` when it serves

@@ -5,6 +5,7 @@ import Events
 import Foundation
 import Journal
 import LearningServices
+import LyceumLifecycle
 import LyceumLogging
 import Partitions
 import Replication
@@ -31,6 +32,12 @@ public final class ServiceHost: Sendable {
     /// The event streams of the registry the services come from, all of them: what a publisher
     /// for these services numbers and announces.
     public let eventStreams: [any PublishedStream]
+    /// What the services need running while they are served: the catalog's search thread
+    /// (`catalog-search`) when the host serves the catalog, none otherwise. List them before the
+    /// broker or worker pool that calls the services, which a `ComponentGroup` then starts after
+    /// them and asks to stop with them: the search thread finishes the search it ranks and answers
+    /// the waiting ones `unavailable`, which the broker or pool sends as its last replies.
+    public let components: [(name: String, component: any Component)]
     private let catalogPaths: [String]
     private let logger = Logger(component: "server")
     /// What opening one more partition's instance needs (`openPartition`).
@@ -54,8 +61,10 @@ public final class ServiceHost: Sendable {
         let paths = try settings.catalogPaths.isEmpty ? [Self.samplePath()] : settings.catalogPaths
         let store = CatalogStore(try Catalog.load(paths: paths))
         logger.info("catalog loaded", ["files": paths.joined(separator: ","), "courses": String(store.catalog.courses.count)])
+        let searches = CatalogService.makeSearchQueue()
         let resources = ServiceResources(
-            catalog: store, budget: ReplyBudget(maxBytes: settings.maxReplyBytes), libraryLimits: settings.libraryLimits)
+            catalog: store, budget: ReplyBudget(maxBytes: settings.maxReplyBytes), catalogSearches: searches,
+            libraryLimits: settings.libraryLimits)
         var services: [HostedService] = []
         do {
             for descriptor in descriptors {
@@ -77,6 +86,7 @@ public final class ServiceHost: Sendable {
         openJournals = Mutex(Dictionary(uniqueKeysWithValues: services.compactMap { hosted in hosted.journal.map { (hosted.name, $0) } }))
         self.catalogPaths = paths
         eventStreams = registry.eventStreams
+        components = names.contains(CatalogService.serviceName) ? [("catalog-search", searches)] : []
         self.registry = registry
         self.resources = resources
         self.journalOptions = options
@@ -200,12 +210,15 @@ public final class ServiceHost: Sendable {
 
     deinit { close() }
 
-    /// Loads the catalog files again and serves the result; when any file is broken, logs why
-    /// and keeps serving the old catalog. Returns whether the new catalog is served.
+    /// Loads the catalog files again and serves the result, once the catalog service has
+    /// rendered it (on the calling thread, SIGHUP's: not on the thread serving requests); when
+    /// any file is broken, logs why and keeps serving the old catalog. Returns whether the new
+    /// catalog is served.
     @discardableResult
     public func reloadCatalog() -> Bool {
+        let catalogServices = services.compactMap { $0.service as? CatalogService }
         do throws(CatalogLoadError) {
-            let fresh = try catalog.reload(from: catalogPaths)
+            let fresh = try catalog.reload(from: catalogPaths) { fresh in for service in catalogServices { service.prepare(fresh) } }
             logger.info("catalog reloaded", ["files": catalogPaths.joined(separator: ","), "courses": String(fresh.courses.count)])
             return true
         } catch {

@@ -10,9 +10,9 @@ extension ServiceRegistry {
 }
 
 extension ServiceDescriptor {
-    /// The read-only course catalog.
+    /// The read-only course catalog, ranking searches on the host's search thread.
     static let catalog = ServiceDescriptor.stateless(CatalogService.serviceName) { resources in
-        CatalogService(store: resources.catalog, budget: resources.budget)
+        CatalogService(store: resources.catalog, budget: resources.budget, searches: resources.catalogSearches)
     }
 
     /// Learners' progress through courses, journaled in `DATA/progress`; its events have
