@@ -70,7 +70,7 @@ let package = Package(
         .testTarget(name: "LyceumLoggingTests", dependencies: ["LyceumLogging"]),
         .testTarget(name: "LyceumLifecycleTests", dependencies: ["LyceumLifecycle"]),
         // JournalTests runs journal-stress as a child process to kill it; the dependency builds it.
-        .testTarget(name: "JournalTests", dependencies: ["Journal", "journal-stress", "LyceumLifecycle", "LyceumTestSupport"]),
+        .testTarget(name: "JournalTests", dependencies: ["Journal", "journal-stress", "LyceumLifecycle", "LyceumSupport", "LyceumTestSupport"]),
         .executableTarget(name: "journal-stress", dependencies: ["Journal"], path: "Tests/JournalStress"),
         // mdp-peer is a dependency so that `swift build --build-tests` builds the processes the
         // fault tests start; the Python peers are run by /usr/bin/python3.
@@ -86,11 +86,11 @@ let package = Package(
         // gateways use it too). Then the learning services' domain (3-Domain): catalog, books,
         // progress, and the request envelope that the Majordomo workers call. No sockets below this line.
         .target(name: "JSON", dependencies: ["LyceumLogging", "LyceumSupport"], path: "Sources/0-Support/JSON"),
-        .testTarget(name: "JSONTests", dependencies: ["JSON", "LyceumTestSupport"]),
+        .testTarget(name: "JSONTests", dependencies: ["JSON", "LyceumSupport"]),
         .target(name: "Catalog", dependencies: ["JSON"], path: "Sources/3-Domain/Catalog", resources: [.copy("SampleCatalog")]),
         .testTarget(name: "CatalogTests", dependencies: ["Catalog", "JSON"]),
         .target(name: "Books", dependencies: ["JSON", "Journal", "LyceumLogging", "LyceumSupport"], path: "Sources/3-Domain/Books"),
-        .testTarget(name: "BooksTests", dependencies: ["Books", "JSON", "Journal", "LyceumTestSupport"]),
+        .testTarget(name: "BooksTests", dependencies: ["Books", "JSON", "Journal", "LyceumSupport"]),
         .target(name: "Progress", dependencies: ["JSON", "Journal", "Catalog", "LyceumLogging", "LyceumSupport"], path: "Sources/3-Domain/Progress"),
         .testTarget(name: "ProgressTests", dependencies: ["Progress", "Catalog", "JSON", "Journal"]),
         // How learners are spread over partitions, and where each partition lives on disk
@@ -100,7 +100,7 @@ let package = Package(
         .target(name: "LearningServices", dependencies: ["JSON", "Journal", "Access", "Catalog", "Books", "Progress", "Partitions", "LyceumLifecycle", "LyceumLogging", "LyceumSupport"], path: "Sources/3-Domain/LearningServices"),
         // Test doubles of the services' boundaries (InMemoryChangeLog) and a generated big catalog
         // (BigCatalog), for the test targets and benchmarks only: production code never links them.
-        .target(name: "LearningServicesTestSupport", dependencies: ["LearningServices", "Journal", "Catalog"], path: "Tests/LearningServicesTestSupport"),
+        .target(name: "LearningServicesTestSupport", dependencies: ["LearningServices", "Journal", "Catalog", "LyceumSupport"], path: "Tests/LearningServicesTestSupport"),
         .testTarget(name: "LearningServicesTests", dependencies: ["LearningServicesTestSupport", "LearningServices", "Access", "JSON", "Journal", "Catalog", "Books", "Progress", "Partitions", "LyceumLifecycle"]),
         // The events as a subscriber sees them, and nothing of the server: topics, the snapshot
         // protocol's frames, received events, snapshots and heartbeats, course titles and figures,

@@ -1,7 +1,7 @@
 import Books
 import Foundation
 import Journal
-import LyceumTestSupport
+import LyceumSupport
 import Testing
 
 /// Issue 40: a learner's books are kept in every order a list offers. Every page, walked by its
@@ -24,7 +24,7 @@ import Testing
     /// A library of `count` books of one learner, drawn from a seeded generator, some of them
     /// then updated and deleted through the library's own planning.
     static func library(count: Int, seed: UInt64) throws -> BookLibrary {
-        var generator = SplitMix64(state: seed)
+        var generator = SeededGenerator(seed: seed)
         var library = BookLibrary()
         for index in 0..<count {
             let book = Book(
@@ -188,7 +188,7 @@ import Testing
         // that is there and none that is not, whatever the order of stores and deletes.
         var library = BookLibrary()
         var held = Set<Int>()
-        var generator = SplitMix64(state: 99)
+        var generator = SeededGenerator(seed: 99)
         for _ in 0..<20_000 {
             let index = Int(generator.next() % 3_000)
             if held.contains(index), generator.next() % 2 == 0 {

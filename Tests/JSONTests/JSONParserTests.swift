@@ -1,5 +1,5 @@
 import JSON
-import LyceumTestSupport
+import LyceumSupport
 import Testing
 
 @Suite struct JSONParserTests {
@@ -91,7 +91,7 @@ import Testing
     }
 
     @Test func randomBytesNeverCrash() throws {
-        var generator = SplitMix64(state: 5)
+        var generator = SeededGenerator(seed: 5)
         let alphabet = Array(#"{}[]:,"\ntrufalse0123456789.eE+-\u"#.utf8) + [0x80, 0xC3, 0xFF, 0x00]
         for round in 0..<20_000 {
             let length = Int(generator.next() % 40)
@@ -106,14 +106,14 @@ import Testing
     }
 
     @Test func randomValuesRoundTrip() throws {
-        var generator = SplitMix64(state: 7)
+        var generator = SeededGenerator(seed: 7)
         for _ in 0..<2_000 {
             let value = randomValue(&generator, depth: 0)
             #expect(try parser.parse(value.serialized()) == value)
         }
     }
 
-    private func randomValue(_ generator: inout SplitMix64, depth: Int) -> JSONValue {
+    private func randomValue(_ generator: inout SeededGenerator, depth: Int) -> JSONValue {
         switch generator.next() % (depth > 3 ? 5 : 7) {
         case 0: return .null
         case 1: return .bool(generator.next() % 2 == 0)

@@ -1,5 +1,5 @@
 import JSON
-import LyceumTestSupport
+import LyceumSupport
 import Testing
 
 /// `validate` must accept and reject exactly what `parse` does, with the same error and offset.
@@ -60,7 +60,7 @@ import Testing
     }
 
     @Test func agreesOnRandomBytes() {
-        var generator = SplitMix64(state: 11)
+        var generator = SeededGenerator(seed: 11)
         let alphabet = Array(#"{}[]:,"\ntrufalse0123456789.eE+-\uaK"#.utf8) + [0x80, 0xA9, 0xC3, 0xFF, 0x00]
         for round in 0..<30_000 {
             let length = Int(generator.next() % 40)

@@ -1,5 +1,5 @@
 import Journal
-import LyceumTestSupport
+import LyceumSupport
 import Testing
 
 @Suite struct CRC32CTests {
@@ -12,7 +12,7 @@ import Testing
     }
 
     @Test func matchesBitwiseDefinitionAtEveryLengthAndSplit() {
-        var generator = SplitMix64(state: 42)
+        var generator = SeededGenerator(seed: 42)
         for length in 0..<80 {
             let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
             #expect(CRC32C.checksum(bytes) == bitwise(bytes), "length \(length)")

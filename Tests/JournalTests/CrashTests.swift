@@ -1,6 +1,7 @@
 import Foundation
 @_spi(Testing) import Journal
 import LyceumTestSupport
+import LyceumSupport
 import Testing
 
 @Suite struct CrashTests {
@@ -13,7 +14,7 @@ import Testing
     func everyAcknowledgedRecordSurvivesKillNine(mode: String, concurrency: String) throws {
         let executable = try stressExecutable()
         try withTemporaryDirectory { directory in
-            var generator = SplitMix64(state: 99)
+            var generator = SeededGenerator(seed: 99)
             var acknowledged: [String: UInt64] = [:]
             var kills = 0
             for round in 0..<55 {

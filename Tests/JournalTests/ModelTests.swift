@@ -1,5 +1,5 @@
 import Journal
-import LyceumTestSupport
+import LyceumSupport
 import Testing
 
 @Suite struct ModelTests {
@@ -8,7 +8,7 @@ import Testing
     @Test(arguments: [1, 2, 3] as [UInt64])
     func randomOperationsMatchADictionary(seed: UInt64) throws {
         try withTemporaryDirectory { directory in
-            var generator = SplitMix64(state: seed)
+            var generator = SeededGenerator(seed: seed)
             var model: [String: [String: [UInt8]]] = [:]
             var service = try GuardedState(directory: directory, options: JournalOptions(durability: .none))
             func randomChange() -> JournalChange {

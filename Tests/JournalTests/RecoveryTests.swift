@@ -1,6 +1,6 @@
 import Foundation
 @testable import Journal
-import LyceumTestSupport
+import LyceumSupport
 import Testing
 
 @Suite struct RecoveryTests {
@@ -39,7 +39,7 @@ import Testing
             let bytes = try readBytes(journalPath(source))
             let boundaries = lineBoundaries(bytes)
             let lastRecord = boundaries[20]
-            var generator = SplitMix64(state: 20_261_130)
+            var generator = SeededGenerator(seed: 20_261_130)
             try withTemporaryDirectory { directory in
                 for trial in 0..<1200 {
                     let position = Int.random(in: 0..<bytes.count, using: &generator)
@@ -68,7 +68,7 @@ import Testing
     }
 
     static let junkTails: [(String, [UInt8])] = {
-        var generator = SplitMix64(state: 7)
+        var generator = SeededGenerator(seed: 7)
         let record = RecordFormat.line(.record(sequence: 11), body: changesBody([.put("books", key: "b11", value: bookValue(11))]))
         return [
             ("zeros", [UInt8](repeating: 0, count: 4096)),

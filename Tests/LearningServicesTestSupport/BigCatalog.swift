@@ -1,3 +1,4 @@
+import LyceumSupport
 import Catalog
 
 /// A generated catalog file in Lyceum's own format, as big as a test needs: the same bytes for
@@ -32,18 +33,12 @@ public enum BigCatalog {
         try Catalog.parse(file(courses: courses, categories: categories), file: "big-catalog.json")
     }
 
-    /// Made-up words of two to four syllables from a fixed sequence (SplitMix64).
+    /// Made-up words of two to four syllables from a fixed sequence (`SeededGenerator`).
     struct Words {
         static let syllables = ["ka", "lo", "mi", "ne", "ra", "to", "su", "vi", "de", "po", "an", "er", "is", "ul", "or", "et"]
-        private var state: UInt64 = 42
+        private var generator = SeededGenerator(seed: 42)
 
-        mutating func below(_ bound: Int) -> Int {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var mixed = state
-            mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-            return Int((mixed ^ (mixed >> 31)) % UInt64(bound))
-        }
+        mutating func below(_ bound: Int) -> Int { Int(generator.next() % UInt64(bound)) }
 
         mutating func phrase(_ count: Int) -> String {
             (0..<count).map { _ in (0..<(2 + below(3))).map { _ in Self.syllables[below(Self.syllables.count)] }.joined() }.joined(separator: " ")

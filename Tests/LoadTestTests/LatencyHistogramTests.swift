@@ -1,3 +1,4 @@
+import LyceumSupport
 import Foundation
 import LoadTest
 import Testing

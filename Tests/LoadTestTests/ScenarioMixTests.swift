@@ -1,3 +1,4 @@
+import LyceumSupport
 import LoadTest
 import Testing
 

@@ -1,3 +1,4 @@
+import LyceumSupport
 import JSON
 
 /// A request ready to send and what its reply must say.

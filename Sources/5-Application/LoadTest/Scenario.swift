@@ -1,3 +1,5 @@
+import LyceumSupport
+
 /// One kind of request a benchmark sends, with the name used on the command line.
 public enum Scenario: String, CaseIterable, Sendable {
     /// `catalog.get_course` of a course the catalog lists.

@@ -1,3 +1,4 @@
+import LyceumSupport
 import JSON
 
 /// What the server holds before the measured run starts: the catalog as discovered through

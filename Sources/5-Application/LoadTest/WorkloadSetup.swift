@@ -1,3 +1,4 @@
+import LyceumSupport
 import JSON
 import LyceumLogging
 import Majordomo

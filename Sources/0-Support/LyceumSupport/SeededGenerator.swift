@@ -1,5 +1,6 @@
-/// A SplitMix64 random number generator: the same seed yields the same learners, books and
-/// request sequence on every machine, so two runs of a benchmark send the same work.
+/// A SplitMix64 random number generator: the same seed yields the same sequence on every
+/// machine, so two runs of a benchmark send the same work and a failing randomized test can be
+/// reproduced from its seed. The one generator of the project's benchmarks and tests.
 public struct SeededGenerator: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
