@@ -7,11 +7,11 @@ import unittest
 from typing import Any
 
 import lyceum_client
-from lyceum_client import (BadRequest, BrokerRejection, Conflict, Forbidden, Internal, LyceumError, NotFound,
+from lyceum_client import (BadRequest, BrokerRejection, Conflict, Forbidden, Internal, LimitExceeded, LyceumError, NotFound,
                            Overloaded, ProtocolError, QueueFull, ServiceUnknown, Timeout, TooLarge, Unauthenticated, Unreachable,
                            Unavailable, UnknownOp)
 
-from .support import ScriptedBroker, ServeTestCase, failure, free_port, ok
+from .support import Serve, ScriptedBroker, ServeTestCase, failure, free_port, ok
 
 
 class ServerErrorTests(ServeTestCase):
@@ -51,6 +51,21 @@ class ServerErrorTests(ServeTestCase):
         self.assertIsInstance(raised.exception, BrokerRejection)
 
 
+class LimitTests(unittest.TestCase):
+    def test_a_full_library_is_limit_exceeded_naming_the_setting(self) -> None:
+        serve = Serve(self, ["--max-books-per-learner", "2"])
+        client = lyceum_client.Client(serve.endpoint, timeout=5, attempts=3)
+        self.addCleanup(client.close)
+        for title in ("Dune", "Emma"):
+            client.books.create("ada", title, "A", "Fantasy", 5)
+        with self.assertRaises(LimitExceeded) as raised:
+            client.books.create("ada", "Ulysses", "James Joyce", "Fantasy", 4)
+        self.assertEqual(raised.exception.code, "limit_exceeded")
+        self.assertIn("max-books-per-learner 2", raised.exception.message)
+        # Not retried: the library stays as it was.
+        self.assertEqual(len(client.books.list("ada")["books"]), 2)
+
+
 class ScriptedErrorTests(unittest.TestCase):
     def client(self, broker: ScriptedBroker, **options: Any) -> lyceum_client.Client:
         client = lyceum_client.Client(broker.endpoint, timeout=options.pop("timeout", 5), backoff=0.01, **options)
@@ -60,7 +75,7 @@ class ScriptedErrorTests(unittest.TestCase):
     def test_every_code_of_the_contract_has_its_class(self) -> None:
         classes = {"bad_request": BadRequest, "not_found": NotFound, "conflict": Conflict, "unknown_op": UnknownOp,
                    "too_large": TooLarge, "internal": Internal, "forbidden": Forbidden,
-                   "unauthenticated": Unauthenticated}
+                   "unauthenticated": Unauthenticated, "limit_exceeded": LimitExceeded}
         codes = list(classes)
         broker = ScriptedBroker(self, lambda number, body: failure(codes[number - 1]))
         client = self.client(broker, attempts=1)
