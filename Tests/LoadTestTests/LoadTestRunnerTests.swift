@@ -65,6 +65,24 @@ import Testing
         #expect(stalled.value(atPercentile: 90) >= 50_000, "p90 \(stalled.value(atPercentile: 90)) µs")
     }
 
+    @Test func aServerProcessThatCannotBeReadIsReportedNotHidden() throws {
+        // A process that is gone (a child reaped before the run) cannot be read at the end of
+        // the warm-up: the result says which and why, and has no server CPU.
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/bin/true")
+        try child.run()
+        child.waitUntilExit()
+        let fake = try FakeLyceum()
+        defer { fake.stop() }
+        var measured = try configuration(fake, load: .closed(inFlight: 4), stop: .requests(100))
+        measured.serverProcesses = [getpid(), child.processIdentifier]
+        let result = try run(fake, measured)
+        #expect(result.serverCPU.isEmpty)
+        let failure = try #require(result.serverCPUFailure)
+        #expect("\(failure)".contains("/proc/\(child.processIdentifier)"), "\(failure)")
+        #expect(result.text(label: "gone").contains("server CPU not measured: "), "\(result.text(label: "gone"))")
+    }
+
     @Test func serverCPUIsReportedPerProcessAndPerRequest() throws {
         // The fake broker runs in this process, so this process is the "server" measured.
         let fake = try FakeLyceum()

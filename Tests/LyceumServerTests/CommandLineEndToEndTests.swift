@@ -105,6 +105,16 @@ struct CommandLineEndToEndTests {
         #expect(broker.signal(SIGTERM) == 0)
     }
 
+    @Test func aServiceDirectoryThatCannotBeListedFailsTheJournalToolsNamingIt() throws {
+        // Was taken for "no partitions", so `journal check` looked at nothing there and passed.
+        let data = try TemporaryDirectory()
+        defer { data.remove() }
+        #expect(FileManager.default.createFile(atPath: data.path + "/books", contents: Data("not a directory".utf8)))
+        let check = try LyceumProcess.run(["journal", "check", "--data", data.path])
+        #expect(check.status == 1, "\(check)")
+        #expect(check.stderr.contains(data.path + "/books") && check.stderr.contains("cannot be listed"), "\(check.stderr)")
+    }
+
     @Test func journalToolsHandleEachServiceJournalOfADataDirectory() throws {
         let data = try TemporaryDirectory()
         defer { data.remove() }

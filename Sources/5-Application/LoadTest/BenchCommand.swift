@@ -192,6 +192,10 @@ public enum BenchCommand {
                 return 1
             }
         }
+        if let failure = result.serverCPUFailure {
+            logger.error("the server's CPU could not be measured", ["error": "\(failure)"])
+            return 1
+        }
         return result.statistics.errorCount == 0 && result.statistics.completed > 0 ? 0 : 1
     }
 

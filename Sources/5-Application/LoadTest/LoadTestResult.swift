@@ -12,6 +12,9 @@ public struct LoadTestResult: Sendable {
     /// The CPU time each of ``LoadTestConfiguration/serverProcesses`` used from the end of the
     /// warm-up to the end of the run; empty when none was named or one could not be read.
     public let serverCPU: [ProcessCPU]
+    /// Why ``serverCPU`` is empty although processes were named: the process and file that
+    /// could not be read at one end of the run.
+    public let serverCPUFailure: LoadTestError?
 
     /// The server processes' CPU time per measured reply, in microseconds; nil when not measured.
     public var serverCPUPerRequest: Double? {
@@ -74,7 +77,7 @@ public struct LoadTestResult: Sendable {
                 lines.append("  switches   \(Self.number(switches.voluntary, decimals: 2)) voluntary, \(Self.number(switches.involuntary, decimals: 2)) involuntary context switches/request")
             }
         } else if !configuration.serverProcesses.isEmpty {
-            lines.append("  server CPU not measured: a server process could not be read at both ends of the run")
+            lines.append("  server CPU not measured: " + (serverCPUFailure.map { "\($0)" } ?? "the run ended before its warm-up"))
         }
         for reason in statistics.wrongReplies { lines.append("  wrong reply: \(reason)") }
         return lines.joined(separator: "\n")

@@ -84,8 +84,12 @@ public final class LoadTestRunner: Sendable {
         let merged = mergedStatistics()
         let measuredFrom = start + configuration.warmUp
         let window = (merged.lastMeasuredReply ?? measuredFrom) - measuredFrom
+        let (measuredCPU, failure): ([ProcessCPU], LoadTestError?) = switch serverCPU.finish() {
+        case .success(let measured): (measured, nil)
+        case .failure(let error): ([], error)
+        }
         return LoadTestResult(configuration: configuration, statistics: merged, measuredDuration: window,
-                              serverCPU: serverCPU.finish())
+                              serverCPU: measuredCPU, serverCPUFailure: failure)
     }
 
     /// Ends the run early, from any thread: no request is sent after this, replies to those
@@ -265,7 +269,7 @@ public final class LoadTestRunner: Sendable {
 /// the reading is not late by a progress interval, and again when the run ends.
 private final class ServerCPUSampler: Sendable {
     private let processes: [Int32]
-    private let atStart = Mutex<[ProcessCPU]?>(nil)
+    private let atStart = Mutex<Result<[ProcessCPU], LoadTestError>?>(nil)
     private let sampled = DispatchSemaphore(value: 0)
 
     init(processes: [Int32], from measuredFrom: ContinuousClock.Instant) {
@@ -276,7 +280,8 @@ private final class ServerCPUSampler: Sendable {
             while clock.now < measuredFrom {
                 Thread.sleep(forTimeInterval: min(0.1, (measuredFrom - clock.now).seconds))
             }
-            atStart.withLock { $0 = try? processes.map { pid throws(LoadTestError) in try ProcessCPU.read(pid: pid) } }
+            let reading = Self.read(processes)
+            atStart.withLock { $0 = reading }
             sampled.signal()
         }
         thread.name = "bench-server-cpu"
@@ -284,13 +289,17 @@ private final class ServerCPUSampler: Sendable {
     }
 
     /// Each process's CPU time from the end of the warm-up until now; empty when no process
-    /// was named, one could not be read both times (it exited), or the run was stopped before
-    /// its warm-up ended (nothing was measured).
-    func finish() -> [ProcessCPU] {
-        guard !processes.isEmpty, sampled.wait(timeout: .now() + 1) == .success else { return [] }
-        guard let before = atStart.withLock({ $0 }),
-              let after = try? processes.map({ pid throws(LoadTestError) in try ProcessCPU.read(pid: pid) }) else { return [] }
-        return zip(after, before).map { $0.used(since: $1) }
+    /// was named or the run was stopped before its warm-up ended (nothing was measured).
+    /// - Returns: the failure naming the process and file when one could not be read at either
+    ///   end (it exited, or its threads could not be listed).
+    func finish() -> Result<[ProcessCPU], LoadTestError> {
+        guard !processes.isEmpty, sampled.wait(timeout: .now() + 1) == .success,
+              let atStart = atStart.withLock({ $0 }) else { return .success([]) }
+        return atStart.flatMap { before in Self.read(processes).map { after in zip(after, before).map { $0.used(since: $1) } } }
+    }
+
+    private static func read(_ processes: [Int32]) -> Result<[ProcessCPU], LoadTestError> {
+        Result { () throws(LoadTestError) in try processes.map { pid throws(LoadTestError) in try ProcessCPU.read(pid: pid) } }
     }
 }
 

@@ -36,7 +36,15 @@ public enum JournalCommand {
         _ name: String, summary: String, perform: @escaping @Sendable (String, ProgressPrinter) throws -> Int32
     ) -> Command {
         Command(name, summary: summary, options: [dataOption]) { parsed in
-            let directories = journalDirectories(in: parsed.text(dataOption.name) ?? "")
+            let directories: [String]
+            do throws(PartitionLayoutError) {
+                directories = try journalDirectories(in: parsed.text(dataOption.name) ?? "")
+            } catch {
+                // A verification tool that took an unreadable listing for "no partitions" would
+                // report a data directory as fine without looking at them.
+                printError("lyceum journal \(name): \(error)")
+                return 1
+            }
             var status: Int32 = 0
             for directory in directories {
                 if directories.count > 1 { print("== \(directory)") }
@@ -62,14 +70,16 @@ public enum JournalCommand {
 /// services' subdirectories that do and, in a partitioned worker's data directory, every
 /// partition's (`DATA/<service>/p<N>`, in partition order, with a journal or not yet), else
 /// `root` (so that the command reports what is missing).
-private func journalDirectories(in root: String) -> [String] {
+/// - Throws: `PartitionLayoutError` naming a service's directory that exists and cannot be listed.
+private func journalDirectories(in root: String) throws(PartitionLayoutError) -> [String] {
     guard !holdsJournal(root) else { return [root] }
     let services = ServiceRegistry.standard.descriptors.filter(\.isJournaled).map { (root as NSString).appendingPathComponent($0.name) }
-    let directories = services.flatMap { service in
-        let partitions = ((try? PartitionLayout.partitionDirectories(in: service)) ?? []).map {
-            (service as NSString).appendingPathComponent(PartitionName.directory($0))
+    var directories: [String] = []
+    for service in services {
+        if holdsJournal(service) { directories.append(service) }
+        for partition in try PartitionLayout.partitionDirectories(in: service) {
+            directories.append((service as NSString).appendingPathComponent(PartitionName.directory(partition)))
         }
-        return (holdsJournal(service) ? [service] : []) + partitions
     }
     return directories.isEmpty ? [root] : directories
 }
