@@ -32,7 +32,7 @@ stop_redis() {
   fi
 }
 trap 'stop_serve; stop_redis; rm -rf "$work"' EXIT
-free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+source Benchmarks/common.sh
 seconds_since() { /usr/bin/python3 -c "import time,sys; print(f'{time.time() - float(sys.argv[1]):.1f}')" "$1"; }
 now() { /usr/bin/python3 -c 'import time; print(time.time())'; }
 

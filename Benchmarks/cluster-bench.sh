@@ -54,8 +54,7 @@ stop_all() { stop_processes "${pids[@]}"; pids=(); }
 trap 'stop_all; rm -rf "$work"' EXIT
 
 log() { echo "cluster-bench: $*" >&2; }
-free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
+source Benchmarks/common.sh
 # Fails the run, with every log so far, when a process it started has exited.
 check_alive() {
   local pid

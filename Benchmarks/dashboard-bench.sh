@@ -17,7 +17,7 @@ if [ -z "${BIN_DIR:-}" ]; then
   BIN_DIR=$(swift build -c release --show-bin-path)
 fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/lyceum-dashboard-bench.XXXXXX")
-free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+source Benchmarks/common.sh
 broker_port=$(free_port) dashboard_port=$(free_port)
 serve_pid="" streams_pid=""
 stop() {

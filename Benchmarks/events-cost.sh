@@ -33,13 +33,9 @@ stop() {
 }
 trap 'stop; rm -rf "$work"' EXIT
 
-free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+source Benchmarks/common.sh
 # CPU seconds the process has used so far, user and system.
 cpu_seconds() { awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15) / hz }' "/proc/$1/stat"; }
-# A member of a `lyceum bench --json` result: json FILE requests_per_second | latency_us/p99 | …
-json() { /usr/bin/python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))
-for k in sys.argv[2].split("/"): v=v[k]
-print(v)' "$1" "$2"; }
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 # run ARM DURABILITY ROUND: one serve, both loads; appends "cpu_us_per_write rps p50_us p99_us" to $work/ARM-DURABILITY.

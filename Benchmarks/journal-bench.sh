@@ -34,7 +34,7 @@ stop_redis() {
 trap 'stop_redis; rm -rf "$work"' EXIT
 
 divide() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f", a / b }'; }
-free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+source Benchmarks/common.sh
 
 # Starts redis-server on a free loopback port with the given extra options; sets $port.
 start_redis() {

@@ -73,8 +73,7 @@ fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/lyceum-replication.XXXXXX")
 log() { echo "replication-bench: $*" >&2; }
 now() { date +%s.%N; }
-loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
-free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+source Benchmarks/common.sh
 source Benchmarks/processes.sh
 
 # --- namespaces of this benchmark (NATS; and Lyceum's loopback processes need none) ---------

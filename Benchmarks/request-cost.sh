@@ -24,7 +24,7 @@ serve_pid=""
 stop() { if [ -n "$serve_pid" ]; then kill -TERM "$serve_pid" 2>/dev/null || true; wait "$serve_pid" 2>/dev/null || true; fi; }
 trap 'stop; rm -rf "$work"' EXIT
 
-free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+source "$(dirname "$0")/common.sh"
 endpoint="tcp://127.0.0.1:$(free_port)"
 valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.out.%p" --dump-instr=no --collect-atstart=yes \
   "$lyceum" serve --endpoint "$endpoint" --events-endpoint none --data "$work/data" --durability "$durability" \

@@ -22,7 +22,7 @@ stop() {
 }
 trap 'stop; rm -rf "$work"' EXIT
 
-free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+source "$(dirname "$0")/common.sh"
 endpoint="tcp://127.0.0.1:$(free_port)"
 "$lyceum" serve --endpoint "$endpoint" --events-endpoint none --data "$work/data" --durability "$durability" \
   --log-level warning >/dev/null 2>"$work/serve.log" &

@@ -120,14 +120,9 @@ trap 'stop_strace; stop_lyceum; stop_redis; stop_extra; rm -rf "$work"' EXIT
 
 log() { echo "suite: $*" >&2; }
 divide() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0 || a !~ /^[0-9.]+$/) print "n/a"; else printf "%.2f", a / b }'; }
-free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+source Benchmarks/common.sh
 rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 now() { date +%s.%N; }
-# A member of a `lyceum bench --json` result: json FILE requests_per_second | latency_us/p99.9 | …
-# (an array's element by its index: writes/0/workers)
-json() { /usr/bin/python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))
-for k in sys.argv[2].split("/"): v=v[int(k)] if isinstance(v, list) else v[k]
-print(v)' "$1" "$2"; }
 ms() { awk -v us="$1" 'BEGIN { printf "%.3f", us / 1000 }'; }
 # utime+stime of PIDs, in clock ticks, from /proc/PID/stat (fields counted after the command name).
 cpu_ticks() { local pid total=0; for pid in "$@"; do total=$((total + $(sed 's/.*) //' "/proc/$pid/stat" | awk '{ print $12 + $13 }'))); done; echo "$total"; }
