@@ -90,6 +90,25 @@ struct LibraryEndToEndTests {
         #expect(Self.errorCode(try server.call("books", Self.create("ada", 45))) == "limit_exceeded")
     }
 
+    @Test func theLimitsHoldAfterABackupIsRestoredAndALoweredLimitKeepsTheBooks() throws {
+        let data = try TemporaryDirectory()
+        defer { data.remove() }
+        let server = try Server(dataDirectory: data.path + "/d", arguments: ["--max-books-per-learner", "3"])
+        for index in 0..<3 { #expect(try server.call("books", Self.create("ada", index)).isOK) }
+        let backup = try LyceumProcess.run(["backup", "--to", data.path + "/backup", "--broker", server.endpoint], timeout: .seconds(120))
+        #expect(backup.status == 0, "\(backup.stderr)")
+        let restored = try LyceumProcess.run(["restore", "--from", data.path + "/backup", "--data", data.path + "/restored"])
+        #expect(restored.status == 0, "\(restored.stderr)")
+        // A restore into a server configured lower: the books stay, only growth is refused.
+        let lower = try Server(dataDirectory: data.path + "/restored", arguments: ["--max-books-per-learner", "2"])
+        let books = try Self.listed(lower, "ada", sort: "created")
+        #expect(books.count == 3)
+        #expect(Self.errorCode(try lower.call("books", Self.create("ada", 3))) == "limit_exceeded")
+        #expect(try lower.call("books", #"{"op":"update","learner":"ada","id":"\#(books[0])","rating":1}"#).isOK)
+        #expect(try lower.call("books", #"{"op":"delete","learner":"ada","id":"\#(books[0])"}"#).isOK)
+        #expect(Self.errorCode(try lower.call("books", Self.create("ada", 4))) == "limit_exceeded", "2 books left, at the limit of 2")
+    }
+
     @Test func aPartitionedWorkerRefusesPastItsLimitAndKeepsItAcrossARestart() throws {
         // The limits are the worker's settings too, held per partition instance, and rebuilt
         // from each partition's journal when the worker starts again.
