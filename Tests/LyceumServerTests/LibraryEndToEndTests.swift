@@ -109,6 +109,27 @@ struct LibraryEndToEndTests {
         #expect(Self.errorCode(try lower.call("books", Self.create("ada", 4))) == "limit_exceeded", "2 books left, at the limit of 2")
     }
 
+    @Test func aReplicatedPartitionsNewLeaderHoldsTheLimitItsOldLeaderReached() throws {
+        // The limit is checked against the library the leader holds, which a follower's replica
+        // has too: after a fail-over the new leader refuses what the old one refused.
+        let cluster = try ReplicaCluster(workerArguments: ["--max-books-per-learner", "4"])
+        for index in 0..<4 { #expect(try cluster.call(Self.create("ada", index)).isOK) }
+        #expect(Self.errorCode(try cluster.call(Self.create("ada", 4))) == "limit_exceeded")
+        let leader = try cluster.leader()
+        #expect(try #require(cluster.workers[leader]).signal(SIGTERM) == 0)
+        cluster.workers[leader] = nil
+        let next = try cluster.leader(excluding: [leader])
+        var refused: String?
+        _ = eventually {
+            // While the set fails over a call may time out or find no leader: asked again.
+            do { refused = Self.errorCode(try cluster.call(Self.create("ada", 5))) } catch { refused = nil }
+            return refused != nil && refused != "unavailable"
+        }
+        #expect(refused == "limit_exceeded", "the new leader \(next) answered \(String(describing: refused))")
+        let listed = try cluster.call(#"{"op":"list","learner":"ada","sort":"title"}"#)
+        #expect((listed.result["books"] as? [Any])?.count == 4, "\(listed)")
+    }
+
     @Test func aPartitionedWorkerRefusesPastItsLimitAndKeepsItAcrossARestart() throws {
         // The limits are the worker's settings too, held per partition instance, and rebuilt
         // from each partition's journal when the worker starts again.

@@ -195,11 +195,14 @@ final class ReplicaCluster {
     var metricsPorts: [String: Int] = [:]
     let broker: LyceumProcess
     var workers: [String: LyceumProcess] = [:]
+    /// Added to every worker's command line.
+    let workerArguments: [String]
 
-    /// Starts etcd, the broker and `nodes`, and waits until they serve every partition (unless
-    /// `nodes` is empty).
-    init(keys: ReplicaKeys? = nil, nodes: [String] = ["w1", "w2", "w3"], partitions: Int = 1) throws {
+    /// Starts etcd, the broker and `nodes` (with `workerArguments` added), and waits until they
+    /// serve every partition (unless `nodes` is empty).
+    init(keys: ReplicaKeys? = nil, nodes: [String] = ["w1", "w2", "w3"], partitions: Int = 1, workerArguments: [String] = []) throws {
         self.partitions = partitions
+        self.workerArguments = workerArguments
         etcd = try EtcdServer()
         data = try TemporaryDirectory()
         endpoint = try freeLoopbackEndpoint()
@@ -233,7 +236,7 @@ final class ReplicaCluster {
             "--data", root, "--service", "books", "--sessions", "2",
             "--replicas", "3", "--etcd-endpoint", etcd.endpoint, "--replication-endpoint", "tcp://127.0.0.1:\(base)",
             "--lease-ttl", "2", "--lease-keep-alive", "500", "--lease-retry", "700", "--metrics-port", String(metrics),
-        ] + (joining ? ["--join"] : []) + curve)
+        ] + (joining ? ["--join"] : []) + curve + workerArguments)
     }
 
     /// The security of a client of the broker: the `admin` key over CURVE (it may call and `manage`).
@@ -290,7 +293,8 @@ final class ReplicaCluster {
         #expect(doubled.isEmpty, "applied twice: \(doubled.prefix(10))")
     }
 
-    private func call(_ json: String) throws -> [String: Any] {
+    /// One `books` request through the broker (three attempts), its reply parsed.
+    func call(_ json: String) throws -> [String: Any] {
         let configuration = ClientConfiguration(timeout: .seconds(10), attempts: 3, security: try clientSecurity)
         let client = Client(endpoint: endpoint, configuration: configuration, context: try Context())
         defer { client.close() }
