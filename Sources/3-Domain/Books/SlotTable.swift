@@ -11,37 +11,37 @@ struct SlotTable: Sendable {
     private(set) var count = 0
 
     /// The slot of the book `id`, reading each candidate's id from `books`.
-    func slot(of id: BookID, in books: [StoredBook?]) -> UInt32? {
+    func slot(of id: BookID, in books: [StoredBook]) -> UInt32? {
         guard !buckets.isEmpty else { return nil }
         var index = home(of: id)
         while true {
             let slot = buckets[index]
             if slot == Self.empty { return nil }
-            if books[Int(slot)]!.id == id { return slot }
+            if books[Int(slot)].id == id { return slot }
             index = (index + 1) & (buckets.count - 1)
         }
     }
 
     /// Adds `slot`, whose book (in `books`) has an id the table does not hold yet.
-    mutating func insert(_ slot: UInt32, in books: [StoredBook?]) {
+    mutating func insert(_ slot: UInt32, in books: [StoredBook]) {
         if (count + 1) * 4 > buckets.count * 3 { grow(books) }
-        place(slot, id: books[Int(slot)]!.id)
+        place(slot, id: books[Int(slot)].id)
         count += 1
     }
 
     /// Removes the book `id` and returns its slot, if the table holds it.
-    mutating func remove(_ id: BookID, in books: [StoredBook?]) -> UInt32? {
+    mutating func remove(_ id: BookID, in books: [StoredBook]) -> UInt32? {
         guard !buckets.isEmpty else { return nil }
         let mask = buckets.count - 1
         var hole = home(of: id)
-        while buckets[hole] != Self.empty, books[Int(buckets[hole])]!.id != id { hole = (hole + 1) & mask }
+        while buckets[hole] != Self.empty, books[Int(buckets[hole])].id != id { hole = (hole + 1) & mask }
         let removed = buckets[hole]
         guard removed != Self.empty else { return nil }
         // Backward shift: an entry after the hole moves into it unless its home lies
         // (cyclically) after the hole and at or before the entry.
         var next = (hole + 1) & mask
         while buckets[next] != Self.empty {
-            let home = home(of: books[Int(buckets[next])]!.id)
+            let home = home(of: books[Int(buckets[next])].id)
             let staysPut = hole <= next ? (home > hole && home <= next) : (home > hole || home <= next)
             if !staysPut {
                 buckets[hole] = buckets[next]
@@ -60,10 +60,10 @@ struct SlotTable: Sendable {
         buckets[index] = slot
     }
 
-    private mutating func grow(_ books: [StoredBook?]) {
+    private mutating func grow(_ books: [StoredBook]) {
         let old = buckets
         buckets = Array(repeating: Self.empty, count: max(8, old.count * 2))
-        for slot in old where slot != Self.empty { place(slot, id: books[Int(slot)]!.id) }
+        for slot in old where slot != Self.empty { place(slot, id: books[Int(slot)].id) }
     }
 
     /// Where probing for `id` starts: its bits mixed (ids a test or an import spells in

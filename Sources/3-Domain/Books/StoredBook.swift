@@ -17,7 +17,7 @@ import JSON
 /// | 32 | 16 | id (`BookID`'s two words): what an ordered index breaks ties with (issue 40) |
 /// | 48 | 4 each | byte counts of the six texts below |
 /// | 72 | 1 | genre (index in `Genre.allCases`) |
-/// | 73 | 1 | which sort keys are the text's ASCII lowercased (bit 0 title, bit 1 author) |
+/// | 73 | 1 | which sort keys are the text's ASCII lowercased (bit 0 title, bit 1 author); bit 7: `vacant` |
 /// | 74 | … | id as spelled (empty when lowercase), title, author, review, title key, author key |
 ///
 /// A sort key is stored only when `TextSortKey.derives(from:)` says it cannot be rebuilt from its text.
@@ -37,6 +37,18 @@ struct StoredBook: Sendable {
             initialized = Self.headerBytes
         }
     }
+
+    /// What a shelf's free slot holds: no book (every accessor of it is meaningless), one
+    /// buffer shared by every free slot.
+    static let vacant: StoredBook = {
+        var book = StoredBook(reservingTextBytes: 0)
+        book.bytes[derivedKeysOffset] = vacantBit
+        return book
+    }()
+
+    /// Whether this is `vacant`.
+    var isVacant: Bool { bytes[Self.derivedKeysOffset] & Self.vacantBit != 0 }
+    private static let vacantBit: UInt8 = 0x80
 
     /// Packs `book`, whose id parses as `id`.
     init(_ book: Book, id: BookID) {
