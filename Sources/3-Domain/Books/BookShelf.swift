@@ -172,32 +172,30 @@ struct BookShelf: Sendable {
         return orders
     }
 
-    // Each comparison reads two books that a large library rarely has in the cache, and Swift
-    // retains a value read through a pointer before passing it on: about 25 us of server CPU a
-    // create into a 10,000-book library (perf: swift_retain 20% of it). Keys of plain values
-    // per slot would avoid both, at about 48 bytes a book (issue 40's closing note).
     private mutating func index(_ slot: UInt32) {
-        guard orders != nil else { return }
-        let table = books
-        table.withUnsafeBufferPointer { table in
-            let book = table.baseAddress!
-            for sort in BookSortKey.allCases {
-                orders![Self.order(sort)].insert(slot) { book[Int($0)].precedes(book[Int($1)], by: sort) }
-            }
-        }
+        updateOrders { order, precedes in order.insert(slot, by: precedes) }
     }
 
     private mutating func unindex(_ slot: UInt32) {
+        updateOrders { order, precedes in
+            let place = order.firstPosition { !precedes($0, slot) }
+            precondition(place != order.endPosition && order[place] == slot, "a book missing from one of its orders")
+            order.remove(at: place)
+        }
+    }
+
+    // Each comparison reads two books that a large library rarely has in the cache, and retains
+    // them: about 25 us of server CPU a create into a 10,000-book library (perf: swift_retain
+    // 20% of it; reading them through the table's pointer instead kept the retains). Keys of
+    // plain values per slot would avoid both, at about 48 bytes a book (issue 40's closing note).
+
+    /// Calls `change` with each order the shelf keeps (none before `buildIndexes()`) and that
+    /// order's comparison of two slots' books.
+    private mutating func updateOrders(_ change: (inout OrderedIndex<UInt32>, _ precedes: (UInt32, UInt32) -> Bool) -> Void) {
         guard orders != nil else { return }
         let table = books
-        table.withUnsafeBufferPointer { table in
-            let book = table.baseAddress!
-            for sort in BookSortKey.allCases {
-                let order = Self.order(sort)
-                let place = orders![order].firstPosition { !book[Int($0)].precedes(book[Int(slot)], by: sort) }
-                precondition(place != orders![order].endPosition && orders![order][place] == slot, "a book missing from its \(sort) index")
-                orders![order].remove(at: place)
-            }
+        for sort in BookSortKey.allCases {
+            change(&orders![Self.order(sort)]) { table[Int($0)].precedes(table[Int($1)], by: sort) }
         }
     }
 
