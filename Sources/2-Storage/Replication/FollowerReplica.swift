@@ -79,9 +79,50 @@ public final class FollowerReplica {
     /// Answers one message from the leader: `ack`, `refuse`, or `follow` after a truncation;
     /// `nil` for messages a follower does not take.
     public func handle(_ message: ReplicationMessage) -> ReplicationMessage? {
+        handle([message]).first
+    }
+
+    /// Answers the messages the leader sent since the link last looked, in order: their appends
+    /// are written one after another and made durable by **one** fdatasync, answered by one
+    /// cumulative `ack` (protocol/replication.md, *The write path*). Anything else (a refusal, a
+    /// truncation, a fetch) first makes the appends before it durable and acknowledges them, so
+    /// that no answer ever speaks for records written after it.
+    public func handle(_ messages: [ReplicationMessage]) -> [ReplicationMessage] {
+        var answers: [ReplicationMessage] = []
+        // The epoch of the last append written and not answered yet.
+        var unanswered: Int64?
+        for message in messages {
+            if case .append(_, let epoch, let previous, _, let epochs, let records) = message {
+                if let refusal = append(epoch: epoch, previous: previous, epochs: epochs, records: records) {
+                    answers += acknowledge(&unanswered)
+                    answers.append(refusal)
+                } else {
+                    unanswered = epoch
+                }
+                continue
+            }
+            answers += acknowledge(&unanswered)
+            if let answer = answer(message) { answers.append(answer) }
+        }
+        answers += acknowledge(&unanswered)
+        return answers
+    }
+
+    /// Makes everything written so far durable (the batch's one fdatasync) and says so, in the
+    /// epoch of the last append; nothing when no append is unanswered.
+    private func acknowledge(_ unanswered: inout Int64?) -> [ReplicationMessage] {
+        guard let epoch = unanswered else { return [] }
+        unanswered = nil
+        let last = store.lastSequence
+        _ = store.journal.pendingWrite(sequence: last)?.waitUntilDurable()
+        return [.ack(partition: partition, epoch: epoch, durable: last)]
+    }
+
+    /// Answers a message other than an append.
+    private func answer(_ message: ReplicationMessage) -> ReplicationMessage? {
         switch message {
-        case .append(_, let epoch, let previous, _, let epochs, let records):
-            return append(epoch: epoch, previous: previous, epochs: epochs, records: records)
+        case .append:
+            return nil
         case .truncate(_, let epoch, let after):
             guard epoch >= history.adopted else { return refuse(.staleEpoch) }
             do {
@@ -164,7 +205,9 @@ public final class FollowerReplica {
         .refuse(partition: partition, epoch: history.adopted, reason: reason, position: position)
     }
 
-    private func append(epoch: Int64, previous: LogPosition, epochs: [EpochHistory.Start], records: [ReplicatedRecord]) -> ReplicationMessage {
+    /// Writes an append's records without waiting for them to be durable.
+    /// - Returns: the refusal to send instead, if any.
+    private func append(epoch: Int64, previous: LogPosition, epochs: [EpochHistory.Start], records: [ReplicatedRecord]) -> ReplicationMessage? {
         // Fencing: an older leader's records are never written once a newer epoch is adopted.
         guard epoch >= history.adopted else { return refuse(.staleEpoch) }
         guard previous == position else { return refuse(.gap) }
@@ -184,16 +227,14 @@ public final class FollowerReplica {
             logger.error("could not record the epoch history", ["partition": partition, "error": "\(error)"])
             return refuse(.storage)
         }
-        var pending: PendingWrite?
         for record in records {
-            do { pending = try store.append(record) } catch let error as JournalError where error.code == .invalidRecord {
+            do { _ = try store.append(record) } catch let error as JournalError where error.code == .invalidRecord {
                 return refuse(.badRecord)
             } catch {
                 logger.error("could not append a replicated record", ["partition": partition, "seq": String(record.sequence), "error": "\(error)"])
                 return refuse(.storage)
             }
         }
-        _ = pending?.waitUntilDurable()
-        return .ack(partition: partition, epoch: epoch, durable: store.lastSequence)
+        return nil
     }
 }

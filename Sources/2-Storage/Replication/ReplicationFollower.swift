@@ -47,6 +47,18 @@ public final class ReplicationFollower: @unchecked Sendable {
         finished.wait()
     }
 
+    /// The most bytes of messages handled as one batch: a bound on what one pass holds in memory
+    /// (the leader's window keeps it far below in practice).
+    static let maxBatchBytes = 16 << 20
+
+    /// Hands `batch` to the replica, sends its answers, and empties it.
+    private func answer(_ batch: inout [ReplicationMessage], on socket: Socket) throws {
+        guard !batch.isEmpty else { return }
+        defer { batch.removeAll(keepingCapacity: true) }
+        for answer in replica.handle(batch) { _ = try socket.send(multipart: answer.frames(), options: .dontWait) }
+        published.withLock { $0 = (replica.history.adopted, replica.position) }
+    }
+
     private func run(_ socket: Socket, epoch: Int64, limits: ReplicationMessage.Limits) {
         defer {
             socket.close()
@@ -63,18 +75,24 @@ public final class ReplicationFollower: @unchecked Sendable {
                     lastHeard = .now
                 }
                 try poller.poll(timeout: .milliseconds(100))
-                while let frames = try socket.receiveMultipart(options: .dontWait) {
+                // Everything the leader sent meanwhile is one batch (up to a bound): its appends
+                // share one fdatasync and one cumulative ack (FollowerReplica.handle(_:)).
+                var batch: [ReplicationMessage] = []
+                var batchBytes = 0
+                while batchBytes < Self.maxBatchBytes, let frames = try socket.receiveMultipart(options: .dontWait) {
                     lastHeard = .now
-                    let answer: ReplicationMessage?
                     do {
-                        answer = replica.handle(try ReplicationMessage(frames: frames, limits: limits))
+                        batch.append(try ReplicationMessage(frames: frames, limits: limits))
+                        batchBytes += frames.reduce(0) { $0 + $1.count }
                     } catch {
+                        try answer(&batch, on: socket)
+                        batchBytes = 0
                         logger.warning("refused a message from the leader", ["partition": replica.partition, "error": error.description])
-                        answer = .refuse(partition: replica.partition, epoch: replica.history.adopted, reason: error.code, position: replica.position)
+                        let refusal = ReplicationMessage.refuse(partition: replica.partition, epoch: replica.history.adopted, reason: error.code, position: replica.position)
+                        _ = try socket.send(multipart: refusal.frames(), options: .dontWait)
                     }
-                    if let answer { _ = try socket.send(multipart: answer.frames(), options: .dontWait) }
-                    published.withLock { $0 = (replica.history.adopted, replica.position) }
                 }
+                try answer(&batch, on: socket)
             } catch {
                 logger.error("follower link failed", ["partition": replica.partition, "error": "\(error)"])
                 Thread.sleep(forTimeInterval: 0.1)

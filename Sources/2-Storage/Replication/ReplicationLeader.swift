@@ -220,8 +220,9 @@ public final class ReplicationLeader: @unchecked Sendable {
         case .ack(_, let theirs, let durable):
             guard theirs == epoch, let follower = followers[identity] else { return }
             follower.durable = max(follower.durable, durable)
-            follower.inFlightBytes = 0
+            // Acknowledgements are cumulative: what was shipped after `durable` is still in flight.
             follower.unacknowledged.removeAll { $0.sequence <= follower.durable }
+            follower.inFlightBytes = follower.unacknowledged.reduce(0) { $0 + $1.bytes }
             follower.lastHeard = .now
             quorum.update(member, durable: follower.durable)
         case .refuse(_, let theirs, let reason, let position):
