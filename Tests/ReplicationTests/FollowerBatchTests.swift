@@ -2,6 +2,7 @@ import Journal
 import LyceumTestSupport
 import Replication
 import Testing
+import ZeroMQ
 
 /// A follower handed everything its leader sent since it last looked, without sockets: the
 /// batch's appends share one fdatasync and one cumulative ack, and whatever else the batch holds
@@ -104,5 +105,50 @@ import Testing
             partition: Self.partition, epoch: 5, previous: LogPosition(epoch: 5, sequence: 2), commit: 2, epochs: [], records: [])
         #expect(replica.handle([heartbeat, heartbeat]) == [.ack(partition: Self.partition, epoch: 5, durable: 2)])
         #expect(store.journal.statistics.syncs == syncs, "nothing new to sync")
+    }
+}
+
+/// A replica whose epoch history outlived records its journal lost (a power loss under
+/// `interval` or `none`, or a leader that recorded its epoch and wrote nothing) keeps
+/// replicating: the starts past its log's end are forgotten before the leader's are recorded,
+/// instead of refusing every append with `storage` forever (issue 36's stuck partitions).
+@Suite struct UnwrittenEpochTests {
+    @Test func aFollowerForgetsStartsPastItsLogAndTakesTheLeadersOlderEpochs() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (replica, store) = try FollowerBatchTests.follower(in: directory)
+        defer { store.close() }
+        let records = try FollowerBatchTests.records(4)
+        #expect(replica.handle([FollowerBatchTests.append(records[0..<2])]) == [.ack(partition: FollowerBatchTests.partition, epoch: 5, durable: 2)])
+        // What a power loss leaves: epoch 87 started at record 50, which the journal lost.
+        try replica.history.record(EpochHistory.Start(epoch: 87, startSequence: 50))
+        // The leader of epoch 90 ships records 3–4, written in epoch 6.
+        let append = ReplicationMessage.append(
+            partition: FollowerBatchTests.partition, epoch: 90, previous: LogPosition(epoch: 5, sequence: 2), commit: 2,
+            epochs: [EpochHistory.Start(epoch: 6, startSequence: 3)], records: Array(records[2..<4]))
+        #expect(replica.handle([append]) == [.ack(partition: FollowerBatchTests.partition, epoch: 90, durable: 4)])
+        #expect(replica.history.starts == [EpochHistory.Start(epoch: 5, startSequence: 1), EpochHistory.Start(epoch: 6, startSequence: 3)])
+        #expect(replica.history.adopted == 90, "adoption is never forgotten")
+        #expect(try EpochHistory(path: store.history).starts == replica.history.starts, "the history file says the same")
+    }
+
+    @Test func aLeaderForgetsStartsPastItsLogBeforeRecordingItsOwn() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try TestStore(directory: directory.path)
+        defer { store.close() }
+        for number in 1...2 { _ = try store.write(number) }
+        let history = try EpochHistory(path: store.history)
+        try history.record(EpochHistory.Start(epoch: 5, startSequence: 1))
+        // Epoch 7 recorded its start and wrote nothing before its leader lost the lease.
+        try history.record(EpochHistory.Start(epoch: 7, startSequence: 3))
+        try history.record(EpochHistory.Start(epoch: 87, startSequence: 50))
+        let context = try Context()
+        let leader = try ReplicationLeader(
+            partition: FollowerBatchTests.partition, epoch: 90, store: store, history: history, replicas: 1,
+            context: context, endpoint: "tcp://127.0.0.1:*", mayAcknowledge: { true })
+        defer { leader.stop() }
+        #expect(leader.waitUntilRecovered(timeout: .hangLimit))
+        #expect(try EpochHistory(path: store.history).starts == [EpochHistory.Start(epoch: 5, startSequence: 1), EpochHistory.Start(epoch: 90, startSequence: 3)])
     }
 }

@@ -116,7 +116,21 @@ public final class EpochHistory {
     /// Forgets the epochs that started after `sequence` + 1: their records were cut off.
     /// Adoption is kept (a replica never un-adopts an epoch).
     public func forget(after sequence: UInt64) throws(ReplicationError) {
-        let kept = starts.filter { $0.startSequence <= sequence + 1 }
+        try keep(starts.filter { $0.startSequence <= sequence + 1 })
+    }
+
+    /// Forgets the epochs whose first record is not in a log that ends at `lastSequence`: a
+    /// leader that recorded its epoch and wrote nothing, or records lost with the page cache
+    /// under `interval` or `none` while this history, synced on its own, kept their starts.
+    /// Such a start would otherwise claim the records that come next for its epoch, and refuse
+    /// the starts of the older epochs that really wrote them (protocol/replication.md). Adoption
+    /// is kept.
+    public func forgetUnwritten(lastSequence: UInt64) throws(ReplicationError) {
+        try keep(starts.filter { $0.startSequence <= lastSequence })
+    }
+
+    /// Rewrites the history with `kept`, a prefix of its starts, when it is shorter.
+    private func keep(_ kept: [Start]) throws(ReplicationError) {
         guard kept.count < starts.count else { return }
         // Rewrite through a temporary file and a rename, so that a crash leaves one whole history.
         let temporary = path + ".tmp"

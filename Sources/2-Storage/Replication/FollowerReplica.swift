@@ -219,6 +219,9 @@ public final class FollowerReplica {
         let last = records.last?.sequence ?? previous.sequence
         do {
             try history.adopt(epoch)
+            // The leader's starts say which epochs wrote what comes next; ours past our log's end
+            // speak for records we do not have.
+            if !records.isEmpty { try history.forgetUnwritten(lastSequence: previous.sequence) }
             // An epoch's start is durable before its first record is written.
             for start in epochs where start.startSequence > previous.sequence && start.startSequence <= last && start.epoch <= epoch {
                 try history.record(start)

@@ -322,6 +322,7 @@ public final class ReplicationLeader: @unchecked Sendable {
                 try history.forget(after: after)
                 logger.warning("recovery: dropped records the majority does not have", ["partition": partition, "after_seq": String(after), "records": String(count)])
             }
+            try history.forgetUnwritten(lastSequence: store.lastSequence)
             for start in epochs where start.startSequence > after { try history.record(start) }
             var pending: PendingWrite?
             for record in records { pending = try store.append(record) }
@@ -344,6 +345,8 @@ public final class ReplicationLeader: @unchecked Sendable {
     /// Records this epoch's start after everything recovered, and leads (the followers that
     /// adopted the epoch are then answered as if they had said `follow` again).
     private func finishRecovery() throws {
+        // Starts past the log's end speak for records it does not have: this epoch's comes next.
+        try history.forgetUnwritten(lastSequence: store.lastSequence)
         try history.record(EpochHistory.Start(epoch: epoch, startSequence: store.lastSequence + 1))
         quorum.update("leader", durable: store.lastSequence)
         recovered.store(true, ordering: .relaxed)
