@@ -54,3 +54,23 @@ struct LogLineTests {
         #expect(!Logger(component: "test").isEnabled(.warning))
     }
 }
+
+/// What the rate limit holds back: every level but critical, so that an error repeated in a loop
+/// (issue 36: a replica refusing every append logged 340,703 error lines in one run) costs a few
+/// lines a second and a count, while a process's last words are always written.
+@Suite struct RateLimitTests {
+    @Test func errorsAreLimitedAndCriticalLinesNever() {
+        #expect(Logger.isRateLimited(.warning))
+        #expect(Logger.isRateLimited(.error))
+        #expect(!Logger.isRateLimited(.critical))
+    }
+
+    @Test func aLoopingErrorCostsASecondsWorthOfLinesAndIsCounted() {
+        let limiter = LogRateLimiter()
+        let admitted = (0..<10_000).filter { _ in
+            limiter.admit(component: "replication", message: "could not record the epoch history", level: .error, now: 1_000_000_000, linesPerSecond: 10)
+        }.count
+        #expect(admitted == 10, "a burst of one second's worth")
+        #expect(limiter.takeSuppressed().map(\.count) == [9_990])
+    }
+}

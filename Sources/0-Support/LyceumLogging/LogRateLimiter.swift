@@ -1,6 +1,6 @@
 import Synchronization
 
-/// Decides which lines below ``LogLevel/error`` are written: a token bucket per component and
+/// Decides which lines below ``LogLevel/critical`` are written: a token bucket per component and
 /// message, holding up to one second of lines and refilled at `linesPerSecond`, so that a peer
 /// that makes the same line happen a million times a second costs a few lines a second. What a
 /// bucket refuses is counted, and ``takeSuppressed()`` hands the counts over for the summary lines.

@@ -11,12 +11,13 @@ import Synchronization
 /// A line below the configured level costs one atomic load: its message and fields are
 /// autoclosures that are never evaluated.
 ///
-/// Lines below ``LogLevel/error`` are rate-limited per component and message
+/// Lines below ``LogLevel/critical`` are rate-limited per component and message
 /// (``configure(linesPerSecond:)``, 10 a second by default, with a burst of one second's worth):
 /// a line over the limit costs its message and a short lock, and is counted instead of written.
 /// Once a second, for each message that had lines refused, one line at the same level says how
-/// many (`suppressed`), with the message in `repeated`. Errors and critical lines are never
-/// limited. Fields that carry a value a peer chose go through ``PeerText/excerpt(_:)-(Collection<UInt8>)``.
+/// many (`suppressed`), with the message in `repeated`. Errors are limited too: an error repeated
+/// in a loop (a replica refusing every append) must not flood the log, and its count survives in
+/// the summary. Critical lines (a process about to stop) are never limited. Fields that carry a value a peer chose go through ``PeerText/excerpt(_:)-(Collection<UInt8>)``.
 public struct Logger: Sendable {
     /// The part of Lyceum that logs, such as `broker`, `journal` or `worker.books`.
     public let component: String
@@ -60,17 +61,20 @@ public struct Logger: Sendable {
     public func isEnabled(_ level: LogLevel) -> Bool { level.rawValue >= Self.minimumLevel.load(ordering: .relaxed) }
 
     /// Writes one line if `level` is enabled.
-    /// A line below ``LogLevel/error`` is written only if its component and message are within the rate limit.
+    /// A line below ``LogLevel/critical`` is written only if its component and message are within the rate limit.
     public func log(_ level: LogLevel, _ message: @autoclosure () -> String, _ fields: @autoclosure () -> KeyValuePairs<String, String> = [:]) {
         guard isEnabled(level) else { return }
         let text = message()
-        if level < .error, !Self.rateLimiter.admit(
+        if Self.isRateLimited(level), !Self.rateLimiter.admit(
             component: component, message: text, level: level, now: Self.monotonicNanoseconds(), linesPerSecond: Self.rateLimit) {
             SuppressionSummaries.start()
             return
         }
         Self.write(level, component: component, message: text, fields: fields())
     }
+
+    /// Whether lines of `level` go through the rate limit: all but critical ones.
+    static func isRateLimited(_ level: LogLevel) -> Bool { level < .critical }
 
     /// Writes, for each component and message that had lines refused by the rate limit since the
     /// last summary, one line saying how many. Runs once a second once a line has been refused;

@@ -42,7 +42,7 @@ extension SettingKey {
         case .eventsEndpoint: ("EP", "where events are published (none: no events)")
         case .snapshotEndpoint: ("EP", "where serve answers event snapshot requests; a worker: loopback, any port, unless given")
         case .forwarderEndpoint: ("EP", "where the broker's forwarder takes workers' events in; a worker publishes into every one")
-        case .logRateLimit: ("N", "log lines a second per message below error (0: no limit)")
+        case .logRateLimit: ("N", "log lines a second per message below critical (0: no limit)")
         case .metricsConnections: ("N", "metrics connections kept open at once")
         case .metricsTimeout: ("MS", "time a metrics connection has to be answered")
         case .metricsAddress: ("IPV4", "the address the metrics port binds; not loopback needs --metrics-token(-file)")

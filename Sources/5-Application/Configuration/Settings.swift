@@ -83,7 +83,7 @@ public struct Settings: Sendable {
     public var maxOutputBytes = 16 << 20
 
     // Bounds on what a hostile peer can make the logs and the metrics endpoint do.
-    /// Lines a second written per component and message below `error` (warnings about dropped
+    /// Lines a second written per component and message below `critical` (warnings about dropped
     /// messages, say); the rest are counted in a summary line once a second. 0 writes every line.
     public var logRateLimit = Logger.defaultLinesPerSecond
     /// Connections `GET /metrics` keeps open at once; a new one beyond them closes the idlest.
