@@ -1,4 +1,5 @@
 import Foundation
+import LyceumLifecycle
 import Synchronization
 import ZeroMQ
 
@@ -13,6 +14,9 @@ enum LinkThread {
         let setup = Mutex<Result<Void, any Error>?>(nil)
         let ready = DispatchSemaphore(value: 0)
         let thread = Thread {
+            // The kernel's name too (`Thread.name` alone is Foundation's): per-thread figures
+            // (`/proc/PID/task`, perf) tell the links apart.
+            Thread.nameCurrent(name)
             let socket: Socket
             do {
                 socket = try open()
@@ -25,7 +29,6 @@ enum LinkThread {
             ready.signal()
             run(socket)
         }
-        thread.name = name
         thread.start()
         ready.wait()
         if case .failure(let error)? = setup.withLock({ $0 }) { throw error }
