@@ -223,13 +223,23 @@ for replicas in 1 3; do
   log "Lyceum R = $replicas: starting the cluster"
   lyceum_up "$replicas"
   log "Lyceum R = $replicas: book creates, $concurrency in flight, ${run_seconds} s"
-  server=()
+  server=() threads=()
   for pid in $(lyceum_worker_pids) $(lyceum_broker_pids); do server+=(--server-pid "$pid"); done
+  for pid in $(lyceum_worker_pids); do threads+=("worker@$pid=$pid"); done
+  for pid in $(lyceum_broker_pids); do threads+=("broker@$pid=$pid"); done
+  # Every thread's switches and CPU from the warm-up's end to the run's (Benchmarks/thread_switches.py).
+  (sleep "${warmup%s}"; /usr/bin/python3 Benchmarks/thread_switches.py snap "$work/threads-r$replicas-0.json" "${threads[@]}") &
+  snapshot_pid=$!
   load_before=$(loadavg)
   lyceum_client "$lyceum" bench "${bench_brokers[@]}" "${bench_keys[@]}" --connections 4 --in-flight "$concurrency" \
     --duration "${run_seconds}s" --warmup "$warmup" --learners "$learners" --scenario book-create --json \
     --label "Lyceum R=$replicas book-create" "${server[@]}" >"$out/replication-lyceum-r$replicas.json" 2> >(grep --line-buffered -v '^ts=' >&2) \
     || log "R = $replicas: some writes failed (see $out/replication-lyceum-r$replicas.json)"
+  /usr/bin/python3 Benchmarks/thread_switches.py snap "$work/threads-r$replicas-1.json" "${threads[@]}"
+  wait "$snapshot_pid"
+  /usr/bin/python3 Benchmarks/thread_switches.py diff "$work/threads-r$replicas-0.json" "$work/threads-r$replicas-1.json" \
+    "$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["requests"])' "$out/replication-lyceum-r$replicas.json")" \
+    >"$out/replication-threads-r$replicas.md"
   lyceum_points+=("{\"replicas\": $replicas, \"file\": \"replication-lyceum-r$replicas.json\", \"workers\": [$(lyceum_worker_pids | tr ' ' '\n' | grep . | paste -sd,)], \"brokers\": [$(lyceum_broker_pids | tr ' ' '\n' | grep . | paste -sd,)], \"load\": \"$load_before → $(loadavg)\"}")
   if [ "$replicas" = 3 ]; then
     log "Lyceum R = 3 fail-over: $writers retrying writers on books.p0, $kills kills of its leader's host"
@@ -289,5 +299,11 @@ table=$(/usr/bin/python3 Benchmarks/replication_report.py "$work/facts.json" "$o
   echo "$table"
   echo
   echo "![fail-over timeline](replication-failover.svg)"
+  for replicas in 1 3; do
+    echo
+    echo "### Where the switches go, R = $replicas (every thread of every worker and broker, from the warm-up's end to the run's, per write)"
+    echo
+    cat "$out/replication-threads-r$replicas.md"
+  done
 } >"$out/replication.md"
 cat "$out/replication.md"

@@ -37,6 +37,9 @@ public final class ReplicationLeader: @unchecked Sendable {
     private let onDeposed: @Sendable (Int64) -> Void
     private let onRecovered: @Sendable () -> Void
     private let onCommitted: @Sendable (Duration) -> Void
+    /// The last write given to ``replicate(_:reply:)`` whose own durability the router's next
+    /// pass waits for.
+    private let ownWrite = Mutex<PendingWrite?>(nil)
     /// The followers as of the link's last pass, for other threads (status, metrics).
     private let published = Mutex<[FollowerProgress]>([])
     /// The most record bytes sent to one follower and not yet acknowledged.
@@ -119,13 +122,28 @@ public final class ReplicationLeader: @unchecked Sendable {
 
     /// Ships newly appended records now (call after each append), and counts the leader's own
     /// copy once durable; `reply` runs when a majority has the record durable (see ``QuorumTracker``).
+    ///
+    /// The leader's own fdatasync runs beside the followers', on its journal's acknowledger
+    /// thread (registered by the router's pass, once for every write since the last), never on
+    /// the caller's: a worker's loop that synced here would hold every reply a majority of
+    /// followers already made durable (protocol/replication.md, *The write path*).
     public func replicate(_ pending: PendingWrite, reply: @escaping @Sendable (Bool) -> Void) {
-        router.wake()
         let started = ContinuousClock.now
         quorum.whenCommitted(pending.sequence) { [onCommitted] acknowledged in
             if acknowledged { onCommitted(ContinuousClock.now - started) }
             reply(acknowledged)
         }
+        ownWrite.withLock { last in
+            if last.map({ $0.sequence < pending.sequence }) ?? true { last = pending }
+        }
+        router.wake()
+    }
+
+    /// Counts the leader's own copy of the writes given to ``replicate(_:reply:)`` since the last
+    /// pass once its journal has them durable, on the router's thread (which runs no batch: the
+    /// journal's acknowledger thread syncs, beside the other partitions').
+    private func syncOwnWrites() {
+        guard let pending = ownWrite.withLock({ last in defer { last = nil }; return last }) else { return }
         pending.whenDurable { [quorum] acknowledgement in quorum.update("leader", durable: acknowledgement.sequence) }
     }
 
@@ -190,6 +208,7 @@ public final class ReplicationLeader: @unchecked Sendable {
     /// publishes the followers' progress, on the router's thread.
     func ship(socket: Socket, heartbeat: Bool) throws {
         guard isRecovered else { return }
+        syncOwnWrites()
         for (identity, follower) in links { try ship(to: identity, follower, socket: socket, heartbeat: heartbeat) }
         publish(links)
     }
