@@ -73,7 +73,7 @@ bench:
 ## The floors (issue 38): the Lyceum rows that have one (reads, durable writes, CURVE, broker + worker) beside C
 ## programs over libzmq doing the least each request needs (Benchmarks/floors/), with Redis, system calls, context
 ## switches, instructions and journal records / fdatasyncs per request; results.md in bench-results/<date>/.
-## About 8 minutes on the 2-core VM; RUN_SECONDS (10) shortens it.
+## About 6 minutes on the 2-core VM; RUN_SECONDS (10) shortens it.
 .PHONY: bench-floors
 bench-floors:
 	@scripts/ensure-deps.sh bench
