@@ -68,6 +68,8 @@ counted_bench() {
 }
 # "RECORDS / SYNCS" per request of a counted run, n/a when not counted.
 journal_of() { [ -s "$out/$1.journal" ] && awk '{ print $1 " / " $2 }' "$out/$1.journal" || echo n/a; }
+# For a write row's name: ", RECORDS journal records and SYNCS fdatasyncs a request" of a counted run.
+journal_text() { [ ! -s "$out/$1.journal" ] || awk '{ printf ", %s journal records and %s fdatasyncs a request", $1, $2 }' "$out/$1.journal"; }
 
 # Builds the floors (cc, -lzmq) into $work: floor_server, and mdp_reference for the hop.
 build_floors() {
@@ -95,9 +97,12 @@ start_floor() {
 stop_floor() { [ -z "$floor_pid" ] || { kill -TERM "$floor_pid" 2>/dev/null || true; wait "$floor_pid" 2>/dev/null || true; floor_pid=""; }; }
 
 # floor_row WHAT RUN FLOOR_RUN: RUN's requests/s as a ratio to its floor's, with both runs' system
-# calls, context switches and instructions per request, then their server CPU per request.
+# calls, context switches and instructions per request (for writes, journal records and fdatasyncs
+# per request of both in the row's name), then their server CPU per request.
 floor_row() {
-  throughput_row "$1, req/s vs its C floor" "$2" "$3"
+  local written=""
+  [ ! -s "$out/$2.journal" ] || written="; journal records / fdatasyncs a request $(journal_of "$2") vs $(journal_of "$3")"
+  throughput_row "$1, req/s vs its C floor$written" "$2" "$3"
   local lyceum_cpu floor_cpu
   lyceum_cpu=$(cpu "$out/$2.json") floor_cpu=$(cpu "$out/$3.json")
   row "server CPU per request of $2, µs vs its C floor's" "$lyceum_cpu" "$floor_cpu" "$(divide "$lyceum_cpu" "$floor_cpu")"
@@ -166,9 +171,6 @@ run_floors() {
   floor_row "durable progress writes (mark_watched, mark_unwatched; always)" progress-watch floor-progress-watch
   floor_row "book reads with CURVE" curve-book-read floor-curve-book-read
   floor_row "durable book creates with CURVE" curve-book-create floor-curve-book-create
-  for name in book-create book-update progress-watch curve-book-create; do
-    row "$name: journal records / fdatasyncs per request (serve's journal counters) vs its C floor's" "$(journal_of "$name")" "$(journal_of "floor-$name")" ""
-  done
   [ "$hop" = 0 ] || floor_row "catalog reads through lyceum broker + lyceum worker (16 sessions)" worker-catalog-read floor-worker-catalog-read
   local ratio
   for name in book-create book-read catalog-read; do

@@ -408,12 +408,9 @@ redis_set=$(redis_bench set "$concurrency" "$(redis_count "$create_rps")" redis-
 measure_syscalls redis-set-always "$redis_pid" redis_requests set
 stop_redis
 redis_set_cpu=$(cpu "$out/redis-set-always.json")
-throughput_row "durable book creates (always), req/s vs Redis SET appendfsync always" book-create redis-set-always
-throughput_row "durable book updates (always), req/s vs Redis SET appendfsync always" book-update redis-set-always
-throughput_row "durable progress writes (mark_watched, then mark_unwatched; always), req/s vs Redis SET appendfsync always" progress-watch redis-set-always
-for name in book-create book-update progress-watch; do
-  row "$name: journal records / fdatasyncs per request (serve's counters; Redis appends one per SET)" "$(journal_of "$name")" "" ""
-done
+throughput_row "durable book creates (always)$(journal_text book-create), req/s vs Redis SET appendfsync always" book-create redis-set-always
+throughput_row "durable book updates (always)$(journal_text book-update), req/s vs Redis SET appendfsync always" book-update redis-set-always
+throughput_row "durable progress writes (mark_watched, then mark_unwatched; always)$(journal_text progress-watch), req/s vs Redis SET appendfsync always" progress-watch redis-set-always
 cpu_row "durable create" book-create "$redis_set_cpu" "redis-server per SET always"
 cpu_row "durable update" book-update "$redis_set_cpu" "redis-server per SET always"
 cpu_row "durable progress write" progress-watch "$redis_set_cpu" "redis-server per SET always"
@@ -452,7 +449,7 @@ client_keys=()
 for kind in book-read book-create; do
   plain_rps=$(json "$out/$kind.json" requests_per_second) curve_rps=$(json "$out/curve-$kind.json" requests_per_second)
   plain_p50=$(json "$out/$kind.json" latency_us/p50) curve_p50=$(json "$out/curve-$kind.json" latency_us/p50)
-  row "$kind with CURVE, req/s vs plaintext" "$(printf %.0f "$curve_rps")" "$(printf %.0f "$plain_rps")" "$(divide "$curve_rps" "$plain_rps")"
+  row "$kind with CURVE$(journal_text "curve-$kind"), req/s vs plaintext" "$(printf %.0f "$curve_rps")" "$(printf %.0f "$plain_rps")" "$(divide "$curve_rps" "$plain_rps")"
   row "$kind with CURVE, p50 µs vs plaintext" "$curve_p50" "$plain_p50" "$(divide "$curve_p50" "$plain_p50")"
   row "$kind with CURVE, server CPU per request µs vs plaintext" "$(cpu "$out/curve-$kind.json")" "$(cpu "$out/$kind.json")" "$(divide "$(cpu "$out/curve-$kind.json")" "$(cpu "$out/$kind.json")")"
   goal "#16 $kind: CURVE costs ≤ 10% of throughput" "$(divide "$curve_rps" "$plain_rps")×" "≥ 0.90×" "$(at_most 0.90 "$(divide "$curve_rps" "$plain_rps")")"
@@ -664,7 +661,7 @@ else
   row "server CPU per catalog read, µs (lyceum broker + worker) vs per request (nats-server + responder)" "$worker_cpu" "$nats_cpu" "$(divide "$worker_cpu" "$nats_cpu")"
   interval_rps=$(json "$out/book-create-interval.json" requests_per_second)
   js_rps=$(json "$out/nats-jetstream.json" requests_per_second)
-  throughput_row "book creates (interval:60000), req/s vs JetStream file-stream publish+ack, 200 B" book-create-interval nats-jetstream
+  throughput_row "book creates (interval:60000)$(journal_text book-create-interval), req/s vs JetStream file-stream publish+ack, 200 B" book-create-interval nats-jetstream
   row "book creates (interval:60000) p50, ms vs JetStream publish+ack p50" "$(ms "$(json "$out/book-create-interval.json" latency_us/p50)")" \
     "$(ms "$(json "$out/nats-jetstream.json" latency_us/p50)")" "$(divide "$(json "$out/book-create-interval.json" latency_us/p50)" "$(json "$out/nats-jetstream.json" latency_us/p50)")"
   interval_cpu=$(cpu "$out/book-create-interval.json") js_cpu=$(cpu "$out/nats-jetstream.json")
@@ -672,7 +669,6 @@ else
   goal "#26 request/reply through worker processes ≥ 1.0× NATS" "$(divide "$worker_rps" "$nats_rps")×" "≥ 1.0×" "$(at_most 1 "$(divide "$worker_rps" "$nats_rps")")"
   goal "#26 server CPU per request/reply ≤ NATS's" "$(divide "$worker_cpu" "$nats_cpu")×" "≤ 1.0×" "$(at_most "$(divide "$worker_cpu" "$nats_cpu")" 1)"
   goal "#26 writes under interval ≥ 1.0× JetStream publish+ack" "$(divide "$interval_rps" "$js_rps")×" "≥ 1.0×" "$(at_most 1 "$(divide "$interval_rps" "$js_rps")")"
-  row "book-create-interval: journal records / fdatasyncs per request (serve's counters)" "$(journal_of book-create-interval)" "" ""
   fi
 fi
 
