@@ -138,6 +138,7 @@ run_floors() {
   stop_floor
   client_keys=()
   local hop=0
+  [ "$worker_read_ran" = 1 ] || floors_note="**No floor for broker + worker: part 6's run of them did not happen (NATS missing: \`scripts/ensure-deps.sh nats\`).**"
   if [ "$worker_read_ran" = 1 ]; then
     hop=1
     log "6b/8 floors: catalog reads through the C broker to 16 C workers (mdp_reference, tcp)"

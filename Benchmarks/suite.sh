@@ -50,7 +50,7 @@
 #
 # Usage: Benchmarks/suite.sh [--quick] [--no-cluster] [--soak SECONDS | --only-nats | --only-cluster | --only-pages | --only-floors]
 #   --quick          seconds, not minutes: tiny counts, one round, system calls from a few hundred
-#                    requests, no callgrind; the test suite runs this
+#                    requests, no callgrind, no floors (part 6b) unless --only-floors; the test suite runs this
 #   --no-cluster     without parts 7 and 8 (their cluster and kills take most of the full run)
 #   --soak SECONDS   only the soak (make soak: 600)
 #   --only-nats      only part 6, the NATS rows and the Lyceum rows beside them (for a busy machine)
