@@ -70,6 +70,15 @@ bench:
 	@scripts/ensure-deps.sh bench nats
 	Benchmarks/suite.sh
 
+## The floors (issue 38): the Lyceum rows that have one (reads, durable writes, CURVE, broker + worker) beside C
+## programs over libzmq doing the least each request needs (Benchmarks/floors/), with Redis, system calls, context
+## switches, instructions and journal records / fdatasyncs per request; results.md in bench-results/<date>/.
+## About 6 minutes on the 2-core VM; RUN_SECONDS (10) shortens it.
+.PHONY: bench-floors
+bench-floors:
+	@scripts/ensure-deps.sh bench
+	Benchmarks/suite.sh --only-floors
+
 ## One learner's library (issue 40, part 5b of make bench alone): `books list` first page and page 21 of 50
 ## by title, rating and created at 1,050, 10,000 and 100,000 books of one learner, and other learners' book
 ## reads at 2,000/s alone and beside one client paging the 100,000 books; results.md and pages.svg in

@@ -12,6 +12,9 @@
 # BENCH_ARGS adds options to both runs, e.g. BENCH_ARGS="--rate 300" for requests that arrive one
 # at a time (open loop): the cost of a request that shares its wake-ups with no other.
 #
+# FLOOR=PATH measures Benchmarks/floors/floor_server (built) instead of serve, the same way: with
+# --sync when DURABILITY is always (issue 38's floors, in Benchmarks/suite.sh).
+#
 # Usage: Benchmarks/request-cost.sh LYCEUM SCENARIO [N1] [N2] [DURABILITY]
 #   e.g. Benchmarks/request-cost.sh .build/release/lyceum book-create 2000 6000 always
 # Prints: SCENARIO instructions_per_request (and the two dumps' totals on stderr). KEEP=DIR
@@ -26,9 +29,13 @@ trap 'stop; rm -rf "$work"' EXIT
 
 source "$(dirname "$0")/common.sh"
 endpoint="tcp://127.0.0.1:$(free_port)"
+if [ -n "${FLOOR:-}" ]; then
+  server=("$FLOOR" --endpoint "$endpoint" --journal "$work/journal.jsonl" $([ "$durability" = always ] && echo --sync))
+else
+  server=("$lyceum" serve --endpoint "$endpoint" --events-endpoint none --data "$work/data" --durability "$durability" --log-level warning)
+fi
 valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.out.%p" --dump-instr=no --collect-atstart=yes \
-  "$lyceum" serve --endpoint "$endpoint" --events-endpoint none --data "$work/data" --durability "$durability" \
-  --log-level warning >/dev/null 2>"$work/serve.log" &
+  "${server[@]}" >/dev/null 2>"$work/serve.log" &
 serve_pid=$!
 until "$lyceum" call --broker "$endpoint" --timeout 5000 books '{"op":"list","learner":"probe"}' >/dev/null 2>&1; do
   kill -0 "$serve_pid" 2>/dev/null || { echo "request-cost: serve exited; its log:" >&2; cat "$work/serve.log" >&2; exit 1; }

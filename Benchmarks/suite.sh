@@ -22,6 +22,16 @@
 #      request/reply through nats-server to a responder process answering the same course JSON;
 #      book creates under `interval:60000` vs JetStream file-stream publish+ack (Benchmarks/NATSLoad).
 #      Skipped, with a note in results.md, when nats-server, go or Debian's nats.go are missing.
+#      6b. The floors (issue 38, Benchmarks/floors.sh): each Lyceum row above beside a C program over
+#      libzmq doing the least its request needs, driven by the same `lyceum bench`: reads vs a ROUTER
+#      server answering from memory, durable writes vs the same appending a ~400-byte line per write
+#      with pwrite and one fdatasync per wake-up before the replies, CURVE rows vs it with CURVE,
+#      broker + worker vs the C reference broker with 16 C workers answering the catalog
+#      (Benchmarks/floors/floor_server.c, Benchmarks/MajordomoEcho/mdp_reference.c, built with cc);
+#      their system calls, context switches and instructions per request beside Lyceum's. Not in
+#      --quick (the test suite's run) unless --only-floors is given.
+#   Every write row's journal records and fdatasyncs per request, from serve's own counters
+#   (lyceum_journal_appends_total and _syncs_total on its metrics port, over lyceum_requests_total).
 #   Server CPU per request (utime+stime of the server processes from /proc/PID/stat over the
 #   measured interval ÷ measured requests) beside every Lyceum, Redis and NATS throughput row.
 #   Beside each throughput row of reads, creates, updates and progress writes, and of its Redis or
@@ -38,15 +48,17 @@
 #   --soak only: the mix at 50% of its peak for SOAK seconds, RSS sampled, no errors allowed.
 # Writes results.md, the JSON of every run and SVG charts to OUT (default bench-results/<date>).
 #
-# Usage: Benchmarks/suite.sh [--quick] [--no-cluster] [--soak SECONDS | --only-nats | --only-cluster | --only-pages]
+# Usage: Benchmarks/suite.sh [--quick] [--no-cluster] [--soak SECONDS | --only-nats | --only-cluster | --only-pages | --only-floors]
 #   --quick          seconds, not minutes: tiny counts, one round, system calls from a few hundred
-#                    requests, no callgrind; the test suite runs this
+#                    requests, no callgrind, no floors (part 6b) unless --only-floors; the test suite runs this
 #   --no-cluster     without parts 7 and 8 (their cluster and kills take most of the full run)
 #   --soak SECONDS   only the soak (make soak: 600)
 #   --only-nats      only part 6, the NATS rows and the Lyceum rows beside them (for a busy machine)
 #   --only-cluster   only parts 7 and 8, the scale-out and replication rows (cluster.md, cluster.json,
 #                    cluster.svg, replication.md, replication.json, replication-failover.svg in OUT too)
 #   --only-pages     only part 5b, one learner's library (make bench-pages)
+#   --only-floors    only the Lyceum rows that have a floor, their floors and Redis (parts 2, 3, 3b,
+#                    3c for creates and reads, the broker + worker run of 6, and 6b; make bench-floors)
 # Environment: BIN_DIR (lyceum, zmq-throughput, journal-bench and mdp-bench already built; else a
 # release build), OUT, RECORDS (default 1000000), RUN_SECONDS (default 10), CONCURRENCY (default 50),
 # STRACE_REQUESTS (default 5000; --quick 300), NATS_SERVER (default: nats-server on PATH, else
@@ -60,7 +72,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-quick=0 soak=0 only_nats=0 only_cluster=0 only_pages=0 no_cluster=0
+quick=0 soak=0 only_nats=0 only_cluster=0 only_pages=0 only_floors=0 no_cluster=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1 ;;
@@ -68,13 +80,17 @@ while [ $# -gt 0 ]; do
     --only-nats) only_nats=1 ;;
     --only-cluster) only_cluster=1 ;;
     --only-pages) only_pages=1 ;;
+    --only-floors) only_floors=1 ;;
     --soak) soak=${2:?--soak needs SECONDS}; shift ;;
-    *) echo "usage: Benchmarks/suite.sh [--quick] [--no-cluster] [--soak SECONDS | --only-nats | --only-cluster | --only-pages]" >&2; exit 2 ;;
+    *) echo "usage: Benchmarks/suite.sh [--quick] [--no-cluster] [--soak SECONDS | --only-nats | --only-cluster | --only-pages | --only-floors]" >&2; exit 2 ;;
   esac
   shift
 done
 if [ "$no_cluster" = 1 ] && [ "$only_cluster" = 1 ]; then echo "suite: --no-cluster and --only-cluster leave nothing to run" >&2; exit 2; fi
-if [ $((only_nats + only_cluster + only_pages)) -gt 1 ]; then echo "suite: --only-nats, --only-cluster and --only-pages exclude each other" >&2; exit 2; fi
+if [ $((only_nats + only_cluster + only_pages + only_floors)) -gt 1 ]; then echo "suite: --only-nats, --only-cluster, --only-pages and --only-floors exclude each other" >&2; exit 2; fi
+# Part 6b, the floors: not in the test suite's --quick run (benchmarks are not tests), unless asked for.
+floors=0
+if [ "$only_floors" = 1 ] || { [ "$quick" = 0 ] && [ $((only_nats + only_cluster + only_pages)) = 0 ]; }; then floors=1; fi
 if [ "$quick" = 1 ]; then
   records=${RECORDS:-3000} run_seconds=${RUN_SECONDS:-1} warmup=300ms zmq_messages=20000 zmq_rounds=1 redis_requests=3000
   strace_requests=${STRACE_REQUESTS:-300} mdp_seconds=0.2
@@ -96,13 +112,13 @@ mkdir -p "$out"
 
 if [ -z "${BIN_DIR:-}" ]; then
   products=(lyceum zmq-throughput journal-bench mdp-bench)
-  [ "$only_pages" = 0 ] || products=(lyceum)
+  [ "$only_pages" = 0 ] && [ "$only_floors" = 0 ] || products=(lyceum)
   for product in "${products[@]}"; do swift build -c release --product "$product" >&2; done
   BIN_DIR=$(swift build -c release --show-bin-path)
 fi
 lyceum=$BIN_DIR/lyceum
 work=$(mktemp -d "${TMPDIR:-/tmp}/lyceum-suite.XXXXXX")
-redis_pid="" lyceum_pid="" server_pids=() extra_pids=()
+redis_pid="" lyceum_pid="" server_pids=() extra_pids=() worker_read_ran=0
 # Redis is stopped through its protocol: a parent (such as a test runner) may leave SIGTERM blocked.
 stop_redis() {
   [ -n "$redis_pid" ] || return 0
@@ -116,7 +132,9 @@ source Benchmarks/processes.sh
 stop_extra() { stop_processes "${extra_pids[@]}"; extra_pids=(); }
 # System calls (strace) and context switches per request of a server process.
 source Benchmarks/syscalls.sh
-trap 'stop_strace; stop_lyceum; stop_redis; stop_extra; rm -rf "$work"' EXIT
+# The floors and the journal counters of write rows (issue 38).
+source Benchmarks/floors.sh
+trap 'stop_strace; stop_lyceum; stop_floor; stop_redis; stop_extra; rm -rf "$work"' EXIT
 
 log() { echo "suite: $*" >&2; }
 divide() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0 || a !~ /^[0-9.]+$/) print "n/a"; else printf "%.2f", a / b }'; }
@@ -153,8 +171,9 @@ start_lyceum() {
   endpoint="tcp://127.0.0.1:$(free_port)"
   events="tcp://127.0.0.1:$(free_port)"
   snapshots="tcp://127.0.0.1:$(free_port)"
+  metrics_port=$(free_port)
   started=$(now)
-  "$lyceum" serve --endpoint "$endpoint" --events-endpoint "$events" --snapshot-endpoint "$snapshots" \
+  "$lyceum" serve --endpoint "$endpoint" --events-endpoint "$events" --snapshot-endpoint "$snapshots" --metrics-port "$metrics_port" \
     --data "$dir" --durability "$durability" --log-level warning "$@" >/dev/null 2>>"$work/serve.log" &
   lyceum_pid=$! server_pids=("$!")
   until "$lyceum" call --broker "$endpoint" --timeout 1000 "${client_keys[@]}" books '{"op":"list","learner":"suite-probe"}' >/dev/null 2>&1; do
@@ -215,7 +234,8 @@ throughput_row() {
   local lyceum_rps reference_rps
   lyceum_rps=$(json "$out/$2.json" requests_per_second) reference_rps=$(json "$out/$3.json" requests_per_second)
   row "$1" "$(printf %.0f "$lyceum_rps")" "$(printf %.0f "$reference_rps")" "$(divide "$lyceum_rps" "$reference_rps")" \
-    "$(syscalls_of "$2") vs $(syscalls_of "$3")" "$(switches_of "$out/$2.json") vs $(switches_of "$out/$3.json")" "$(instructions_of "$2")"
+    "$(syscalls_of "$2") vs $(syscalls_of "$3")" "$(switches_of "$out/$2.json") vs $(switches_of "$out/$3.json")" \
+    "$(instructions_of "$2")$([ ! -s "$out/$3.instructions" ] || echo " vs $(instructions_of "$3")")"
 }
 # measure_syscalls NAME PID RUN…: NAME.syscalls in OUT, from STRACE_REQUESTS requests of `RUN… N`
 # less 100 of them; once strace could not attach, no further attempt (a note says so).
@@ -291,6 +311,8 @@ fi
 
 # Parts 1–5 (not indented, so that this block's lines stay as they were).
 if [ "$only_nats" = 0 ] && [ "$only_cluster" = 0 ] && [ "$only_pages" = 0 ]; then
+# Parts 1 and 1b have no floor (--only-floors leaves them out).
+if [ "$only_floors" = 0 ]; then
 # 1. ZeroMQ: the Swift wrapper vs C.
 log "1/8 ZeroMQ PUSH→PULL, Swift vs C"
 zmq=$(ZMQ_THROUGHPUT_BIN=$BIN_DIR/zmq-throughput Benchmarks/zmq-throughput.sh "$zmq_messages" 32 "$zmq_rounds" 2>/dev/null)
@@ -315,6 +337,7 @@ for transport in tcp inproc; do
     "$lyceum_mdp" "$c_mdp" "${mdp_ratio:-n/a}"
   goal "#26 Majordomo through workers ($transport) ≥ 1.0× the C reference broker and workers" "${mdp_ratio:-n/a}×" "≥ 1.0×" "$(at_most 1 "${mdp_ratio:-n/a}")"
 done
+fi
 
 # 3c, first: instructions per request under callgrind, while nothing else of the suite runs
 # (request-cost.sh starts a serve of its own under valgrind; about a minute each at full counts).
@@ -323,7 +346,7 @@ if [ "$quick" = 1 ]; then
 elif ! command -v callgrind_control >/dev/null; then
   instructions_note="**Instructions per request not measured: valgrind is not installed (\`scripts/ensure-deps.sh bench\`).**"
 else
-  for scenario in book-create book-update book-read catalog-read; do
+  for scenario in book-create $([ "$only_floors" = 1 ] || echo book-update) book-read $([ "$only_floors" = 1 ] || echo catalog-read); do
     log "3c/8 instructions per request under callgrind: $scenario (2,000 and 6,000 requests)"
     Benchmarks/request-cost.sh "$lyceum" "$scenario" 2000 6000 always 2>>"$work/request-cost.log" | awk '{ print $2 }' >"$out/$scenario.instructions" ||
       { log "request-cost.sh $scenario failed:"; tail -5 "$work/request-cost.log" >&2; rm -f "$out/$scenario.instructions"; }
@@ -333,15 +356,19 @@ fi
 # 2–3. One server with durability always for reads, the open loop and durable creates.
 log "2/8 reads at $concurrency in flight vs Redis GET"
 start_lyceum "$work/lyceum" always
+# The floors answer the catalog as this serve does, from its replies.
+[ "$floors" = 0 ] || catalog_replies "$endpoint" list >"$work/floor-catalog.tsv"
 bench catalog-read --scenario catalog-read --in-flight "$concurrency" --duration "${run_seconds}s"
 bench book-read --scenario book-read --in-flight "$concurrency" --duration "${run_seconds}s"
 # The open loop runs on the state the peak was measured on, before any write grows the journal
 # (and starts a compaction) under it.
 book_rps=$(json "$out/book-read.json" requests_per_second)
 half=$(awk -v r="$book_rps" 'BEGIN { printf "%d", r / 2 }')
-log "4/8 open loop at 50% of the peak read rate ($half req/s)"
-bench book-read-open --scenario book-read --rate "$half" --duration "${run_seconds}s"
-bench verified-mix --scenario mix --in-flight "$concurrency" --duration "${run_seconds}s" --verify
+if [ "$only_floors" = 0 ]; then
+  log "4/8 open loop at 50% of the peak read rate ($half req/s)"
+  bench book-read-open --scenario book-read --rate "$half" --duration "${run_seconds}s"
+  bench verified-mix --scenario mix --in-flight "$concurrency" --duration "${run_seconds}s" --verify
+fi
 # System calls after the runs above: a read run under strace creates its books first, and the open
 # loop was to run before any write.
 for name in catalog-read book-read; do measure_syscalls "$name" "$lyceum_pid" lyceum_requests "$name"; done
@@ -366,12 +393,14 @@ for name in book-read catalog-read; do
   goal "#26 server CPU per ${name%-read} read ≤ Redis's per GET" "${read_cpu}×" "≤ 1.0×" "$(at_most "$read_cpu" 1)"
   goal "#19 ${name%-read} reads p99 ≤ 1 ms ($concurrency in flight)" "$(ms "$(json "$out/$name.json" latency_us/p99)") ms" "≤ 1 ms" "$(at_most "$(json "$out/$name.json" latency_us/p99)" 1000)"
 done
-goal "verified mix: every reply correct" "$(json "$out/verified-mix.json" error_count) errors in $(json "$out/verified-mix.json" requests)" "0" "$([ "$(json "$out/verified-mix.json" error_count)" = 0 ] && echo 1 || echo 0)"
+[ "$only_floors" = 1 ] ||
+  goal "verified mix: every reply correct" "$(json "$out/verified-mix.json" error_count) errors in $(json "$out/verified-mix.json" requests)" "0" "$([ "$(json "$out/verified-mix.json" error_count)" = 0 ] && echo 1 || echo 0)"
 
 log "3/8 durable creates, book updates and progress writes vs Redis SET appendfsync always"
-bench book-create --scenario book-create --in-flight "$concurrency" --duration "${run_seconds}s"
-bench book-update --scenario book-update --in-flight "$concurrency" --duration "${run_seconds}s"
-bench progress-watch --scenario progress-watch --in-flight "$concurrency" --duration "${run_seconds}s"
+# Each write run counted: journal records and fdatasyncs per request from serve's own counters.
+for name in book-create book-update progress-watch; do
+  counted_bench lyceum_counters "$name" --scenario "$name" --in-flight "$concurrency" --duration "${run_seconds}s"
+done
 for name in book-create book-update progress-watch; do measure_syscalls "$name" "$lyceum_pid" lyceum_requests "$name"; done
 create_rps=$(json "$out/book-create.json" requests_per_second)
 start_redis "$work/redis-always" --appendonly yes --appendfsync always
@@ -379,9 +408,9 @@ redis_set=$(redis_bench set "$concurrency" "$(redis_count "$create_rps")" redis-
 measure_syscalls redis-set-always "$redis_pid" redis_requests set
 stop_redis
 redis_set_cpu=$(cpu "$out/redis-set-always.json")
-throughput_row "durable book creates (always), req/s vs Redis SET appendfsync always" book-create redis-set-always
-throughput_row "durable book updates (always), req/s vs Redis SET appendfsync always" book-update redis-set-always
-throughput_row "durable progress writes (mark_watched, always), req/s vs Redis SET appendfsync always" progress-watch redis-set-always
+throughput_row "durable book creates (always)$(journal_text book-create), req/s vs Redis SET appendfsync always" book-create redis-set-always
+throughput_row "durable book updates (always)$(journal_text book-update), req/s vs Redis SET appendfsync always" book-update redis-set-always
+throughput_row "durable progress writes (mark_watched, then mark_unwatched; always)$(journal_text progress-watch), req/s vs Redis SET appendfsync always" progress-watch redis-set-always
 cpu_row "durable create" book-create "$redis_set_cpu" "redis-server per SET always"
 cpu_row "durable update" book-update "$redis_set_cpu" "redis-server per SET always"
 cpu_row "durable progress write" progress-watch "$redis_set_cpu" "redis-server per SET always"
@@ -398,9 +427,11 @@ for name in book-update progress-watch; do
 done
 goal "#26 instructions per durable create (callgrind)" "$(instructions_of book-create)" "≤ 50000" "$(at_most "$(instructions_of book-create)" 50000)"
 goal "#26 instructions per book read (callgrind)" "$(instructions_of book-read)" "≤ 30000" "$(at_most "$(instructions_of book-read)" 30000)"
+if [ "$only_floors" = 0 ]; then
 p999=$(json "$out/book-read-open.json" latency_us/p99.9)
 row "book reads open loop at $half req/s (50% of peak): p99.9 ms, vs closed-loop p99.9" "$(ms "$p999")" "$(ms "$(json "$out/book-read.json" latency_us/p99.9)")" "$(divide "$p999" "$(json "$out/book-read.json" latency_us/p99.9)")"
 goal "#26 open loop at 50% of peak: p99.9 ≤ 2 ms" "$(ms "$p999") ms" "≤ 2 ms" "$(at_most "$p999" 2000)"
+fi
 stop_lyceum
 
 # 3b. CURVE (issue 16): the same reads and durable creates with every connection encrypted and
@@ -412,19 +443,20 @@ mkdir -p "$work/keys/clients"
 client_keys=(--curve-secret-key "$work/keys/clients/bench_secret" --curve-server-key "$work/keys/server")
 start_lyceum "$work/lyceum-curve" always --curve-secret-key "$work/keys/server_secret" --authorized-keys "$work/keys/clients"
 bench curve-book-read --scenario book-read --in-flight "$concurrency" --duration "${run_seconds}s"
-bench curve-book-create --scenario book-create --in-flight "$concurrency" --duration "${run_seconds}s"
+counted_bench lyceum_counters curve-book-create --scenario book-create --in-flight "$concurrency" --duration "${run_seconds}s"
 stop_lyceum
 client_keys=()
 for kind in book-read book-create; do
   plain_rps=$(json "$out/$kind.json" requests_per_second) curve_rps=$(json "$out/curve-$kind.json" requests_per_second)
   plain_p50=$(json "$out/$kind.json" latency_us/p50) curve_p50=$(json "$out/curve-$kind.json" latency_us/p50)
-  row "$kind with CURVE, req/s vs plaintext" "$(printf %.0f "$curve_rps")" "$(printf %.0f "$plain_rps")" "$(divide "$curve_rps" "$plain_rps")"
+  row "$kind with CURVE$(journal_text "curve-$kind"), req/s vs plaintext" "$(printf %.0f "$curve_rps")" "$(printf %.0f "$plain_rps")" "$(divide "$curve_rps" "$plain_rps")"
   row "$kind with CURVE, p50 µs vs plaintext" "$curve_p50" "$plain_p50" "$(divide "$curve_p50" "$plain_p50")"
   row "$kind with CURVE, server CPU per request µs vs plaintext" "$(cpu "$out/curve-$kind.json")" "$(cpu "$out/$kind.json")" "$(divide "$(cpu "$out/curve-$kind.json")" "$(cpu "$out/$kind.json")")"
   goal "#16 $kind: CURVE costs ≤ 10% of throughput" "$(divide "$curve_rps" "$plain_rps")×" "≥ 0.90×" "$(at_most 0.90 "$(divide "$curve_rps" "$plain_rps")")"
   goal "#16 $kind: CURVE adds ≤ 10 µs of p50" "$((curve_p50 - plain_p50)) µs" "≤ 10 µs" "$(at_most "$((curve_p50 - plain_p50))" 10)"
 done
 
+if [ "$only_floors" = 0 ]; then
 log "5/8 $records books: memory, restart, journal replay"
 start_lyceum "$work/million" none
 rss_empty=$(rss_kib "$lyceum_pid")
@@ -449,13 +481,14 @@ goal "#26 restart with $records books ≤ 1.0× Redis AOF load (to the first ans
 goal "#19 resident memory with $records books after restart ≤ 1.0× Redis" "$(divide "$lyceum_mib" "$redis_rss")×" "≤ 1.0×" "$(at_most "$(divide "$lyceum_mib" "$redis_rss")" 1)"
 loading_memory=$(divide "$(awk -v k="$rss_full" 'BEGIN { print k / 1024 }')" "$redis_rss")
 goal "#19 resident memory right after loading $records books ≤ 1.0× Redis" "${loading_memory}×" "≤ 1.0×" "$(at_most "$loading_memory" 1)"
+fi
 
 fi
 
 # 5b. One learner's library (issue 40): what a `books list` page costs as that learner's library
 # grows, and what one client paging the largest library without pause does to other learners' reads.
 pages_ran=0 page_sorts=(title rating created) page_sorts_text="title, rating, created"
-if [ "$only_nats" = 0 ] && [ "$only_cluster" = 0 ]; then
+if [ "$only_nats" = 0 ] && [ "$only_cluster" = 0 ] && [ "$only_floors" = 0 ]; then
   pages_ran=1
   smallest=${library_sizes[0]} largest=${library_sizes[-1]}
   log "5b/8 one learner's library: list pages at ${library_sizes[*]} books; book reads at $pages_rate/s beside one client paging $largest books"
@@ -532,14 +565,16 @@ nats_server=${NATS_SERVER:-$(command -v nats-server || echo /usr/sbin/nats-serve
 [ -x "$nats_server" ] || nats_missing+=(nats-server)
 command -v go >/dev/null || nats_missing+=(go)
 [ -d /usr/share/gocode/src/github.com/nats-io/nats.go ] || nats_missing+=(golang-github-nats-io-go-nats-dev)
-nats_ran=0
+nats_ran=0 floors_note=""
 if [ "$only_cluster" = 1 ] || [ "$only_pages" = 1 ]; then
   log "6/8 skipped ($([ "$only_pages" = 1 ] && echo --only-pages || echo --only-cluster))"
-elif [ ${#nats_missing[@]} -gt 0 ]; then
+elif [ ${#nats_missing[@]} -gt 0 ] && [ "$only_floors" = 0 ]; then
   nats_note="**NATS rows skipped: ${nats_missing[*]} not installed (\`scripts/ensure-deps.sh nats\`, which \`make bench\` runs).**"
   log "6/8 ${nats_note//\*/}"
   [ "$only_nats" = 0 ] || exit 1
 else
+  # --only-floors: the broker + worker run alone, for its floor (part 6b).
+  if [ "$only_floors" = 0 ]; then
   nats_ran=1
   log "6/8 beside NATS: building Benchmarks/NATSLoad against Debian's nats.go (no network)"
   # GOPATH mode over Debian's packaged sources; a cache under the run's directory when the
@@ -547,6 +582,7 @@ else
   [ -n "${GOCACHE:-}${XDG_CACHE_HOME:-}${HOME:-}" ] || export GOCACHE="$work/go-cache"
   GO111MODULE=off GOPATH=/usr/share/gocode GOPROXY=off GOFLAGS= go build -o "$work/natsload" ./Benchmarks/NATSLoad
   natsload=$work/natsload
+  fi
 
   log "6/8 catalog reads through lyceum broker + lyceum worker --service catalog (separate processes)"
   endpoint="tcp://127.0.0.1:$(free_port)"
@@ -562,25 +598,15 @@ else
     sleep 0.05
   done
   # The responder answers what this worker answers: every course's get_course reply, byte for byte.
-  /usr/bin/python3 - "$lyceum" "$endpoint" >"$work/courses.tsv" <<'PY'
-import json, subprocess, sys
-lyceum, broker = sys.argv[1:3]
-def call(body):
-    return subprocess.run([lyceum, "call", "--broker", broker, "catalog", json.dumps(body)],
-                          check=True, capture_output=True, text=True).stdout.strip()
-cursor = None
-while True:
-    page = json.loads(call({"op": "list_courses", **({"cursor": cursor} if cursor else {})}))["result"]
-    for course in page["courses"]:
-        print(course["id"] + "\t" + call({"op": "get_course", "course": course["id"]}))
-    cursor = page.get("next_cursor")
-    if not cursor:
-        break
-PY
+  catalog_replies "$endpoint" >"$work/courses.tsv"
   server_pids=("$broker_pid" "$worker_pid")
   bench worker-catalog-read --scenario catalog-read --in-flight "$concurrency" --duration "${run_seconds}s"
   measure_syscalls worker-catalog-read "$broker_pid,$worker_pid" lyceum_requests catalog-read
+  worker_read_ran=1
   stop_extra
+
+  # NATS (not with --only-floors; not indented, so that these lines stay as they were).
+  if [ "$only_floors" = 0 ]; then
 
   nats_port=$(free_port)
   "$nats_server" -a 127.0.0.1 -p "$nats_port" -js -sd "$work/nats" >"$work/nats.log" 2>&1 &
@@ -618,7 +644,7 @@ PY
 
   log "6/8 book creates under --durability interval:60000"
   start_lyceum "$work/interval" interval:60000
-  bench book-create-interval --scenario book-create --in-flight "$concurrency" --duration "${run_seconds}s"
+  counted_bench lyceum_counters book-create-interval --scenario book-create --in-flight "$concurrency" --duration "${run_seconds}s"
   measure_syscalls book-create-interval "$lyceum_pid" lyceum_requests book-create
   stop_lyceum
 
@@ -635,7 +661,7 @@ PY
   row "server CPU per catalog read, µs (lyceum broker + worker) vs per request (nats-server + responder)" "$worker_cpu" "$nats_cpu" "$(divide "$worker_cpu" "$nats_cpu")"
   interval_rps=$(json "$out/book-create-interval.json" requests_per_second)
   js_rps=$(json "$out/nats-jetstream.json" requests_per_second)
-  throughput_row "book creates (interval:60000), req/s vs JetStream file-stream publish+ack, 200 B" book-create-interval nats-jetstream
+  throughput_row "book creates (interval:60000)$(journal_text book-create-interval), req/s vs JetStream file-stream publish+ack, 200 B" book-create-interval nats-jetstream
   row "book creates (interval:60000) p50, ms vs JetStream publish+ack p50" "$(ms "$(json "$out/book-create-interval.json" latency_us/p50)")" \
     "$(ms "$(json "$out/nats-jetstream.json" latency_us/p50)")" "$(divide "$(json "$out/book-create-interval.json" latency_us/p50)" "$(json "$out/nats-jetstream.json" latency_us/p50)")"
   interval_cpu=$(cpu "$out/book-create-interval.json") js_cpu=$(cpu "$out/nats-jetstream.json")
@@ -643,10 +669,19 @@ PY
   goal "#26 request/reply through worker processes ≥ 1.0× NATS" "$(divide "$worker_rps" "$nats_rps")×" "≥ 1.0×" "$(at_most 1 "$(divide "$worker_rps" "$nats_rps")")"
   goal "#26 server CPU per request/reply ≤ NATS's" "$(divide "$worker_cpu" "$nats_cpu")×" "≤ 1.0×" "$(at_most "$(divide "$worker_cpu" "$nats_cpu")" 1)"
   goal "#26 writes under interval ≥ 1.0× JetStream publish+ack" "$(divide "$interval_rps" "$js_rps")×" "≥ 1.0×" "$(at_most 1 "$(divide "$interval_rps" "$js_rps")")"
+  fi
+fi
+
+# 6b. The floors (issue 38, Benchmarks/floors.sh): not in --quick unless --only-floors.
+if [ "$floors" = 1 ]; then
+  log "6b/8 the floors: C servers over libzmq doing the least each request needs"
+  run_floors
+elif [ "$quick" = 1 ] && [ $((only_nats + only_cluster + only_pages)) = 0 ]; then
+  floors_note="**Floors (part 6b) not measured in --quick: \`Benchmarks/suite.sh --quick --only-floors\` measures them.**"
 fi
 
 # 7. Scale-out: Benchmarks/cluster-bench.sh writes cluster.md, cluster.json and cluster.svg beside these.
-if [ "$only_nats" = 0 ] && [ "$only_pages" = 0 ] && [ "$no_cluster" = 0 ]; then
+if [ "$only_nats" = 0 ] && [ "$only_pages" = 0 ] && [ "$only_floors" = 0 ] && [ "$no_cluster" = 0 ]; then
   log "7/8 scale-out: writes with 1, 2, 4 partitioned worker processes; one broker's routing ceiling"
   BIN_DIR=$BIN_DIR OUT=$out RUN_SECONDS=$run_seconds CONCURRENCY=$concurrency Benchmarks/cluster-bench.sh \
     $([ "$quick" = 1 ] && echo --quick) >/dev/null
@@ -667,7 +702,7 @@ fi
 # fail-over of a leader's host over 10 kills, beside NATS JetStream R3; replication.md in OUT. Not in
 # --quick: it needs root, etcd, nats-server and a quarter of an hour of kills.
 replication_note=""
-if [ "$only_nats" = 0 ] && [ "$only_pages" = 0 ] && [ "$no_cluster" = 0 ] && [ "$quick" = 0 ]; then
+if [ "$only_nats" = 0 ] && [ "$only_pages" = 0 ] && [ "$only_floors" = 0 ] && [ "$no_cluster" = 0 ] && [ "$quick" = 0 ]; then
   if [ "$(id -u)" -ne 0 ] || [ ${#nats_missing[@]} -gt 0 ] || ! command -v etcd >/dev/null; then
     replication_note="**Replication rows skipped: they need root, etcd and nats-server, go and nats.go (\`scripts/ensure-deps.sh test nats\`).**"
     log "8/8 ${replication_note//\*/}"
@@ -693,7 +728,7 @@ if [ "$only_nats" = 0 ] && [ "$only_pages" = 0 ] && [ "$no_cluster" = 0 ] && [ "
 fi
 
 charts=()
-if [ "$only_nats" = 0 ] && [ "$only_cluster" = 0 ] && [ "$only_pages" = 0 ]; then
+if [ "$only_nats" = 0 ] && [ "$only_cluster" = 0 ] && [ "$only_pages" = 0 ] && [ "$only_floors" = 0 ]; then
   "$lyceum" bench plot "$out/reads.svg" "$out/catalog-read.json" "$out/book-read.json" "$out/curve-book-read.json" "$out/book-read-open.json" "$out/redis-get.json"
   "$lyceum" bench plot "$out/writes.svg" "$out/book-create.json" "$out/book-update.json" "$out/progress-watch.json" "$out/curve-book-create.json" "$out/redis-set-always.json"
   charts+=(reads writes)
@@ -719,12 +754,14 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
   [ "$only_nats" = 0 ] || echo "**Only part 6 (\`--only-nats\`): the NATS rows and the Lyceum rows beside them.**"
   [ "$only_cluster" = 0 ] || echo "**Only part 7 and part 8 (\`--only-cluster\`): the scale-out and replication rows.**"
   [ "$only_pages" = 0 ] || echo "**Only part 5b (\`--only-pages\`): one learner's library.**"
+  [ "$only_floors" = 0 ] || echo "**Only the rows with a floor (\`--only-floors\`): parts 2, 3, 3b, 3c for creates and reads, 6's broker + worker, 6b.**"
+  [ -z "$floors_note" ] || echo "$floors_note"
   [ -z "$replication_note" ] || echo "$replication_note"
   [ "$no_cluster" = 0 ] || echo "**Without parts 7 and 8 (\`--no-cluster\`): no scale-out or replication rows.**"
   [ -z "$syscalls_note" ] || echo "$syscalls_note"
   [ -z "$instructions_note" ] || echo "$instructions_note"
-  [ "$only_nats" = 1 ] || [ "$only_pages" = 1 ] || [ "$no_cluster" = 1 ] || echo "Scale-out (part 7): one \`lyceum broker --partitions 16\` and partitioned worker processes; every point, its load average and CPU per write in [cluster.md](cluster.md)."
-  [ "$only_nats" = 1 ] || [ "$only_pages" = 1 ] || [ "$no_cluster" = 1 ] || [ "$quick" = 1 ] || [ -n "$replication_note" ] || echo "Replication (part 8): R = 1 vs R = 3 and fail-over beside JetStream R3, every kill and the timeline in [replication.md](replication.md)."
+  [ "$only_nats" = 1 ] || [ "$only_pages" = 1 ] || [ "$only_floors" = 1 ] || [ "$no_cluster" = 1 ] || echo "Scale-out (part 7): one \`lyceum broker --partitions 16\` and partitioned worker processes; every point, its load average and CPU per write in [cluster.md](cluster.md)."
+  [ "$only_nats" = 1 ] || [ "$only_pages" = 1 ] || [ "$only_floors" = 1 ] || [ "$no_cluster" = 1 ] || [ "$quick" = 1 ] || [ -n "$replication_note" ] || echo "Replication (part 8): R = 1 vs R = 3 and fail-over beside JetStream R3, every kill and the timeline in [replication.md](replication.md)."
   echo
   echo "Lyceum runs as one \`lyceum serve\` process (the broker answers catalog, books and progress itself; journals under \`always\`), driven by"
   echo "\`lyceum bench\` with 4 connections, ${run_seconds} s per run after a $warmup warm-up; Redis by \`redis-benchmark\` (200-byte values)."
@@ -739,6 +776,14 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
   echo "throughput run itself; for Redis over the whole \`redis-benchmark\` run; of broker + worker and nats-server + responder together"
   echo "in part 6) and instructions (\`Benchmarks/request-cost.sh\`:"
   echo "\`serve\` under callgrind, 6,000 requests less 2,000)."
+  if [ "$floors" = 1 ]; then
+    echo "Floors (part 6b, issue 38): \`Benchmarks/floors/floor_server.c\`, one ROUTER in C over libzmq, driven by the same \`lyceum bench\`: it reads the 7/MDP"
+    echo "frames, finds the op without parsing the JSON, answers reads at once from memory, and for a write appends a ~400-byte JSON line"
+    echo "(CRC-32 of its value) by one \`pwrite\`, then, with \`--sync\` (the floor of \`always\` rows), one \`fdatasync\` for all a wake-up brought"
+    echo "(up to 256 messages) before their replies; the hop's floor is \`mdp_reference\` (the C broker and 16 C workers, one process,"
+    echo "two libzmq contexts over TCP) answering the catalog from serve's replies. Journal records / fdatasyncs per request: serve's"
+    echo "\`lyceum_journal_appends_total\` and \`lyceum_journal_syncs_total\` over \`lyceum_requests_total\`, the floor's own counters, over each run and its warm-up."
+  fi
   echo
   echo "| Measurement | Lyceum | Reference | Ratio | System calls / request | Context switches / request | Instructions / request |"
   echo "|---|---:|---:|---:|---:|---:|---:|"
@@ -765,7 +810,8 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
     echo
   fi
   syscall_runs=(catalog-read book-read redis-get book-create book-update progress-watch redis-set-always
-    worker-catalog-read nats-request book-create-interval nats-jetstream)
+    worker-catalog-read nats-request book-create-interval nats-jetstream floor-catalog-read floor-book-read floor-book-create
+    floor-book-update floor-progress-watch floor-worker-catalog-read)
   if [ -n "$(for run in "${syscall_runs[@]}"; do [ -s "$out/$run.syscalls" ] && echo "$run"; done)" ]; then
     echo "System calls per request by name (those at 0.01 or more, most first):"
     echo

@@ -2,7 +2,7 @@
    written for this repository from the RFC, directly against libzmq, so that mdp-bench can measure
    Lyceum's broker against a C broker and C workers in the same run.
 
-   Usage: mdp_reference tcp|inproc WORKERS
+   Usage: mdp_reference tcp|inproc WORKERS [CATALOG]
      Prints the broker's TCP endpoint (where clients connect) as one line on stdout, then serves
      until stdin closes or SIGTERM/SIGINT arrives, and exits 0. A failing libzmq call is reported
      on stderr with the call's name, and the program exits 1.
@@ -22,7 +22,10 @@
 
    Workers: WORKERS sessions, one DEALER each, offering the service "echo": READY, then a REPLY
    with the request's client address and body for each REQUEST, HEARTBEAT when idle, and a new
-   socket after DISCONNECT or silence from the broker. `tcp`: the workers have a context of their
+   socket after DISCONNECT or silence from the broker. With CATALOG, a file of ID<TAB>REPLY lines,
+   they offer "catalog" instead and answer each request as Benchmarks/floors/answers.h says (a
+   course's reply as Lyceum's catalog gave it): the floor of a request through `lyceum broker` to a
+   `lyceum worker --service catalog` (issue 38), driven by `lyceum bench --scenario catalog-read`. `tcp`: the workers have a context of their
    own and connect over loopback TCP, as another process would; `inproc`: they share the broker's
    context and connect over inproc. All sessions are served by one thread that polls them, as
    Lyceum's WorkerPool does: on this 2-core machine the client, the broker and the workers already
@@ -32,7 +35,8 @@
    where zmq_poll would also read every socket's ZMQ_EVENTS before and after each wait. ZMQ_FD
    only announces what a socket has not yet processed, and every send and receive processes it,
    so a loop sleeps only when each socket's last use was a receive that found nothing. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
+#include "../floors/answers.h"
 #include <zmq.h>
 #include <errno.h>
 #include <poll.h>
@@ -65,7 +69,8 @@ enum command { READY = 1, REQUEST = 2, REPLY = 3, HEARTBEAT = 4, DISCONNECT = 5 
 #define MAX_ENVELOPE 8
 #define MAX_ID 255
 #define INPROC_ENDPOINT "inproc://mdp-reference"
-#define SERVICE "echo"
+/* "echo", or "catalog" when the workers answer from a catalog file. */
+static const char *service = "echo";
 
 static volatile sig_atomic_t stopping;
 
@@ -533,7 +538,7 @@ static void connect_session(struct workers *workers, int index) {
     session->socket = open_socket(workers->context, ZMQ_DEALER);
     CHECK(zmq_connect(session->socket, workers->endpoint));
     send_worker_header(session->socket, READY, true);
-    send_bytes(session->socket, SERVICE, strlen(SERVICE), false);
+    send_bytes(session->socket, service, strlen(service), false);
     session->heard = now_ms();
     session->next_heartbeat = session->heard + HEARTBEAT_MS;
     session->may_hold_messages = true;
@@ -554,7 +559,13 @@ static bool handle_command(struct workers *workers, struct session *session) {
         send_worker_header(session->socket, REPLY, true);
         send_frame(session->socket, &in->msg[3], true);
         send_bytes(session->socket, "", 0, true);
-        for (int index = 5; index < in->count; index++) send_frame(session->socket, &in->msg[index], index < in->count - 1);
+        if (answer_course_count > 0) {
+            static char out[ANSWER_MAX];
+            size_t size = answer(service, strlen(service), zmq_msg_data(&in->msg[5]), frame_size(in, 5), 0, out);
+            send_bytes(session->socket, out, size, false);
+        } else {
+            for (int index = 5; index < in->count; index++) send_frame(session->socket, &in->msg[index], index < in->count - 1);
+        }
         session->next_heartbeat = session->heard + HEARTBEAT_MS;
         return true;
     case HEARTBEAT:
@@ -614,11 +625,15 @@ static void request_stop(int signal) {
 }
 
 int main(int argc, char **argv) {
-    int count = argc == 3 ? atoi(argv[2]) : 0;
-    bool inproc = argc == 3 && strcmp(argv[1], "inproc") == 0;
+    int count = argc == 3 || argc == 4 ? atoi(argv[2]) : 0;
+    bool inproc = count > 0 && strcmp(argv[1], "inproc") == 0;
     if (count < 1 || count > 4096 || !(inproc || strcmp(argv[1], "tcp") == 0)) {
-        fprintf(stderr, "usage: mdp_reference tcp|inproc WORKERS\n");
+        fprintf(stderr, "usage: mdp_reference tcp|inproc WORKERS [CATALOG]\n");
         return 2;
+    }
+    if (argc == 4) {
+        answers_load(argv[3]);
+        service = "catalog";
     }
     struct sigaction action = { .sa_handler = request_stop };
     sigemptyset(&action.sa_mask);

@@ -54,6 +54,8 @@ struct RequestPlanner {
     /// Following every page in turn: the `next_cursor` of the last page received, nil for the
     /// first page (at the start, after the last page, after an error).
     private(set) var listCursor: String?
+    /// The lesson `progress-watch` marked last, which its next request unmarks.
+    private var watchedLesson: (learner: String, course: Workload.Course, lesson: String)?
 
     init(workload: Workload, mix: ScenarioMix, verify: Bool, connection: Int, requestIDPrefix: String? = nil,
          listing: BookListing = BookListing()) {
@@ -128,13 +130,16 @@ struct RequestPlanner {
             return PlannedRequest(scenario: scenario, body: Self.frame(listing.request(learner: listedLearner, cursor: cursor)),
                                   expectation: .page(limit: listing.limit))
         case .progressWatch:
+            // Marked, then unmarked: both change the learner's progress, so both are written.
+            if let watched = watchedLesson {
+                watchedLesson = nil
+                return progressWrite("mark_unwatched", watched.learner, watched.course, watched.lesson)
+            }
             let course = coursesWithLessons.randomElement(using: &generator)!
             let learner = workload.learners.randomElement(using: &generator)!
             let lesson = course.lessonIDs.randomElement(using: &generator)!
-            return PlannedRequest(scenario: scenario,
-                                  body: writeFrame(["op": "mark_watched", "learner": .string(learner), "course": .string(course.id),
-                                                    "lesson": .string(lesson)]),
-                                  expectation: .progress(course: course.id, lessonCount: course.lessonIDs.count))
+            watchedLesson = (learner, course, lesson)
+            return progressWrite("mark_watched", learner, course, lesson)
         case .quizSubmit:
             let course = coursesWithQuiz.randomElement(using: &generator)!
             let learner = workload.learners.randomElement(using: &generator)!
@@ -222,6 +227,13 @@ struct RequestPlanner {
     }
 
     static func frame(_ request: JSONValue) -> [[UInt8]] { [request.serialized()] }
+
+    /// A `progress-watch` request: `op` (`mark_watched` or `mark_unwatched`) of `lesson`.
+    private mutating func progressWrite(_ op: String, _ learner: String, _ course: Workload.Course, _ lesson: String) -> PlannedRequest {
+        PlannedRequest(scenario: .progressWatch,
+                       body: writeFrame(["op": .string(op), "learner": .string(learner), "course": .string(course.id), "lesson": .string(lesson)]),
+                       expectation: .progress(course: course.id, lessonCount: course.lessonIDs.count))
+    }
 
     /// The body of a write: with ``requestIDPrefix``, carrying a `request_id` of its own.
     private mutating func writeFrame(_ request: JSONValue) -> [[UInt8]] {

@@ -15,7 +15,10 @@ public enum Scenario: String, CaseIterable, Sendable {
     /// `books.list` of a learner's library as ``BookListing`` says: connection `i` lists the
     /// run's learner `i` modulo their count, following `next_cursor` or one page again.
     case bookList = "book-list"
-    /// `progress.mark_watched` of a lesson of a course that has lessons.
+    /// `progress.mark_watched` of a lesson of a course that has lessons, then, as the
+    /// connection's next progress request, `mark_unwatched` of the same lesson: each changes the
+    /// learner's progress, so every request writes a record (marking a watched lesson again
+    /// would write nothing, and a run over a few learners would soon be all no-ops).
     case progressWatch = "progress-watch"
     /// `progress.submit_quiz` with random answers to a course's quiz.
     case quizSubmit = "quiz-submit"
