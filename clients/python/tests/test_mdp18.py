@@ -17,7 +17,7 @@ import zmq
 
 import lyceum_client
 
-from .support import PACKAGE, PYTHON, REPOSITORY, Processes, Serve, eventually, free_port, mdp_ready
+from .support import PYTHON, Processes, Serve, assert_guide_shows, eventually, free_port, mdp_ready, run_example
 
 #: What the tests install: majortomo imports six without declaring it.
 MAJORTOMO = ["majortomo==0.2.0", "six"]
@@ -108,12 +108,8 @@ class ServeSpeaksEighteenTests(unittest.TestCase):
         self.serve = Serve(self)
 
     def test_the_majortomo_example_creates_and_lists_books(self) -> None:
-        majortomo = majortomo_python()
         environment = {**os.environ, "LYCEUM_ENDPOINT": self.serve.endpoint}
-        example = subprocess.run([majortomo, str(PACKAGE / "examples" / "majortomo_client.py")],
-                                 env=environment, capture_output=True, text=True, timeout=120)
-        self.assertEqual(example.returncode, 0, example.stderr)
-        self.assertEqual(example.stdout.splitlines(), [
+        self.assertEqual(run_example(self, majortomo_python(), "majortomo_client.py", environment), [
             "created Dune version 1",
             "created Emma version 1",
             "created Ivanhoe version 1",
@@ -166,11 +162,7 @@ class ServeSpeaksEighteenTests(unittest.TestCase):
 
 class MajortomoGuideTests(unittest.TestCase):
     def test_the_clients_guide_shows_the_majortomo_example_as_it_is(self) -> None:
-        guide = (REPOSITORY / "docs" / "clients.md").read_text()
-        section = guide.split("## From majortomo (18/MDP)", 1)[1]
-        shown = section.split("```python\n", 1)[1].split("```", 1)[0]
-        example = (PACKAGE / "examples" / "majortomo_client.py").read_text()
-        self.assertEqual(shown, example.split('"""', 2)[2].lstrip("\n"))
+        assert_guide_shows(self, "## From majortomo (18/MDP)", "majortomo_client.py")
 
 
 class WorkerBehindMajortomoTests(unittest.TestCase):
