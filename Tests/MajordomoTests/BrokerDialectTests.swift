@@ -86,6 +86,27 @@ import ZeroMQ
         #expect(eventually { (broker.broker.snapshot.services.first { $0.name == Self.service }?.workers ?? 0) == 0 })
     }
 
+    @Test func aRequestCrossingAMajortomoWorkersDisconnectGoesToAnotherWorkerOfAnyDialect() throws {
+        let context = try Context()
+        let broker = try RunningBroker(BrokerConfiguration(heartbeat: Self.slowHeartbeat), context: context)
+        defer { broker.stop() }
+        let leaving = try Self.majortomoWorker(broker, context: context)
+        let client = try Self.client(broker, context: context)
+        try client.send(multipart: ClientMessage(service: bytes(Self.service), body: [bytes("write")]).requestFrames(in: .rfc18))
+        _ = try #require(try Self.nextRequest(leaving))
+        // Draining: it says DISCONNECT without handling the request in hand.
+        try leaving.send(multipart: WorkerCommand.disconnect.frames(in: .majortomo))
+        #expect(eventually { broker.broker.snapshot.services.first { $0.name == Self.service }?.queuedRequests == 1 })
+
+        let staying = try context.socket(.dealer)
+        try staying.connect(broker.endpoint)
+        try staying.send(multipart: WorkerCommand.ready(service: bytes(Self.service)).frames)
+        let requeued = try #require(try receive(staying, timeout: .seconds(10), until: { $0.count >= 3 && $0[2] == [0x02] }))
+        #expect(Array(requeued[5...]) == [bytes("write")])
+        try staying.send(multipart: WorkerCommand.reply(client: requeued[3], body: [bytes("written")]).frames)
+        #expect(try receive(client, timeout: .seconds(10)) == [bytes("MDPC02"), [0x03], bytes(Self.service), bytes("written")])
+    }
+
     @Test func aWorkerLeavingMidReplyIsNotAskedAgainAndItsClientIsAnswered() throws {
         let context = try Context()
         let broker = try RunningBroker(BrokerConfiguration(heartbeat: Self.slowHeartbeat), context: context)
