@@ -44,6 +44,14 @@ bench-zmq:
 	@scripts/ensure-deps.sh
 	Benchmarks/zmq-throughput.sh
 
+## An 18/MDP client beside a 7/MDP client through one serve: round trips per second, each alone and
+## both at once, and the ratio 18:7 (issue 37). BENCH_SECONDS sets each run's length (default 5).
+.PHONY: bench-mdp18
+bench-mdp18:
+	@scripts/ensure-deps.sh bench
+	$(SWIFT) build -c release --product lyceum
+	/usr/bin/python3 Benchmarks/mdp18_beside_7.py .build/release/lyceum $${BENCH_SECONDS:-5}
+
 ## Journal: appends/s per durability policy (1 and 64 writers; 50 in flight blocked vs acknowledged by callbacks),
 ## 1M-record replay and memory, vs Redis.
 bench-journal:

@@ -74,7 +74,7 @@ struct HostilePeerTests {
         try target.expectSurvived("descriptor exhaustion", findings)
     }
 
-    @Test("6: a malformed-message flood, a 1 MiB service name and a 60 KB id", .timeLimit(.minutes(3)))
+    @Test("6: a malformed-message flood in each dialect, a 1 MiB service name (7/MDP, RFC 18) and a 60 KB id", .timeLimit(.minutes(3)))
     func logAndReplyAmplification() throws {
         let target = try Target.serve()
         let findings = try Attacker.run("log_flood.py", against: target, ["--seconds", "10"])
@@ -92,6 +92,8 @@ struct HostilePeerTests {
         #expect(longest <= 4096, "a log line of \(longest) bytes")
         let replyBytes = findings["long_name_reply_bytes"] as? Int
         #expect(replyBytes != nil && replyBytes! <= 4096, "the reply to a 1 MiB service name: \(replyBytes.map { "\($0) bytes" } ?? "none")")
+        let replyBytes18 = findings["long_name_reply_bytes_18"] as? Int
+        #expect(replyBytes18 != nil && replyBytes18! <= 4096, "the RFC 18 reply to a 1 MiB service name: \(replyBytes18.map { "\($0) bytes" } ?? "none")")
         #expect(findings["long_id_echoed"] as? Bool == false, "the 60 KB id came back in full (\(findings["long_id_reply_bytes"] ?? "?") bytes)")
         try target.expectSurvived("log and reply amplification", findings)
     }

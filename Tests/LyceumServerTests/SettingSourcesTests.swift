@@ -176,6 +176,7 @@ struct SettingSourcesTests {
         case .metricsPort: "6103"
         case .heartbeatInterval: "1500"
         case .heartbeatLiveness: "4"
+        case .mdp: "18"
         case .reconnectInitial: "500"
         case .reconnectMaximum: "9000"
         case .queueLimit: "900"

@@ -129,6 +129,34 @@ struct BrokerAuthorizationTests {
         #expect(BrokerRejection(body: try #require(try replyBody(worker)))?.code == .forbidden)
     }
 
+    /// The same rules in 18/MDP: a dashboard key's RFC 18 request gets `forbidden` as a FINAL, a
+    /// key without the worker role is told DISCONNECT in majortomo's framing, and an app key's
+    /// majortomo request reaches a 7/MDP worker with its caller identity.
+    @Test func eighteenMDPPeersMeetTheSameRoles() throws {
+        let fixture = try SecuredBroker()
+        defer { fixture.stop() }
+        let dashboard = try fixture.peer(fixture.dashboard)
+        try dashboard.send(multipart: ClientMessage(service: bytes("books"), body: [bytes("{}")]).requestFrames(in: .rfc18))
+        let refused = try #require(try receive(dashboard))
+        #expect(Array(refused.prefix(3)) == [bytes("MDPC02"), [0x03], bytes("books")])
+        #expect(BrokerRejection(body: Array(refused.dropFirst(3)))?.code == .forbidden)
+
+        let impostor = try fixture.peer(fixture.app)
+        try impostor.send(multipart: WorkerCommand.ready(service: bytes("books")).frames(in: .majortomo))
+        #expect(try receive(impostor, timeout: .seconds(3)) == WorkerCommand.disconnect.frames(in: .majortomo))
+
+        // The worker trusts caller identities: it would answer `unauthenticated` to a request
+        // whose client address carried none, so its echo shows the identity came along.
+        let worker = try RunningWorkers(endpoint: fixture.broker.endpoint, service: "books",
+                                        configuration: fixture.trustingWorker(fixture.worker), context: fixture.context) { body in body }
+        defer { worker.stop() }
+        let app = try fixture.peer(fixture.app)
+        #expect(try eventually {
+            try app.send(multipart: ClientMessage(service: bytes("books"), body: [bytes("hello")]).requestFrames(in: .majortomo))
+            return try receive(app, timeout: .milliseconds(500)) == [[], bytes("MDPC02"), [0x04], bytes("hello")]
+        })
+    }
+
     /// The application says which names need which permission (Lyceum: its node services need
     /// `manage_partitions`, its other own services `manage`); the longest matching prefix
     /// decides, so only `worker` and `admin` keys may call `app.node.*`, and `app.*` stays admin's.

@@ -76,7 +76,7 @@ import ZeroMQ
         defer { worker.close() }
         try worker.connect(broker.endpoint)
         try worker.send(multipart: WorkerCommand.ready(service: bytes("books")).frames)
-        let answer = try #require(try receive(worker) { $0.count >= 3 && $0[2] == [WorkerCommand.Kind.disconnect.rawValue] })
+        let answer = try #require(try receive(worker) { $0.count >= 3 && $0[2] == WorkerCommand.disconnect.frames[2] })
         #expect(answer == WorkerCommand.disconnect.frames)
     }
 

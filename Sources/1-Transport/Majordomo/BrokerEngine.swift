@@ -11,6 +11,8 @@ import ZeroMQ
 final class WorkerRecord {
     let identity: [UInt8]
     let service: ServiceRecord
+    /// The dialect the worker registered in, which every command to and from it speaks.
+    let dialect: MDPDialect
     /// When the worker is purged unless heard from: a heartbeat expiry while it waits, the
     /// longest request duration while it has a request, so that a slow request never
     /// expires its worker.
@@ -21,19 +23,31 @@ final class WorkerRecord {
     /// The address the worker was given for the request's client instead of its routing id,
     /// and must return with the reply (see ``WorkerAddresses``).
     @exclusivity(unchecked) var clientAddress: [UInt8] = []
+    /// How far its reply to the request in hand has gone, and the PARTIALs held for a 7/MDP
+    /// client, which takes one reply (protocol/majordomo.md, "Three dialects").
+    @exclusivity(unchecked) var heldParts = HeldParts()
 
-    init(identity: [UInt8], service: ServiceRecord, expiry: ContinuousClock.Instant) {
+    init(identity: [UInt8], service: ServiceRecord, dialect: MDPDialect, expiry: ContinuousClock.Instant) {
         self.identity = identity
         self.service = service
+        self.dialect = dialect
         self.expiry = expiry
     }
 }
 
-/// A client's request, waiting for a worker or in a worker's hands.
-struct QueuedRequest {
-    let client: [UInt8]
+/// Where a client's replies go, and how they are framed.
+struct ClientAddress {
+    /// The client's routing id.
+    let routingID: [UInt8]
     /// The routing frames the client put before its empty frame, returned with the reply.
     let envelope: [[UInt8]]
+    /// The client's dialect, which its replies speak.
+    let dialect: MDPDialect
+}
+
+/// A client's request, waiting for a worker or in a worker's hands.
+struct QueuedRequest {
+    let client: ClientAddress
     /// The caller's identity to append to the worker's client address; empty without a key directory.
     let identity: [UInt8]
     /// The frames as received (or copies, for a request given back by a worker), forwarded to
@@ -60,8 +74,7 @@ final class ServiceRecord {
 
 /// A local service's request waiting for its deferred reply.
 struct LocalRequest {
-    let client: [UInt8]
-    let envelope: [[UInt8]]
+    let client: ClientAddress
     let service: LocalServiceRecord
 }
 
@@ -218,33 +231,38 @@ final class BrokerEngine {
         guard count >= 3, count <= configuration.maxFramesPerMessage else {
             return drop(from: sender, "message has \(count) frames")
         }
-        if receiveBuffer.frame(2, equals: MDP.workerHeader) || receiveBuffer.frame(1, equals: MDP.workerHeader) {
+        guard let (peer, dialect, start) = MDPDialect.classify(receiveBuffer) else {
+            return drop(from: sender, "no MDPC01, MDPC02, MDPW01 or MDPW02 header where a dialect has it")
+        }
+        switch peer {
+        case .worker:
             let kind: WorkerCommand.Kind
             do {
-                kind = try WorkerCommand.validatedKind(of: receiveBuffer, from: 1)
+                kind = try WorkerCommand.validatedKind(of: receiveBuffer, from: start, dialect: dialect)
             } catch {
-                logger.log(.warning, "invalid worker command; disconnecting", ["peer": PeerText.excerpt(sender), "reason": error.description])
-                return try disconnect(sender)
+                logger.log(.warning, "invalid worker command; disconnecting", [
+                    "peer": PeerText.excerpt(sender), "dialect": dialect.rawValue, "reason": error.description,
+                ])
+                return try disconnect(sender, dialect)
             }
             let caller = callerOfReceived()
             guard caller?.may(.registerWorker) == true else {
                 // A registered worker whose key was revoked still returns the request in hand.
-                if kind == .reply, let worker = workers[sender] { _ = try handleReply(from: worker) }
+                if kind == .reply, let worker = workers[sender], worker.dialect == dialect { _ = try handleReply(from: worker, start: start) }
                 let key = if case .authenticated(let principal)? = caller { PeerText.excerpt(principal.name) } else { "unknown" }
                 logger.log(.warning, "worker command from a key without the worker role; disconnecting", [
                     "peer": PeerText.excerpt(sender), "key": key, "command": "\(kind)",
                 ])
-                return try disconnect(sender)
+                return try disconnect(sender, dialect)
             }
-            try handleWorker(sender, kind)
-        } else if let delimiter = (1..<count).first(where: { receiveBuffer.frameIsEmpty($0) }), delimiter + 1 < count,
-                  receiveBuffer.frame(delimiter + 1, equals: MDP.clientHeader) {
-            // Routing frames before the empty one (a proxy's, or an AsyncClient's request tag)
-            // are an envelope: kept with the request and returned with its reply.
-            do { try ClientMessage.validate(receiveBuffer, from: delimiter) } catch { return drop(from: sender, error.description) }
-            try handleClient(sender, envelope: (1..<delimiter).map { receiveBuffer.bytes($0) }, delimiter: delimiter, caller: callerOfReceived())
-        } else {
-            drop(from: sender, "no MDPC01 or MDPW01 header after an empty frame")
+            try handleWorker(sender, kind, dialect: dialect, start: start)
+        case .client:
+            do { try ClientMessage.validate(receiveBuffer, from: start, dialect: dialect) } catch {
+                return drop(from: sender, "\(dialect.rawValue): \(error.description)")
+            }
+            // RFC 18's requests have no empty frame, so no envelope either.
+            let envelope = dialect.hasEmptyFrame ? (1..<start).map { receiveBuffer.bytes($0) } : []
+            try handleClient(sender, envelope: envelope, dialect: dialect, start: start, caller: callerOfReceived())
         }
     }
 
@@ -276,30 +294,32 @@ final class BrokerEngine {
         logger.log(.warning, "dropped malformed message", ["peer": PeerText.excerpt(sender), "reason": reason])
     }
 
-    /// Handles a valid client request in the receive buffer, whose empty frame is at `delimiter`,
-    /// from `caller` (`nil`: a key the directory does not know).
-    private func handleClient(_ client: [UInt8], envelope: [[UInt8]], delimiter: Int, caller: Caller?) throws(ZMQError) {
+    /// Handles a valid client request in `dialect` in the receive buffer, which starts at
+    /// `start` (its empty frame, or where it would be in RFC 18's dialect), from `caller`
+    /// (`nil`: a key the directory does not know).
+    private func handleClient(_ sender: [UInt8], envelope: [[UInt8]], dialect: MDPDialect, start: Int, caller: Caller?) throws(ZMQError) {
         // `name` is the service the client addressed, which every reply and rejection carries.
-        let name = receiveBuffer.bytes(delimiter + ClientMessage.serviceIndex)
-        let bodyStart = delimiter + ClientMessage.bodyIndex
+        let name = receiveBuffer.bytes(start + dialect.serviceIndex)
+        let bodyStart = start + dialect.bodyIndex
+        let client = ClientAddress(routingID: sender, envelope: envelope, dialect: dialect)
         if let problem = MDP.serviceNameProblem(name) {
             // The reply's service frame is an excerpt too: echoing a megabyte of name would cost
             // the broker a megabyte of reply.
-            return try reject(client, envelope: envelope, service: Array(PeerText.excerpt(name).utf8), BrokerRejection(
+            return try reject(client, service: Array(PeerText.excerpt(name).utf8), BrokerRejection(
                 code: .badRequest, text: "the service name \(problem)"), naming: name)
         }
         guard let caller else {
-            return try reject(client, envelope: envelope, service: name, BrokerRejection(
+            return try reject(client, service: name, BrokerRejection(
                 code: .unauthenticated, text: "the key this connection authenticated with is no longer authorised"))
         }
         let permission = configuration.servicePermissions.permission(toCall: name)
         guard caller.may(permission) else {
-            return try reject(client, envelope: envelope, service: name, BrokerRejection(
+            return try reject(client, service: name, BrokerRejection(
                 code: .forbidden, text: "the key's role may not call \(permission == .callServices ? "these" : "management") services"))
         }
         if name.starts(with: MDP.managementPrefix) {
             let message = ClientMessage(service: name, body: receiveBuffer.bytes(from: bodyStart))
-            return try reply(to: client, envelope: envelope, service: name, body: [managementAnswer(message)])
+            return try reply(to: client, service: name, body: [managementAnswer(message)])
         }
         // Routed requests go to their target's workers; the rest on as addressed.
         var target: [UInt8]?
@@ -308,25 +328,25 @@ final class BrokerEngine {
             target = route.targets[index]
         }
         if target == nil, let local = localServices[name] {
-            return try handleLocally(local, client: client, envelope: envelope, caller: caller,
+            return try handleLocally(local, client: client, caller: caller,
                                      ClientMessage(service: name, body: receiveBuffer.bytes(from: bodyStart)))
         }
         let identity: [UInt8] = if case .authenticated(let principal) = caller { CallerIdentity.encode(principal) } else { [] }
         let queueName = target ?? name
         let service = services[queueName] ?? ServiceRecord(name: queueName)
         if service.requests.count >= configuration.maxQueuedRequestsPerService {
-            return try reject(client, envelope: envelope, service: name, BrokerRejection(
+            return try reject(client, service: name, BrokerRejection(
                 code: .queueFull, text: "the service's queue holds \(service.requests.count) requests, its limit"))
         }
         if queuedRequests >= configuration.maxQueuedRequests {
-            return try reject(client, envelope: envelope, service: name, BrokerRejection(
+            return try reject(client, service: name, BrokerRejection(
                 code: .overloaded, text: "the broker holds \(queuedRequests) queued requests, its limit"))
         }
         // With nobody queued before it, a waiting worker takes the request straight from the
         // receive buffer: the common case costs no copy of the body.
         let requestedService = target == nil ? nil : name
         if service.requests.isEmpty, try assign(
-            client: client, envelope: envelope, identity: identity, requestedService: requestedService, enqueued: now,
+            client: client, identity: identity, requestedService: requestedService, enqueued: now,
             body: receiveBuffer.messages(from: bodyStart), to: service) {
             return
         }
@@ -334,7 +354,7 @@ final class BrokerEngine {
         // and again if the attempt above purged the service's last worker along with the service.
         services[queueName] = service
         service.requests.append(QueuedRequest(
-            client: client, envelope: envelope, identity: identity, body: receiveBuffer.takeMessages(from: bodyStart), enqueued: now,
+            client: client, identity: identity, body: receiveBuffer.takeMessages(from: bodyStart), enqueued: now,
             requestedService: requestedService))
         queuedRequests += 1
         try dispatch(service)
@@ -357,33 +377,41 @@ final class BrokerEngine {
         return registered ? MDP.found : MDP.notFound
     }
 
-    /// Handles a valid worker command of kind `kind` in the receive buffer.
-    private func handleWorker(_ sender: [UInt8], _ kind: WorkerCommand.Kind) throws(ZMQError) {
+    /// Handles a valid worker command of kind `kind` in `dialect` in the receive buffer, which
+    /// starts at `start` (its empty frame, or where it would be in RFC 18's dialect).
+    private func handleWorker(_ sender: [UInt8], _ kind: WorkerCommand.Kind, dialect: MDPDialect, start: Int) throws(ZMQError) {
         let worker = workers[sender]
+        if let worker, worker.dialect != dialect {
+            return try refuse(sender, "\(kind.name) in \(dialect.rawValue) from a worker registered in \(worker.dialect.rawValue)", worker.dialect)
+        }
+        let refuse = { (reason: String) throws(ZMQError) in try self.refuse(sender, reason, dialect) }
         switch kind {
         case .ready:
-            let name = receiveBuffer.bytes(1 + WorkerCommand.serviceIndex)
-            if worker != nil { return try refuse(sender, "READY from a registered worker") }
-            if let problem = MDP.serviceNameProblem(name) { return try refuse(sender, "READY for a service name that \(problem)") }
-            if name.starts(with: MDP.managementPrefix) { return try refuse(sender, "READY for a management service") }
-            if localServices[name] != nil { return try refuse(sender, "READY for a service the broker answers itself") }
-            if workers.count >= configuration.maxWorkers { return try refuse(sender, "the broker has \(workers.count) workers, its limit") }
+            let name = receiveBuffer.bytes(start + WorkerCommand.serviceIndex)
+            if worker != nil { return try refuse("READY from a registered worker") }
+            if let problem = MDP.serviceNameProblem(name) { return try refuse("READY for a service name that \(problem)") }
+            if name.starts(with: MDP.managementPrefix) { return try refuse("READY for a management service") }
+            if localServices[name] != nil { return try refuse("READY for a service the broker answers itself") }
+            if workers.count >= configuration.maxWorkers { return try refuse("the broker has \(workers.count) workers, its limit") }
             let service = services[name] ?? ServiceRecord(name: name)
             services[name] = service
-            let record = WorkerRecord(identity: sender, service: service, expiry: now + heartbeatExpiry)
+            let record = WorkerRecord(identity: sender, service: service, dialect: dialect, expiry: now + heartbeatExpiry)
             workers[sender] = record
             service.workerCount += 1
             workersChanged = true
             service.waiting.append(record)
-            logger.log(.info, "worker registered", ["worker": PeerText.excerpt(sender), "service": PeerText.excerpt(name)])
+            logger.log(.info, "worker registered", ["worker": PeerText.excerpt(sender), "service": PeerText.excerpt(name), "dialect": dialect.rawValue])
             try dispatch(service)
+        case .partial:
+            guard let worker, try handlePartial(from: worker, start: start) else { return try refuse("PARTIAL without a matching request") }
+            worker.expiry = max(worker.expiry, now + configuration.maxRequestDuration)
         case .reply:
-            guard let worker, try handleReply(from: worker) else { return try refuse(sender, "REPLY without a matching request") }
+            guard let worker, try handleReply(from: worker, start: start) else { return try refuse("REPLY without a matching request") }
             worker.expiry = now + heartbeatExpiry
             worker.service.waiting.append(worker)
             try dispatch(worker.service)
         case .heartbeat:
-            guard let worker else { return try refuse(sender, "HEARTBEAT from an unregistered worker") }
+            guard let worker else { return try refuse("HEARTBEAT from an unregistered worker") }
             worker.expiry = max(worker.expiry, now + heartbeatExpiry)
         case .disconnect:
             guard let worker else { return }
@@ -393,18 +421,23 @@ final class BrokerEngine {
             // without handling it (protocol/majordomo.md), so it goes first to another worker,
             // unlike that of a worker gone silent, which may have applied it. Queued before the
             // worker goes, so that the service outlives it.
-            if let request = worker.request {
+            if let request = worker.request, worker.heldParts.progress != .none {
+                // Part of the reply is out: the request was handled, and is not served twice.
+                worker.request = nil
+                try reject(request.client, service: request.requestedService ?? service.name, BrokerRejection(
+                    code: .serviceUnknown, text: "the worker left in the middle of its reply"))
+            } else if let request = worker.request {
                 worker.request = nil
                 service.requests.prepend(request)
                 queuedRequests += 1
                 logger.log(.info, "request given back by a disconnecting worker; requeued", [
-                    "worker": PeerText.excerpt(sender), "service": PeerText.excerpt(service.name), "client": PeerText.excerpt(request.client),
+                    "worker": PeerText.excerpt(sender), "service": PeerText.excerpt(service.name), "client": PeerText.excerpt(request.client.routingID),
                 ])
             }
             remove(worker)
             try dispatch(service)
         case .request:
-            try refuse(sender, "REQUEST from a worker")
+            try refuse("REQUEST from a worker")
         }
     }
 
@@ -412,19 +445,53 @@ final class BrokerEngine {
     /// and frees the worker of it.
     /// - Returns: `false`, sending nothing, when the worker has no request in hand or the reply
     ///   names another client address.
-    private func handleReply(from worker: WorkerRecord) throws(ZMQError) -> Bool {
-        guard let request = worker.request, receiveBuffer.frame(1 + WorkerCommand.clientIndex, equals: worker.clientAddress) else { return false }
+    private func handleReply(from worker: WorkerRecord, start: Int) throws(ZMQError) -> Bool {
+        guard let request = worker.request, receiveBuffer.frame(start + WorkerCommand.clientIndex, equals: worker.clientAddress) else { return false }
         // Releases the copies of the request's body.
         worker.request = nil
-        try reply(to: request.client, envelope: request.envelope, service: request.requestedService ?? worker.service.name,
-                  body: receiveBuffer.messages(from: 1 + WorkerCommand.bodyIndex))
+        let progress = worker.heldParts.progress
+        let held = worker.heldParts.takeAll()
+        // The client was answered when its held parts went past their bound.
+        guard progress != .abandoned else { return true }
+        let service = request.requestedService ?? worker.service.name
+        if held.isEmpty {
+            try reply(to: request.client, service: service, body: receiveBuffer.messages(from: start + WorkerCommand.bodyIndex))
+        } else {
+            try reply(to: request.client, service: service, body: held + receiveBuffer.takeMessages(from: start + WorkerCommand.bodyIndex))
+        }
+        return true
+    }
+
+    /// Passes the PARTIAL in the receive buffer to the client whose request `worker` has in
+    /// hand: as a PARTIAL to an 18/MDP client; held for a 7/MDP client, whose one reply it will
+    /// lead, within ``HeldParts``' bounds (past them the client is answered `overloaded` and
+    /// the worker's later parts are dropped).
+    /// - Returns: `false`, sending nothing, when the worker has no request in hand or the
+    ///   PARTIAL names another client address.
+    private func handlePartial(from worker: WorkerRecord, start: Int) throws(ZMQError) -> Bool {
+        guard let request = worker.request, receiveBuffer.frame(start + WorkerCommand.clientIndex, equals: worker.clientAddress) else { return false }
+        let service = request.requestedService ?? worker.service.name
+        let bodyStart = start + WorkerCommand.bodyIndex
+        if worker.heldParts.progress == .abandoned { return true }
+        if request.client.dialect.streamsReplies {
+            worker.heldParts.progress = .partsOut
+            try reply(to: request.client, service: service, body: receiveBuffer.messages(from: bodyStart), final: false)
+            return true
+        }
+        let size = (bodyStart..<receiveBuffer.endIndex).reduce(0) { total, index in total + receiveBuffer.withFrameBytes(index) { $0.count } }
+        if !worker.heldParts.hold(receiveBuffer.takeMessages(from: bodyStart), size: size,
+                                  maxFrames: configuration.maxFramesPerMessage, maxBytes: configuration.maxOutputBytesPerConnection) {
+            // The client gets its answer now; the worker's FINAL will find nothing to send.
+            try reject(request.client, service: service, BrokerRejection(
+                code: .overloaded, text: "the reply's parts exceed what the broker holds for a 7/MDP client"))
+        }
         return true
     }
 
     /// Sends the service's oldest requests to its least recently used waiting workers.
     private func dispatch(_ service: ServiceRecord) throws(ZMQError) {
         while let request = service.requests.first,
-              try assign(client: request.client, envelope: request.envelope, identity: request.identity,
+              try assign(client: request.client, identity: request.identity,
                          requestedService: request.requestedService, enqueued: request.enqueued, body: request.body, to: service) {
             _ = service.requests.popFirst()
             queuedRequests -= 1
@@ -440,7 +507,7 @@ final class BrokerEngine {
     /// its reply, to requeue the request should it say DISCONNECT instead.
     /// - Returns: `false` when no waiting worker is left; the body is then as it was.
     private func assign(
-        client: [UInt8], envelope: [[UInt8]], identity: [UInt8], requestedService: [UInt8]?, enqueued: ContinuousClock.Instant,
+        client: ClientAddress, identity: [UInt8], requestedService: [UInt8]?, enqueued: ContinuousClock.Instant,
         body: some Collection<Message>, to service: ServiceRecord
     ) throws(ZMQError) -> Bool {
         guard !service.waiting.isEmpty else { return false }
@@ -451,10 +518,10 @@ final class BrokerEngine {
             // Skipped when empty (no key directory): even an empty append reallocates the address.
             if !identity.isEmpty { address.append(contentsOf: identity) }
             let sent = try send(to: worker.identity) { router throws(ZMQError) in
-                try WorkerCommand.send(.request, client: address, body: body, on: router)
+                try WorkerCommand.send(.request, client: address, body: body, on: router, dialect: worker.dialect)
             }
             if sent {
-                worker.request = QueuedRequest(client: client, envelope: envelope, identity: identity, body: kept, enqueued: enqueued,
+                worker.request = QueuedRequest(client: client, identity: identity, body: kept, enqueued: enqueued,
                                                requestedService: requestedService)
                 worker.clientAddress = address
                 worker.expiry = max(worker.expiry, now + configuration.maxRequestDuration)
@@ -483,30 +550,36 @@ final class BrokerEngine {
     // MARK: Local services
 
     /// Answers a local service's request at once, or records it until its deferred reply comes.
-    private func handleLocally(_ local: LocalServiceRecord, client: [UInt8], envelope: [[UInt8]], caller: Caller, _ message: ClientMessage) throws(ZMQError) {
+    private func handleLocally(_ local: LocalServiceRecord, client: ClientAddress, caller: Caller, _ message: ClientMessage) throws(ZMQError) {
         let waiting = local.inHand
         if waiting >= configuration.maxQueuedRequestsPerService {
-            return try reject(client, envelope: envelope, service: message.service, BrokerRejection(
+            return try reject(client, service: message.service, BrokerRejection(
                 code: .queueFull, text: "the service holds \(waiting) requests waiting for their replies, its limit"))
         }
         localRequestsTaken &+= 1
-        let later = DeferredReply(outbox: outbox, session: 0, request: localRequestsTaken)
+        let later = DeferredReply(outbox: outbox, session: 0, request: localRequestsTaken, streams: client.dialect.streamsReplies)
         if let body = local.service.handler(message.body, caller, later) {
-            return try reply(to: client, envelope: envelope, service: message.service, body: body)
+            return try reply(to: client, service: message.service, body: body)
         }
-        localInHand[localRequestsTaken] = LocalRequest(client: client, envelope: envelope, service: local)
+        localInHand[localRequestsTaken] = LocalRequest(client: client, service: local)
         local.inHand = waiting + 1
     }
 
     /// Sends the deferred replies posted since the last pass.
     private func sendLocalReplies() throws(ZMQError) {
         for posted in outbox.takeAll() {
-            guard let request = localInHand.removeValue(forKey: posted.request) else {
-                logger.log(.warning, "dropped a second reply to a local request", [:])
+            // A PARTIAL leaves the request waiting for its FINAL.
+            guard let request = posted.final ? localInHand.removeValue(forKey: posted.request) : localInHand[posted.request] else {
+                logger.log(.warning, "dropped a reply to a local request already answered", [:])
                 continue
             }
-            request.service.inHand -= 1
-            try reply(to: request.client, envelope: request.envelope, service: request.service.name, body: posted.body)
+            if posted.final {
+                request.service.inHand -= 1
+            } else if !request.client.dialect.streamsReplies {
+                logger.log(.warning, "dropped a PARTIAL for a 7/MDP client", ["service": PeerText.excerpt(request.service.name)])
+                continue
+            }
+            try reply(to: request.client, service: request.service.name, body: posted.body, final: posted.final)
         }
     }
 
@@ -531,32 +604,37 @@ final class BrokerEngine {
 
     // MARK: Sending
 
-    private func reply(to client: [UInt8], envelope: [[UInt8]], service: [UInt8], body: some Collection<some OutgoingFrame>) throws(ZMQError) {
-        let sent = try send(to: client, envelope: envelope) { router throws(ZMQError) in
-            try ClientMessage.send(service: service, body: body, on: router)
+    /// Sends a reply (`final`) or, to an 18/MDP client, a PARTIAL, in the client's dialect.
+    private func reply(to client: ClientAddress, service: [UInt8], body: some Collection<some OutgoingFrame>, final: Bool = true) throws(ZMQError) {
+        let sent = try send(to: client.routingID, envelope: client.envelope) { router throws(ZMQError) in
+            try ClientMessage.send(service: service, body: body, on: router, dialect: client.dialect, final: final)
         }
         if !sent {
-            logger.log(.warning, "reply dropped: client gone or not reading", ["client": PeerText.excerpt(client)])
+            logger.log(.warning, "reply dropped: client gone or not reading", ["client": PeerText.excerpt(client.routingID)])
         }
     }
 
     /// Sends `rejection` under `service`; the log names `naming` (the name the client sent) when given.
-    private func reject(_ client: [UInt8], envelope: [[UInt8]], service: [UInt8], _ rejection: BrokerRejection, naming: [UInt8]? = nil) throws(ZMQError) {
-        logger.log(.warning, "request rejected", ["client": PeerText.excerpt(client), "service": PeerText.excerpt(naming ?? service), "code": rejection.code.rawValue])
+    private func reject(_ client: ClientAddress, service: [UInt8], _ rejection: BrokerRejection, naming: [UInt8]? = nil) throws(ZMQError) {
+        logger.log(.warning, "request rejected", ["client": PeerText.excerpt(client.routingID), "service": PeerText.excerpt(naming ?? service), "code": rejection.code.rawValue])
         metrics.rejected(rejection.code)
-        try reply(to: client, envelope: envelope, service: service, body: [rejection.frame])
+        try reply(to: client, service: service, body: [rejection.frame])
     }
 
-    /// Answers an invalid or unexpected worker command with DISCONNECT and forgets the worker.
-    private func refuse(_ sender: [UInt8], _ reason: String) throws(ZMQError) {
+    /// Answers an invalid or unexpected worker command with DISCONNECT in `dialect` and forgets the worker.
+    private func refuse(_ sender: [UInt8], _ reason: String, _ dialect: MDPDialect) throws(ZMQError) {
         logger.log(.warning, "unexpected worker command; disconnecting", ["peer": PeerText.excerpt(sender), "reason": reason])
-        try disconnect(sender)
+        try disconnect(sender, dialect)
     }
 
-    private func disconnect(_ sender: [UInt8]) throws(ZMQError) {
+    private func disconnect(_ sender: [UInt8], _ dialect: MDPDialect) throws(ZMQError) {
         if let worker = workers[sender] { remove(worker) }
-        try send(to: sender, WorkerCommand.disconnect.frames)
+        try send(to: sender, Self.disconnectFrames[dialect]!)
     }
+
+    /// Each dialect's DISCONNECT and HEARTBEAT, built once.
+    private static let disconnectFrames = Dictionary(uniqueKeysWithValues: MDPDialect.allCases.map { ($0, WorkerCommand.disconnect.frames(in: $0)) })
+    private static let heartbeatFrames = Dictionary(uniqueKeysWithValues: MDPDialect.allCases.map { ($0, WorkerCommand.heartbeat.frames(in: $0)) })
 
     /// Sends `peer`'s routing id, the envelope, then the frames `rest` sends, without ever waiting.
     /// - Returns: `false` when the peer is gone or its queue is full, so the message was dropped
@@ -610,7 +688,7 @@ final class BrokerEngine {
             while let request = service.requests.first, now - request.enqueued >= configuration.unknownServiceTimeout {
                 _ = service.requests.popFirst()
                 queuedRequests -= 1
-                try reject(request.client, envelope: request.envelope, service: request.requestedService ?? service.name, BrokerRejection(
+                try reject(request.client, service: request.requestedService ?? service.name, BrokerRejection(
                     code: .serviceUnknown, text: absenceTexts[service.name] ?? "no worker registered for the service"))
             }
             if service.isUnused { services[service.name] = nil }
@@ -618,16 +696,14 @@ final class BrokerEngine {
     }
 
     private func sendHeartbeats() throws(ZMQError) {
-        let heartbeat = WorkerCommand.heartbeat.frames
         for worker in workers.values where worker.request == nil {
-            try send(to: worker.identity, heartbeat)
+            try send(to: worker.identity, Self.heartbeatFrames[worker.dialect]!)
         }
     }
 
     private func disconnectAllWorkers() throws(ZMQError) {
-        let disconnect = WorkerCommand.disconnect.frames
         for worker in workers.values {
-            try send(to: worker.identity, disconnect)
+            try send(to: worker.identity, Self.disconnectFrames[worker.dialect]!)
         }
         workers.removeAll()
         services.removeAll()

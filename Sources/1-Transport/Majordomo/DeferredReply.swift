@@ -15,10 +15,27 @@ public struct DeferredReply: Sendable {
     let outbox: ReplyOutbox
     let session: Int
     let request: UInt64
+    /// Whether the requester takes a streamed reply (an 18/MDP client of the broker's local
+    /// service): PARTIALs through ``sendPartial(_:)``, then the one reply through ``send(_:)``.
+    public let streams: Bool
 
-    /// Hands `body` to the pool's thread, which sends it as the REPLY of this request.
+    init(outbox: ReplyOutbox, session: Int, request: UInt64, streams: Bool = false) {
+        self.outbox = outbox
+        self.session = session
+        self.request = request
+        self.streams = streams
+    }
+
+    /// Hands `body` to the pool's thread, which sends it as the REPLY (18/MDP: the FINAL) of
+    /// this request.
     public func send(_ body: [[UInt8]]) {
-        outbox.post(ReplyOutbox.Reply(session: session, request: request, body: body))
+        outbox.post(ReplyOutbox.Reply(session: session, request: request, body: body, final: true))
+    }
+
+    /// Hands `body` to the broker's thread, which sends it as a PARTIAL of this request, before
+    /// the reply ``send(_:)`` sends; only when ``streams`` (else the part is logged and dropped).
+    public func sendPartial(_ body: [[UInt8]]) {
+        outbox.post(ReplyOutbox.Reply(session: session, request: request, body: body, final: false))
     }
 }
 
@@ -33,6 +50,8 @@ final class ReplyOutbox: Sendable {
         let session: Int
         let request: UInt64
         let body: [[UInt8]]
+        /// Whether it is the request's reply (or FINAL) rather than a PARTIAL.
+        let final: Bool
     }
 
     private let pipe: WakeupPipe

@@ -6,6 +6,10 @@ public enum MDP {
     public static let clientHeader: [UInt8] = Array("MDPC01".utf8)
     /// `MDPW01`: the protocol frame of every MDP/Worker command.
     public static let workerHeader: [UInt8] = Array("MDPW01".utf8)
+    /// `MDPC02`: the protocol frame of every 18/MDP client command (``MDPDialect``).
+    public static let clientHeader18: [UInt8] = Array("MDPC02".utf8)
+    /// `MDPW02`: the protocol frame of every 18/MDP worker command (``MDPDialect``).
+    public static let workerHeader18: [UInt8] = Array("MDPW02".utf8)
     /// Services whose names start with this are answered by the broker itself (8/MMI).
     public static let managementPrefix: [UInt8] = Array("mmi.".utf8)
     /// The one 8/MMI service: is a service registered?

@@ -31,6 +31,10 @@ public struct WorkerConfiguration: Sendable {
     /// systemd's watchdog, petted on every pass of the pool's loop (which then waits at most
     /// its pet interval), so that a pool whose thread is wedged stops petting it. Default: none.
     public var watchdog: Watchdog?
+    /// The dialect the sessions speak to their brokers: 7/MDP, or 18/MDP in majortomo's framing
+    /// (``MDPDialect/majortomo``), which majortomo's broker takes and Lyceum's broker too. A pool
+    /// speaking 18/MDP answers each request with one FINAL. Default: 7/MDP.
+    public var dialect: MDPDialect = .mdp7
     /// Called on the pool's thread with `true` when a broker first accepts one of its sessions
     /// (heartbeats or serves it) while none was accepted, and with `false` when none is accepted
     /// any more (each broker went silent or sent DISCONNECT). Default: none.

@@ -150,6 +150,12 @@ final class WorkerPoolEngine {
                     logger.log(.debug, "dropped a reply whose request is gone", ["endpoint": session.route.endpoint, "service": session.route.service])
                     continue
                 }
+                // A pool's requests are never streamed (`DeferredReply.streams` is false): a worker
+                // cannot tell its clients' dialects behind a broker.
+                guard reply.final else {
+                    logger.log(.warning, "dropped a PARTIAL: a worker's replies are not streamed", ["endpoint": session.route.endpoint, "service": session.route.service])
+                    continue
+                }
                 try send(reply.body, to: inHand.client, from: session)
             }
             // One batch: handlers that hand work to other threads wake them once for all sessions.
@@ -225,7 +231,7 @@ final class WorkerPoolEngine {
         while let socket = session.socket, try session.receiveBuffer.receive(from: socket) {
             let kind: WorkerCommand.Kind
             do {
-                kind = try WorkerCommand.validatedKind(of: session.receiveBuffer, from: 0)
+                kind = try WorkerCommand.validatedKind(of: session.receiveBuffer, from: 0, dialect: configuration.dialect)
             } catch {
                 logger.log(.warning, "ignored invalid message from the broker", ["endpoint": session.route.endpoint, "reason": error.description])
                 continue
@@ -261,7 +267,7 @@ final class WorkerPoolEngine {
                 logger.log(.info, "broker sent DISCONNECT", ["endpoint": session.route.endpoint, "service": session.route.service, "session": String(session.index)])
                 // A broker refusing READY at once gets a growing back-off, not a reconnection storm.
                 lose(session, now: now)
-            case .ready, .reply:
+            case .ready, .partial, .reply:
                 logger.log(.warning, "ignored a command only workers send", ["endpoint": session.route.endpoint, "command": "\(kind)"])
             }
         }
@@ -289,7 +295,7 @@ final class WorkerPoolEngine {
         guard let socket = session.socket else { return }
         session.inHand = nil
         session.mayHoldMessages = true
-        if try !WorkerCommand.send(.reply, client: client, body: body, on: socket) {
+        if try !WorkerCommand.send(.reply, client: client, body: body, on: socket, dialect: configuration.dialect) {
             logger.log(.warning, "reply dropped: the broker is not reading", ["endpoint": session.route.endpoint, "service": session.route.service])
         }
         // The time the request took is not broker silence, and the reply is a heartbeat.
@@ -317,7 +323,7 @@ final class WorkerPoolEngine {
                     ])
                     lose(session, now: now)
                 } else if now >= session.nextHeartbeat {
-                    try socket.send(multipart: WorkerCommand.heartbeat.frames, options: .dontWait)
+                    try socket.send(multipart: WorkerCommand.heartbeat.frames(in: configuration.dialect), options: .dontWait)
                     session.nextHeartbeat = now + configuration.heartbeat.interval
                     session.mayHoldMessages = true
                 }
@@ -342,7 +348,7 @@ final class WorkerPoolEngine {
         try socket.set(.maxMessageSize, to: configuration.maxFrameSize)
         try socket.secure(configuration.security)
         try socket.connect(session.route.endpoint)
-        try socket.send(multipart: WorkerCommand.ready(service: Array(session.route.service.utf8)).frames, options: .dontWait)
+        try socket.send(multipart: WorkerCommand.ready(service: Array(session.route.service.utf8)).frames(in: configuration.dialect), options: .dontWait)
         logger.log(.debug, "session ready", ["endpoint": session.route.endpoint, "service": session.route.service, "session": String(session.index)])
         session.socket = socket
         session.reconnectAt = nil
@@ -396,7 +402,7 @@ final class WorkerPoolEngine {
     /// Says DISCONNECT and lets it, and the last reply, leave within the shutdown linger.
     private func leave(_ session: PoolSession) throws(ZMQError) {
         guard let socket = session.socket else { return }
-        try socket.send(multipart: WorkerCommand.disconnect.frames, options: .dontWait)
+        try socket.send(multipart: WorkerCommand.disconnect.frames(in: configuration.dialect), options: .dontWait)
         try socket.set(.linger, to: Int32(clamping: configuration.shutdownLinger.milliseconds))
         close(session)
     }

@@ -33,6 +33,7 @@ extension SettingKey {
         case .metricsPort: ("PORT", "the port serving GET /metrics, /healthz and /readyz (0: none)")
         case .heartbeatInterval: ("MS", "Majordomo heartbeat interval")
         case .heartbeatLiveness: ("N", "heartbeat intervals of silence before a peer is gone")
+        case .mdp: ("VERSION", "the Majordomo spoken to brokers: 7 (7/MDP) or 18 (18/MDP, majortomo's framing)")
         case .reconnectInitial: ("MS", "a worker's first wait before reconnecting; doubled up to --reconnect-max")
         case .reconnectMaximum: ("MS", "the longest wait between a worker's reconnection attempts")
         case .queueLimit: ("N", "requests queued per service before queue-full")

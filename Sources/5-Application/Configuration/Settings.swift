@@ -45,6 +45,9 @@ public struct Settings: Sendable {
     public var heartbeatInterval = Duration.milliseconds(2500)
     /// Heartbeat intervals of silence after which a peer is considered gone.
     public var heartbeatLiveness = 3
+    /// The Majordomo a worker speaks to its brokers: 7 (7/MDP) or 18 (18/MDP in majortomo's
+    /// framing, for majortomo's broker; Lyceum's broker takes both).
+    public var mdp = 7
     /// A worker's first wait before reconnecting to a lost broker; doubled up to `reconnectMaximum`.
     public var reconnectInitial = Duration.milliseconds(1000)
     /// The longest wait between a worker's reconnection attempts.
@@ -251,6 +254,9 @@ public struct Settings: Sendable {
             heartbeatInterval = .milliseconds(try integer(10...86_400_000, "milliseconds"))
         case .heartbeatLiveness:
             heartbeatLiveness = try integer(1...1000)
+        case .mdp:
+            guard text == "7" || text == "18" else { throw invalid("7 or 18") }
+            mdp = text == "7" ? 7 : 18
         case .reconnectInitial:
             reconnectInitial = .milliseconds(try integer(1...3_600_000, "milliseconds"))
         case .reconnectMaximum:
@@ -380,6 +386,7 @@ public struct Settings: Sendable {
         case .metricsPort: [String(metricsPort)]
         case .heartbeatInterval: [String(heartbeatInterval.milliseconds)]
         case .heartbeatLiveness: [String(heartbeatLiveness)]
+        case .mdp: [String(mdp)]
         case .reconnectInitial: [String(reconnectInitial.milliseconds)]
         case .reconnectMaximum: [String(reconnectMaximum.milliseconds)]
         case .queueLimit: [String(queueLimit)]
@@ -582,6 +589,8 @@ public enum SettingKey: String, CaseIterable, Sendable {
     case heartbeatInterval = "heartbeat-interval"
     /// `Settings.heartbeatLiveness`.
     case heartbeatLiveness = "heartbeat-liveness"
+    /// `Settings.mdp`.
+    case mdp
     /// `Settings.reconnectInitial`.
     case reconnectInitial = "reconnect-initial"
     /// `Settings.reconnectMaximum`.

@@ -61,7 +61,7 @@ public enum LyceumCommands {
     /// `lyceum worker`.
     public static let worker = Command.withSettings(
         "worker", summary: "only workers, registered with every broker given (--broker is required)",
-        keys: commonKeys.union(workerKeys).union([.broker, .service, .reconnectInitial, .reconnectMaximum, .forwarderEndpoint, .snapshotEndpoint, .partitions, .node, .join])
+        keys: commonKeys.union(workerKeys).union([.broker, .service, .mdp, .reconnectInitial, .reconnectMaximum, .forwarderEndpoint, .snapshotEndpoint, .partitions, .node, .join])
             .union(clientSecurityKeys).union([.authorizedKeys, .insecure]).union(replicationKeys)
     ) { parsed, sources throws(UsageError) in
         // Required, but from any source: the parser sees only the command line.

@@ -200,6 +200,7 @@ public enum ServerProcesses {
                     reconnectInitialDelay: settings.reconnectInitial,
                     reconnectMaximumDelay: settings.reconnectMaximum)
                 configuration.security = security.connecting
+                configuration.dialect = settings.mdp == 18 ? .majortomo : .mdp7
                 configuration.watchdog = watchdog
                 configuration.registrationChanged = { registered in
                     registered ? readiness.meet(Readiness.registered) : readiness.withdraw(Readiness.registered)

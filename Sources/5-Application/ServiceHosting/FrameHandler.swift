@@ -13,7 +13,9 @@ public enum FrameHandler {
 
     /// The handler, for a `WorkerPool` or a broker's `LocalService`, answering each request
     /// body with `answer`, for the caller the pool or the broker names: a reply given during the call is returned at once, a later one is
-    /// sent through the request's `DeferredReply`.
+    /// sent through the request's `DeferredReply`. When the requester takes streamed replies (an
+    /// 18/MDP client), a page with more to come goes as a PARTIAL and the next is asked for, up to
+    /// ``StreamedPages/maxPieces`` pieces (protocol/majordomo.md, "Streamed replies").
     public static func handler(_ answer: @escaping Answer) -> WorkerPool.Handler {
         { body, caller, later in
             guard body.count == 1 else {
@@ -22,11 +24,52 @@ public enum FrameHandler {
                 return [error.replyFrame]
             }
             let handoff = ReplyHandoff()
+            let pages = later.streams ? StreamedPages(caller: caller, answer: answer, later: later) : nil
             answer(body[0], caller) { reply in
+                if let pages, pages.streamed(reply, answering: body[0]) { return }
                 if !handoff.offer(reply) { later.send([reply]) }
             }
             return handoff.endCall().map { [$0] }
         }
+    }
+}
+
+/// The pages of one list streamed to a client that takes PARTIALs: each page with more to come
+/// goes as a PARTIAL, and the service is asked for the next as a client paging by
+/// `next_cursor` would; the last page, or the one that reaches ``maxPieces``, is the reply.
+final class StreamedPages: Sendable {
+    /// The most pieces (PARTIALs and the FINAL) one request is answered with: each is within the
+    /// reply byte budget, so a stream is at most this many budgets, and a client continues past
+    /// it from the FINAL's `next_cursor`.
+    static let maxPieces = 16
+
+    private let caller: Caller
+    private let answer: FrameHandler.Answer
+    private let later: DeferredReply
+    private let partialsSent = Mutex(0)
+
+    init(caller: Caller, answer: @escaping FrameHandler.Answer, later: DeferredReply) {
+        self.caller = caller
+        self.answer = answer
+        self.later = later
+    }
+
+    /// Sends `reply`, the answer to `request`, as a PARTIAL and asks for the next page, when it
+    /// is a page with more to come and the stream has room; every later page then goes through
+    /// the deferred reply, the last as the FINAL.
+    /// - Returns: `false`, having sent nothing, when `reply` is the last piece, for the caller to send.
+    func streamed(_ reply: [UInt8], answering request: [UInt8]) -> Bool {
+        guard let next = ListContinuation.nextRequest(after: reply, to: request),
+              partialsSent.withLock({ sent in
+                  guard sent < Self.maxPieces - 1 else { return false }
+                  sent += 1
+                  return true
+              }) else { return false }
+        later.sendPartial([reply])
+        answer(next, caller) { [self] page in
+            if !streamed(page, answering: next) { later.send([page]) }
+        }
+        return true
     }
 }
 

@@ -1,5 +1,5 @@
 """A seeded, time-boxed fuzzer for `lyceum serve`: random multipart messages, mutated 7/MDP
-client and worker messages carrying mutated requests from protocol/examples, snapshot requests
+and 18/MDP (RFC 18's and majortomo's) client and worker messages carrying mutated requests from protocol/examples, snapshot requests
 and subscriptions. The same seed replays the same sequence of messages (what the server does with
 them may still interleave differently)."""
 
@@ -13,6 +13,10 @@ import time
 import zmq
 
 from abuse import MDP_CLIENT, MDP_WORKER, Attack, arguments, log
+
+#: 18/MDP's headers (protocol/majordomo.md, "Three dialects").
+MDP_CLIENT_18 = b"MDPC02"
+MDP_WORKER_18 = b"MDPW02"
 
 options = arguments(lambda parser: (
     parser.add_argument("--examples", required=True),
@@ -127,6 +131,26 @@ def worker_message():
     return mutated_frames([b"", MDP_WORKER, command] + tail)
 
 
+def client18_message():
+    """An 18/MDP request, RFC 18's (no empty frame) or majortomo's, sometimes damaged."""
+    service, body = mutated_request()
+    if generator.random() < 0.2:
+        service = generator.choice(SERVICES)
+    head = generator.choice([[MDP_CLIENT_18, b"\x01"], [b"", MDP_CLIENT_18, b"\x02"]])
+    frames = head + [service, body]
+    return mutated_frames(frames) if generator.random() < 0.4 else frames
+
+
+def worker18_message():
+    """An 18/MDP worker command, RFC 18's or majortomo's framing, damaged like worker_message."""
+    command = bytes([generator.choice([0, 1, 2, 3, 4, 5, 6, 7, 255])])
+    tail = {b"\x01": [b"fuzz." + generator.randbytes(4).hex().encode()],
+            b"\x03": [random_bytes(8), b"", random_bytes()],
+            b"\x04": [random_bytes(8), b"", random_bytes()]}.get(command, [random_bytes() for _ in range(generator.randrange(3))])
+    head = generator.choice([[MDP_WORKER_18], [b"", MDP_WORKER_18]])
+    return mutated_frames(head + [command] + tail)
+
+
 def random_message():
     return [random_bytes() for _ in range(generator.randrange(1, 13))]
 
@@ -149,7 +173,7 @@ def dealer(endpoint):
 
 
 kinds = [(client_message, options.endpoint), (worker_message, options.endpoint), (random_message, options.endpoint),
-         (client_message, options.endpoint)]
+         (client_message, options.endpoint), (client18_message, options.endpoint), (worker18_message, options.endpoint)]
 if options.snapshot:
     kinds.append((snapshot_message, options.snapshot))
 if options.only:

@@ -69,6 +69,24 @@ def mdp_ready(endpoint: str, curve: Optional[Key] = None, service: bytes = b"boo
         request.close()
 
 
+def run_example(test: unittest.TestCase, python: str, name: str, environment: dict[str, str],
+                cwd: Optional[str] = None) -> list[str]:
+    """The lines ``clients/python/examples/<name>`` printed, run by ``python``; it must exit 0."""
+    example = subprocess.run([python, str(PACKAGE / "examples" / name)], cwd=cwd, env=environment,
+                             capture_output=True, text=True, timeout=120)
+    test.assertEqual(example.returncode, 0, example.stderr)
+    return example.stdout.splitlines()
+
+
+def assert_guide_shows(test: unittest.TestCase, heading: str, name: str) -> None:
+    """docs/clients.md shows example ``name`` (after its docstring) as the first Python block
+    under ``heading``, exactly."""
+    section = (REPOSITORY / "docs" / "clients.md").read_text().split(heading, 1)[1]
+    shown = section.split("```python\n", 1)[1].split("```", 1)[0]
+    example = (PACKAGE / "examples" / name).read_text()
+    test.assertEqual(shown, example.split('"""', 2)[2].lstrip("\n"))
+
+
 class Key:
     """A client's CURVE key pair made by ``lyceum keys generate``: the paths of its secret
     certificate and of the server's public one, as ``curve_certificate=`` and

@@ -8,7 +8,7 @@ import subprocess
 import tempfile
 import unittest
 
-from .support import PACKAGE, PYTHON, REPOSITORY, Serve
+from .support import PACKAGE, PYTHON, Serve, assert_guide_shows, run_example
 
 
 class PackageTests(unittest.TestCase):
@@ -34,10 +34,7 @@ class PackageTests(unittest.TestCase):
         where = subprocess.run([python, "-c", "import lyceum_client; print(lyceum_client.__file__)"],
                                cwd=directory.name, env=environment, capture_output=True, text=True, check=True)
         self.assertTrue(where.stdout.startswith(venv), where.stdout)
-        example = subprocess.run([python, str(PACKAGE / "examples" / "quickstart.py")], cwd=directory.name,
-                                 env=environment, capture_output=True, text=True, timeout=120)
-        self.assertEqual(example.returncode, 0, example.stderr)
-        self.assertEqual(example.stdout.splitlines(), [
+        self.assertEqual(run_example(self, python, "quickstart.py", environment, cwd=directory.name), [
             "created Dune version 1",
             "SwiftUI Essentials: 50% watched",
             "refused: conflict",
@@ -48,11 +45,7 @@ class PackageTests(unittest.TestCase):
 
 class ClientsGuideTests(unittest.TestCase):
     def test_the_clients_guide_shows_the_quickstart_as_it_is(self) -> None:
-        guide = (REPOSITORY / "docs" / "clients.md").read_text()
-        section = guide.split("## Python: `lyceum_client`", 1)[1]
-        shown = section.split("```python\n", 1)[1].split("```", 1)[0]
-        example = (PACKAGE / "examples" / "quickstart.py").read_text()
-        self.assertEqual(shown, example.split('"""', 2)[2].lstrip("\n"))
+        assert_guide_shows(self, "## Python: `lyceum_client`", "quickstart.py")
 
 
 if __name__ == "__main__":
