@@ -61,6 +61,38 @@ import ZeroMQ
         try cluster.expectEveryAcknowledgedBookOnce(writer.acknowledged)
     }
 
+    /// The leader's disk made slow (strace delays each of its process's fdatasyncs by 5 s) while
+    /// its followers' are not: writes go on being acknowledged at the followers' pace, since the
+    /// two followers are a majority without the leader's own sync, which runs beside theirs and
+    /// never on the loop that sends the replies. Counts, not times: one writer, one write in
+    /// flight, gets 40 acknowledged while the leader completes far fewer syncs (a reply that
+    /// waited for the leader's sync would need one each). Nothing acknowledged is lost.
+    @Test func aLeaderWithASlowDiskAcknowledgesAtItsFollowersPace() throws {
+        let cluster = try ReplicaCluster()
+        let writer = Writer(endpoint: cluster.endpoint)
+        defer { writer.stop() }
+        try #require(eventually { writer.count >= 20 }, "no writes acknowledged")
+        let leader = try cluster.leader()
+        let worker = try #require(cluster.workers[leader])
+        let strace = try ChildProcess("/usr/bin/strace", [
+            "-f", "-qq", "-e", "trace=fdatasync", "-e", "inject=fdatasync:delay_enter=5000000", "-p", String(worker.processIdentifier),
+        ])
+        defer { strace.stop() }
+        /// The leader's fdatasyncs that returned since strace attached.
+        func leaderSyncs() -> Int {
+            strace.standardError.split(separator: "\n").filter { $0.contains("fdatasync") && $0.contains(") = 0") }.count
+        }
+        try #require(eventually { strace.standardError.contains("fdatasync(") }, "strace never saw the leader sync: \(strace.standardError)")
+        let before = (writes: writer.count, syncs: leaderSyncs())
+        try #require(eventually { writer.count >= before.writes + 40 }, "no writes acknowledged beside the slow leader\n\(cluster.logs)")
+        let syncs = leaderSyncs() - before.syncs
+        print("slow leader disk: \(writer.count - before.writes) writes acknowledged while the leader completed \(syncs) fdatasyncs")
+        #expect(syncs < 10, "the replies waited for the leader's own syncs")
+        strace.stop()
+        writer.stop()
+        try cluster.expectEveryAcknowledgedBookOnce(writer.acknowledged)
+    }
+
     /// `lyceum status` (JSON, and tables on a terminal) and the workers' metrics show the
     /// leader, its epoch and each follower's lag: 0 once writes stop, then growing for a
     /// follower that is stopped while writes go on.
