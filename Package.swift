@@ -122,13 +122,17 @@ let package = Package(
             exclude: ["Subscribers"]
         ),
 
-        // Every setting of every command, resolved in one place from flags > environment > file >
-        // defaults, and the settings each role takes (HostingSettings, ClientSettings).
+        // Every setting of every command, declared once each and grouped by role, resolved in one
+        // place from flags > environment > file > defaults. Support modules only: a setting's value
+        // is plain, and the module that applies it converts it (ServiceHosting's HostingSettings).
         .target(
             name: "Configuration",
-            dependencies: ["CommandSyntax", "JSON", "Access", "LyceumLogging", "Journal", "Events", "LearningServices", "Books", "Partitions", "EventWire", "Coordination"],
+            dependencies: ["CommandSyntax", "JSON", "Access", "LyceumLogging", "LyceumSupport"],
             path: "Sources/5-Application/Configuration"
         ),
+        // The declarations against docs/operations.md's tables, and the settings' bounds against
+        // those of the modules that apply them.
+        .testTarget(name: "ConfigurationTests", dependencies: ["Configuration", "Books", "LearningServices", "Partitions", "EventWire", "Coordination"]),
         // The services a process hosts: the registry, journals opened and replayed as the
         // services' change logs, one-frame handlers counted in the metrics, events published
         // after durable writes.
@@ -232,7 +236,7 @@ let package = Package(
         // `make bench-events`: events/s with 100 subscribers, delivery latency, cost added to a write.
         .executableTarget(
             name: "events-bench",
-            dependencies: ["LearningServicesTestSupport", "Events", "LearningServices", "LyceumServer", "ServiceHosting", "Journal", "Catalog", "Progress", "ZeroMQ", "LyceumLifecycle", "EventWire"],
+            dependencies: ["LearningServicesTestSupport", "Events", "LearningServices", "LyceumServer", "ServiceHosting", "Journal", "Catalog", "Progress", "ZeroMQ", "LyceumLifecycle", "EventWire", "LyceumSupport"],
             path: "Benchmarks/EventsBench",
             exclude: ["pub_floor.c"]
         ),

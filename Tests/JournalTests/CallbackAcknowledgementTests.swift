@@ -1,4 +1,5 @@
 import Foundation
+import LyceumSupport
 @testable import Journal
 import Synchronization
 import Testing

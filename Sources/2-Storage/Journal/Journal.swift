@@ -1,5 +1,6 @@
 import Foundation
 import LyceumLogging
+import LyceumSupport
 import Synchronization
 
 /// An append-only, checksummed JSON Lines journal in a data directory, owned by one process.
