@@ -34,7 +34,7 @@ let package = Package(
         // The metrics façade, shaped like swift-metrics, and its Prometheus backend: subsystems push.
         .target(name: "Telemetry", dependencies: ["LyceumSupport"], path: "Sources/0-Support/Telemetry"),
         // The Service protocol and the one owner of signals and orderly shutdown.
-        .target(name: "LyceumLifecycle", dependencies: ["LyceumLogging"], path: "Sources/0-Support/LyceumLifecycle"),
+        .target(name: "LyceumLifecycle", dependencies: ["LyceumLogging", "LyceumSupport"], path: "Sources/0-Support/LyceumLifecycle"),
         // Who may connect: zcert certificates as Lyceum authorises them (KeyRing), the ZAP handler
         // and its decision (Authenticator).
         .target(name: "Security", dependencies: ["ZeroMQ", "Access", "LyceumLogging", "LyceumLifecycle", "LyceumSupport"], path: "Sources/1-Transport/Security"),
@@ -215,7 +215,7 @@ let package = Package(
         // The Swift client library for other apps' backends: typed async calls, retries, fail-over,
         // request ids, and the gap-repairing progress subscription (docs/clients.md). It links
         // EventWire, never Events, the journal or the domain modules: an app compiles no server code.
-        .target(name: "LyceumClient", dependencies: ["Majordomo", "ZeroMQ", "Security", "EventWire", "JSON", "LyceumLogging"], path: "Sources/5-Application/LyceumClient"),
+        .target(name: "LyceumClient", dependencies: ["Majordomo", "ZeroMQ", "Security", "EventWire", "JSON", "LyceumLogging", "LyceumSupport"], path: "Sources/5-Application/LyceumClient"),
         // docs/clients.md's example, run by LyceumClientTests against a real serve.
         .executableTarget(name: "SwiftClientExample", dependencies: ["LyceumClient"], path: "Examples/SwiftClientExample"),
         .testTarget(

@@ -13,19 +13,13 @@ public struct TestTimeout: Error, CustomStringConvertible {
 
 /// A value computed on a dedicated thread, so that blocking ZeroMQ calls never occupy the
 /// test runner's cooperative threads.
-public final class ThreadResult<Value: Sendable>: @unchecked Sendable {
-    // Guarded by `condition`.
-    private var outcome: Result<Value, any Error>?
-    private let condition = NSCondition()
+public final class ThreadResult<Value: Sendable>: Sendable {
+    private let outcome = AwaitedResult<Value, any Error>()
 
     /// Starts `body` on a new thread.
     public init(_ name: String = "test", _ body: @escaping @Sendable () throws -> Value) {
         let thread = Thread { [self] in
-            let result = Result { try body() }
-            condition.lock()
-            outcome = result
-            condition.broadcast()
-            condition.unlock()
+            outcome.settle(Result { try body() })
         }
         thread.name = name
         thread.start()
@@ -33,12 +27,7 @@ public final class ThreadResult<Value: Sendable>: @unchecked Sendable {
 
     /// Waits for the thread's value, rethrowing its error; fails at the hang limit `limit`.
     public func value(within limit: Duration = .hangLimit) throws -> Value {
-        let deadline = Date(timeIntervalSinceNow: limit.seconds)
-        condition.lock()
-        defer { condition.unlock() }
-        while true {
-            if let outcome { return try outcome.get() }
-            if !condition.wait(until: deadline) { throw TestTimeout(what: "thread result", limit: limit) }
-        }
+        guard let outcome = outcome.wait(timeout: limit) else { throw TestTimeout(what: "thread result", limit: limit) }
+        return try outcome.get()
     }
 }
