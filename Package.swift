@@ -43,6 +43,9 @@ let package = Package(
         // A small HTTP/1.1 server for a process's own endpoints: one thread, one poll() loop,
         // bounded connections and streams (Server-Sent Events). Generic: it knows no Lyceum service.
         .target(name: "HTTPServer", dependencies: ["LyceumLogging", "LyceumLifecycle", "LyceumSupport"], path: "Sources/1-Transport/HTTPServer"),
+        // Real loopback sockets fed what broken or hostile peers send: bad request lines, oversized
+        // headers, slow peers, more connections than the limit.
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "LyceumLifecycle", "LyceumTestSupport"]),
         // etcd v3's JSON gateway over HTTP/1.1 on POSIX sockets (leases, keys, transactions,
         // watches; bounded in time and bytes) and the leadership of a key built on it: lease-bound
         // leader keys whose create revision is the epoch. No gRPC library, no domain type.
@@ -155,6 +158,8 @@ let package = Package(
             dependencies: ["ServiceHosting", "LearningServices", "Books", "Progress", "Partitions", "Journal", "JSON", "Majordomo", "LyceumLogging", "LyceumSupport", "Telemetry"],
             path: "Sources/5-Application/Backup"
         ),
+        // The manifest's checks and the private files' modes, links and limits, on real files.
+        .testTarget(name: "BackupTests", dependencies: ["Backup", "JSON", "LyceumTestSupport"]),
         // The commands' assembly: settings and security into the processes of serve, broker and
         // worker, and the other subcommands (call, status, config, journal, keys, partitions,
         // backup, restore, version).

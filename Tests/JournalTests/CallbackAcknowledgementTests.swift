@@ -1,5 +1,6 @@
 import Foundation
 import LyceumSupport
+import LyceumTestSupport
 @testable import Journal
 import Synchronization
 import Testing
@@ -163,9 +164,7 @@ import Testing
             #expect(!closed.withLock { $0 }, "close() returned while a callback was still outstanding")
             #expect(recorder.calls.isEmpty)
             gate.signal()
-            let deadline = Date().addingTimeInterval(10)
-            while !closed.withLock({ $0 }) && Date() < deadline { usleep(1000) }
-            #expect(closed.withLock { $0 })
+            #expect(eventually { closed.withLock { $0 } })
             #expect(recorder.calls.map(\.sequence) == Array(1...50))
             #expect(recorder.calls.allSatisfy { $0.durableAtCall >= $0.sequence })
 
@@ -221,8 +220,7 @@ import Testing
                     }
                 }
             }
-            let deadline = Date().addingTimeInterval(10)
-            while (count.withLock { $0 } < 30 || released != nil) && Date() < deadline { usleep(1000) }
+            #expect(eventually { count.withLock { $0 } == 30 && released == nil })
             #expect(count.withLock { $0 } == 30)
             #expect(released == nil, "the journal outlived its last callback")
             #expect(try reopen(directory).state.liveCounts == ["books": 30])
@@ -271,15 +269,12 @@ final class AcknowledgementRecorder: Sendable {
 
     var calls: [Call] { recorded.withLock { $0 } }
 
-    /// Waits until `count` callbacks have run; fails after ten seconds.
+    /// Waits until `count` callbacks have run; fails at the hang limit.
     func waitForCount(_ count: Int) throws {
-        let deadline = Date().addingTimeInterval(10)
-        while calls.count < count {
-            guard Date() < deadline else {
-                throw JournalError(.io, "only \(calls.count) of \(count) callbacks ran within 10 s")
-            }
-            usleep(1000)
+        guard eventually({ calls.count >= count }) else {
+            throw JournalError(.io, "only \(calls.count) of \(count) callbacks ran within the hang limit")
         }
+        // Long enough for a callback run twice to show.
         usleep(10_000)
         #expect(calls.count == count, "a callback ran more than once")
     }
