@@ -71,10 +71,10 @@ let package = Package(
         .target(name: "LyceumTestSupport", dependencies: ["LyceumSupport", "Access", "Majordomo", "ZeroMQ"], path: "Tests/LyceumTestSupport"),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "LyceumTestSupport"]),
         .testTarget(name: "LyceumLoggingTests", dependencies: ["LyceumLogging"]),
-        .testTarget(name: "LyceumLifecycleTests", dependencies: ["LyceumLifecycle"]),
+        .testTarget(name: "LyceumLifecycleTests", dependencies: ["LyceumLifecycle", "LyceumTestSupport"]),
         // JournalTests runs journal-stress as a child process to kill it; the dependency builds it.
         .testTarget(name: "JournalTests", dependencies: ["Journal", "journal-stress", "LyceumLifecycle", "LyceumSupport", "LyceumTestSupport"]),
-        .executableTarget(name: "journal-stress", dependencies: ["Journal"], path: "Tests/JournalStress"),
+        .executableTarget(name: "journal-stress", dependencies: ["Journal", "LyceumSupport"], path: "Tests/JournalStress"),
         // mdp-peer is a dependency so that `swift build --build-tests` builds the processes the
         // fault tests start; the Python peers are run by /usr/bin/python3.
         .testTarget(
@@ -104,7 +104,7 @@ let package = Package(
         // Test doubles of the services' boundaries (InMemoryChangeLog) and a generated big catalog
         // (BigCatalog), for the test targets and benchmarks only: production code never links them.
         .target(name: "LearningServicesTestSupport", dependencies: ["LearningServices", "Journal", "Catalog", "LyceumSupport"], path: "Tests/LearningServicesTestSupport"),
-        .testTarget(name: "LearningServicesTests", dependencies: ["LearningServicesTestSupport", "LearningServices", "Access", "JSON", "Journal", "Catalog", "Books", "Progress", "Partitions", "LyceumLifecycle"]),
+        .testTarget(name: "LearningServicesTests", dependencies: ["LearningServicesTestSupport", "LearningServices", "Access", "JSON", "Journal", "Catalog", "Books", "Progress", "Partitions", "LyceumLifecycle", "LyceumTestSupport"]),
         // The events as a subscriber sees them, and nothing of the server: topics, the snapshot
         // protocol's frames, received events, snapshots and heartbeats, course titles and figures,
         // and the gap-repairing ProgressSubscriber that `lyceum watch`, the dashboard and

@@ -37,10 +37,9 @@ import Testing
             let journal = try Journal.open(directory: directory, options: JournalOptions(durability: .always), state: &state)
             defer { journal.close() }
             let recorder = AcknowledgementRecorder(journal: journal)
-            let entered = DispatchSemaphore(value: 0)
-            let gate = DispatchSemaphore(value: 0)
+            let (entered, gate) = (Gate(), Gate())
             try journal.append([.put("books", key: "gate", value: bookValue(0))]).whenDurable { _ in
-                entered.signal()
+                entered.open()
                 gate.wait()
             }
             entered.wait()
@@ -55,7 +54,7 @@ import Testing
                     }
                 }
             }
-            gate.signal()
+            gate.open()
             try recorder.waitForCount(200)
             let statistics = journal.statistics
             #expect(statistics.appends == 201)
@@ -140,7 +139,7 @@ import Testing
             var state = KeyedJournalState()
             let journal = try Journal.open(directory: directory, options: JournalOptions(durability: .always), state: &state)
             let recorder = AcknowledgementRecorder(journal: journal)
-            let gate = DispatchSemaphore(value: 0)
+            let gate = Gate()
             try journal.append([.put("books", key: "first", value: bookValue(0))]).whenDurable {
                 gate.wait()
                 recorder.record($0, onCaller: false)
@@ -163,7 +162,7 @@ import Testing
             usleep(50_000)
             #expect(!closed.withLock { $0 }, "close() returned while a callback was still outstanding")
             #expect(recorder.calls.isEmpty)
-            gate.signal()
+            gate.open()
             #expect(eventually { closed.withLock { $0 } })
             #expect(recorder.calls.map(\.sequence) == Array(1...50))
             #expect(recorder.calls.allSatisfy { $0.durableAtCall >= $0.sequence })
@@ -187,7 +186,7 @@ import Testing
             // Every record is appended, and every callback registered, before the first closes
             // the journal: otherwise a fast acknowledger would close it under the test's appends.
             let pendings = try (0..<20).map { number in try journal.append([.put("books", key: "b\(number)", value: bookValue(number))]) }
-            let allRegistered = DispatchSemaphore(value: 0)
+            let allRegistered = Gate()
             for pending in pendings {
                 pending.whenDurable { acknowledgement in
                     if acknowledgement.sequence == 1 {
@@ -197,7 +196,7 @@ import Testing
                     recorder.record(acknowledgement, onCaller: false)
                 }
             }
-            allRegistered.signal()
+            allRegistered.open()
             try recorder.waitForCount(20)
             #expect(recorder.calls.map(\.sequence) == Array(1...20))
             #expect(journalError { _ = try journal.append([.put("books", key: "after", value: bookValue(1))]) }?.code == .closed)

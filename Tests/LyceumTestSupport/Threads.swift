@@ -31,3 +31,19 @@ public final class ThreadResult<Value: Sendable>: Sendable {
         return try outcome.get()
     }
 }
+
+/// A gate that one thread opens once and any number wait at: how a test holds a job or a thread
+/// where it wants it, and learns that one got there.
+public final class Gate: Sendable {
+    private let opened = AwaitedResult<Void, Never>()
+
+    /// A closed gate.
+    public init() {}
+
+    /// Opens the gate for every waiter, now and later.
+    public func open() { opened.settle(.success(())) }
+
+    /// Waits until the gate is open; false at the hang limit `limit`.
+    @discardableResult
+    public func wait(within limit: Duration = .hangLimit) -> Bool { opened.wait(timeout: limit) != nil }
+}
