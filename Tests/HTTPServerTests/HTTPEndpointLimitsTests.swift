@@ -6,10 +6,7 @@ import Testing
 /// request gets a bounded answer or a closed connection, and never holds the loop from others.
 struct HTTPEndpointLimitsTests {
     @Test func aWellFormedRequestIsAnsweredWithWhatWasParsed() throws {
-        let endpoint = try TestEndpoint()
-        let peer = try RawPeer(port: endpoint.port)
-        try peer.send("GET /hello?b=2&a=x%20y+z&a=ignored HTTP/1.1\r\nHost: test\r\nUser-Agent:  probe \r\n\r\n")
-        let response = try peer.readToEnd()
+        let response = try TestEndpoint().exchange("GET /hello?b=2&a=x%20y+z&a=ignored HTTP/1.1\r\nHost: test\r\nUser-Agent:  probe \r\n\r\n")
         #expect(response.hasPrefix("HTTP/1.1 200 OK\r\n"), "\(response)")
         #expect(response.hasSuffix("\r\n\r\nGET /hello a=x y z&b=2 probe"), "\(response)")
     }
@@ -19,24 +16,17 @@ struct HTTPEndpointLimitsTests {
         "GET / HTTP/1.1 extra\r\n\r\n", "\r\n\r\n", "GET  / HTTP/1.1\r\n\r\n",
     ])
     func aBadRequestLineIsAnswered400(request: String) throws {
-        let endpoint = try TestEndpoint()
-        let peer = try RawPeer(port: endpoint.port)
-        try peer.send(request)
-        let response = try peer.readToEnd()
+        let response = try TestEndpoint().exchange(request)
         #expect(response.hasPrefix("HTTP/1.1 400 Bad Request\r\n"), "\(request.debugDescription): \(response)")
     }
 
     @Test func headersBeyondTheLimitAreAnswered431AndTheConnectionClosed() throws {
         let endpoint = try TestEndpoint()
-        let peer = try RawPeer(port: endpoint.port)
         // 16 KiB is the limit; the headers never end, so only the limit answers them.
-        try peer.send("GET / HTTP/1.1\r\n" + String(repeating: "X-Padding: \(String(repeating: "p", count: 100))\r\n", count: 200))
-        let response = try peer.readToEnd()
+        let response = try endpoint.exchange("GET / HTTP/1.1\r\n" + String(repeating: "X-Padding: \(String(repeating: "p", count: 100))\r\n", count: 200))
         #expect(response.hasPrefix("HTTP/1.1 431 Request Header Fields Too Large\r\n"), "\(response.prefix(200))")
         // The endpoint still answers the next peer.
-        let next = try RawPeer(port: endpoint.port)
-        try next.send("GET /next HTTP/1.1\r\n\r\n")
-        #expect(try next.readToEnd().hasPrefix("HTTP/1.1 200 OK\r\n"))
+        #expect(try endpoint.exchange("GET /next HTTP/1.1\r\n\r\n").hasPrefix("HTTP/1.1 200 OK\r\n"))
     }
 
     @Test func aPeerThatClosesItsSideEarlyIsAnsweredWhatItSent() throws {
@@ -53,9 +43,7 @@ struct HTTPEndpointLimitsTests {
         let slow = try RawPeer(port: endpoint.port)
         try slow.send("GET /slow HTTP/1.1\r\nHost: te")
         // While the slow peer's request is open, another is answered at once.
-        let other = try RawPeer(port: endpoint.port)
-        try other.send("GET /other HTTP/1.1\r\n\r\n")
-        #expect(try other.readToEnd().hasSuffix("GET /other  "))
+        #expect(try endpoint.exchange("GET /other HTTP/1.1\r\n\r\n").hasSuffix("GET /other  "))
         // The slow one is closed unanswered once its time is up.
         #expect(try slow.readToEnd() == "")
     }
@@ -64,9 +52,7 @@ struct HTTPEndpointLimitsTests {
         let endpoint = try TestEndpoint(limits: HTTPLoop.Limits(maxConnections: 1, requestTimeout: .seconds(60)))
         let idle = try RawPeer(port: endpoint.port)
         try idle.send("GET /idle HTTP/1.1\r\n")
-        let newcomer = try RawPeer(port: endpoint.port)
-        try newcomer.send("GET /new HTTP/1.1\r\n\r\n")
-        #expect(try newcomer.readToEnd().hasSuffix("GET /new  "))
+        #expect(try endpoint.exchange("GET /new HTTP/1.1\r\n\r\n").hasSuffix("GET /new  "))
         #expect(try idle.readToEnd() == "", "the idle connection is closed unanswered to make room")
     }
 }

@@ -18,6 +18,13 @@ final class TestEndpoint {
     }
 
     deinit { thread.stop() }
+
+    /// Sends `request` on a connection of its own and returns all that comes back.
+    func exchange(_ request: String) throws -> String {
+        let peer = try RawPeer(port: port)
+        try peer.send(request)
+        return try peer.readToEnd()
+    }
 }
 
 /// Answers what the request was, as the endpoint parsed it.

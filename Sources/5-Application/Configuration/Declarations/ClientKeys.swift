@@ -3,7 +3,7 @@ extension SettingKey {
     static let clientKeys = [broker, timeout]
 
     /// `call` timeouts in milliseconds: up to ten minutes.
-    public static let timeoutRange = 1...600_000
+    static let timeoutRange = 1...600_000
 
     /// `Settings.brokers`.
     public static let broker = list(

@@ -5,7 +5,7 @@ extension SettingKey {
     static let replicationKeys = [replicas, etcdEndpoint, replicationEndpoint, leaseTTL, leaseKeepAlive, leaseRetry]
 
     /// Replica set sizes: 1 (unreplicated) up to 7.
-    public static let replicaRange = 1...7
+    static let replicaRange = 1...7
 
     /// `Settings.replicas`.
     public static let replicas = one(

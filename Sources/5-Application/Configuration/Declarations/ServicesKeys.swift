@@ -8,12 +8,12 @@ extension SettingKey {
     /// The bytes one page of a list reply may be set to hold: from 4 KiB (one book always fits,
     /// since a single item is never refused) to 16 MiB. The default is `ReplyBudget.standard`'s
     /// (`SettingBoundsTests`).
-    public static let replyBytesRange = 4 * 1024...16 * 1024 * 1024
+    static let replyBytesRange = 4 * 1024...16 * 1024 * 1024
     /// The books one learner's library may be set to hold; the default, and that of
     /// `libraryBytesRange`, are `LibraryLimits.standard`'s (`SettingBoundsTests`).
-    public static let libraryBooksRange = 1...10_000_000
+    static let libraryBooksRange = 1...10_000_000
     /// The bytes of one learner's books' texts a library may be set to hold.
-    public static let libraryBytesRange = 1_024...(1 << 40)
+    static let libraryBytesRange = 1_024...(1 << 40)
 
     /// `Settings.dataDirectory`.
     public static let data = one(

@@ -3,7 +3,7 @@ extension SettingKey {
     static let workerKeys = [service, sessions, reconnectInitial, reconnectMaximum]
 
     /// Worker sessions per service: at least one, and few enough that the broker's queues stay the bound.
-    public static let sessionRange = 1...64
+    static let sessionRange = 1...64
 
     /// `Settings.services`: a name given twice is served once.
     public static let service = list(
