@@ -34,7 +34,7 @@ let package = Package(
         // The metrics façade, shaped like swift-metrics, and its Prometheus backend: subsystems push.
         .target(name: "Telemetry", dependencies: ["LyceumSupport"], path: "Sources/0-Support/Telemetry"),
         // The Service protocol and the one owner of signals and orderly shutdown.
-        .target(name: "LyceumLifecycle", dependencies: ["LyceumLogging"], path: "Sources/0-Support/LyceumLifecycle"),
+        .target(name: "LyceumLifecycle", dependencies: ["LyceumLogging", "LyceumSupport"], path: "Sources/0-Support/LyceumLifecycle"),
         // Who may connect: zcert certificates as Lyceum authorises them (KeyRing), the ZAP handler
         // and its decision (Authenticator).
         .target(name: "Security", dependencies: ["ZeroMQ", "Access", "LyceumLogging", "LyceumLifecycle", "LyceumSupport"], path: "Sources/1-Transport/Security"),
@@ -43,6 +43,9 @@ let package = Package(
         // A small HTTP/1.1 server for a process's own endpoints: one thread, one poll() loop,
         // bounded connections and streams (Server-Sent Events). Generic: it knows no Lyceum service.
         .target(name: "HTTPServer", dependencies: ["LyceumLogging", "LyceumLifecycle", "LyceumSupport"], path: "Sources/1-Transport/HTTPServer"),
+        // Real loopback sockets fed what broken or hostile peers send: bad request lines, oversized
+        // headers, slow peers, more connections than the limit.
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "LyceumLifecycle", "LyceumTestSupport"]),
         // etcd v3's JSON gateway over HTTP/1.1 on POSIX sockets (leases, keys, transactions,
         // watches; bounded in time and bytes) and the leadership of a key built on it: lease-bound
         // leader keys whose create revision is the epoch. No gRPC library, no domain type.
@@ -68,10 +71,10 @@ let package = Package(
         .target(name: "LyceumTestSupport", dependencies: ["LyceumSupport", "Access", "Majordomo", "ZeroMQ"], path: "Tests/LyceumTestSupport"),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "LyceumTestSupport"]),
         .testTarget(name: "LyceumLoggingTests", dependencies: ["LyceumLogging"]),
-        .testTarget(name: "LyceumLifecycleTests", dependencies: ["LyceumLifecycle"]),
+        .testTarget(name: "LyceumLifecycleTests", dependencies: ["LyceumLifecycle", "LyceumTestSupport"]),
         // JournalTests runs journal-stress as a child process to kill it; the dependency builds it.
         .testTarget(name: "JournalTests", dependencies: ["Journal", "journal-stress", "LyceumLifecycle", "LyceumSupport", "LyceumTestSupport"]),
-        .executableTarget(name: "journal-stress", dependencies: ["Journal"], path: "Tests/JournalStress"),
+        .executableTarget(name: "journal-stress", dependencies: ["Journal", "LyceumSupport"], path: "Tests/JournalStress"),
         // mdp-peer is a dependency so that `swift build --build-tests` builds the processes the
         // fault tests start; the Python peers are run by /usr/bin/python3.
         .testTarget(
@@ -101,7 +104,7 @@ let package = Package(
         // Test doubles of the services' boundaries (InMemoryChangeLog) and a generated big catalog
         // (BigCatalog), for the test targets and benchmarks only: production code never links them.
         .target(name: "LearningServicesTestSupport", dependencies: ["LearningServices", "Journal", "Catalog", "LyceumSupport"], path: "Tests/LearningServicesTestSupport"),
-        .testTarget(name: "LearningServicesTests", dependencies: ["LearningServicesTestSupport", "LearningServices", "Access", "JSON", "Journal", "Catalog", "Books", "Progress", "Partitions", "LyceumLifecycle"]),
+        .testTarget(name: "LearningServicesTests", dependencies: ["LearningServicesTestSupport", "LearningServices", "Access", "JSON", "Journal", "Catalog", "Books", "Progress", "Partitions", "LyceumLifecycle", "LyceumTestSupport"]),
         // The events as a subscriber sees them, and nothing of the server: topics, the snapshot
         // protocol's frames, received events, snapshots and heartbeats, course titles and figures,
         // and the gap-repairing ProgressSubscriber that `lyceum watch`, the dashboard and
@@ -122,13 +125,17 @@ let package = Package(
             exclude: ["Subscribers"]
         ),
 
-        // Every setting of every command, resolved in one place from flags > environment > file >
-        // defaults, and the settings each role takes (HostingSettings, ClientSettings).
+        // Every setting of every command, declared once each and grouped by role, resolved in one
+        // place from flags > environment > file > defaults. Support modules only: a setting's value
+        // is plain, and the module that applies it converts it (ServiceHosting's HostingSettings).
         .target(
             name: "Configuration",
-            dependencies: ["CommandSyntax", "JSON", "Access", "LyceumLogging", "Journal", "Events", "LearningServices", "Books", "Partitions", "EventWire", "Coordination"],
+            dependencies: ["CommandSyntax", "JSON", "Access", "LyceumLogging", "LyceumSupport"],
             path: "Sources/5-Application/Configuration"
         ),
+        // The declarations against docs/operations.md's tables, and the settings' bounds against
+        // those of the modules that apply them.
+        .testTarget(name: "ConfigurationTests", dependencies: ["Configuration", "Books", "LearningServices", "Partitions", "EventWire", "Coordination"]),
         // The services a process hosts: the registry, journals opened and replayed as the
         // services' change logs, one-frame handlers counted in the metrics, events published
         // after durable writes.
@@ -151,6 +158,8 @@ let package = Package(
             dependencies: ["ServiceHosting", "LearningServices", "Books", "Progress", "Partitions", "Journal", "JSON", "Majordomo", "LyceumLogging", "LyceumSupport", "Telemetry"],
             path: "Sources/5-Application/Backup"
         ),
+        // The manifest's checks and the private files' modes, links and limits, on real files.
+        .testTarget(name: "BackupTests", dependencies: ["Backup", "JSON", "LyceumTestSupport"]),
         // The commands' assembly: settings and security into the processes of serve, broker and
         // worker, and the other subcommands (call, status, config, journal, keys, partitions,
         // backup, restore, version).
@@ -211,7 +220,7 @@ let package = Package(
         // The Swift client library for other apps' backends: typed async calls, retries, fail-over,
         // request ids, and the gap-repairing progress subscription (docs/clients.md). It links
         // EventWire, never Events, the journal or the domain modules: an app compiles no server code.
-        .target(name: "LyceumClient", dependencies: ["Majordomo", "ZeroMQ", "Security", "EventWire", "JSON", "LyceumLogging"], path: "Sources/5-Application/LyceumClient"),
+        .target(name: "LyceumClient", dependencies: ["Majordomo", "ZeroMQ", "Security", "EventWire", "JSON", "LyceumLogging", "LyceumSupport"], path: "Sources/5-Application/LyceumClient"),
         // docs/clients.md's example, run by LyceumClientTests against a real serve.
         .executableTarget(name: "SwiftClientExample", dependencies: ["LyceumClient"], path: "Examples/SwiftClientExample"),
         .testTarget(
@@ -232,7 +241,7 @@ let package = Package(
         // `make bench-events`: events/s with 100 subscribers, delivery latency, cost added to a write.
         .executableTarget(
             name: "events-bench",
-            dependencies: ["LearningServicesTestSupport", "Events", "LearningServices", "LyceumServer", "ServiceHosting", "Journal", "Catalog", "Progress", "ZeroMQ", "LyceumLifecycle", "EventWire"],
+            dependencies: ["LearningServicesTestSupport", "Events", "LearningServices", "LyceumServer", "ServiceHosting", "Journal", "Catalog", "Progress", "ZeroMQ", "LyceumLifecycle", "EventWire", "LyceumSupport"],
             path: "Benchmarks/EventsBench",
             exclude: ["pub_floor.c"]
         ),

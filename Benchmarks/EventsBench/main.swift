@@ -19,6 +19,7 @@ import LearningServices
 import LearningServicesTestSupport
 import LyceumLifecycle
 import LyceumServer
+import LyceumSupport
 import Progress
 import ZeroMQ
 

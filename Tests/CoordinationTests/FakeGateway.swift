@@ -1,18 +1,18 @@
 import Foundation
 import Glibc
+import Synchronization
 
 /// A TCP server on a free loopback port that answers every connection with the bytes of a
 /// script, as a broken or hostile etcd endpoint would, then keeps the connection open until
 /// released (or closes it, when told to).
-final class FakeGateway: @unchecked Sendable {
+final class FakeGateway: Sendable {
     let port: UInt16
     private let listener: Int32
     private let script: [UInt8]
     private let repeatForever: Bool
     private let closeAfterScript: Bool
-    private let lock = NSLock()
-    private var connections: [Int32] = []
-    private var stopped = false
+    /// The connections open, and whether `stop()` was called.
+    private let state = Mutex((connections: [Int32](), stopped: false))
 
     /// - Parameters:
     ///   - script: the bytes sent to every connection after its request arrives.
@@ -50,9 +50,9 @@ final class FakeGateway: @unchecked Sendable {
         while true {
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else { return }
-            let accepted = lock.withLock {
-                guard !stopped else { return false }
-                connections.append(connection)
+            let accepted = state.withLock { state in
+                guard !state.stopped else { return false }
+                state.connections.append(connection)
                 return true
             }
             guard accepted else {
@@ -65,8 +65,8 @@ final class FakeGateway: @unchecked Sendable {
 
     private func answer(_ connection: Int32) {
         defer {
-            lock.withLock {
-                connections.removeAll { $0 == connection }
+            state.withLock { state in
+                state.connections.removeAll { $0 == connection }
                 close(connection)
             }
         }
@@ -79,7 +79,7 @@ final class FakeGateway: @unchecked Sendable {
                 guard count > 0 else { return }
                 sent += count
             }
-        } while repeatForever && !lock.withLock({ stopped })
+        } while repeatForever && !state.withLock({ $0.stopped })
         if closeAfterScript { shutdown(connection, Int32(SHUT_RDWR)) }
         // Held open until the client closes it or `stop()` shuts it down: closing it with the
         // client's request unread would reset it before the client has read the answer.
@@ -87,10 +87,10 @@ final class FakeGateway: @unchecked Sendable {
     }
 
     func stop() {
-        lock.withLock {
-            stopped = true
+        state.withLock { state in
+            state.stopped = true
             shutdown(listener, Int32(SHUT_RDWR))
-            for connection in connections { shutdown(connection, Int32(SHUT_RDWR)) }
+            for connection in state.connections { shutdown(connection, Int32(SHUT_RDWR)) }
         }
     }
 }

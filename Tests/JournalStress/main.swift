@@ -12,6 +12,7 @@
 //                                       write fails, print "acknowledged N" and "failed CODE ERRNO",
 //                                       lift the limit, append 20 more, print "resumed SEQ"
 import Foundation
+import LyceumSupport
 @_spi(Testing) import Journal
 
 func fail(_ message: String) -> Never {
@@ -64,15 +65,15 @@ case "acknowledge":
     let run = getpid()
     // A slot is taken per append and given back by its acknowledgement, as a server with this
     // many requests in flight would.
-    let slots = DispatchSemaphore(value: inFlight)
+    let slots = Monitor(inFlight)
     for counter in 0... {
-        slots.wait()
+        slots.wait(until: { $0 > 0 }) { free, _ in free -= 1 }
         let key = "p\(run)-a-\(counter)"
         let value = Array(#"{"counter":\#(counter),"padding":"\#(String(repeating: "x", count: 64))"}"#.utf8)
         do {
             try journal.append([.put("stress", key: key, value: value)]).whenDurable { acknowledgement in
                 report("\(acknowledgement.sequence) \(key)")
-                slots.signal()
+                slots.update { $0 += 1 }
             }
         } catch {
             fail("\(error)")
@@ -88,37 +89,32 @@ case "compact":
     var replayed = KeyedJournalState()
     do {
         let journal = try Journal.open(directory: directory, options: options, state: &replayed)
-        let state = NSLock()
-        nonisolated(unsafe) var current = replayed  // guarded by `state`
-        nonisolated(unsafe) var acknowledged = 0  // guarded by `state`
+        // A lock whose waiters sleep, as the journal asks of its callers' (`Journal`).
+        let state = Monitor((current: replayed, acknowledged: 0))
         for writer in 0..<2 {
             Thread {
                 for counter in 0... {
                     let change = JournalChange.put("during", key: "w\(writer)-\(counter)", value: Array(#"{"counter":\#(counter)}"#.utf8))
-                    state.lock()
-                    let pending: PendingWrite
-                    do { pending = try journal.append([change]) } catch { fail("\(error)") }
-                    current.apply(change)
-                    state.unlock()
+                    let pending = state.withLock { state in
+                        do {
+                            let pending = try journal.append([change])
+                            state.current.apply(change)
+                            return pending
+                        } catch {
+                            fail("\(error)")
+                        }
+                    }
                     report("\(pending.waitUntilDurable().sequence) \(change.key)")
-                    state.lock()
-                    acknowledged += 1
-                    state.unlock()
+                    state.update { $0.acknowledged += 1 }
                 }
             }.start()
         }
         // Compact only once the writers are going, so that some records are acknowledged before
         // the snapshot and more arrive while it is written.
-        let deadline = Date().addingTimeInterval(30)
-        while state.withLock({ acknowledged < 10 }) {
-            guard Date() < deadline else { fail("the writers were not acknowledged within 30 s") }
-            usleep(1000)
+        guard state.wait(until: { $0.acknowledged >= 10 }, deadline: .now + .seconds(30)) else {
+            fail("the writers were not acknowledged within 30 s")
         }
-        try journal.compact {
-            state.lock()
-            defer { state.unlock() }
-            return (current, journal.lastSequence)
-        }
+        try journal.compact { state.withLock { ($0.current, journal.lastSequence) } }
         fail("compaction finished without reaching step \(step)")
     } catch {
         fail("\(error)")

@@ -1,4 +1,6 @@
 import Foundation
+import LyceumSupport
+import LyceumTestSupport
 @testable import Journal
 import Synchronization
 import Testing
@@ -35,10 +37,9 @@ import Testing
             let journal = try Journal.open(directory: directory, options: JournalOptions(durability: .always), state: &state)
             defer { journal.close() }
             let recorder = AcknowledgementRecorder(journal: journal)
-            let entered = DispatchSemaphore(value: 0)
-            let gate = DispatchSemaphore(value: 0)
+            let (entered, gate) = (Gate(), Gate())
             try journal.append([.put("books", key: "gate", value: bookValue(0))]).whenDurable { _ in
-                entered.signal()
+                entered.open()
                 gate.wait()
             }
             entered.wait()
@@ -53,7 +54,7 @@ import Testing
                     }
                 }
             }
-            gate.signal()
+            gate.open()
             try recorder.waitForCount(200)
             let statistics = journal.statistics
             #expect(statistics.appends == 201)
@@ -138,7 +139,7 @@ import Testing
             var state = KeyedJournalState()
             let journal = try Journal.open(directory: directory, options: JournalOptions(durability: .always), state: &state)
             let recorder = AcknowledgementRecorder(journal: journal)
-            let gate = DispatchSemaphore(value: 0)
+            let gate = Gate()
             try journal.append([.put("books", key: "first", value: bookValue(0))]).whenDurable {
                 gate.wait()
                 recorder.record($0, onCaller: false)
@@ -161,10 +162,8 @@ import Testing
             usleep(50_000)
             #expect(!closed.withLock { $0 }, "close() returned while a callback was still outstanding")
             #expect(recorder.calls.isEmpty)
-            gate.signal()
-            let deadline = Date().addingTimeInterval(10)
-            while !closed.withLock({ $0 }) && Date() < deadline { usleep(1000) }
-            #expect(closed.withLock { $0 })
+            gate.open()
+            #expect(eventually { closed.withLock { $0 } })
             #expect(recorder.calls.map(\.sequence) == Array(1...50))
             #expect(recorder.calls.allSatisfy { $0.durableAtCall >= $0.sequence })
 
@@ -187,7 +186,7 @@ import Testing
             // Every record is appended, and every callback registered, before the first closes
             // the journal: otherwise a fast acknowledger would close it under the test's appends.
             let pendings = try (0..<20).map { number in try journal.append([.put("books", key: "b\(number)", value: bookValue(number))]) }
-            let allRegistered = DispatchSemaphore(value: 0)
+            let allRegistered = Gate()
             for pending in pendings {
                 pending.whenDurable { acknowledgement in
                     if acknowledgement.sequence == 1 {
@@ -197,7 +196,7 @@ import Testing
                     recorder.record(acknowledgement, onCaller: false)
                 }
             }
-            allRegistered.signal()
+            allRegistered.open()
             try recorder.waitForCount(20)
             #expect(recorder.calls.map(\.sequence) == Array(1...20))
             #expect(journalError { _ = try journal.append([.put("books", key: "after", value: bookValue(1))]) }?.code == .closed)
@@ -220,8 +219,7 @@ import Testing
                     }
                 }
             }
-            let deadline = Date().addingTimeInterval(10)
-            while (count.withLock { $0 } < 30 || released != nil) && Date() < deadline { usleep(1000) }
+            #expect(eventually { count.withLock { $0 } == 30 && released == nil })
             #expect(count.withLock { $0 } == 30)
             #expect(released == nil, "the journal outlived its last callback")
             #expect(try reopen(directory).state.liveCounts == ["books": 30])
@@ -270,15 +268,12 @@ final class AcknowledgementRecorder: Sendable {
 
     var calls: [Call] { recorded.withLock { $0 } }
 
-    /// Waits until `count` callbacks have run; fails after ten seconds.
+    /// Waits until `count` callbacks have run; fails at the hang limit.
     func waitForCount(_ count: Int) throws {
-        let deadline = Date().addingTimeInterval(10)
-        while calls.count < count {
-            guard Date() < deadline else {
-                throw JournalError(.io, "only \(calls.count) of \(count) callbacks ran within 10 s")
-            }
-            usleep(1000)
+        guard eventually({ calls.count >= count }) else {
+            throw JournalError(.io, "only \(calls.count) of \(count) callbacks ran within the hang limit")
         }
+        // Long enough for a callback run twice to show.
         usleep(10_000)
         #expect(calls.count == count, "a callback ran more than once")
     }

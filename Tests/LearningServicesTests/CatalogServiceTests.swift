@@ -5,6 +5,7 @@ import JSON
 import LearningServices
 import LearningServicesTestSupport
 import LyceumLifecycle
+import LyceumTestSupport
 import Synchronization
 import Testing
 
@@ -134,16 +135,15 @@ import Testing
         try queue.waitUntilRunning(timeout: .seconds(120))
         let service = CatalogService(store: CatalogStore(try Catalog.sample()), searches: queue)
         // A job that holds the thread until released: the next search waits, the one after finds no room.
-        let release = DispatchSemaphore(value: 0)
-        let holding = DispatchSemaphore(value: 0)
-        #expect(queue.submit { _ in holding.signal(); release.wait() } == .queued)
-        #expect(holding.wait(timeout: .now() + 120) == .success)
+        let (release, holding) = (Gate(), Gate())
+        #expect(queue.submit { _ in holding.open(); release.wait() } == .queued)
+        #expect(holding.wait())
         let waiting = Mutex<(HandledRequest<Never>, String)?>(nil)
-        let answered = DispatchSemaphore(value: 0)
+        let answered = Gate()
         let search = #"{"op":"search","query":"algebra"}"#
         service.handleWithCommit(Array(search.utf8), caller: .unverified) { handled in
             waiting.withLock { $0 = (handled, Thread.current.name ?? "") }
-            answered.signal()
+            answered.open()
         }
         let full = try Self.answer(service, search)
         #expect(full.beforeReturn && full.handled.errorCode == .unavailable && full.handled.operationLabel == "search")
@@ -155,8 +155,8 @@ import Testing
         #expect(stopping.beforeReturn && stopping.handled.errorCode == .unavailable)
         let stoppingReply = try JSONParser().parse(stopping.reply)
         #expect(stoppingReply["error"]?["message"] == .string("the server is stopping; retry the search"))
-        release.signal()
-        #expect(answered.wait(timeout: .now() + 120) == .success)
+        release.open()
+        #expect(answered.wait())
         let (told, teller) = try #require(waiting.withLock { $0 })
         #expect(told.reply == stopping.reply && teller == "catalog-search")
         #expect(thread.join() == nil)
@@ -165,16 +165,16 @@ import Testing
     /// What `handleWithCommit` answered `request` with, on which thread, and whether before it returned.
     static func answer(_ service: CatalogService, _ request: String) throws -> (reply: [UInt8], handled: HandledRequest<Never>, thread: String, beforeReturn: Bool) {
         let outcome = Mutex<(HandledRequest<Never>, String)?>(nil)
-        let done = DispatchSemaphore(value: 0)
+        let done = Gate()
         let returned = Mutex(false)
         let beforeReturn = Mutex(false)
         service.handleWithCommit(Array(request.utf8), caller: .unverified) { handled in
             beforeReturn.withLock { $0 = !returned.withLock { $0 } }
             outcome.withLock { $0 = (handled, Thread.current.name ?? "") }
-            done.signal()
+            done.open()
         }
         returned.withLock { $0 = true }
-        try #require(done.wait(timeout: .now() + 120) == .success, "no answer to \(request)")
+        try #require(done.wait(), "no answer to \(request)")
         let (handled, thread) = try #require(outcome.withLock { $0 })
         return (handled.reply, handled, thread, beforeReturn.withLock { $0 })
     }

@@ -1,4 +1,5 @@
 import Journal
+import Synchronization
 @testable import LearningServices
 import LearningServicesTestSupport
 import Testing
@@ -42,7 +43,7 @@ private struct RefusingState: LedgeredState {
 
 /// The replies a test's writes produced.
 private final class Replies: Sendable {
-    private let replies = SleepingLock<[[UInt8]]>([])
+    private let replies = Mutex<[[UInt8]]>([])
     func append(_ reply: [UInt8]) { replies.withLock { $0.append(reply) } }
     var first: [UInt8]? { replies.withLock { $0.first } }
 }

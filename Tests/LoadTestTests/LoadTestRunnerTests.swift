@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import LyceumTestSupport
 @testable import LoadTest
 import Testing
 
@@ -137,7 +138,7 @@ import Testing
     /// A thread that blocked many times and exits between two readings takes its count out of
     /// the second one's total; the difference is counted per thread, so it never goes negative.
     @Test func aThreadThatExitsBetweenReadingsTakesNothingOffTheDifference() throws {
-        let mayExit = DispatchSemaphore(value: 0)
+        let mayExit = Gate()
         let thread = Thread {
             for _ in 0..<300 { usleep(100) }
             mayExit.wait()
@@ -150,7 +151,7 @@ import Testing
             usleep(10_000)
         }
         let before = try ProcessCPU.read(pid: getpid())
-        mayExit.signal()
+        mayExit.open()
         while thread.isExecuting || !thread.isFinished { usleep(1_000) }
         usleep(50_000)
         let after = try ProcessCPU.read(pid: getpid())

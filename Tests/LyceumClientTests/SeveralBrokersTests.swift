@@ -1,6 +1,7 @@
 import Foundation
 import LyceumClient
 import LyceumTestSupport
+import Synchronization
 import Testing
 
 /// Two `lyceum broker`s and one `lyceum worker` registered with both (books, durability
@@ -113,14 +114,12 @@ struct SeveralBrokersTests {
 }
 
 /// The books whose create was acknowledged, by learner; shared by the writers' tasks.
-final class Acknowledged: @unchecked Sendable {
-    // The lock guards `books`, which is why the class may be shared.
-    private let lock = NSLock()
-    private var books: [String: Set<String>] = [:]
+final class Acknowledged: Sendable {
+    private let books = Mutex<[String: Set<String>]>([:])
 
-    var count: Int { lock.withLock { books.values.reduce(0) { $0 + $1.count } } }
+    var count: Int { books.withLock { $0.values.reduce(0) { $0 + $1.count } } }
 
-    func add(_ id: String, learner: String) { _ = lock.withLock { books[learner, default: []].insert(id) } }
+    func add(_ id: String, learner: String) { _ = books.withLock { $0[learner, default: []].insert(id) } }
 
-    func ids(of learner: String) -> Set<String> { lock.withLock { books[learner] ?? [] } }
+    func ids(of learner: String) -> Set<String> { books.withLock { $0[learner] ?? [] } }
 }

@@ -1,23 +1,21 @@
 import Foundation
 import LyceumLifecycle
+import LyceumTestSupport
 import Synchronization
 import Testing
 
 @Suite("BoundedWorkQueue")
 struct BoundedWorkQueueTests {
-    /// Hangs are bounded in minutes (the house rule: tests never assert seconds).
-    static var hangLimit: DispatchTime { .now() + 120 }
-
     /// What the jobs did, in order: each job's number, whether it was told the queue stops, and its thread.
     final class Record: Sendable {
         let entries = Mutex<[(job: Int, stopping: Bool, thread: String)]>([])
         func note(_ job: Int, _ stopping: Bool) { entries.withLock { $0.append((job, stopping, Thread.current.name ?? "")) } }
     }
 
-    /// A job that holds the queue's thread until `release` is signalled, once it has signalled `holding`.
-    static func holdingJob(_ holding: DispatchSemaphore, until release: DispatchSemaphore, _ record: Record) -> BoundedWorkQueue.Job {
+    /// A job that holds the queue's thread until `release` opens, once it has opened `holding`.
+    static func holdingJob(_ holding: Gate, until release: Gate, _ record: Record) -> BoundedWorkQueue.Job {
         { stopping in
-            holding.signal()
+            holding.open()
             release.wait()
             record.note(0, stopping)
         }
@@ -32,14 +30,14 @@ struct BoundedWorkQueueTests {
         try queue.waitUntilRunning(timeout: .seconds(120))
         let record = Record()
         // The first job holds the thread, so that the next two wait and the fourth finds the queue full.
-        let (release, holding, done) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        let (release, holding, done) = (Gate(), Gate(), Gate())
         #expect(queue.submit(Self.holdingJob(holding, until: release, record)) == .queued)
-        #expect(holding.wait(timeout: Self.hangLimit) == .success)
+        #expect(holding.wait())
         #expect(queue.submit { record.note(1, $0) } == .queued)
-        #expect(queue.submit { record.note(2, $0); done.signal() } == .queued)
+        #expect(queue.submit { record.note(2, $0); done.open() } == .queued)
         #expect(queue.submit { record.note(3, $0) } == .full)
-        release.signal()
-        #expect(done.wait(timeout: Self.hangLimit) == .success)
+        release.open()
+        #expect(done.wait())
         let entries = record.entries.withLock { $0 }
         #expect(entries.map(\.job) == [0, 1, 2] && entries.allSatisfy { !$0.stopping })
         #expect(entries.allSatisfy { $0.thread == "work-queue" }, "\(entries)")
@@ -51,13 +49,13 @@ struct BoundedWorkQueueTests {
         let thread = ComponentThread(queue, name: "work-queue")
         try queue.waitUntilRunning(timeout: .seconds(120))
         let record = Record()
-        let (release, holding) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        let (release, holding) = (Gate(), Gate())
         #expect(queue.submit(Self.holdingJob(holding, until: release, record)) == .queued)
-        #expect(holding.wait(timeout: Self.hangLimit) == .success)
+        #expect(holding.wait())
         for job in 1...5 { #expect(queue.submit { record.note(job, $0) } == .queued) }
         queue.shutdown()
         #expect(queue.submit { record.note(6, $0) } == .stopped)
-        release.signal()
+        release.open()
         // join() returns once run() has: every job told, no thread left behind.
         #expect(thread.join() == nil)
         #expect(thread.hasFinished)

@@ -1,5 +1,6 @@
 import Foundation
 import LyceumLifecycle
+import LyceumTestSupport
 import Synchronization
 import Testing
 
@@ -15,20 +16,20 @@ struct ComponentGroupReadinessTests {
     final class Dependency: ReadinessReporting {
         let journal: Journal
         let becomesReady: Bool
-        private let started = DispatchSemaphore(value: 0)
+        private let started = Gate()
         private let stopped = Mutex(false)
         init(_ journal: Journal, becomesReady: Bool = true) {
             self.journal = journal
             self.becomesReady = becomesReady
         }
         func run() throws {
-            if becomesReady { started.signal() } else { throw CancellationError() }
+            if becomesReady { started.open() } else { throw CancellationError() }
             while !stopped.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.001) }
             journal.note("dependency stopped")
         }
         func shutdown() { stopped.withLock { $0 = true } }
         func waitUntilReady(timeout: Duration) throws {
-            guard started.wait(timeout: .now() + .milliseconds(200)) == .success else { throw CancellationError() }
+            guard started.wait(within: .milliseconds(200)) else { throw CancellationError() }
         }
     }
 

@@ -1,14 +1,15 @@
 import Foundation
 import LyceumLifecycle
+import LyceumTestSupport
+import Synchronization
 import Testing
 
 @Suite("Thread names")
 struct ThreadNamingTests {
     /// The operating system's name of a new thread once it called `nameCurrent(name)`.
     func systemName(after name: String) -> String {
-        let done = DispatchSemaphore(value: 0)
-        let seen = NSLock()
-        nonisolated(unsafe) var comm = ""
+        let done = Gate()
+        let comm = Mutex("")
         let thread = Thread {
             Thread.nameCurrent(name)
             // Read with plain system calls on this very thread: /proc/thread-self is whoever opens it.
@@ -17,12 +18,12 @@ struct ThreadNamingTests {
             let count = descriptor < 0 ? -1 : read(descriptor, &buffer, buffer.count)
             if descriptor >= 0 { close(descriptor) }
             let text = count < 0 ? "unreadable: errno \(errno)" : String(decoding: buffer.prefix(count), as: UTF8.self)
-            seen.withLock { comm = text }
-            done.signal()
+            comm.withLock { $0 = text }
+            done.open()
         }
         thread.start()
         done.wait()
-        return seen.withLock { comm }.trimmingCharacters(in: .newlines)
+        return comm.withLock { $0 }.trimmingCharacters(in: .newlines)
     }
 
     @Test("the system sees the name, cut to the whole characters within 15 bytes")

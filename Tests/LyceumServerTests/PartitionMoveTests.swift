@@ -294,19 +294,19 @@ private func startBroker(_ context: Context) throws -> (thread: ComponentThread,
 }
 
 /// Holds the threads that pass it until the test opens it, and tells the test one has come.
-private final class Gate: Sendable {
-    let entered = DispatchSemaphore(value: 0)
-    private let gate = DispatchSemaphore(value: 0)
+private final class Checkpoint: Sendable {
+    /// Opened by the first thread that comes.
+    let entered = Gate()
+    private let gate = Gate()
 
-    /// Signals `entered`, then waits until ``open()``.
+    /// Opens `entered`, then waits until ``open()``.
     func pass() {
-        entered.signal()
+        entered.open()
         gate.wait()
-        gate.signal()
     }
 
     /// Lets every thread pass, now and later.
-    func open() { gate.signal() }
+    func open() { gate.open() }
 }
 
 /// A target whose disk work for a move's `receive` takes as long as the test says: it stands
@@ -314,7 +314,7 @@ private final class Gate: Sendable {
 private final class GatedCustody: PartitionCustody, @unchecked Sendable {
     let node = "w2"
     let root: String
-    let gate = Gate()
+    let gate = Checkpoint()
 
     init(root: String) { self.root = root }
 
@@ -359,7 +359,7 @@ private final class GatedCustody: PartitionCustody, @unchecked Sendable {
             defer { sender.close() }
             return try sender.call("lyceum.node.w2", body: begin.frames)
         }
-        #expect(custody.gate.entered.wait(timeout: .now() + 10) == .success, "the receive started")
+        #expect(custody.gate.entered.wait(), "the receive started")
         // The receive is stuck in its disk work; the pool's thread is not.
         #expect(try client.call("catalog", body: [Array("still here".utf8)]) == [Array("still here".utf8)])
         custody.gate.open()
@@ -372,7 +372,7 @@ private final class GatedCustody: PartitionCustody, @unchecked Sendable {
 /// the same request comes again.
 private final class SlowReleaseCustody: PartitionCustody, @unchecked Sendable {
     let journals: JournalCustody
-    let gate = Gate()
+    let gate = Checkpoint()
     var node: String { journals.node }
 
     init(_ journals: JournalCustody) { self.journals = journals }
@@ -427,7 +427,7 @@ private final class SlowReleaseCustody: PartitionCustody, @unchecked Sendable {
         #expect(try eventually { try checker.isRegistered("lyceum.node.w1") })
 
         let first = send(through: endpoints[0])
-        #expect(source.gate.entered.wait(timeout: .now() + 10) == .success, "the move started")
+        #expect(source.gate.entered.wait(), "the move started")
         // The command gave up on the first broker and sends the same move through the second.
         let again = send(through: endpoints[1])
         // Likely in hand before the first ends, so that it waits for the outcome (either way it gets it).

@@ -1,5 +1,6 @@
 import Foundation
 import LyceumTestSupport
+import Synchronization
 import Testing
 
 /// `lyceum serve` as a real process, talked to through the Majordomo client over TCP.
@@ -56,8 +57,7 @@ struct ServeEndToEndTests {
         let data = try TemporaryDirectory()
         defer { data.remove() }
         let server = try Server(dataDirectory: data.path)
-        let acknowledged = NSLock()
-        nonisolated(unsafe) var ids: [String] = []
+        let acknowledged = Mutex<[String]>([])
         let writers = (0..<4).map { writer in
             ThreadResult("writer-\(writer)") {
                 // Writes until the server dies under them; each success is recorded at once.
@@ -70,12 +70,12 @@ struct ServeEndToEndTests {
                         return
                     }
                     if let id = (reply.result["book"] as? [String: Any])?["id"] as? String {
-                        acknowledged.withLock { ids.append(id) }
+                        acknowledged.withLock { $0.append(id) }
                     }
                 }
             }
         }
-        #expect(eventually { acknowledged.withLock { ids.count } >= 100 })
+        #expect(eventually { acknowledged.withLock { $0.count } >= 100 })
         server.process.stop()
         for writer in writers { try writer.value() }
         try server.restart()
@@ -87,7 +87,7 @@ struct ServeEndToEndTests {
             found.formUnion((page.result["books"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String })
             cursor = page.result["next_cursor"] as? String
         } while cursor != nil
-        let lost = Set(acknowledged.withLock { ids }).subtracting(found)
+        let lost = Set(acknowledged.withLock { $0 }).subtracting(found)
         #expect(lost.isEmpty, "\(lost.count) acknowledged books lost")
     }
 
@@ -104,8 +104,7 @@ struct ServeEndToEndTests {
         try server.restart(launcher: [
             "/usr/bin/strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=fdatasync", "-e", "inject=fdatasync:signal=KILL:when=8", "--",
         ])
-        let acknowledged = NSLock()
-        nonisolated(unsafe) var ids: [String] = []
+        let acknowledged = Mutex<[String]>([])
         let clients = 16
         let writers = (0..<clients).map { client in
             ThreadResult("client-\(client)") {
@@ -119,7 +118,7 @@ struct ServeEndToEndTests {
                         return
                     }
                     if let id = (reply.result["book"] as? [String: Any])?["id"] as? String {
-                        acknowledged.withLock { ids.append(id) }
+                        acknowledged.withLock { $0.append(id) }
                     }
                 }
             }
@@ -138,7 +137,7 @@ struct ServeEndToEndTests {
                 cursor = page.result["next_cursor"] as? String
             } while cursor != nil
         }
-        let confirmed = Set(acknowledged.withLock { ids })
+        let confirmed = Set(acknowledged.withLock { $0 })
         #expect(!confirmed.isEmpty, "seven syncs should have acknowledged some creates")
         #expect(confirmed.subtracting(found).isEmpty, "\(confirmed.subtracting(found).count) acknowledged books lost")
         #expect(found.count > confirmed.count, "the killed sync's batch was written, so some book was stored but never acknowledged")

@@ -160,64 +160,69 @@ struct SettingSourcesTests {
         return words + positionals.filter { !$0.hasPrefix("[") }.map { _ in "1" }
     }
 
-    /// A value of `key` that is valid, not the default, and works beside every other sample.
+    /// A value of each setting, by name, that is valid, not the default, and works beside every other sample.
+    static let samples: [String: String] = [
+        "endpoint": "tcp://127.0.0.1:6101",
+        "broker": "tcp://127.0.0.1:6102",
+        "data": "/tmp/lyceum-sample-data",
+        "catalog": "/tmp/lyceum-sample-catalog.json",
+        "service": "books",
+        "sessions": "7",
+        "durability": "none",
+        "timeout": "1234",
+        "log-level": "debug",
+        "log-format": "json",
+        "metrics-port": "6103",
+        "heartbeat-interval": "1500",
+        "heartbeat-liveness": "4",
+        "mdp": "18",
+        "reconnect-initial": "500",
+        "reconnect-max": "9000",
+        "queue-limit": "900",
+        "queue-limit-total": "9000",
+        "hwm": "900",
+        "receive-hwm": "90",
+        "events-endpoint": "tcp://127.0.0.1:6104",
+        "snapshot-endpoint": "tcp://127.0.0.1:6105",
+        "forwarder-endpoint": "tcp://127.0.0.1:6106",
+        "log-rate-limit": "7",
+        "metrics-connections": "9",
+        "metrics-timeout": "1500",
+        "metrics-address": "127.0.0.3",
+        "metrics-token": "sample-metrics-token-0123456789",
+        "metrics-token-file": "(made by Samples)",
+        "snapshot-page-bytes": "65536",
+        "max-reply-bytes": "131072",
+        "max-books-per-learner": "25000",
+        "max-library-bytes": "1048576",
+        "max-batch-ms": "3",
+        "unknown-service-timeout": "1500",
+        "backup-idle-limit": "30000",
+        "max-connections": "900",
+        "max-input-bytes": "1048576",
+        "max-output-bytes": "1048576",
+        "dashboard-port": "6107",
+        "dashboard-address": "127.0.0.2",
+        "dashboard-token": "sample-token-0123456789",
+        "curve-secret-key": "/tmp/lyceum-sample_secret",
+        "curve-server-key": "/tmp/lyceum-sample-broker",
+        "authorized-keys": "/tmp/lyceum-sample-keys",
+        "partitions": "8",
+        "node": "sample-node",
+        "insecure": "true",
+        "join": "true",
+        "replicas": "3",
+        "etcd-endpoint": "http://127.0.0.1:6108",
+        "replication-endpoint": "tcp://127.0.0.1:6109",
+        "lease-ttl": "6",
+        "lease-keep-alive": "1500",
+        "lease-retry": "2200",
+    ]
+
+    /// The sample of `key`; a setting declared without one fails the test that asks for it.
     static func sample(_ key: SettingKey) -> String {
-        switch key {
-        case .endpoint: "tcp://127.0.0.1:6101"
-        case .broker: "tcp://127.0.0.1:6102"
-        case .data: "/tmp/lyceum-sample-data"
-        case .catalog: "/tmp/lyceum-sample-catalog.json"
-        case .service: "books"
-        case .sessions: "7"
-        case .durability: "none"
-        case .timeout: "1234"
-        case .logLevel: "debug"
-        case .logFormat: "json"
-        case .metricsPort: "6103"
-        case .heartbeatInterval: "1500"
-        case .heartbeatLiveness: "4"
-        case .mdp: "18"
-        case .reconnectInitial: "500"
-        case .reconnectMaximum: "9000"
-        case .queueLimit: "900"
-        case .queueLimitTotal: "9000"
-        case .highWaterMark: "900"
-        case .receiveHighWaterMark: "90"
-        case .eventsEndpoint: "tcp://127.0.0.1:6104"
-        case .snapshotEndpoint: "tcp://127.0.0.1:6105"
-        case .forwarderEndpoint: "tcp://127.0.0.1:6106"
-        case .logRateLimit: "7"
-        case .metricsConnections: "9"
-        case .metricsTimeout: "1500"
-        case .metricsAddress: "127.0.0.3"
-        case .metricsToken: "sample-metrics-token-0123456789"
-        case .metricsTokenFile: "(made by Samples)"
-        case .snapshotPageBytes: "65536"
-        case .maxReplyBytes: "131072"
-        case .maxBooksPerLearner: "25000"
-        case .maxLibraryBytes: "1048576"
-        case .maxBatch: "3"
-        case .unknownServiceTimeout: "1500"
-        case .backupIdleLimit: "30000"
-        case .maxConnections: "900"
-        case .maxInputBytes: "1048576"
-        case .maxOutputBytes: "1048576"
-        case .dashboardPort: "6107"
-        case .dashboardAddress: "127.0.0.2"
-        case .dashboardToken: "sample-token-0123456789"
-        case .curveSecretKey: "/tmp/lyceum-sample_secret"
-        case .curveServerKey: "/tmp/lyceum-sample-broker"
-        case .authorizedKeys: "/tmp/lyceum-sample-keys"
-        case .partitions: "8"
-        case .node: "sample-node"
-        case .insecure: "true"
-        case .join: "true"
-        case .replicas: "3"
-        case .etcdEndpoint: "http://127.0.0.1:6108"
-        case .replicationEndpoint: "tcp://127.0.0.1:6109"
-        case .leaseTTL: "6"
-        case .leaseKeepAlive: "1500"
-        case .leaseRetry: "2200"
-        }
+        let value = samples[key.rawValue]
+        #expect(value != nil, "no sample value of \(key.rawValue): add one to SettingSourcesTests.samples")
+        return value ?? ""
     }
 }

@@ -13,19 +13,13 @@ public struct TestTimeout: Error, CustomStringConvertible {
 
 /// A value computed on a dedicated thread, so that blocking ZeroMQ calls never occupy the
 /// test runner's cooperative threads.
-public final class ThreadResult<Value: Sendable>: @unchecked Sendable {
-    // Guarded by `condition`.
-    private var outcome: Result<Value, any Error>?
-    private let condition = NSCondition()
+public final class ThreadResult<Value: Sendable>: Sendable {
+    private let outcome = AwaitedResult<Value, any Error>()
 
     /// Starts `body` on a new thread.
     public init(_ name: String = "test", _ body: @escaping @Sendable () throws -> Value) {
         let thread = Thread { [self] in
-            let result = Result { try body() }
-            condition.lock()
-            outcome = result
-            condition.broadcast()
-            condition.unlock()
+            outcome.settle(Result { try body() })
         }
         thread.name = name
         thread.start()
@@ -33,12 +27,23 @@ public final class ThreadResult<Value: Sendable>: @unchecked Sendable {
 
     /// Waits for the thread's value, rethrowing its error; fails at the hang limit `limit`.
     public func value(within limit: Duration = .hangLimit) throws -> Value {
-        let deadline = Date(timeIntervalSinceNow: limit.seconds)
-        condition.lock()
-        defer { condition.unlock() }
-        while true {
-            if let outcome { return try outcome.get() }
-            if !condition.wait(until: deadline) { throw TestTimeout(what: "thread result", limit: limit) }
-        }
+        guard let outcome = outcome.wait(timeout: limit) else { throw TestTimeout(what: "thread result", limit: limit) }
+        return try outcome.get()
     }
+}
+
+/// A gate that one thread opens once and any number wait at: how a test holds a job or a thread
+/// where it wants it, and learns that one got there.
+public final class Gate: Sendable {
+    private let opened = AwaitedResult<Void, Never>()
+
+    /// A closed gate.
+    public init() {}
+
+    /// Opens the gate for every waiter, now and later.
+    public func open() { opened.settle(.success(())) }
+
+    /// Waits until the gate is open; false at the hang limit `limit`.
+    @discardableResult
+    public func wait(within limit: Duration = .hangLimit) -> Bool { opened.wait(timeout: limit) != nil }
 }

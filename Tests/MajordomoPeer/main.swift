@@ -10,6 +10,7 @@ import LyceumLifecycle
 import Dispatch
 import Foundation
 import Majordomo
+import Synchronization
 import ZeroMQ
 
 let usage = """
@@ -63,15 +64,13 @@ func announce(_ line: String) {
 
 /// The services a signal shuts down, emptied once they have stopped so that nothing keeps them
 /// (and their context, whose termination delivers the last DISCONNECTs) alive until exit.
-final class SignalTargets: @unchecked Sendable {
-    // NSLock guards `services`, which is why the class may be shared with signal handlers.
-    private let lock = NSLock()
-    private var services: [any Component]
+final class SignalTargets: Sendable {
+    private let services: Mutex<[any Component]>
 
-    init(_ services: [any Component]) { self.services = services }
+    init(_ services: [any Component]) { self.services = Mutex(services) }
 
-    func shutdownAll() { lock.withLock { services }.forEach { $0.shutdown() } }
-    func release() { lock.withLock { services = [] } }
+    func shutdownAll() { services.withLock { $0 }.forEach { $0.shutdown() } }
+    func release() { services.withLock { $0 = [] } }
 }
 
 /// Starts the services on threads of their own and shuts them down on SIGINT or SIGTERM.

@@ -27,10 +27,9 @@ import ZeroMQ
 
         init(_ names: [String], endpoint: String, context: Context) throws {
             let counts = counts
-            let lock = NSLock()
             workers = try names.map { name in
                 try RunningWorkers(endpoint: endpoint, service: name, context: context) { body in
-                    lock.withLock { counts.set(counts.get().merging([name: 1], uniquingKeysWith: +)) }
+                    counts.modify { $0[name, default: 0] += 1 }
                     return body
                 }
             }

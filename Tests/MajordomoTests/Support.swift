@@ -78,4 +78,6 @@ final class Locked<Value: Sendable>: Sendable {
     init(_ value: Value) { self.value = Mutex(value) }
     func set(_ newValue: Value) { value.withLock { $0 = newValue } }
     func get() -> Value { value.withLock { $0 } }
+    /// Changes the value in place: a read and a write no other thread's can come between.
+    func modify(_ change: (inout Value) -> Void) { value.withLock { change(&$0) } }
 }

@@ -2,38 +2,37 @@ import Foundation
 import LyceumLifecycle
 import LyceumTestSupport
 import Majordomo
+import Synchronization
 import Testing
 import ZeroMQ
 
 /// Collects the deferred replies a pool's or a local service's handler hands out, so a test can
 /// answer them later from its own thread.
-final class HeldRequests: @unchecked Sendable {
-    // NSLock guards `held`, which is why the class may be shared.
-    private let lock = NSLock()
-    private var held: [(body: [[UInt8]], reply: DeferredReply)] = []
+final class HeldRequests: Sendable {
+    private let held = Mutex<[(body: [[UInt8]], reply: DeferredReply)]>([])
 
-    var count: Int { lock.withLock { held.count } }
+    var count: Int { held.withLock { $0.count } }
 
     /// A handler that answers nothing at once and keeps every request.
     var handler: WorkerPool.Handler {
         { [self] body, _, later in
-            lock.withLock { held.append((body, later)) }
+            held.withLock { $0.append((body, later)) }
             return nil
         }
     }
 
     /// Answers every held request with its own body, from the calling thread.
     func echoAll() {
-        for request in lock.withLock({ held }) { request.reply.send(request.body) }
-        lock.withLock { held.removeAll() }
+        for request in held.withLock({ $0 }) { request.reply.send(request.body) }
+        held.withLock { $0.removeAll() }
     }
 
     /// Answers every held request twice; the second replies must be dropped.
     func echoAllTwice() {
-        let requests = lock.withLock { held }
+        let requests = held.withLock { $0 }
         for request in requests { request.reply.send(request.body) }
         for request in requests { request.reply.send([bytes("second reply")]) }
-        lock.withLock { held.removeAll() }
+        held.withLock { $0.removeAll() }
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import LyceumTestSupport
 import Security
+import Synchronization
 import Testing
 import ZeroMQ
 
@@ -31,11 +32,10 @@ struct ZAPHandlerTests {
         deinit { handlerThread.stop() }
     }
 
-    final class RequestLog: @unchecked Sendable {
-        private let lock = NSLock()
-        private var requests: [ZAPRequest] = []
-        func append(_ request: ZAPRequest) { lock.withLock { requests.append(request) } }
-        var all: [ZAPRequest] { lock.withLock { requests } }
+    final class RequestLog: Sendable {
+        private let requests = Mutex<[ZAPRequest]>([])
+        func append(_ request: ZAPRequest) { requests.withLock { $0.append(request) } }
+        var all: [ZAPRequest] { requests.withLock { $0 } }
     }
 
     /// Runs `service` on a thread of its own until `stop()`.

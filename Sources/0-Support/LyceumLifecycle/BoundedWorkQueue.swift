@@ -1,5 +1,4 @@
-import Dispatch
-import Synchronization
+import LyceumSupport
 
 /// A bounded queue of jobs and the one thread that runs them, oldest first: where a serving loop
 /// sends the requests whose work grows with data it does not bound (a big catalog's search), so
@@ -43,10 +42,8 @@ public final class BoundedWorkQueue: Component {
 
     /// The most jobs waiting at once, the one running not counted.
     public let capacity: Int
-    private let state = Mutex(State())
-    /// Signalled once per job queued and once per `shutdown()`: the thread sleeps on it.
-    private let wakeups = DispatchSemaphore(value: 0)
-    private let started = DispatchSemaphore(value: 0)
+    /// The thread sleeps on it until a job is queued or the queue stops.
+    private let state = Monitor(State())
 
     /// An empty queue holding at most `capacity` (at least 1) waiting jobs.
     public init(capacity: Int) {
@@ -55,53 +52,38 @@ public final class BoundedWorkQueue: Component {
 
     /// Queues `job` for the thread, without waiting; see ``Submission``.
     public func submit(_ job: @escaping Job) -> Submission {
-        let submission = state.withLock { state -> Submission in
+        state.update { state -> Submission in
             guard state.started else { return .notStarted }
             guard !state.stopping else { return .stopped }
             guard state.jobs.count < capacity else { return .full }
             state.jobs.append(job)
             return .queued
         }
-        if submission == .queued { wakeups.signal() }
-        return submission
     }
 
     /// Runs the queued jobs on the calling thread until ``shutdown()``; then runs the jobs still
     /// queued with `stopping` set, and returns.
     public func run() throws {
-        state.withLock { $0.started = true }
-        started.signal()
+        state.update { $0.started = true }
         while let (job, stopping) = nextJob() { job(stopping) }
     }
 
     /// Asks ``run()`` to return once the job it runs is done and the waiting ones are told to
     /// stop; from now on the queue takes nothing. Returns at once.
     public func shutdown() {
-        state.withLock { $0.stopping = true }
-        wakeups.signal()
+        state.update { $0.stopping = true }
     }
 
     /// Returns once ``run()`` takes jobs; throws ``NotStarted`` after `timeout`.
     public func waitUntilRunning(timeout: Duration) throws {
-        let (seconds, attoseconds) = timeout.components
-        let deadline = DispatchTime.now() + Double(seconds) + Double(attoseconds) * 1e-18
-        guard started.wait(timeout: deadline) == .success else { throw NotStarted() }
-        // Passed on, so that every later waiter returns at once.
-        started.signal()
+        guard state.wait(until: \.started, deadline: .now + timeout) else { throw NotStarted() }
     }
 
     /// The oldest job and whether the queue is stopping, waiting for one; `nil` once shut down
     /// with none left.
     private func nextJob() -> (Job, Bool)? {
-        while true {
-            wakeups.wait()
-            // One signal per job and per shutdown, each job queued before its signal: a wake-up
-            // finds a job, or the shutdown once every job is taken.
-            let (job, stopping) = state.withLock { state -> (Job?, Bool) in
-                (state.jobs.isEmpty ? nil : state.jobs.removeFirst(), state.stopping)
-            }
-            if let job { return (job, stopping) }
-            if stopping { return nil }
+        state.wait(until: { !$0.jobs.isEmpty || $0.stopping }) { state, _ in
+            state.jobs.isEmpty ? nil : (state.jobs.removeFirst(), state.stopping)
         }
     }
 }

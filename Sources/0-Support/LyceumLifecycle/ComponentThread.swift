@@ -1,4 +1,5 @@
 import Foundation
+import LyceumSupport
 import Synchronization
 
 /// A component running on a thread of its own, so that one process can run several.
@@ -10,8 +11,8 @@ public final class ComponentThread: Sendable {
     /// component must not live on with it, since its release is what terminates its ZeroMQ context
     /// and so delivers the last messages (a worker's DISCONNECT) before the process exits.
     private let running: Mutex<(any Component)?>
-    private let finished = DispatchSemaphore(value: 0)
-    private let outcome = Mutex<(any Error)?>(nil)
+    /// Whether `run()` has returned, and the error it threw, if any.
+    private let outcome = Monitor<(finished: Bool, error: (any Error)?)>((false, nil))
 
     /// Starts `component.run()` on a new thread named `name`; `onExit` is called on that thread
     /// when `run()` returns, with the error it threw, if any.
@@ -28,8 +29,7 @@ public final class ComponentThread: Sendable {
             }
             // Released here, before join() returns, rather than whenever Foundation lets the closure go.
             running.withLock { $0 = nil }
-            outcome.withLock { $0 = failure }
-            finished.signal()
+            outcome.update { $0 = (true, failure) }
             onExit(failure)
         }
         thread.start()
@@ -55,8 +55,6 @@ public final class ComponentThread: Sendable {
     /// - Returns: the error `run()` ended with, if any.
     @discardableResult
     public func join() -> (any Error)? {
-        finished.wait()
-        finished.signal()
-        return outcome.withLock { $0 }
+        outcome.wait(until: \.finished) { outcome, _ in outcome.error }
     }
 }

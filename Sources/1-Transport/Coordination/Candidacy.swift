@@ -21,7 +21,7 @@ public enum LeadershipState: Sendable, Equatable {
 /// epoch *and* its lease is within its acting window. That check comes before each
 /// acknowledgement; the epoch carried by each replicated record is what fences a deposed leader
 /// that has not noticed yet (protocol/replication.md).
-public final class Candidacy: @unchecked Sendable {
+public final class Candidacy: Sendable {
     /// The key's election.
     public let election: LeaderElection
     /// This candidate's name, the leader key's value while it leads.
@@ -30,12 +30,19 @@ public final class Candidacy: @unchecked Sendable {
     public let timing: LeaseTiming
     private let logger: Logger
     private let onChange: @Sendable (LeadershipState) -> Void
-    // `condition` guards the four below.
-    private let condition = NSCondition()
-    private var current: LeadershipState = .candidate
-    private var keeper: LeaseKeeper?
-    private var stopped = false
-    private var finished = false
+    /// What the candidacy's thread and its callers share; both wait on it.
+    private struct State {
+        /// The candidate's state.
+        var current: LeadershipState = .candidate
+        /// The lease held, if any.
+        var keeper: LeaseKeeper?
+        /// Whether `stop` was called.
+        var stopped = false
+        /// Whether the thread has ended.
+        var finished = false
+    }
+
+    private let guarded = Monitor(State())
 
     /// Starts campaigning for `election`'s key as `name`.
     /// - Parameter onChange: called on the candidacy's thread with every new state.
@@ -51,28 +58,22 @@ public final class Candidacy: @unchecked Sendable {
     }
 
     /// The candidate's state now.
-    public var state: LeadershipState { condition.withLock { current } }
+    public var state: LeadershipState { guarded.withLock { $0.current } }
 
     /// Whether this candidate may acknowledge a write of `epoch` now: it leads in `epoch` and
     /// its lease is within its acting window.
     public func mayAcknowledge(epoch: Int64) -> Bool {
-        let (state, keeper) = condition.withLock { (current, self.keeper) }
+        let (state, keeper) = guarded.withLock { ($0.current, $0.keeper) }
         return state == .leader(epoch: epoch) && keeper?.mayAct() == true
     }
 
     /// The lease the candidate holds now, if any.
-    public var lease: LeaseKeeper? { condition.withLock { keeper } }
+    public var lease: LeaseKeeper? { guarded.withLock { $0.keeper } }
 
     /// Waits until `predicate` holds for the state or `timeout` passes.
     /// - Returns: the state that satisfied it, or `nil`.
     public func wait(timeout: Duration, until predicate: (LeadershipState) -> Bool) -> LeadershipState? {
-        let deadline = Date(timeIntervalSinceNow: timeout.seconds)
-        return condition.withLock {
-            while !predicate(current) {
-                guard condition.wait(until: deadline) else { return predicate(current) ? current : nil }
-            }
-            return current
-        }
+        guarded.wait(until: { predicate($0.current) }, deadline: .now + timeout) { state, holds in holds ? state.current : nil }
     }
 
     /// Hands this candidate's leadership over to the candidate of node `successor`
@@ -92,9 +93,9 @@ public final class Candidacy: @unchecked Sendable {
     /// key and revokes its lease (a hand-over without waiting for the TTL); without, it just
     /// stops renewing, as a crashed process would.
     public func stop(resign: Bool) {
-        condition.withLock { stopped = true; condition.broadcast() }
-        condition.withLock { while !finished { condition.wait() } }
-        let (state, keeper) = condition.withLock { (current, self.keeper) }
+        guarded.update { $0.stopped = true }
+        guarded.wait(until: \.finished)
+        let (state, keeper) = guarded.withLock { ($0.current, $0.keeper) }
         if resign, case .leader(let epoch) = state {
             do { try election.resign(epoch: epoch) } catch {
                 logger.warning("could not resign; the key goes with the lease", ["key": election.key, "error": error.description])
@@ -104,12 +105,12 @@ public final class Candidacy: @unchecked Sendable {
         set(.candidate)
     }
 
-    private var isStopped: Bool { condition.withLock { stopped } }
+    private var isStopped: Bool { guarded.withLock { $0.stopped } }
 
     private func set(_ state: LeadershipState) {
-        let changed = condition.withLock {
-            defer { current = state; condition.broadcast() }
-            return current != state
+        let changed = guarded.update { guarded in
+            defer { guarded.current = state }
+            return guarded.current != state
         }
         guard changed else { return }
         logger.info("leadership", ["key": election.key, "candidate": name, "state": "\(state)"])
@@ -118,12 +119,11 @@ public final class Candidacy: @unchecked Sendable {
 
     /// A pause before trying again after a failure, cut short by `stop`.
     private func pause(_ duration: Duration) {
-        let until = Date(timeIntervalSinceNow: duration.seconds)
-        condition.withLock { while !stopped, condition.wait(until: until) {} }
+        guarded.wait(until: \.stopped, deadline: .now + duration)
     }
 
     private func run() {
-        defer { condition.withLock { finished = true; condition.broadcast() } }
+        defer { guarded.update { $0.finished = true } }
         while !isStopped {
             do throws(CoordinationError) {
                 let keeper = try liveKeeper()
@@ -143,8 +143,8 @@ public final class Candidacy: @unchecked Sendable {
                 logger.info("leadership unknown; campaigning again", ["key": election.key, "error": error.description])
                 if error.kind == .rejected, error.detail.contains("lease not found") {
                     // Revoked, or expired before its keeper noticed: campaign with a new one.
-                    condition.withLock { keeper }?.stop(revoke: false)
-                    condition.withLock { keeper = nil }
+                    guarded.withLock { $0.keeper }?.stop(revoke: false)
+                    guarded.withLock { $0.keeper = nil }
                 }
                 set(.candidate)
                 pause(timing.retry / 2)
@@ -154,11 +154,12 @@ public final class Candidacy: @unchecked Sendable {
 
     /// The lease held now, or a new one if there is none or it was lost.
     private func liveKeeper() throws(CoordinationError) -> LeaseKeeper {
-        if let keeper = condition.withLock({ keeper }), keeper.loss == nil { return keeper }
+        if let keeper = guarded.withLock({ $0.keeper }), keeper.loss == nil { return keeper }
+        // A loss wakes the waiters, which look at the state (and the lease) again.
         let fresh = try LeaseKeeper(client: election.client, timing: timing, name: name) { [weak self] _ in
-            self?.condition.withLock { self?.condition.broadcast() }
+            self?.guarded.update { _ in }
         }
-        condition.withLock { keeper = fresh }
+        guarded.withLock { $0.keeper = fresh }
         return fresh
     }
 

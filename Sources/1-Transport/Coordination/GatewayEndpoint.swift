@@ -1,3 +1,5 @@
+import LyceumSupport
+
 /// One etcd member's client URL as the gateway client reaches it: `http://HOST:PORT`. TLS is
 /// not spoken: etcd members are reached on a private network (docs/cluster.md).
 public struct GatewayEndpoint: Sendable, Hashable, CustomStringConvertible {
@@ -8,20 +10,18 @@ public struct GatewayEndpoint: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses `http://HOST:PORT` (or `HOST:PORT`; `[v6]:PORT` for IPv6 addresses).
     public init(_ text: String) throws(CoordinationError) {
-        func refuse(_ reason: String) -> CoordinationError {
-            CoordinationError(.badEndpoint, endpoint: text, operation: "parse", detail: reason)
+        do throws(HostPort.Refusal) {
+            let address = try HostPort(url: text, scheme: "http")
+            host = address.host
+            port = address.port
+        } catch {
+            let reason = switch error {
+            case .scheme(let scheme): "\(scheme) is not supported: give the member's http:// client URL"
+            case .form: "expected http://HOST:PORT"
+            case .port: "the port must be 1–65535"
+            }
+            throw CoordinationError(.badEndpoint, endpoint: text, operation: "parse", detail: reason)
         }
-        var rest = Substring(text)
-        if rest.hasPrefix("https://") { throw refuse("https is not supported: give the member's http:// client URL") }
-        if rest.hasPrefix("http://") { rest = rest.dropFirst("http://".count) }
-        if rest.hasSuffix("/") { rest = rest.dropLast() }
-        guard let colon = rest.lastIndex(of: ":") else { throw refuse("expected http://HOST:PORT") }
-        var host = rest[..<colon]
-        if host.hasPrefix("["), host.hasSuffix("]") { host = host.dropFirst().dropLast() }
-        guard !host.isEmpty, !host.contains("/"), !host.contains(where: \.isWhitespace) else { throw refuse("expected http://HOST:PORT") }
-        guard let port = UInt16(rest[rest.index(after: colon)...]), port > 0 else { throw refuse("the port must be 1–65535") }
-        self.host = String(host)
-        self.port = port
     }
 
     /// `http://HOST:PORT`.

@@ -1,3 +1,5 @@
+import LyceumSupport
+
 /// The timings of a leader's lease, and the rule that makes a leader stop acting before its
 /// lease can expire (Patroni's: keep-alive period + 2 × retry ≤ TTL).
 ///
@@ -18,7 +20,7 @@ public struct LeaseTiming: Sendable, Equatable {
         func refuse(_ detail: String) -> CoordinationError { CoordinationError(.invalidSettings, operation: "lease timing", detail: detail) }
         guard ttlSeconds >= 2 else { throw refuse("ttl \(ttlSeconds) s: etcd grants at least 2 s") }
         guard keepAlivePeriod > .zero, retry > .zero else { throw refuse("keep-alive period and retry must be positive") }
-        guard keepAlivePeriod + retry * 2 <= .seconds(ttlSeconds) else {
+        guard LeaseRule.holds(ttl: .seconds(ttlSeconds), keepAlivePeriod: keepAlivePeriod, retry: retry) else {
             throw refuse("keep-alive period \(keepAlivePeriod) + 2 × retry \(retry) exceeds the ttl \(ttlSeconds) s")
         }
         self.ttlSeconds = ttlSeconds

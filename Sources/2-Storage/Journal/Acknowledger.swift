@@ -1,5 +1,6 @@
 import Foundation
 import LyceumLifecycle
+import LyceumSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -17,16 +18,20 @@ import Darwin
 ///
 /// Waiting entries hold their journal, so a journal with outstanding callbacks stays alive until
 /// they have run; the thread holds no journal between batches, so an idle journal can go away.
-final class Acknowledger: @unchecked Sendable {
-    // NSCondition guards every field below; @unchecked because the compiler cannot see that.
-    private let condition = NSCondition()
-    private var waiting: [Waiting] = []
-    private var registrations: UInt64 = 0
-    private var phase = Phase.idle
-    /// Whether the thread is running a batch's callbacks (taken out of `waiting`).
-    private var isRunningBatch = false
-    /// The acknowledger thread's id, so that `finish()` called from a callback does not wait for itself.
-    private var threadID: pthread_t?
+final class Acknowledger: Sendable {
+    /// The callbacks waiting and the thread's phase; the thread sleeps on it for callbacks, and
+    /// `finish()` for the thread's end.
+    private let state = Monitor(State())
+
+    private struct State {
+        var waiting: [Waiting] = []
+        var registrations: UInt64 = 0
+        var phase = Phase.idle
+        /// Whether the thread is running a batch's callbacks (taken out of `waiting`).
+        var isRunningBatch = false
+        /// The acknowledger thread's id, so that `finish()` called from a callback does not wait for itself.
+        var threadID: pthread_t?
+    }
 
     private struct Waiting {
         let journal: Journal
@@ -60,61 +65,56 @@ final class Acknowledger: @unchecked Sendable {
     func register(
         _ callbacks: [(sequence: UInt64, body: @Sendable (JournalAcknowledgement) -> Void)], of journal: Journal
     ) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        switch phase {
-        case .stopped:
-            return false
-        case .idle:
-            phase = .running
-            let thread = Thread { [self] in
-                Thread.nameCurrent("journal-acknowledger")
-                run()
+        state.update { state in
+            switch state.phase {
+            case .stopped:
+                return false
+            case .idle:
+                state.phase = .running
+                let thread = Thread { [self] in
+                    Thread.nameCurrent("journal-acknowledger")
+                    run()
+                }
+                thread.start()
+            case .running, .stopping:
+                break
             }
-            thread.start()
-        case .running, .stopping:
-            break
+            for callback in callbacks {
+                state.registrations += 1
+                state.waiting.append(Waiting(journal: journal, sequence: callback.sequence, order: state.registrations, body: callback.body))
+            }
+            return true
         }
-        for callback in callbacks {
-            registrations += 1
-            waiting.append(Waiting(journal: journal, sequence: callback.sequence, order: registrations, body: callback.body))
-        }
-        condition.broadcast()
-        return true
     }
 
     /// Whether no callback waits or runs here: callbacks run elsewhere now cannot overtake one
     /// of this thread's.
     var isIdle: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return waiting.isEmpty && !isRunningBatch
+        state.withLock { $0.waiting.isEmpty && !$0.isRunningBatch }
     }
 
     /// Stops the thread once every registered callback has run, and refuses later registrations.
     /// Waits for that unless called on the acknowledger thread itself (from a callback), where the
     /// remaining callbacks run as soon as the current one returns.
     func finish() {
-        condition.lock()
-        defer { condition.unlock() }
-        switch phase {
-        case .idle:
-            phase = .stopped
-            return
-        case .running:
-            phase = .stopping
-            condition.broadcast()
-        case .stopping, .stopped:
-            break
+        let mustWait = state.update { state in
+            switch state.phase {
+            case .idle:
+                state.phase = .stopped
+                return false
+            case .running:
+                state.phase = .stopping
+            case .stopping, .stopped:
+                break
+            }
+            if let threadID = state.threadID, pthread_equal(threadID, pthread_self()) != 0 { return false }
+            return true
         }
-        if let threadID, pthread_equal(threadID, pthread_self()) != 0 { return }
-        while phase != .stopped { condition.wait() }
+        if mustWait { state.wait(until: { $0.phase == .stopped }) }
     }
 
     private func run() {
-        condition.lock()
-        threadID = pthread_self()
-        condition.unlock()
+        state.withLock { $0.threadID = pthread_self() }
         while acknowledgeNextBatch() {}
     }
 
@@ -122,33 +122,30 @@ final class Acknowledger: @unchecked Sendable {
     /// thread should end. The batch (and with it every journal reference) is released before
     /// this returns, so the thread never keeps an idle journal alive.
     private func acknowledgeNextBatch() -> Bool {
-        condition.lock()
-        while waiting.isEmpty && phase == .running { condition.wait() }
-        guard let journal = waiting.first?.journal, let target = waiting.map(\.sequence).max() else {
-            phase = .stopped
-            condition.broadcast()
-            condition.unlock()
-            return false
+        let next: (journal: Journal, target: UInt64)? = state.wait(until: { !$0.waiting.isEmpty || $0.phase != .running }) { state, _ in
+            guard let journal = state.waiting.first?.journal, let target = state.waiting.map(\.sequence).max() else {
+                // Stopping with nothing left: `finish()` is woken by the wait's end.
+                state.phase = .stopped
+                return nil
+            }
+            return (journal, target)
         }
-        condition.unlock()
+        guard let next else { return false }
 
-        journal.durability.waitUntilDurable(target, sync: journal.syncCurrentFile)
-        let durable = journal.durability.durable
+        next.journal.durability.waitUntilDurable(next.target, sync: next.journal.syncCurrentFile)
+        let durable = next.journal.durability.durable
 
-        condition.lock()
-        var ready: [Waiting] = []
-        waiting.removeAll { entry in
-            guard entry.sequence <= durable else { return false }
-            ready.append(entry)
-            return true
+        var ready = state.withLock { state in
+            var ready: [Waiting] = []
+            state.waiting.removeAll { entry in
+                guard entry.sequence <= durable else { return false }
+                ready.append(entry)
+                return true
+            }
+            state.isRunningBatch = true
+            return ready
         }
-        isRunningBatch = true
-        condition.unlock()
-        defer {
-            condition.lock()
-            isRunningBatch = false
-            condition.unlock()
-        }
+        defer { state.withLock { $0.isRunningBatch = false } }
         ready.sort { ($0.sequence, $0.order) < ($1.sequence, $1.order) }
         // One batch: what the callbacks hand to other threads (events to publish) wakes them once.
         BatchedSignals.run {

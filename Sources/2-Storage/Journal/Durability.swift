@@ -1,5 +1,6 @@
 import Foundation
 import LyceumLifecycle
+import LyceumSupport
 
 /// Tracks which sequence numbers are durable and lets concurrent waiters share one sync.
 ///
@@ -9,103 +10,80 @@ import LyceumLifecycle
 /// because one `fdatasync` acknowledges every record written before it started. Blocking waiters,
 /// the `interval` policy's thread and the acknowledger thread of `whenDurable` callbacks all go
 /// through this one tracker, so they share syncs.
-final class DurabilityTracker: @unchecked Sendable {
-    // NSCondition guards both fields below; @unchecked because the compiler cannot see that.
-    private let condition = NSCondition()
-    private var durableSequence: UInt64
-    private var syncing = false
-    private var syncCount: UInt64 = 0
-    private var lastSyncTook = Duration.zero
+final class DurabilityTracker: Sendable {
+    /// What the waiters share; a waiter sleeps on it while another's sync runs.
+    private let state: Monitor<State>
     private let metrics: JournalMetrics
 
+    private struct State {
+        var durableSequence: UInt64
+        var syncing = false
+        var syncCount: UInt64 = 0
+        var lastSyncTook = Duration.zero
+    }
+
     init(durableSequence: UInt64, metrics: JournalMetrics) {
-        self.durableSequence = durableSequence
+        state = Monitor(State(durableSequence: durableSequence))
         self.metrics = metrics
     }
 
     /// Returns once `sequence` is durable; `sync` makes the file durable and returns the last
     /// sequence number it covered.
     func waitUntilDurable(_ sequence: UInt64, sync: () -> UInt64) {
-        condition.lock()
-        defer { condition.unlock() }
-        while durableSequence < sequence {
-            if syncing {
-                condition.wait()
-                continue
-            }
-            syncing = true
-            condition.unlock()
+        // Each turn: covered already, or no sync running and this waiter starts one for all.
+        while state.wait(until: { $0.durableSequence >= sequence || !$0.syncing }, then: { state, _ in
+            guard state.durableSequence < sequence else { return false }
+            state.syncing = true
+            return true
+        }) {
             let started = ContinuousClock.now
             let covered = sync()
             let took = ContinuousClock.now - started
-            condition.lock()
-            syncing = false
-            syncCount += 1
-            lastSyncTook = took
-            metrics.synced(in: took)
-            durableSequence = max(durableSequence, covered)
-            condition.broadcast()
+            state.update { state in
+                state.syncing = false
+                state.syncCount += 1
+                state.lastSyncTook = took
+                metrics.synced(in: took)
+                state.durableSequence = max(state.durableSequence, covered)
+            }
         }
     }
 
     /// Whether the last sync took longer than `limit`, or one is running now: a thread that
     /// must not wait long should leave the next one to another.
     func mayBeSlow(beyond limit: Duration) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return syncing || lastSyncTook > limit
+        state.withLock { $0.syncing || $0.lastSyncTook > limit }
     }
 
     /// Syncs performed so far.
-    var syncs: UInt64 {
-        condition.lock()
-        defer { condition.unlock() }
-        return syncCount
-    }
+    var syncs: UInt64 { state.withLock { $0.syncCount } }
 
     /// The highest sequence number known to be durable.
-    var durable: UInt64 {
-        condition.lock()
-        defer { condition.unlock() }
-        return durableSequence
-    }
+    var durable: UInt64 { state.withLock { $0.durableSequence } }
 
     /// Records that everything through `sequence` is durable by other means (compaction).
     func markDurable(through sequence: UInt64) {
-        condition.lock()
-        durableSequence = max(durableSequence, sequence)
-        condition.broadcast()
-        condition.unlock()
+        state.update { $0.durableSequence = max($0.durableSequence, sequence) }
     }
 }
 
 /// The `interval` policy's background thread: syncs the journal every period until stopped.
-final class IntervalSyncer: @unchecked Sendable {
-    // NSCondition guards `stopped`.
-    private let condition = NSCondition()
-    private var stopped = false
+final class IntervalSyncer: Sendable {
+    /// Whether `stop()` was called; the thread sleeps on it between syncs.
+    private let stopped = Monitor(false)
 
     init(milliseconds: Int, sync: @escaping @Sendable () -> Bool) {
         let thread = Thread { [self] in
             Thread.nameCurrent("journal-interval-sync")
-            condition.lock()
-            defer { condition.unlock() }
-            while !stopped {
-                _ = condition.wait(until: Date(timeIntervalSinceNow: Double(milliseconds) / 1000))
-                guard !stopped else { return }
-                condition.unlock()
-                let keepGoing = sync()
-                condition.lock()
-                if !keepGoing { stopped = true }
+            // A sync every period, until stopped or until a sync says to stop.
+            while !stopped.wait(until: { $0 }, deadline: .now + .milliseconds(milliseconds)) {
+                guard sync() else { return }
             }
         }
         thread.start()
     }
 
     func stop() {
-        condition.lock()
-        stopped = true
-        condition.broadcast()
-        condition.unlock()
+        stopped.update { $0 = true }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import LyceumLogging
+import LyceumSupport
 import Synchronization
 
 /// An append-only, checksummed JSON Lines journal in a data directory, owned by one process.
@@ -25,9 +26,9 @@ import Synchronization
 ///
 /// Appends must happen under the same caller lock as the state updates, so that the state always
 /// reflects exactly the records through `lastSequence` while that lock is held. With many more
-/// writer threads than cores, make that a lock that puts waiters to sleep (a pthread mutex such as
-/// `NSLock`): Synchronization's `Mutex` spins first, and 64 writers on 2 cores measured 20 times
-/// slower with it.
+/// writer threads than cores, make that a lock that puts waiters to sleep (`LyceumSupport.Monitor`,
+/// a pthread mutex): Synchronization's `Mutex` spins first, and 64 writers on 2 cores measured 20
+/// times slower with it.
 public final class Journal: Sendable {
     /// The data directory.
     public let directory: String

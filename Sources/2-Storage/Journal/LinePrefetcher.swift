@@ -1,4 +1,5 @@
 import Foundation
+import LyceumSupport
 
 /// Reads, checksums and parses a journal's snapshot parts and records on a thread of its own,
 /// ahead of the replay that applies them, so that on two cores reading the lines (`read`, line
@@ -12,8 +13,8 @@ import Foundation
 /// handed out, and `stoppedLine` gives it back with `reader` untouched since, so the caller
 /// classifies the damage by reading on from there exactly as a replay on one thread would.
 final class LinePrefetcher: @unchecked Sendable {
-    // `condition` guards every mutable field; @unchecked because the compiler cannot see that.
-    // `reader` and `parser` belong to the thread until it has ended, then to the caller.
+    // `reader` and `parser` belong to the thread until it has ended, then to the caller;
+    // @unchecked because the compiler cannot see that. The rest is `shared`'s.
 
     /// One line as the thread read it.
     struct ParsedLine {
@@ -36,14 +37,18 @@ final class LinePrefetcher: @unchecked Sendable {
     let reader: LineReader
     private var parser = LineParser()
     private let snapshotParts: UInt64
-    private let condition = NSCondition()
-    private var ready: [Batch] = []
-    /// Batches applied, for the thread to free: their keys and values were allocated there.
-    private var applied: [Batch] = []
-    private var finished = false
-    private var cancelled = false
-    private var failure: (any Error)?
-    private var stopped: LineReader.Line?
+    /// What the thread and the caller share; each sleeps on it for the other.
+    private let shared = Monitor(Shared())
+
+    private struct Shared {
+        var ready: [Batch] = []
+        /// Batches applied, for the thread to free: their keys and values were allocated there.
+        var applied: [Batch] = []
+        var finished = false
+        var cancelled = false
+        var failure: (any Error)?
+        var stopped: LineReader.Line?
+    }
 
     private static let batchBytes = 1 << 20
     private static let queuedBatches = 4
@@ -62,43 +67,34 @@ final class LinePrefetcher: @unchecked Sendable {
     /// has been handed out.
     /// - Throws: what reading the file threw, after every line read before it.
     func next() throws -> Batch? {
-        condition.lock()
-        defer { condition.unlock() }
-        while ready.isEmpty && !finished { condition.wait() }
-        if !ready.isEmpty {
-            condition.broadcast()
-            return ready.removeFirst()
+        let (batch, failure) = shared.wait(until: { !$0.ready.isEmpty || $0.finished }) { shared, _ -> (Batch?, (any Error)?) in
+            shared.ready.isEmpty ? (nil, shared.failure) : (shared.ready.removeFirst(), nil)
         }
         if let failure { throw failure }
-        return nil
+        return batch
     }
 
     /// Hands back a batch whose changes have been applied, for the thread to free: that is its
     /// allocator's work, on the core with time to spare (the frees were 4% of a restart's
     /// applying thread), and what it allocated goes back to its own malloc arena.
     func recycle(_ batch: consuming Batch) {
-        condition.lock()
-        defer { condition.unlock() }
-        applied.append(batch)
+        shared.withLock { [batch] in $0.applied.append(batch) }
     }
 
     /// The line reading stopped at (the last one handed out), once every batch has been taken;
     /// nil when reading stopped at the end of the file.
     var stoppedLine: LineReader.Line? {
-        condition.lock()
-        defer { condition.unlock() }
-        precondition(finished, "the reader thread still owns the reader")
-        return stopped
+        shared.withLock { shared in
+            precondition(shared.finished, "the reader thread still owns the reader")
+            return shared.stopped
+        }
     }
 
     /// Stops the thread and waits for it to end; the caller then owns `reader`. Call before the
     /// scan returns, whatever it found: the file must not be read once its caller moves on.
     func finish() {
-        condition.lock()
-        defer { condition.unlock() }
-        cancelled = true
-        condition.broadcast()
-        while !finished { condition.wait() }
+        shared.update { $0.cancelled = true }
+        shared.wait(until: \.finished)
     }
 
     private func run() {
@@ -114,9 +110,7 @@ final class LinePrefetcher: @unchecked Sendable {
                 batch.lines.append(ParsedLine(offset: line.offset, end: reader.position, kind: kind, changes: first..<batch.changes.count))
                 linesRead += 1
                 if !expected {
-                    condition.lock()
-                    stopped = line
-                    condition.unlock()
+                    shared.withLock { $0.stopped = line }
                     break
                 }
                 bytes += line.bytes.count
@@ -137,22 +131,19 @@ final class LinePrefetcher: @unchecked Sendable {
     private func hand(_ batch: Batch) -> Bool {
         var freed: [Batch] = []
         defer { freed.removeAll() }  // outside the lock
-        condition.lock()
-        defer { condition.unlock() }
-        while ready.count >= Self.queuedBatches && !cancelled { condition.wait() }
-        swap(&freed, &applied)
-        guard !cancelled else { return false }
-        ready.append(batch)
-        condition.broadcast()
-        return true
+        return shared.wait(until: { $0.ready.count < Self.queuedBatches || $0.cancelled }) { shared, _ in
+            swap(&freed, &shared.applied)
+            guard !shared.cancelled else { return false }
+            shared.ready.append(batch)
+            return true
+        }
     }
 
     private func finish(with failure: (any Error)?) {
-        condition.lock()
-        self.failure = failure
-        finished = true
-        condition.broadcast()
-        condition.unlock()
+        shared.update { shared in
+            shared.failure = failure
+            shared.finished = true
+        }
     }
 }
 

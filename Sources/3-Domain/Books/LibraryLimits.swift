@@ -8,15 +8,10 @@ public struct LibraryLimits: Sendable, Equatable {
     /// The most UTF-8 bytes of title, author and review across one learner's books.
     public var contentBytes: Int
 
-    /// The defaults: 10,000 books, twice what a reader finishing a book a week for a century
+    /// The defaults (the settings `max-books-per-learner` and `max-library-bytes` default to them): 10,000 books, twice what a reader finishing a book a week for a century
     /// owns, and 64 MiB of text, room for all of them with a 6 KB review each. A library that
     /// large still lists at index cost; the limits bound what one key may make a server keep.
     public static let standard = LibraryLimits(books: 10_000, contentBytes: 64 * 1024 * 1024)
-
-    /// The values settings accept for `books`.
-    public static let allowedBooks = 1...10_000_000
-    /// The values settings accept for `contentBytes`.
-    public static let allowedContentBytes = 1_024...(1 << 40)
 
     /// Limits of `books` books and `contentBytes` bytes of text.
     public init(books: Int, contentBytes: Int) {

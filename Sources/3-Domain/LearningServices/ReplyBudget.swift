@@ -7,9 +7,6 @@ public struct ReplyBudget: Sendable, Equatable {
 
     /// The default budget: 256 KiB of items per page.
     public static let standard = ReplyBudget(maxBytes: 256 * 1024)
-    /// The budgets an operator may choose: from 4 KiB (one book always fits, since a single item
-    /// is never refused) to 16 MiB.
-    public static let allowedBytes = 4 * 1024...16 * 1024 * 1024
 
     /// A budget of `maxBytes` bytes of items per page.
     public init(maxBytes: Int) { self.maxBytes = maxBytes }

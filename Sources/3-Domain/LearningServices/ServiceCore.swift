@@ -1,5 +1,6 @@
 import JSON
 import Journal
+import LyceumSupport
 
 /// State that remembers idempotent writes alongside its entities.
 public protocol LedgeredState: JournalState, Sendable {
@@ -37,13 +38,15 @@ final class ServiceCore<State: LedgeredState>: Sendable {
         var unapplied: UndecodableValue?
     }
 
-    private let guarded: SleepingLock<Guarded>
+    /// Behind a lock whose waiters sleep: worker threads contend for it on every write, and a
+    /// spinning waiter would burn the core its holder needs (`Monitor` says what was measured).
+    private let guarded: Monitor<Guarded>
     private let log: any ChangeLog
     /// Milliseconds since 1970: when a ledger entry was recorded, which decides how long it is kept.
     private let now: @Sendable () -> Int64
 
     init(state: consuming State, log: any ChangeLog, now: @escaping @Sendable () -> Int64 = ServiceEnvironment.live.ledgerClock) {
-        guarded = SleepingLock(Guarded(state: state, lastTicket: nil))
+        guarded = Monitor(Guarded(state: state, lastTicket: nil))
         self.log = log
         self.now = now
     }

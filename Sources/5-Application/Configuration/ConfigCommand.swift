@@ -14,8 +14,8 @@ public enum ConfigCommand {
             let name = key.rawValue + String(repeating: " ", count: width - key.rawValue.count)
             let values = settings.values(of: key)
             if values.isEmpty {
-                lines.append("# \(name) (none: \(Self.meaningOfNone(key)))   # \(origin)")
-            } else if key == .dashboardToken || key == .metricsToken {
+                lines.append("# \(name) (none: \(key.meaningOfNone ?? "no value"))   # \(origin)")
+            } else if key.isSecret {
                 // A secret is not echoed to a terminal or a log: only that it is set, and where.
                 lines.append("# \(name) (set, not shown)   # \(origin)")
                 continue
@@ -23,16 +23,5 @@ public enum ConfigCommand {
             for value in values { lines.append("\(name) = \(value)   # \(origin)") }
         }
         return lines.joined(separator: "\n")
-    }
-
-    /// What an empty repeatable or optional setting means.
-    private static func meaningOfNone(_ key: SettingKey) -> String {
-        switch key {
-        case .catalog: "the sample catalog"
-        case .service: "every service"
-        case .dashboardToken, .metricsToken: "no token"
-        case .metricsTokenFile: "no token file"
-        default: "no CURVE"
-        }
     }
 }

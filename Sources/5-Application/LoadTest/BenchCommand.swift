@@ -24,7 +24,7 @@ public enum BenchCommand {
                 exit status: 0 no errors; 1 some requests failed or replies were wrong; 2 bad options;
                 3 the server could not be prepared (unreachable, missing services)
                 """,
-            keys: [.broker, .curveSecretKey, .curveServerKey],
+            keys: SettingKey.taken(by: .bench),
             options: [
                 Option("endpoint", .text(placeholder: "EP"), help: "an alias of --broker, which it replaces when given", repeatable: true),
                 Option("scenario", .text(placeholder: "MIX"), help: """

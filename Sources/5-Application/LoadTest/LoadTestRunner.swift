@@ -54,23 +54,20 @@ public final class LoadTestRunner: Sendable {
     public func run(reportEvery interval: Duration = .seconds(1), report: (Progress) -> Void = { _ in }) -> LoadTestResult {
         let clock = ContinuousClock()
         let start = clock.now + .milliseconds(20)
-        let finished = DispatchSemaphore(value: 0)
+        // How many connections' threads have finished.
+        let finished = Monitor(0)
         for index in connections.indices {
             let thread = Thread { [self] in
                 runConnection(index, start: start)
-                finished.signal()
+                finished.update { $0 += 1 }
             }
             thread.name = "bench-\(index)"
             thread.start()
         }
         let serverCPU = ServerCPUSampler(processes: configuration.serverProcesses, from: start + configuration.warmUp)
-        var running = connections.count
         var previousReplies = 0
         var previousTime = clock.now
-        while running > 0 {
-            let deadline = DispatchTime.now() + .nanoseconds(Int(interval.nanoseconds))
-            while running > 0, finished.wait(timeout: deadline) == .success { running -= 1 }
-            guard running > 0 else { break }
+        while !finished.wait(until: { $0 == connections.count }, deadline: clock.now + interval) {
             let now = clock.now
             let merged = mergedStatistics()
             let seconds = (now - previousTime).seconds
@@ -269,8 +266,7 @@ public final class LoadTestRunner: Sendable {
 /// the reading is not late by a progress interval, and again when the run ends.
 private final class ServerCPUSampler: Sendable {
     private let processes: [Int32]
-    private let atStart = Mutex<Result<[ProcessCPU], LoadTestError>?>(nil)
-    private let sampled = DispatchSemaphore(value: 0)
+    private let atStart = AwaitedResult<[ProcessCPU], LoadTestError>()
 
     init(processes: [Int32], from measuredFrom: ContinuousClock.Instant) {
         self.processes = processes
@@ -280,9 +276,7 @@ private final class ServerCPUSampler: Sendable {
             while clock.now < measuredFrom {
                 Thread.sleep(forTimeInterval: min(0.1, (measuredFrom - clock.now).seconds))
             }
-            let reading = Self.read(processes)
-            atStart.withLock { $0 = reading }
-            sampled.signal()
+            atStart.settle(Self.read(processes))
         }
         thread.name = "bench-server-cpu"
         thread.start()
@@ -293,8 +287,7 @@ private final class ServerCPUSampler: Sendable {
     /// - Returns: the failure naming the process and file when one could not be read at either
     ///   end (it exited, or its threads could not be listed).
     func finish() -> Result<[ProcessCPU], LoadTestError> {
-        guard !processes.isEmpty, sampled.wait(timeout: .now() + 1) == .success,
-              let atStart = atStart.withLock({ $0 }) else { return .success([]) }
+        guard !processes.isEmpty, let atStart = atStart.wait(timeout: .seconds(1)) else { return .success([]) }
         return atStart.flatMap { before in Self.read(processes).map { after in zip(after, before).map { $0.used(since: $1) } } }
     }
 

@@ -1,6 +1,6 @@
 import EventWire
 import Foundation
-import Synchronization
+import LyceumSupport
 import ZeroMQ
 
 /// What a progress subscription yields: applied events, snapshot loads, repaired gaps, heartbeats.
@@ -111,31 +111,30 @@ final class FeedChannel: Sendable {
         var failure: LyceumError?
     }
 
-    private let state = Mutex(State())
-    private let demand = DispatchSemaphore(value: 0)
+    /// The thread sleeps on it until a batch is asked for or the subscription ends.
+    private let state = Monitor(State())
     /// How long one wait on the socket lasts before the thread looks at ``end()`` again.
     private static let pollInterval = Duration.milliseconds(100)
 
     /// Asks the thread for the next batch.
     func ask(_ answer: Answer) {
-        let finished: Result<FeedBatch?, LyceumError>? = state.withLock { state in
+        let finished: Result<FeedBatch?, LyceumError>? = state.update { state in
             if let failure = state.failure { return .failure(failure) }
             if state.ended { return .success(nil) }
             state.waiting = answer
             return nil
         }
-        if let finished { answer.resume(returning: finished) } else { demand.signal() }
+        if let finished { answer.resume(returning: finished) }
     }
 
     /// Ends the subscription: a waiting consumer gets `nil`; the thread stops at its next look.
     func end() {
-        let waiting = state.withLock { state in
+        let waiting = state.update { state in
             state.ended = true
             defer { state.waiting = nil }
             return state.waiting
         }
         waiting?.resume(returning: .success(nil))
-        demand.signal()
     }
 
     private var isEnded: Bool { state.withLock { $0.ended } }
@@ -163,7 +162,7 @@ final class FeedChannel: Sendable {
             pending = [.gapUnrepaired(source: options.snapshotEndpoint ?? "", reason: error.description)]
         }
         while true {
-            demand.wait()
+            state.wait(until: { $0.waiting != nil || $0.ended })
             if isEnded { return }
             var batch = pending
             pending = []

@@ -16,7 +16,7 @@ public enum BackupCommand {
             CURVE the key must be an admin's. exit status: 0 whole; 1 failed or refused (no manifest written);
             2 bad command line; 3 no reply from any broker
             """,
-        keys: [.broker, .timeout, .curveSecretKey, .curveServerKey], options: [toOption, chunkOption], subcommands: [verify]
+        keys: SettingKey.taken(by: .backup), options: [toOption, chunkOption], subcommands: [verify]
     ) { resolved, sources throws(UsageError) in
         let settings = resolved.settings
         var copy = BackupCopy(
@@ -52,7 +52,7 @@ public enum BackupCommand {
             will hold with --own RANGES; each gets its PARTITION manifest. exit status: 0 restored; 1 refused or
             failed (nothing written); 2 bad command line
             """,
-        keys: [.data, .partitions], options: [fromOption, ownOption]
+        keys: SettingKey.taken(by: .restore), options: [fromOption, ownOption]
     ) { resolved, sources throws(UsageError) in
         let settings = resolved.settings
         let parsed = sources.commandLine

@@ -17,33 +17,10 @@ public enum LyceumCommands {
             """, subcommands: subcommands)
     }
 
-    /// Settings every long-running command takes.
-    static let commonKeys: Set<SettingKey> = [
-        .logLevel, .logFormat, .metricsPort, .heartbeatInterval, .heartbeatLiveness, .logRateLimit, .metricsConnections, .metricsTimeout,
-        .metricsAddress, .metricsToken, .metricsTokenFile,
-    ]
-    /// Settings of a process that runs a broker.
-    static let brokerKeys: Set<SettingKey> = [
-        .endpoint, .queueLimit, .queueLimitTotal, .highWaterMark, .receiveHighWaterMark, .eventsEndpoint, .maxBatch, .maxConnections, .maxInputBytes, .maxOutputBytes,
-        .unknownServiceTimeout,
-    ]
-    /// Settings of a process that serves the browser dashboard.
-    static let dashboardKeys: Set<SettingKey> = [.dashboardPort, .dashboardAddress, .dashboardToken]
-    /// Settings of a process that runs workers.
-    static let workerKeys: Set<SettingKey> = [
-        .data, .catalog, .sessions, .durability, .maxReplyBytes, .maxBooksPerLearner, .maxLibraryBytes, .snapshotPageBytes, .backupIdleLimit,
-    ]
-    /// The settings of replicated partitions (`worker`: protocol/replication.md).
-    static let replicationKeys: Set<SettingKey> = [.replicas, .etcdEndpoint, .replicationEndpoint, .leaseTTL, .leaseKeepAlive, .leaseRetry]
-    /// Security settings of a process that binds for others (`serve`, `broker`).
-    static let serverSecurityKeys: Set<SettingKey> = [.curveSecretKey, .authorizedKeys, .insecure]
-    /// Security settings of a process that connects to a broker (`worker`, `call`, `status`).
-    static let clientSecurityKeys: Set<SettingKey> = [.curveSecretKey, .curveServerKey]
-
     /// `lyceum serve`.
     public static let serve = Command.withSettings(
         "serve", summary: "catalog, progress and books in one process, answered by its broker itself",
-        keys: commonKeys.union(brokerKeys).union(workerKeys).subtracting([.sessions]).union([.snapshotEndpoint]).union(serverSecurityKeys).union(dashboardKeys)
+        keys: SettingKey.taken(by: .serve)
     ) { parsed, sources throws(UsageError) in
         let security = try serverSecurity(parsed.settings, eventEndpoints: [.eventsEndpoint, .snapshotEndpoint])
         return ServerProcesses.serve(parsed.settings, security: security, reloading: sources)
@@ -52,7 +29,7 @@ public enum LyceumCommands {
     /// `lyceum broker`.
     public static let broker = Command.withSettings(
         "broker", summary: "only the broker, and the event forwarder workers publish into",
-        keys: commonKeys.union(brokerKeys).union([.forwarderEndpoint, .partitions]).union(serverSecurityKeys).union(dashboardKeys)
+        keys: SettingKey.taken(by: .broker)
     ) { parsed, sources throws(UsageError) in
         let security = try serverSecurity(parsed.settings, eventEndpoints: [.eventsEndpoint, .forwarderEndpoint])
         return ServerProcesses.broker(parsed.settings, security: security, reloading: sources)
@@ -61,8 +38,7 @@ public enum LyceumCommands {
     /// `lyceum worker`.
     public static let worker = Command.withSettings(
         "worker", summary: "only workers, registered with every broker given (--broker is required)",
-        keys: commonKeys.union(workerKeys).union([.broker, .service, .mdp, .reconnectInitial, .reconnectMaximum, .forwarderEndpoint, .snapshotEndpoint, .partitions, .node, .join])
-            .union(clientSecurityKeys).union([.authorizedKeys, .insecure]).union(replicationKeys)
+        keys: SettingKey.taken(by: .worker)
     ) { parsed, sources throws(UsageError) in
         // Required, but from any source: the parser sees only the command line.
         guard parsed.settings.origins[.broker] != nil else {
@@ -104,7 +80,7 @@ public enum LyceumCommands {
     public static let call = Command.withSettings(
         "call", summary: "send one request, print the reply",
         discussion: "exit status: 0 ok reply; 1 error reply (the service's, or the broker's refusal); 2 bad command line; 3 no reply (timeout, unreachable broker)",
-        keys: clientSecurityKeys.union([.broker, .timeout]),
+        keys: SettingKey.taken(by: .call),
         positionals: [Positional("SERVICE", help: "the service: catalog, progress, books"), Positional("JSON", help: "the request body")]
     ) { parsed, _ throws(UsageError) in
         CallCommand.run(service: parsed.positionals[0], body: parsed.positionals[1], settings: parsed.settings.client,
@@ -119,7 +95,7 @@ public enum LyceumCommands {
             terminal (a pipe, a file), so scripts read JSON as before
             exit status: 0 answered; 1 not a Lyceum broker, or refused; 2 bad command line; 3 no reply
             """,
-        keys: clientSecurityKeys.union([.broker, .timeout, .partitions]), options: [StatusCommand.jsonSwitch]
+        keys: SettingKey.taken(by: .status), options: [StatusCommand.jsonSwitch]
     ) { parsed, sources throws(UsageError) in
         StatusCommand.run(settings: parsed.settings, security: try clientSecurity(parsed.settings),
                           format: .chosen(json: sources.commandLine.contains(StatusCommand.jsonSwitch.name)))

@@ -24,7 +24,7 @@ public enum PartitionsCommand {
             the copy, and the moved replica follows (and catches up) on NODE (docs/cluster.md, "Replicated partitions");
             with --leadership, only the leadership moves, to NODE's replica
             """,
-        keys: clientKeys, options: [toOption, fromOption, leadershipOption, serviceOption],
+        keys: SettingKey.taken(by: .partitionsMove), options: [toOption, fromOption, leadershipOption, serviceOption],
         positionals: [Positional("P", help: "the partition number")]
     ) { resolved, sources throws(UsageError) in
         let settings = resolved.settings
@@ -53,7 +53,7 @@ public enum PartitionsCommand {
     public static let rebalance = Command.withSettings(
         "rebalance", summary: "move partitions (with replicas: leaderships) one at a time until every worker has an even share",
         discussion: "Prints each move; with replicas, the leaderships per node before and after. exit status: as for 'partitions move', for the first move that did not succeed",
-        keys: clientKeys, options: [serviceOption]
+        keys: SettingKey.taken(by: .partitionsRebalance), options: [serviceOption]
     ) { resolved, sources throws(UsageError) in
         let settings = resolved.settings
         return PartitionMoveCommand.rebalance(
@@ -78,9 +78,6 @@ public enum PartitionsCommand {
             olderThan: parsed.duration(olderThanOption.name), dryRun: parsed.contains(dryRunOption.name)
         ).run()
     }
-
-    /// The settings a command that calls the brokers takes.
-    private static let clientKeys: Set<SettingKey> = [.broker, .timeout, .curveSecretKey, .curveServerKey]
 
     /// The flags of `init` and `prune` (named and checked as the settings `data`, `partitions`
     /// and `service` are) over the defaults: creating or removing a host's partitions is a

@@ -1,5 +1,5 @@
-import Foundation
 import Majordomo
+import Synchronization
 import ZeroMQ
 
 /// The source's connection for a move's requests to another node's service, through the
@@ -7,10 +7,9 @@ import ZeroMQ
 /// answer; used by one request at a time. Every request of a move may be sent again (a repeated
 /// `begin` starts the copy over, a repeated chunk, `finish` or `adopt` changes nothing), so
 /// resending after a timeout, to the same broker or another, is safe.
-public final class NodeCaller: @unchecked Sendable {
-    // `lock` guards `clients`, which are not thread-safe; @unchecked because the compiler cannot see that.
-    private let lock = NSLock()
-    private let clients: [Client]
+public final class NodeCaller: Sendable {
+    /// One client per broker, which are not thread-safe: one request at a time uses them.
+    private let clients: Mutex<[Client]>
     private let context: Context
 
     /// A caller through the brokers at `endpoints`. The time limit covers the slowest request,
@@ -20,24 +19,24 @@ public final class NodeCaller: @unchecked Sendable {
         self.context = context
         var configuration = ClientConfiguration(timeout: timeout, attempts: 2)
         configuration.security = security
-        clients = endpoints.map { Client(endpoint: $0, configuration: configuration, context: context) }
+        clients = Mutex(endpoints.map { Client(endpoint: $0, configuration: configuration, context: context) })
     }
 
-    deinit { clients.forEach { $0.close() } }
+    deinit { clients.withLock { $0.forEach { $0.close() } } }
 
     /// Sends `frames` to `service` and returns the reply's frames.
     /// - Throws: `MajordomoError` when no broker brings a reply.
     public func call(_ service: String, _ frames: [[UInt8]]) throws -> [[UInt8]] {
-        lock.lock()
-        defer { lock.unlock() }
-        var lastError: MajordomoError?
-        for client in clients {
-            switch Result(catching: { () throws(MajordomoError) in try client.call(service, body: frames) }) {
-            case .success(let reply): return reply
-            case .failure(let error) where error.code.callsForAnotherBroker: lastError = error
-            case .failure(let error): throw error
+        try clients.withLock { clients throws(MajordomoError) in
+            var lastError: MajordomoError?
+            for client in clients {
+                switch Result(catching: { () throws(MajordomoError) in try client.call(service, body: frames) }) {
+                case .success(let reply): return reply
+                case .failure(let error) where error.code.callsForAnotherBroker: lastError = error
+                case .failure(let error): throw error
+                }
             }
+            throw lastError ?? MajordomoError(code: .brokerUnreachable, service: service, detail: "no broker endpoint is configured")
         }
-        throw lastError ?? MajordomoError(code: .brokerUnreachable, service: service, detail: "no broker endpoint is configured")
     }
 }

@@ -15,7 +15,7 @@ public enum WatchCommand {
     public static let declaration = Command.withSettings(
         "watch", summary: "live dashboard of progress events (PUB/SUB with snapshot catch-up)",
         discussion: "exit status: 0 after Ctrl-C or --limit; 1 the endpoints fail; 2 bad options",
-        keys: [.broker, .curveSecretKey, .curveServerKey], options: WatchOptions.declarations
+        keys: SettingKey.taken(by: .watch), options: WatchOptions.declarations
     ) { resolved, sources throws(UsageError) in run(try WatchOptions(sources.commandLine, settings: resolved.settings)) }
 
     private static func run(_ options: WatchOptions) -> Int32 {

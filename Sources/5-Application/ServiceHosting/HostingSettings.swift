@@ -1,5 +1,6 @@
 import Books
-import Journal
+import Configuration
+import LyceumSupport
 import Partitions
 
 /// What a process hosting the learning services needs of the settings (`ServiceHost`): where
@@ -21,7 +22,8 @@ public struct HostingSettings: Sendable {
     /// Whether a partitioned worker may start holding no partition of a service it serves.
     public var join: Bool
 
-    /// The hosting settings of `settings`.
+    /// The hosting settings of `settings`: its plain values converted into the types of the
+    /// modules that apply them.
     public init(_ settings: Settings) {
         dataDirectory = settings.dataDirectory
         catalogPaths = settings.catalogPaths
@@ -36,4 +38,8 @@ public struct HostingSettings: Sendable {
 extension Settings {
     /// What `ServiceHost` needs of these settings.
     public var hosting: HostingSettings { HostingSettings(self) }
+
+    /// The partition scheme of `partitions`; `nil` when unpartitioned (`partitions` is checked
+    /// against `PartitionScheme.counts` by its declaration).
+    public var partitionScheme: PartitionScheme? { try? PartitionScheme(count: partitions) }
 }
