@@ -217,6 +217,7 @@ struct SettingSourcesTests {
         "lease-ttl": "6",
         "lease-keep-alive": "1500",
         "lease-retry": "2200",
+        "leader-balance-interval": "7000",
     ]
 
     /// The sample of `key`; a setting declared without one fails the test that asks for it.

@@ -161,6 +161,11 @@ public struct Settings: Sendable {
     public var leaseKeepAlive = Duration.seconds(1)
     /// How long a lease renewal may keep failing before the leader gives up (`lease-retry`).
     public var leaseRetry = Duration.seconds(2)
+    /// How often a worker looks whether it leads more than its share of its replicated
+    /// partitions and hands one leadership to a caught-up follower leading fewer
+    /// (`leader-balance-interval`; zero: never). 5 s: a host that returns leads its share again
+    /// within a minute, one hand-off at a time.
+    public var leaderBalanceInterval = Duration.seconds(5)
 
     // MARK: Security (issue 16)
 

@@ -255,7 +255,7 @@ public enum ServerProcesses {
         guard settings.replicas > 1, let endpoint = settings.replicationEndpoint else { return nil }
         return ReplicationPlan(
             replicas: settings.replicas, etcd: try EtcdClient(endpoints: settings.etcdEndpoints), timing: try settings.leaseTiming,
-            endpoint: endpoint, context: context, security: security.replication)
+            endpoint: endpoint, context: context, security: security.replication, balanceInterval: settings.leaderBalanceInterval)
     }
 
     /// The snapshot endpoint a worker was given (`snapshot-endpoint` from any source); `nil`

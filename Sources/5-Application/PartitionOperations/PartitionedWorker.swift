@@ -26,11 +26,16 @@ public struct ReplicationPlan: Sendable {
     /// The links' security: CURVE with this node's keys, admitting and following worker keys
     /// only, or plaintext.
     public let security: ReplicationSecurity
+    /// How often the node evens out its leaderships (``LeadershipBalance``); zero: never.
+    public let balanceInterval: Duration
+
+    /// Where every partition's leader key is in etcd: this, then the partition (`books.p7`).
+    public static let leaderKeyPrefix = "lyceum/leader/"
 
     /// A plan for replica sets of `replicas` in `etcd`.
     public init(
         replicas: Int, etcd: EtcdClient, timing: LeaseTiming, endpoint: String, context: Context,
-        security: ReplicationSecurity = .plaintext
+        security: ReplicationSecurity = .plaintext, balanceInterval: Duration = .zero
     ) {
         self.replicas = replicas
         self.etcd = etcd
@@ -38,6 +43,7 @@ public struct ReplicationPlan: Sendable {
         self.endpoint = endpoint
         self.context = context
         self.security = security
+        self.balanceInterval = balanceInterval
     }
 }
 
@@ -75,6 +81,8 @@ public final class PartitionedWorker: PartitionCustody {
     /// The replicas running, with their stores and metrics: one per replicated partition held,
     /// until it moves away or ``stopReplicas(resign:)``.
     private let replicas = Mutex<[(replica: PartitionReplica, store: PartitionReplicaStore, metrics: ReplicaMetrics)]>([])
+    /// The thread evening out this node's leaderships, while the replicas run.
+    private let leadershipBalance = Mutex<LeadershipBalance?>(nil)
     /// Set once the replicas are stopping: the pool has stopped, so a leadership that ends
     /// only steps down.
     private let stoppingReplicas = Mutex(false)
@@ -111,6 +119,12 @@ public final class PartitionedWorker: PartitionCustody {
     /// leads it, and removed when the leadership ends. Call once, after ``serve(on:)``.
     public func startReplicas() throws {
         for (service, partition) in replicated { try startReplica(service: service, partition: partition) }
+        guard let replication, replication.balanceInterval > .zero else { return }
+        let balance = LeadershipBalance(node: node, etcd: replication.etcd, interval: replication.balanceInterval) { [weak self] in
+            self?.replicas.withLock { $0.map(\.replica) } ?? []
+        }
+        leadershipBalance.withLock { $0 = balance }
+        balance.start()
     }
 
     /// Opens the partition's journal as its replica store and starts its `PartitionReplica`
@@ -127,7 +141,7 @@ public final class PartitionedWorker: PartitionCustody {
         let metrics = ReplicaMetrics(service: service, partition: partition)
         let replica = PartitionReplica(
             partition: name, node: node, endpoint: replication.endpoint, router: try router(replication), store: store, history: history,
-            replicas: replication.replicas, election: LeaderElection(client: replication.etcd, key: "lyceum/leader/\(name)"),
+            replicas: replication.replicas, election: LeaderElection(client: replication.etcd, key: ReplicationPlan.leaderKeyPrefix + name),
             timing: replication.timing, context: replication.context, security: replication.security,
             onChange: { [weak self] role in self?.roleChanged(service: service, partition: partition, store: store, role: role) },
             onCommitted: metrics.committed)
@@ -162,6 +176,7 @@ public final class PartitionedWorker: PartitionCustody {
     /// over at once instead of after the lease's TTL; then every replica's journal is closed.
     public func stopReplicas(resign: Bool) {
         stoppingReplicas.withLock { $0 = true }
+        leadershipBalance.withLock { $0 }?.stop()
         let stopped = replicas.withLock { running in
             defer { running.removeAll() }
             return running

@@ -2,7 +2,7 @@ import LyceumSupport
 
 extension SettingKey {
     /// Replicated partitions' (`worker`; protocol/replication.md).
-    static let replicationKeys = [replicas, etcdEndpoint, replicationEndpoint, leaseTTL, leaseKeepAlive, leaseRetry]
+    static let replicationKeys = [replicas, etcdEndpoint, replicationEndpoint, leaseTTL, leaseKeepAlive, leaseRetry, leaderBalanceInterval]
 
     /// Replica set sizes: 1 (unreplicated) up to 7.
     static let replicaRange = 1...7
@@ -36,6 +36,10 @@ extension SettingKey {
     public static let leaseRetry = one(
         "lease-retry", \.leaseRetry, .milliseconds(1...3_600_000), commands: [.worker], placeholder: "MS",
         help: "how long a failing lease renewal is retried before the leader steps down")
+    /// `Settings.leaderBalanceInterval`.
+    public static let leaderBalanceInterval = one(
+        "leader-balance-interval", \.leaderBalanceInterval, .milliseconds(0...3_600_000), commands: [.worker], placeholder: "MS",
+        help: "how often a worker hands a leadership over when it leads more than its share (0: never)")
 }
 
 extension Settings {
