@@ -15,6 +15,23 @@ struct MonitorTests {
         #expect(taken == Array(1...100))
     }
 
+    @Test func aBoundedQueueHandsEveryItemOverWhenBothSidesWaitAndWake() {
+        let queue = Monitor<[Int]>([])
+        let received = Monitor<[Int]>([])
+        Thread {
+            for _ in 1...1000 {
+                // Taking an item wakes the producer waiting for room.
+                let item = queue.update(when: { !$0.isEmpty }) { items, _ in items.removeFirst() }
+                received.update { $0.append(item) }
+            }
+        }.start()
+        for item in 1...1000 {
+            queue.update(when: { $0.count < 4 }) { items, _ in items.append(item) }
+        }
+        received.wait(until: { $0.count == 1000 })
+        #expect(received.withLock { $0 } == Array(1...1000))
+    }
+
     @Test func aDeadlineEndsAWaitThatNothingSatisfies() {
         let flag = Monitor(false)
         #expect(!flag.wait(until: { $0 }, deadline: .now + .milliseconds(20)))

@@ -58,10 +58,21 @@ public final class Monitor<State>: @unchecked Sendable {
     }
 
     /// Sleeps until `ready` holds of the state, or until `deadline` when one is given, then runs
-    /// `body` under the same lock, told whether `ready` holds, and wakes every waiter (`body` may
-    /// have changed the state).
+    /// `body` under the same lock, told whether `ready` holds. No waiter is woken: for a `body`
+    /// that reads, or changes nothing another thread waits for.
     public func wait<Result>(
         until ready: (State) -> Bool, deadline: ContinuousClock.Instant? = nil, then body: (inout State, _ isReady: Bool) -> Result
+    ) -> Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return body(&state, sleep(until: ready, deadline: deadline))
+    }
+
+    /// Sleeps until `ready` holds of the state (or until `deadline`), runs `body` under the same
+    /// lock, told whether `ready` holds, then wakes every waiter to check its condition again:
+    /// for a `body` that changes what others wait for (takes a queue's item, marks a thread finished).
+    public func update<Result>(
+        when ready: (State) -> Bool, deadline: ContinuousClock.Instant? = nil, _ body: (inout State, _ isReady: Bool) -> Result
     ) -> Result {
         pthread_mutex_lock(mutex)
         defer {

@@ -122,9 +122,9 @@ final class Acknowledger: Sendable {
     /// thread should end. The batch (and with it every journal reference) is released before
     /// this returns, so the thread never keeps an idle journal alive.
     private func acknowledgeNextBatch() -> Bool {
-        let next: (journal: Journal, target: UInt64)? = state.wait(until: { !$0.waiting.isEmpty || $0.phase != .running }) { state, _ in
+        let next: (journal: Journal, target: UInt64)? = state.update(when: { !$0.waiting.isEmpty || $0.phase != .running }) { state, _ in
             guard let journal = state.waiting.first?.journal, let target = state.waiting.map(\.sequence).max() else {
-                // Stopping with nothing left: `finish()` is woken by the wait's end.
+                // Stopping with nothing left: `finish()` is woken as the update ends.
                 state.phase = .stopped
                 return nil
             }

@@ -67,7 +67,7 @@ final class LinePrefetcher: @unchecked Sendable {
     /// has been handed out.
     /// - Throws: what reading the file threw, after every line read before it.
     func next() throws -> Batch? {
-        let (batch, failure) = shared.wait(until: { !$0.ready.isEmpty || $0.finished }) { shared, _ -> (Batch?, (any Error)?) in
+        let (batch, failure) = shared.update(when: { !$0.ready.isEmpty || $0.finished }) { shared, _ -> (Batch?, (any Error)?) in
             shared.ready.isEmpty ? (nil, shared.failure) : (shared.ready.removeFirst(), nil)
         }
         if let failure { throw failure }
@@ -131,7 +131,7 @@ final class LinePrefetcher: @unchecked Sendable {
     private func hand(_ batch: Batch) -> Bool {
         var freed: [Batch] = []
         defer { freed.removeAll() }  // outside the lock
-        return shared.wait(until: { $0.ready.count < Self.queuedBatches || $0.cancelled }) { shared, _ in
+        return shared.update(when: { $0.ready.count < Self.queuedBatches || $0.cancelled }) { shared, _ in
             swap(&freed, &shared.applied)
             guard !shared.cancelled else { return false }
             shared.ready.append(batch)
