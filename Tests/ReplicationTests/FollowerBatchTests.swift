@@ -29,82 +29,75 @@ import ZeroMQ
             epochs: previous == 0 ? [EpochHistory.Start(epoch: 5, startSequence: 1)] : [], records: Array(records))
     }
 
-    /// A follower over a fresh store in `directory`, having adopted epoch 5.
-    static func follower(in directory: TemporaryDirectory) throws -> (FollowerReplica, TestStore) {
+    /// Runs `body` with a follower over a fresh store, having adopted epoch 5, and removes both after.
+    static func withFollower(_ body: (FollowerReplica, TestStore) throws -> Void) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
         let store = try TestStore(directory: directory.path)
+        defer { store.close() }
         let replica = FollowerReplica(partition: partition, store: store, history: try EpochHistory(path: store.history))
         _ = replica.follow(epoch: 5)
-        return (replica, store)
+        try body(replica, store)
     }
 
     @Test func appendsOfOneBatchShareOneSyncAndOneAck() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let (replica, store) = try Self.follower(in: directory)
-        defer { store.close() }
-        let records = try Self.records(9)
-        let syncs = store.journal.statistics.syncs
-        let answers = replica.handle([Self.append(records[0..<3]), Self.append(records[3..<4]), Self.append(records[4..<9])])
-        #expect(answers == [.ack(partition: Self.partition, epoch: 5, durable: 9)])
-        #expect(store.journal.statistics.syncs == syncs + 1, "one fdatasync for the batch")
-        #expect(store.lastSequence == 9)
+        try Self.withFollower { replica, store in
+            let records = try Self.records(9)
+            let syncs = store.journal.statistics.syncs
+            let answers = replica.handle([Self.append(records[0..<3]), Self.append(records[3..<4]), Self.append(records[4..<9])])
+            #expect(answers == [.ack(partition: Self.partition, epoch: 5, durable: 9)])
+            #expect(store.journal.statistics.syncs == syncs + 1, "one fdatasync for the batch")
+            #expect(store.lastSequence == 9)
+        }
     }
 
     @Test func aRefusalFollowsTheAckOfWhatWasWrittenBeforeIt() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let (replica, store) = try Self.follower(in: directory)
-        defer { store.close() }
-        let records = try Self.records(6)
-        // Records 5–6 do not follow 2: a gap, refused; 3–4 after it follow again.
-        let answers = replica.handle([Self.append(records[0..<2]), Self.append(records[4..<6]), Self.append(records[2..<4])])
-        #expect(answers == [
-            .ack(partition: Self.partition, epoch: 5, durable: 2),
-            .refuse(partition: Self.partition, epoch: 5, reason: .gap, position: LogPosition(epoch: 5, sequence: 2)),
-            .ack(partition: Self.partition, epoch: 5, durable: 4),
-        ])
+        try Self.withFollower { replica, store in
+            let records = try Self.records(6)
+            // Records 5–6 do not follow 2: a gap, refused; 3–4 after it follow again.
+            let answers = replica.handle([Self.append(records[0..<2]), Self.append(records[4..<6]), Self.append(records[2..<4])])
+            #expect(answers == [
+                .ack(partition: Self.partition, epoch: 5, durable: 2),
+                .refuse(partition: Self.partition, epoch: 5, reason: .gap, position: LogPosition(epoch: 5, sequence: 2)),
+                .ack(partition: Self.partition, epoch: 5, durable: 4),
+            ])
+        }
     }
 
     @Test func anOlderEpochIsFencedInsideABatch() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let (replica, store) = try Self.follower(in: directory)
-        defer { store.close() }
-        let records = try Self.records(3)
-        let answers = replica.handle([Self.append(records[0..<2]), Self.append(records[2..<3], epoch: 4)])
-        #expect(answers == [
-            .ack(partition: Self.partition, epoch: 5, durable: 2),
-            .refuse(partition: Self.partition, epoch: 5, reason: .staleEpoch, position: LogPosition(epoch: 5, sequence: 2)),
-        ])
-        #expect(store.lastSequence == 2, "nothing of the older epoch is written")
+        try Self.withFollower { replica, store in
+            let records = try Self.records(3)
+            let answers = replica.handle([Self.append(records[0..<2]), Self.append(records[2..<3], epoch: 4)])
+            #expect(answers == [
+                .ack(partition: Self.partition, epoch: 5, durable: 2),
+                .refuse(partition: Self.partition, epoch: 5, reason: .staleEpoch, position: LogPosition(epoch: 5, sequence: 2)),
+            ])
+            #expect(store.lastSequence == 2, "nothing of the older epoch is written")
+        }
     }
 
     @Test func aTruncationIsAnsweredAfterTheAppendsBeforeIt() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let (replica, store) = try Self.follower(in: directory)
-        defer { store.close() }
-        let records = try Self.records(4)
-        let answers = replica.handle([Self.append(records[0..<4]), .truncate(partition: Self.partition, epoch: 5, after: 2)])
-        #expect(answers == [
-            .ack(partition: Self.partition, epoch: 5, durable: 4),
-            .follow(partition: Self.partition, epoch: 5, position: LogPosition(epoch: 5, sequence: 2), node: ""),
-        ])
-        #expect(store.lastSequence == 2)
+        try Self.withFollower { replica, store in
+            let records = try Self.records(4)
+            let answers = replica.handle([Self.append(records[0..<4]), .truncate(partition: Self.partition, epoch: 5, after: 2)])
+            #expect(answers == [
+                .ack(partition: Self.partition, epoch: 5, durable: 4),
+                .follow(partition: Self.partition, epoch: 5, position: LogPosition(epoch: 5, sequence: 2), node: ""),
+            ])
+            #expect(store.lastSequence == 2)
+        }
     }
 
     @Test func heartbeatsAloneAreAnsweredOnceWithoutASync() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let (replica, store) = try Self.follower(in: directory)
-        defer { store.close() }
-        let records = try Self.records(2)
-        _ = replica.handle([Self.append(records[0..<2])])
-        let syncs = store.journal.statistics.syncs
-        let heartbeat = ReplicationMessage.append(
-            partition: Self.partition, epoch: 5, previous: LogPosition(epoch: 5, sequence: 2), commit: 2, epochs: [], records: [])
-        #expect(replica.handle([heartbeat, heartbeat]) == [.ack(partition: Self.partition, epoch: 5, durable: 2)])
-        #expect(store.journal.statistics.syncs == syncs, "nothing new to sync")
+        try Self.withFollower { replica, store in
+            let records = try Self.records(2)
+            _ = replica.handle([Self.append(records[0..<2])])
+            let syncs = store.journal.statistics.syncs
+            let heartbeat = ReplicationMessage.append(
+                partition: Self.partition, epoch: 5, previous: LogPosition(epoch: 5, sequence: 2), commit: 2, epochs: [], records: [])
+            #expect(replica.handle([heartbeat, heartbeat]) == [.ack(partition: Self.partition, epoch: 5, durable: 2)])
+            #expect(store.journal.statistics.syncs == syncs, "nothing new to sync")
+        }
     }
 }
 
@@ -114,22 +107,20 @@ import ZeroMQ
 /// instead of refusing every append with `storage` forever (issue 36's stuck partitions).
 @Suite struct UnwrittenEpochTests {
     @Test func aFollowerForgetsStartsPastItsLogAndTakesTheLeadersOlderEpochs() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let (replica, store) = try FollowerBatchTests.follower(in: directory)
-        defer { store.close() }
-        let records = try FollowerBatchTests.records(4)
-        #expect(replica.handle([FollowerBatchTests.append(records[0..<2])]) == [.ack(partition: FollowerBatchTests.partition, epoch: 5, durable: 2)])
-        // What a power loss leaves: epoch 87 started at record 50, which the journal lost.
-        try replica.history.record(EpochHistory.Start(epoch: 87, startSequence: 50))
-        // The leader of epoch 90 ships records 3–4, written in epoch 6.
-        let append = ReplicationMessage.append(
-            partition: FollowerBatchTests.partition, epoch: 90, previous: LogPosition(epoch: 5, sequence: 2), commit: 2,
-            epochs: [EpochHistory.Start(epoch: 6, startSequence: 3)], records: Array(records[2..<4]))
-        #expect(replica.handle([append]) == [.ack(partition: FollowerBatchTests.partition, epoch: 90, durable: 4)])
-        #expect(replica.history.starts == [EpochHistory.Start(epoch: 5, startSequence: 1), EpochHistory.Start(epoch: 6, startSequence: 3)])
-        #expect(replica.history.adopted == 90, "adoption is never forgotten")
-        #expect(try EpochHistory(path: store.history).starts == replica.history.starts, "the history file says the same")
+        try FollowerBatchTests.withFollower { replica, store in
+            let records = try FollowerBatchTests.records(4)
+            #expect(replica.handle([FollowerBatchTests.append(records[0..<2])]) == [.ack(partition: FollowerBatchTests.partition, epoch: 5, durable: 2)])
+            // What a power loss leaves: epoch 87 started at record 50, which the journal lost.
+            try replica.history.record(EpochHistory.Start(epoch: 87, startSequence: 50))
+            // The leader of epoch 90 ships records 3–4, written in epoch 6.
+            let append = ReplicationMessage.append(
+                partition: FollowerBatchTests.partition, epoch: 90, previous: LogPosition(epoch: 5, sequence: 2), commit: 2,
+                epochs: [EpochHistory.Start(epoch: 6, startSequence: 3)], records: Array(records[2..<4]))
+            #expect(replica.handle([append]) == [.ack(partition: FollowerBatchTests.partition, epoch: 90, durable: 4)])
+            #expect(replica.history.starts == [EpochHistory.Start(epoch: 5, startSequence: 1), EpochHistory.Start(epoch: 6, startSequence: 3)])
+            #expect(replica.history.adopted == 90, "adoption is never forgotten")
+            #expect(try EpochHistory(path: store.history).starts == replica.history.starts, "the history file says the same")
+        }
     }
 
     @Test func aLeaderForgetsStartsPastItsLogBeforeRecordingItsOwn() throws {
