@@ -151,6 +151,9 @@ import ZeroMQ
             #expect(header.contains(" OWNERS ") && header.hasSuffix("  EPOCH  FOLLOWERS"), "\(table)")
             let books = try #require(lines.first { $0.hasPrefix("books ") && $0.contains("owned") }, "\(table)")
             #expect(books.contains(" \(epoch)  ") && followers.allSatisfy { books.contains("\($0) lag 0 (0 B)") }, "\(table)")
+            // Each node's share of the leaderships beside what it holds.
+            #expect(lines.contains { $0.hasPrefix(leader + " ") && $0.hasSuffix("1 held, 1 led") }, "\(table)")
+            #expect(followers.allSatisfy { follower in lines.contains { $0.hasPrefix(follower + " ") && $0.hasSuffix(", 0 led") } }, "\(table)")
             print(table)
         }
 

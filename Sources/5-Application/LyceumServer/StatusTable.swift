@@ -2,7 +2,8 @@ import JSON
 
 /// `lyceum status` for a person at a terminal: the `mmi.status` answer (and its `partitions`
 /// member) as aligned tables of services, journals, nodes and partitions with their owners
-/// (and, for replicated partitions, the epoch and each follower's role and lag).
+/// (and, for replicated partitions, how many each node leads, the epoch and each follower's role
+/// and lag).
 /// Values a peer chose are shown as sent; members that are missing show as `-`.
 enum StatusTable {
     /// The tables of `status`, one blank line apart, ending with a newline.
@@ -34,10 +35,17 @@ enum StatusTable {
 
     private static func render(partitions: JSONObject) -> [String] {
         let heading = "partitions: \(text(partitions["count"])), \(text(partitions["unowned"])) unowned, \(text(partitions["contested"])) contested"
-        let nodes = objects(partitions["nodes"]).map { node in
-            [text(node["node"] ?? node["service"]), node["error"].map { "error: \(text($0))" } ?? "\(text(node["held"])) held"]
-        }
         let replicated = objects(partitions["table"]).contains { $0["replicas"] != nil }
+        // How many replicated partitions each node leads, so that an uneven share
+        // (protocol/replication.md, *Balanced leaderships*) shows beside what it serves.
+        var leaderships: [String: Int] = [:]
+        for row in objects(partitions["table"]) {
+            if case .string(let leader)? = row["leader"] { leaderships[leader, default: 0] += 1 }
+        }
+        let nodes = objects(partitions["nodes"]).map { node in
+            let led = replicated ? ", \(leaderships[text(node["node"])] ?? 0) led" : ""
+            return [text(node["node"] ?? node["service"]), node["error"].map { "error: \(text($0))" } ?? "\(text(node["held"])) held\(led)"]
+        }
         let rows = objects(partitions["table"]).map { row in
             let owners = objects(row["owners"]).map { owner in
                 "\(text(owner["node"])) (seq \(text(owner["last_seq"])), \(text(owner["state"])))"
