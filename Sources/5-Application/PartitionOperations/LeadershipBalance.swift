@@ -94,13 +94,18 @@ final class LeadershipBalance: @unchecked Sendable {
         }
     }
 
-    /// Each partition's leading node, from the leader keys (a value that names no node is left out).
+    /// Each partition's leading node, from the leader keys. A value that names no node (written
+    /// by something other than a Lyceum worker) is left out of the count, with a warning: its
+    /// partition's followers refuse to follow it anyway (``PartitionReplica``).
     private func currentLeaders() throws(CoordinationError) -> [String: String] {
         var leaders: [String: String] = [:]
         for entry in try etcd.list(prefix: ReplicationPlan.leaderKeyPrefix).values {
             let partition = String(entry.key.dropFirst(ReplicationPlan.leaderKeyPrefix.count))
-            guard let address = try? LeaderAddress(parsing: String(decoding: entry.value, as: UTF8.self)) else { continue }
-            leaders[partition] = address.node
+            do {
+                leaders[partition] = try LeaderAddress(parsing: String(decoding: entry.value, as: UTF8.self)).node
+            } catch {
+                logger.warning("a leader key names no node; not counted in the balance", ["key": entry.key, "error": "\(error)"])
+            }
         }
         return leaders
     }
