@@ -1,6 +1,6 @@
 import Foundation
 import LyceumLifecycle
-import Synchronization
+import LyceumSupport
 import ZeroMQ
 
 /// Starts the thread that owns one end of a replication link: libzmq sockets stay on the thread
@@ -11,8 +11,7 @@ enum LinkThread {
     /// `open` is done.
     /// - Throws: what `open` threw; `run` is then never called.
     static func start(name: String, open: @escaping @Sendable () throws -> Socket, run: @escaping @Sendable (Socket) -> Void) throws {
-        let setup = Mutex<Result<Void, any Error>?>(nil)
-        let ready = DispatchSemaphore(value: 0)
+        let setup = AwaitedResult<Void, any Error>()
         let thread = Thread {
             // The kernel's name too (`Thread.name` alone is Foundation's): per-thread figures
             // (`/proc/PID/task`, perf) tell the links apart.
@@ -20,17 +19,14 @@ enum LinkThread {
             let socket: Socket
             do {
                 socket = try open()
-                setup.withLock { $0 = .success(()) }
             } catch {
-                setup.withLock { $0 = .failure(error) }
-                ready.signal()
+                setup.settle(.failure(error))
                 return
             }
-            ready.signal()
+            setup.settle(.success(()))
             run(socket)
         }
         thread.start()
-        ready.wait()
-        if case .failure(let error)? = setup.withLock({ $0 }) { throw error }
+        try setup.wait().get()
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import LyceumLogging
+import LyceumSupport
 import Synchronization
 import ZeroMQ
 
@@ -12,7 +13,8 @@ public final class ReplicationFollower: @unchecked Sendable {
     public let replica: FollowerReplica
     private let logger = Logger(component: "replication")
     private let stopped = Atomic<Bool>(false)
-    private let finished = DispatchSemaphore(value: 0)
+    /// Whether the link's thread has closed its socket and returned.
+    private let finished = Monitor(false)
     /// The epoch adopted and where the log ends, as of the link's last message: read by other
     /// threads (status, metrics) without touching the replica, which is the link's alone.
     private let published: Mutex<(epoch: Int64, position: LogPosition)>
@@ -33,7 +35,7 @@ public final class ReplicationFollower: @unchecked Sendable {
             }, run: { [self] socket in run(socket, epoch: epoch, limits: limits) })
         } catch {
             stopped.store(true, ordering: .relaxed)
-            finished.signal()
+            finished.update { $0 = true }
             throw error
         }
     }
@@ -44,7 +46,7 @@ public final class ReplicationFollower: @unchecked Sendable {
     /// Stops following (the journal stays open: its owner closes it).
     public func stop() {
         guard !stopped.exchange(true, ordering: .relaxed) else { return }
-        finished.wait()
+        finished.wait(until: { $0 })
     }
 
     /// The most bytes of messages handled as one batch: a bound on what one pass holds in memory
@@ -62,7 +64,7 @@ public final class ReplicationFollower: @unchecked Sendable {
     private func run(_ socket: Socket, epoch: Int64, limits: ReplicationMessage.Limits) {
         defer {
             socket.close()
-            finished.signal()
+            finished.update { $0 = true }
         }
         var poller = Poller()
         do { try poller.add(socket) } catch { return }

@@ -1,5 +1,6 @@
 import Foundation
 import LyceumLogging
+import LyceumSupport
 import Synchronization
 import ZeroMQ
 
@@ -13,13 +14,18 @@ public final class ReplicationRouter: @unchecked Sendable {
     private let logger = Logger(component: "replication")
     private let wakeup: WakeupPipe
     private let stopped = Atomic<Bool>(false)
-    private let finished = DispatchSemaphore(value: 0)
+    /// Whether the thread has closed its socket and returned.
+    private let finished = Monitor(false)
     private let bound = Mutex<String?>(nil)
     /// The leaders served, by partition.
     private let leaders = Mutex<[String: ReplicationLeader]>([:])
-    /// Held by the thread through each pass over the leaders: ``detach(_:)`` waits on it, so that
-    /// a detached leader is never called again. Recursive: a leader may be stopped from the pass.
-    private let pass = NSRecursiveLock()
+    /// Whether the thread is inside a pass over the leaders, and how many passes it finished:
+    /// ``detach(_:)`` waits for the pass in progress to end, so that a detached leader is never
+    /// called again.
+    private let passes = Monitor((inside: false, finished: UInt64(0)))
+    /// The router's thread, once it runs: a leader stopped from inside a pass (on this thread)
+    /// does not wait for the pass to end.
+    private let thread = Mutex<pthread_t?>(nil)
 
     /// Binds `endpoint` with `security` and starts serving (no partition yet).
     /// - Throws: the socket's error (an address in use, a bad endpoint).
@@ -38,7 +44,7 @@ public final class ReplicationRouter: @unchecked Sendable {
             }, run: { [self] socket in run(socket) })
         } catch {
             stopped.store(true, ordering: .relaxed)
-            finished.signal()
+            finished.update { $0 = true }
             throw error
         }
     }
@@ -58,8 +64,11 @@ public final class ReplicationRouter: @unchecked Sendable {
         leaders.withLock { table in
             if table[leader.partition] === leader { table[leader.partition] = nil }
         }
-        pass.lock()
-        pass.unlock()
+        // On the router's own thread the pass calls no stopped leader (`step` checks first).
+        if let thread = thread.withLock({ $0 }), pthread_equal(thread, pthread_self()) != 0 { return }
+        let (inside, finished) = passes.withLock { ($0.inside, $0.finished) }
+        guard inside else { return }
+        passes.wait(until: { $0.finished > finished })
     }
 
     /// Wakes the thread at once (records to ship).
@@ -69,14 +78,15 @@ public final class ReplicationRouter: @unchecked Sendable {
     public func stop() {
         guard !stopped.exchange(true, ordering: .relaxed) else { return }
         wakeup.signal()
-        finished.wait()
+        finished.wait(until: { $0 })
     }
 
     private func run(_ socket: Socket) {
         defer {
             socket.close()
-            finished.signal()
+            finished.update { $0 = true }
         }
+        thread.withLock { $0 = pthread_self() }
         var poller = Poller()
         do {
             try poller.add(socket)
@@ -87,7 +97,7 @@ public final class ReplicationRouter: @unchecked Sendable {
         }
         var lastHeartbeat = ContinuousClock.now
         while !stopped.load(ordering: .relaxed) {
-            pass.withLock {
+            pass {
                 for leader in leaders.withLock({ Array($0.values) }) { step(leader) { try leader.prepare(socket: socket) } }
             }
             do {
@@ -97,7 +107,7 @@ public final class ReplicationRouter: @unchecked Sendable {
                 Thread.sleep(forTimeInterval: 0.1)
             }
             wakeup.reset()
-            pass.withLock {
+            pass {
                 do {
                     while let frames = try socket.receiveMultipart(options: .dontWait) {
                         guard frames.count >= 2 else { continue }
@@ -118,6 +128,13 @@ public final class ReplicationRouter: @unchecked Sendable {
                 for leader in leaders.withLock({ Array($0.values) }) { step(leader) { try leader.ship(socket: socket, heartbeat: heartbeat) } }
             }
         }
+    }
+
+    /// Runs `body` as one pass over the leaders (see ``detach(_:)``).
+    private func pass(_ body: () -> Void) {
+        passes.withLock { $0.inside = true }
+        body()
+        passes.update { $0 = (inside: false, finished: $0.finished + 1) }
     }
 
     /// Runs one leader's part of a pass unless it was stopped meanwhile; its failure is its own.

@@ -1,7 +1,9 @@
 import Coordination
 import Foundation
 import LyceumLogging
+import LyceumSupport
 import Replication
+import Synchronization
 import ZeroMQ
 
 /// One replica of a replicated partition on this node: its candidacy for the partition's leader
@@ -15,7 +17,7 @@ public final class PartitionReplica: @unchecked Sendable {
     /// What the replica does now.
     public enum Role: Sendable {
         /// Neither leads nor follows (no lease, etcd unreachable, or stopped).
-        case idle
+        case candidate
         /// Follows the leadership.
         case following(Leadership)
         /// Leads and has recovered: writes go through this link.
@@ -31,8 +33,9 @@ public final class PartitionReplica: @unchecked Sendable {
     public var node: String { candidate.node }
     private let router: ReplicationRouter
     /// Held through each change of role and each report of one, so that a leadership's report
-    /// (``recovered(_:)``, on a thread of its own) never follows the report of its end.
-    private let transitions = NSLock()
+    /// (``recovered(_:)``, on a thread of its own) never follows the report of its end. A
+    /// `Monitor` for its lock that never spins: a change stops and starts links, which takes long.
+    private let transitions = Monitor(())
     private let store: any ReplicaStore
     private let history: EpochHistory
     private let replicas: Int
@@ -41,16 +44,20 @@ public final class PartitionReplica: @unchecked Sendable {
     private let onChange: @Sendable (Role) -> Void
     private let onCommitted: @Sendable (Duration) -> Void
     private let logger = Logger(component: "replica")
-    private let lock = NSLock()
-    private var leader: ReplicationLeader?
-    private var follower: ReplicationFollower?
-    /// The node followed, while following.
-    private var followed: String?
-    /// The epoch of the last link, led or followed (0 before any).
-    private var lastEpoch: Int64 = 0
-    /// Set by ``stop(resign:)``: no new link starts.
-    private var stopping = false
-    private var candidacy: Candidacy?
+    private let links = Mutex(Links())
+
+    /// The links running now, and what the replica knows of them.
+    private struct Links {
+        var leader: ReplicationLeader?
+        var follower: ReplicationFollower?
+        /// The node followed, while following.
+        var followed: String?
+        /// The epoch of the last link, led or followed (0 before any).
+        var lastEpoch: Int64 = 0
+        /// Set by ``stop(resign:)``: no new link starts.
+        var stopping = false
+        var candidacy: Candidacy?
+    }
 
     /// Starts campaigning for `partition`'s leader key in `election`.
     /// - Parameters:
@@ -77,12 +84,12 @@ public final class PartitionReplica: @unchecked Sendable {
         self.onChange = onChange
         self.onCommitted = onCommitted
         let candidacy = Candidacy(election: election, name: candidate.description, timing: timing) { [weak self] state in self?.became(state) }
-        lock.withLock { self.candidacy = candidacy }
+        self.links.withLock { $0.candidacy = candidacy }
     }
 
     /// The leader link while this replica leads and has recovered.
     public var servingLeader: ReplicationLeader? {
-        lock.withLock { leader }.flatMap { $0.isRecovered ? $0 : nil }
+        links.withLock { $0.leader }.flatMap { $0.isRecovered ? $0 : nil }
     }
 
     /// Hands the leadership over to the replica of node `successor`
@@ -93,15 +100,13 @@ public final class PartitionReplica: @unchecked Sendable {
     /// write before it serves, however far behind it was.
     /// - Returns: whether it did (false: this replica does not lead now).
     public func handOff(to successor: String) throws -> Bool {
-        guard servingLeader != nil, let candidacy = lock.withLock({ candidacy }) else { return false }
+        guard servingLeader != nil, let candidacy = links.withLock({ $0.candidacy }) else { return false }
         return try candidacy.handOff(to: successor)
     }
 
     /// What the replica does now, and how far behind its followers are when it leads.
     public var status: ReplicaStatus {
-        let (leader, follower, followed, epoch): (ReplicationLeader?, ReplicationFollower?, String?, Int64) = lock.withLock {
-            (self.leader, self.follower, self.followed, lastEpoch)
-        }
+        let (leader, follower, followed, epoch) = links.withLock { ($0.leader, $0.follower, $0.followed, $0.lastEpoch) }
         let last = store.lastSequence
         if let leader {
             return ReplicaStatus(
@@ -122,27 +127,30 @@ public final class PartitionReplica: @unchecked Sendable {
     /// first, so that the writes still waiting for a majority are answered or failed before
     /// the leader key goes.
     public func stop(resign: Bool) {
-        let candidacy = lock.withLock {
-            stopping = true
-            defer { self.candidacy = nil }
-            return self.candidacy
+        let candidacy = links.withLock { links in
+            links.stopping = true
+            defer { links.candidacy = nil }
+            return links.candidacy
         }
         became(.candidate)
         candidacy?.stop(resign: resign)
     }
 
     private func became(_ state: LeadershipState) {
-        transitions.lock()
-        defer { transitions.unlock() }
-        let (oldLeader, oldFollower, candidacy, stopping) = lock.withLock {
-            defer { leader = nil; follower = nil; followed = nil }
-            return (leader, follower, self.candidacy, self.stopping)
+        transitions.withLock { _ in change(to: state) }
+    }
+
+    /// Stops the running link and starts the one `state` needs; under `transitions`.
+    private func change(to state: LeadershipState) {
+        let (oldLeader, oldFollower, candidacy, stopping) = links.withLock { links in
+            defer { links.leader = nil; links.follower = nil; links.followed = nil }
+            return (links.leader, links.follower, links.candidacy, links.stopping)
         }
         // The link first: stopping a leader's fails the writes still waiting for a majority, so
         // that the service's removal (told next) does not wait for replies that cannot come.
         oldLeader?.stop()
         oldFollower?.stop()
-        if oldLeader != nil || oldFollower != nil { onChange(.idle) }
+        if oldLeader != nil || oldFollower != nil { onChange(.candidate) }
         guard !stopping else { return }
         do {
             switch state {
@@ -153,7 +161,7 @@ public final class PartitionReplica: @unchecked Sendable {
                     partition: partition, epoch: epoch, store: store, history: history, replicas: replicas, router: router,
                     mayAcknowledge: { candidacy?.mayAcknowledge(epoch: epoch) == true },
                     onRecovered: { [weak self] in let replica = self; Thread.detachNewThread { replica?.recovered(epoch) } }, onCommitted: onCommitted)
-                lock.withLock { leader = link; lastEpoch = epoch }
+                links.withLock { $0.leader = link; $0.lastEpoch = epoch }
             case .follower(let leadership):
                 let leader: LeaderAddress, linkSecurity: SocketSecurity
                 do {
@@ -167,7 +175,7 @@ public final class PartitionReplica: @unchecked Sendable {
                 let link = try ReplicationFollower(
                     replica: FollowerReplica(partition: partition, store: store, history: history, node: node), epoch: leadership.epoch,
                     context: context, leaderEndpoint: leader.endpoint, security: linkSecurity)
-                lock.withLock { follower = link; followed = leader.node; lastEpoch = leadership.epoch }
+                links.withLock { $0.follower = link; $0.followed = leader.node; $0.lastEpoch = leadership.epoch }
                 onChange(.following(leadership))
             case .candidate:
                 break
@@ -178,8 +186,8 @@ public final class PartitionReplica: @unchecked Sendable {
     }
 
     private func recovered(_ epoch: Int64) {
-        transitions.withLock {
-            guard let link = lock.withLock({ leader }), link.epoch == epoch, link.isRecovered else { return }
+        transitions.withLock { _ in
+            guard let link = links.withLock({ $0.leader }), link.epoch == epoch, link.isRecovered else { return }
             onChange(.leading(link))
         }
     }

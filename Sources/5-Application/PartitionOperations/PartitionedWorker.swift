@@ -2,6 +2,7 @@ import Coordination
 import Foundation
 import LearningServices
 import LyceumLogging
+import LyceumSupport
 import Majordomo
 import Partitions
 import Replication
@@ -70,7 +71,8 @@ public final class PartitionedWorker: PartitionCustody {
     /// The pool, once ``serve(on:)`` gave it.
     private let pool = Mutex<WorkerPool?>(nil)
     /// One release or serve at a time, so that a partition's removal and re-adding never cross.
-    private let changing = NSLock()
+    /// A `Monitor` for its lock that never spins: a change replays a partition, which takes long.
+    private let changing = Monitor(())
     private let logger = Logger(component: "worker")
     /// How the partitions held are replicated; `nil` when each is this node's alone.
     private let replication: ReplicationPlan?
@@ -210,42 +212,42 @@ public final class PartitionedWorker: PartitionCustody {
     /// Serves a replicated partition while this node leads it, and stops serving it otherwise.
     private func roleChanged(service: String, partition: Int, store: PartitionReplicaStore, role: PartitionReplica.Role) {
         let name = PartitionName.service(service, partition: partition)
-        changing.lock()
-        defer { changing.unlock() }
-        switch role {
-        case .leading(let link):
-            guard live.withLock({ $0[name] == nil }) else { return }
-            do {
-                let pool = try attachedPool()
-                let hosted = try host.lead(store, service: service, partition: partition, with: link)
-                changed(hosted, true)
+        changing.withLock { _ in
+            switch role {
+            case .leading(let link):
+                guard live.withLock({ $0[name] == nil }) else { return }
                 do {
-                    try pool.addService(name, handler: makeHandler(hosted))
+                    let pool = try attachedPool()
+                    let hosted = try host.lead(store, service: service, partition: partition, with: link)
+                    changed(hosted, true)
+                    do {
+                        try pool.addService(name, handler: makeHandler(hosted))
+                    } catch {
+                        changed(hosted, false)
+                        host.stepDown(hosted)
+                        throw error
+                    }
+                    live.withLock { $0[name] = hosted }
+                    logger.info("partition led", ["partition": name, "epoch": String(link.epoch)])
                 } catch {
-                    changed(hosted, false)
-                    host.stepDown(hosted)
-                    throw error
+                    logger.error("cannot serve the partition this node leads", ["partition": name, "error": "\(error)"])
                 }
-                live.withLock { $0[name] = hosted }
-                logger.info("partition led", ["partition": name, "epoch": String(link.epoch)])
-            } catch {
-                logger.error("cannot serve the partition this node leads", ["partition": name, "error": "\(error)"])
-            }
-        case .idle, .following:
-            guard let hosted = live.withLock({ $0.removeValue(forKey: name) }) else { return }
-            // Its requests in hand are answered first: writes the majority did not acknowledge
-            // under this leadership fail (`unavailable`), and clients retry at the next leader.
-            // Once the replicas stop, the pool has stopped: its sessions left every broker.
-            if !stoppingReplicas.withLock({ $0 }) {
-                do {
-                    try attachedPool().removeService(name)
-                } catch {
-                    logger.error("cannot remove the partition this node stopped leading", ["partition": name, "error": "\(error)"])
+            case .candidate, .following:
+                guard let hosted = live.withLock({ $0.removeValue(forKey: name) }) else { return }
+                // Its requests in hand are answered first: writes the majority did not acknowledge
+                // under this leadership fail (`unavailable`), and clients retry at the next leader.
+                // Once the replicas stop, the pool has stopped: its sessions left every broker.
+                if !stoppingReplicas.withLock({ $0 }) {
+                    do {
+                        try attachedPool().removeService(name)
+                    } catch {
+                        logger.error("cannot remove the partition this node stopped leading", ["partition": name, "error": "\(error)"])
+                    }
                 }
+                host.stepDown(hosted)
+                changed(hosted, false)
+                logger.info("partition no longer led", ["partition": name])
             }
-            host.stepDown(hosted)
-            changed(hosted, false)
-            logger.info("partition no longer led", ["partition": name])
         }
     }
 
@@ -298,39 +300,39 @@ public final class PartitionedWorker: PartitionCustody {
         // Not under `changing`: a leader's resignation removes its service through `roleChanged`.
         if replication != nil { return try stopReplica(service: service, partition: partition) }
         let name = PartitionName.service(service, partition: partition)
-        changing.lock()
-        defer { changing.unlock() }
-        guard let hosted = live.withLock({ $0[name] }) else {
-            throw PartitionLayoutError(path: directory(service: service, partition: partition), "is not served by node \(node)")
+        try changing.withLock { _ in
+            guard let hosted = live.withLock({ $0[name] }) else {
+                throw PartitionLayoutError(path: directory(service: service, partition: partition), "is not served by node \(node)")
+            }
+            // The partition's sessions reply to the requests in hand (durable writes reply only
+            // once durable), then say DISCONNECT: the brokers hold its next requests.
+            try attachedPool().removeService(name)
+            live.withLock { _ = $0.removeValue(forKey: name) }
+            host.close(hosted)
+            changed(hosted, false)
+            logger.info("partition released", ["partition": name])
         }
-        // The partition's sessions reply to the requests in hand (durable writes reply only
-        // once durable), then say DISCONNECT: the brokers hold its next requests.
-        try attachedPool().removeService(name)
-        live.withLock { _ = $0.removeValue(forKey: name) }
-        host.close(hosted)
-        changed(hosted, false)
-        logger.info("partition released", ["partition": name])
     }
 
     func serve(service: String, partition: Int) throws {
         if replication != nil { return try startReplica(service: service, partition: partition) }
         let name = PartitionName.service(service, partition: partition)
-        changing.lock()
-        defer { changing.unlock() }
-        guard live.withLock({ $0[name] == nil }) else { return }
-        let pool = try attachedPool()
-        let hosted = try host.openPartition(of: service, partition: partition)
-        // In the snapshots before its first event can be published.
-        changed(hosted, true)
-        do {
-            try pool.addService(name, handler: makeHandler(hosted))
-        } catch {
-            changed(hosted, false)
-            host.close(hosted)
-            throw error
+        try changing.withLock { _ in
+            guard live.withLock({ $0[name] == nil }) else { return }
+            let pool = try attachedPool()
+            let hosted = try host.openPartition(of: service, partition: partition)
+            // In the snapshots before its first event can be published.
+            changed(hosted, true)
+            do {
+                try pool.addService(name, handler: makeHandler(hosted))
+            } catch {
+                changed(hosted, false)
+                host.close(hosted)
+                throw error
+            }
+            live.withLock { $0[name] = hosted }
+            logger.info("partition served", ["partition": name])
         }
-        live.withLock { $0[name] = hosted }
-        logger.info("partition served", ["partition": name])
     }
 
     func handOff(service: String, partition: Int, to successor: String) throws {

@@ -1,5 +1,5 @@
-import Foundation
 import LyceumLifecycle
+import LyceumSupport
 
 /// A replicating worker's replicas as a component of its process, listed before the worker
 /// pool: as a ``LyceumLifecycle/ReadinessReporting`` component, the process's group stops it
@@ -9,7 +9,8 @@ import LyceumLifecycle
 /// takes over at once instead of after the lease's TTL.
 public final class ReplicaHandOver: ReadinessReporting {
     private let worker: PartitionedWorker
-    private let stopRequested = DispatchSemaphore(value: 0)
+    /// Whether ``shutdown()`` was called.
+    private let stopRequested = Monitor(false)
 
     /// The hand-over of `worker`'s replicas when the process stops.
     public init(worker: PartitionedWorker) {
@@ -18,13 +19,13 @@ public final class ReplicaHandOver: ReadinessReporting {
 
     /// Waits for ``shutdown()``, then stops the replicas, resigning.
     public func run() throws {
-        stopRequested.wait()
+        stopRequested.wait(until: { $0 })
         worker.stopReplicas(resign: true)
     }
 
     /// Asks ``run()`` to hand over and return.
     public func shutdown() {
-        stopRequested.signal()
+        stopRequested.update { $0 = true }
     }
 
     /// Ready at once: the replicas were started with the worker.

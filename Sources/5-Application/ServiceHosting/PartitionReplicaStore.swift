@@ -1,6 +1,7 @@
 import Foundation
 import Journal
 import LyceumLogging
+import LyceumSupport
 import Replication
 
 /// A replicated partition's journal on this node and the state it replays into: the
@@ -14,7 +15,10 @@ public final class PartitionReplicaStore: ReplicaStore, @unchecked Sendable {
     public let directory: String
     private let emptyState: @Sendable () -> any JournalState
     private let options: JournalOptions
-    private let lock = NSLock()
+    /// Whether an operation holds the store: the three below are touched only by its holder
+    /// (``exclusively(waitingUntil:_:)``). A `Monitor` rather than a `Mutex`: a compaction waits
+    /// for it with a deadline, and an install or a truncation holds it for long.
+    private let held = Monitor(false)
     private var current: Journal
     private var state: any JournalState
     /// Whether a leadership wrote the journal since `state` was replayed.
@@ -30,14 +34,14 @@ public final class PartitionReplicaStore: ReplicaStore, @unchecked Sendable {
     }
 
     /// The partition's journal now (another one after a truncation or a replay).
-    public var journal: Journal { lock.withLock { current } }
+    public var journal: Journal { exclusively { current } }
 
     /// The sequence number of the journal's last record.
     public var lastSequence: UInt64 { journal.lastSequence }
 
     /// Appends a leader's record unchanged and applies it to this store's state.
     public func append(_ record: ReplicatedRecord) throws -> PendingWrite {
-        try lock.withLock {
+        try exclusively {
             try replayIfStale()
             let pending = try current.appendReplicated(record)
             for change in record.changes() { try state.apply(change) }
@@ -47,7 +51,7 @@ public final class PartitionReplicaStore: ReplicaStore, @unchecked Sendable {
 
     /// Cuts the journal's records after `sequence` and replays what is left.
     public func truncate(after sequence: UInt64) throws -> Int {
-        try lock.withLock {
+        try exclusively {
             current.close()
             let count = try Journal.truncate(directory: directory, after: sequence)
             (current, state) = try Self.open(directory: directory, emptyState: emptyState, options: options)
@@ -60,7 +64,7 @@ public final class PartitionReplicaStore: ReplicaStore, @unchecked Sendable {
     /// Checks the staged image replays through `lastSequence`, then puts it in place of the
     /// journal and replays the state from it.
     public func install(staged staging: String, lastSequence: UInt64) throws {
-        try lock.withLock {
+        try exclusively {
             var fresh = emptyState()
             let report = try Journal.check(directory: staging, state: &fresh)
             guard report.problem == nil, report.lastSequence == lastSequence else {
@@ -86,7 +90,7 @@ public final class PartitionReplicaStore: ReplicaStore, @unchecked Sendable {
     /// The journal and its replayed state, for a leadership's service, which writes the
     /// journal from then on.
     func takeState() throws -> (journal: Journal, state: any JournalState) {
-        try lock.withLock {
+        try exclusively {
             try replayIfStale()
             stale = true
             return (current, state)
@@ -95,7 +99,7 @@ public final class PartitionReplicaStore: ReplicaStore, @unchecked Sendable {
 
     /// Closes the journal (the node stops).
     public func close() {
-        lock.withLock { current.close() }
+        exclusively { current.close() }
     }
 
     /// Lets the journal compact itself, capturing this store's state, while no leadership writes
@@ -105,12 +109,30 @@ public final class PartitionReplicaStore: ReplicaStore, @unchecked Sendable {
     private func compactAutomatically() {
         current.enableAutomaticCompaction { [weak self] in
             guard let self else { throw JournalError(.closed, "the replica store is gone") }
-            guard lock.lock(before: Date().addingTimeInterval(0.1)) else {
+            guard take(waitingUntil: .now + .milliseconds(100)) else {
                 throw JournalError(.compactionRejected, "the replica store is busy (an install or a truncation)", path: directory)
             }
-            defer { lock.unlock() }
+            defer { held.update { $0 = false } }
             try replayIfStale()
             return (state, current.lastSequence)
+        }
+    }
+
+    /// Runs `body` holding the store, once it is free.
+    private func exclusively<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+        take(waitingUntil: nil)
+        defer { held.update { $0 = false } }
+        return try body()
+    }
+
+    /// Takes the store once it is free, waiting until `deadline` at most (without one, as long
+    /// as it takes).
+    /// - Returns: whether it was taken (always, without a deadline).
+    @discardableResult
+    private func take(waitingUntil deadline: ContinuousClock.Instant?) -> Bool {
+        held.update(when: { !$0 }, deadline: deadline) { isHeld, free in
+            if free { isHeld = true }
+            return free
         }
     }
 
