@@ -38,8 +38,8 @@ import ZeroMQ
         func campaign(_ election: LeaderElection, context: Context) throws {
             let router = try lock.withLock { try self.router ?? ReplicationRouter(context: context, endpoint: endpoint) }
             let replica = PartitionReplica(
-                partition: "books.p0", node: name, endpoint: endpoint, router: router, store: store, history: history, replicas: 3,
-                election: election, timing: FailOverTests.timing, context: context)
+                partition: "books.p0", node: name, endpoint: endpoint, router: router, links: FollowerLinks(context: context), store: store,
+                history: history, replicas: 3, election: election, timing: FailOverTests.timing)
             lock.withLock { self.replica = replica; self.router = router }
         }
 

@@ -99,6 +99,31 @@ import ZeroMQ
             #expect(store.journal.statistics.syncs == syncs, "nothing new to sync")
         }
     }
+
+    @Test func appendsLeftUnacknowledgedAreSyncedBeforeAnyPositionIsNamed() throws {
+        try Self.withFollower { replica, store in
+            let records = try Self.records(4)
+            let syncs = store.journal.statistics.syncs
+            let (answers, unacknowledged) = replica.answer([Self.append(records[0..<2]), Self.append(records[2..<4])])
+            #expect(answers.isEmpty, "the link acknowledges once durable")
+            #expect(unacknowledged?.ack == .ack(partition: Self.partition, epoch: 5, durable: 4))
+            #expect(store.journal.statistics.syncs == syncs, "nothing waited for the sync")
+            // A `follow` names the log's end, which the leader counts as durable: synced first.
+            #expect(replica.follow(epoch: 5) == .follow(partition: Self.partition, epoch: 5, position: LogPosition(epoch: 5, sequence: 4)))
+            #expect(store.journal.statistics.syncs == syncs + 1)
+        }
+    }
+
+    @Test func aCutLogIsANewGeneration() throws {
+        try Self.withFollower { replica, store in
+            let records = try Self.records(4)
+            let (_, written) = replica.answer([Self.append(records[0..<4])])
+            #expect(written?.generation == replica.generation)
+            _ = replica.handle([.truncate(partition: Self.partition, epoch: 5, after: 2)])
+            #expect(store.lastSequence == 2)
+            #expect(written.map { $0.generation != replica.generation } == true, "its ack would speak for records cut since")
+        }
+    }
 }
 
 /// A replica whose epoch history outlived records its journal lost (a power loss under

@@ -73,6 +73,7 @@ public final class FollowerReplica {
         do { try history.adopt(epoch) } catch {
             logger.error("could not adopt the leader's epoch", ["partition": partition, "epoch": String(epoch), "error": error.description])
         }
+        makeDurable()
         return .follow(partition: partition, epoch: history.adopted, position: position, node: node)
     }
 
@@ -88,34 +89,70 @@ public final class FollowerReplica {
     /// truncation, a fetch) first makes the appends before it durable and acknowledges them, so
     /// that no answer ever speaks for records written after it.
     public func handle(_ messages: [ReplicationMessage]) -> [ReplicationMessage] {
-        var answers: [ReplicationMessage] = []
-        // The epoch of the last append written and not answered yet.
-        var unanswered: Int64?
-        for message in messages {
-            if case .append(_, let epoch, let previous, _, let epochs, let records) = message {
-                if let refusal = append(epoch: epoch, previous: previous, epochs: epochs, records: records) {
-                    answers += acknowledge(&unanswered)
-                    answers.append(refusal)
-                } else {
-                    unanswered = epoch
-                }
-                continue
-            }
-            answers += acknowledge(&unanswered)
-            if let answer = answer(message) { answers.append(answer) }
-        }
-        answers += acknowledge(&unanswered)
+        var (answers, unacknowledged) = answer(messages)
+        answers += acknowledge(&unacknowledged)
         return answers
     }
 
+    /// The appends at the end of a batch, written and not yet acknowledged: the caller sends
+    /// ``ack`` once ``write`` is durable, unless ``generation`` has changed meanwhile (the log
+    /// was cut or replaced since: the ack would speak for records it no longer holds).
+    public struct Unacknowledged: Sendable {
+        /// The last record written.
+        public let write: PendingWrite
+        /// The epoch of the last append.
+        public let epoch: Int64
+        /// The replica's ``FollowerReplica/generation`` when it was written.
+        public let generation: UInt64
+        /// The partition.
+        public let partition: String
+
+        /// The acknowledgement to send once ``write`` is durable.
+        public var ack: ReplicationMessage { .ack(partition: partition, epoch: epoch, durable: write.sequence) }
+    }
+
+    /// How many times the log was cut or replaced (a truncation, a rebuild's install): an
+    /// ``Unacknowledged`` of another generation is never sent.
+    public private(set) var generation: UInt64 = 0
+
+    /// Answers `messages` as ``handle(_:)-([ReplicationMessage])`` does, except that the
+    /// appends at the end are written and not waited for: they are returned unacknowledged, for
+    /// the caller to acknowledge once durable without holding its thread (one link serving
+    /// several partitions lets their journals sync side by side).
+    public func answer(_ messages: [ReplicationMessage]) -> (answers: [ReplicationMessage], unacknowledged: Unacknowledged?) {
+        var answers: [ReplicationMessage] = []
+        // The appends written and not answered yet.
+        var unacknowledged: Unacknowledged?
+        for message in messages {
+            if case .append(_, let epoch, let previous, _, let epochs, let records) = message {
+                if let refusal = append(epoch: epoch, previous: previous, epochs: epochs, records: records) {
+                    answers += acknowledge(&unacknowledged)
+                    answers.append(refusal)
+                } else if let write = store.journal.pendingWrite(sequence: store.lastSequence) {
+                    unacknowledged = Unacknowledged(write: write, epoch: epoch, generation: generation, partition: partition)
+                }
+                continue
+            }
+            answers += acknowledge(&unacknowledged)
+            if let answer = answer(message) { answers.append(answer) }
+        }
+        return (answers, unacknowledged)
+    }
+
     /// Makes everything written so far durable (the batch's one fdatasync) and says so, in the
-    /// epoch of the last append; nothing when no append is unanswered.
-    private func acknowledge(_ unanswered: inout Int64?) -> [ReplicationMessage] {
-        guard let epoch = unanswered else { return [] }
-        unanswered = nil
-        let last = store.lastSequence
-        _ = store.journal.pendingWrite(sequence: last)?.waitUntilDurable()
-        return [.ack(partition: partition, epoch: epoch, durable: last)]
+    /// epoch of the last append; nothing to say when no append is unanswered.
+    private func acknowledge(_ unacknowledged: inout Unacknowledged?) -> [ReplicationMessage] {
+        makeDurable()
+        guard let pending = unacknowledged else { return [] }
+        unacknowledged = nil
+        return [pending.ack]
+    }
+
+    /// Waits until the whole log is as durable as the journal's policy promises: what is said
+    /// next names the log's end (a `follow`'s or a refusal's position), which the leader counts
+    /// as durable here, and appends of earlier batches may still wait for their sync (``answer(_:)``).
+    private func makeDurable() {
+        _ = store.journal.pendingWrite(sequence: store.lastSequence)?.waitUntilDurable()
     }
 
     /// Answers a message other than an append.
@@ -129,6 +166,7 @@ public final class FollowerReplica {
                 try history.adopt(epoch)
                 // Records inside the snapshot cannot be cut: this replica must be rebuilt.
                 guard after >= store.journal.snapshotSequence else { return refuse(.snapshotNeeded) }
+                generation += 1
                 let count = try store.truncate(after: after)
                 try history.forget(after: after)
                 logger.warning("dropped records the leader does not have", ["partition": partition, "after_seq": String(after), "records": String(count), "epoch": String(epoch)])
@@ -149,6 +187,7 @@ public final class FollowerReplica {
                 if let next = try receiver.accept(offset: offset, size: size, end: end, epochs: epochs, crc: crc, bytes: bytes, directory: history.stagingDirectory) {
                     return .snapshotFetch(partition: partition, epoch: epoch, offset: next, maxBytes: chunkBytes)
                 }
+                generation += 1
                 try receiver.install(into: store, history: history)
             } catch {
                 logger.error("could not rebuild from the leader's image", ["partition": partition, "error": error.description])

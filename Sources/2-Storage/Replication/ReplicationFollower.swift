@@ -1,104 +1,45 @@
-import Foundation
-import LyceumLogging
-import LyceumSupport
 import Synchronization
 import ZeroMQ
 
-/// A follower's end of the replication channel for one partition, on a thread of its own: a
-/// DEALER connected to the leader's endpoint. It says `follow` (again whenever the leader has
-/// been silent for a second: a new connection, a lost message), hands every message to its
-/// ``FollowerReplica`` and sends the answer back.
-public final class ReplicationFollower: @unchecked Sendable {
+/// A follower's end of the replication channel for one partition: its ``FollowerReplica`` fed by
+/// a link to the leader (a ``FollowerLink``: one DEALER and one thread per leader node, shared by
+/// every partition the process follows there, through ``FollowerLinks``). It says `follow`
+/// (again whenever the leader has been silent about the partition for a second), hands every
+/// message to the replica, sends the answers back, and acknowledges appends once durable.
+public final class ReplicationFollower: Sendable {
     /// The replica it feeds.
-    public let replica: FollowerReplica
-    private let logger = Logger(component: "replication")
+    public var replica: FollowerReplica { entry.replica }
+    private let entry: FollowerLink.Entry
+    private let link: FollowerLink
+    /// What stops the link when this was its last partition: the registry's release, or the
+    /// link's own stop when the link is this follower's alone.
+    private let release: @Sendable () -> Void
     private let stopped = Atomic<Bool>(false)
-    /// Whether the link's thread has closed its socket and returned.
-    private let finished = Monitor(false)
-    /// The epoch adopted and where the log ends, as of the link's last message: read by other
-    /// threads (status, metrics) without touching the replica, which is the link's alone.
-    private let published: Mutex<(epoch: Int64, position: LogPosition)>
 
-    /// Follows the leader of `epoch` at `leaderEndpoint`.
-    public init(replica: FollowerReplica, epoch: Int64, context: Context, leaderEndpoint: String, security: SocketSecurity = .plaintext,
-                limits: ReplicationMessage.Limits = ReplicationMessage.Limits()) throws {
-        self.replica = replica
-        published = Mutex((replica.history.adopted, replica.position))
-        // The socket is made, connected and used by the link's thread only.
-        do {
-            try LinkThread.start(name: "follower-\(replica.partition)", open: {
-                let socket = try context.socket(.dealer)
-                try socket.secure(security)
-                try socket.set(.maxMessageSize, to: Int64(limits.maxHeaderBytes + limits.maxRecordBytes + 64 << 10))
-                try socket.connect(leaderEndpoint)
-                return socket
-            }, run: { [self] socket in run(socket, epoch: epoch, limits: limits) })
-        } catch {
-            stopped.store(true, ordering: .relaxed)
-            finished.update { $0 = true }
-            throw error
-        }
+    /// Follows the leader of `epoch` at `leaderEndpoint` on a link of its own, stopped with it
+    /// (a process following one partition, and the tests).
+    /// - Throws: the socket's error.
+    public convenience init(replica: FollowerReplica, epoch: Int64, context: Context, leaderEndpoint: String, security: SocketSecurity = .plaintext,
+                            limits: ReplicationMessage.Limits = ReplicationMessage.Limits()) throws {
+        let link = try FollowerLink(context: context, endpoint: leaderEndpoint, security: security, limits: limits)
+        self.init(entry: FollowerLink.Entry(replica: replica, epoch: epoch), link: link, release: { link.stop() })
+    }
+
+    init(entry: FollowerLink.Entry, link: FollowerLink, release: @escaping @Sendable () -> Void) {
+        self.entry = entry
+        self.link = link
+        self.release = release
+        link.attach(entry)
     }
 
     /// The highest epoch this follower adopted and where its log ends, as of its last message.
-    public var progress: (epoch: Int64, position: LogPosition) { published.withLock { $0 } }
+    public var progress: (epoch: Int64, position: LogPosition) { entry.published.withLock { $0 } }
 
-    /// Stops following (the journal stays open: its owner closes it).
+    /// Stops following (the journal stays open: its owner closes it); once this returns the link
+    /// never touches the replica again.
     public func stop() {
         guard !stopped.exchange(true, ordering: .relaxed) else { return }
-        finished.wait(until: { $0 })
-    }
-
-    /// The most bytes of messages handled as one batch: a bound on what one pass holds in memory
-    /// (the leader's window keeps it far below in practice).
-    static let maxBatchBytes = 16 << 20
-
-    /// Hands `batch` to the replica, sends its answers, and empties it.
-    private func answer(_ batch: inout [ReplicationMessage], on socket: Socket) throws {
-        guard !batch.isEmpty else { return }
-        defer { batch.removeAll(keepingCapacity: true) }
-        for answer in replica.handle(batch) { _ = try socket.send(multipart: answer.frames(), options: .dontWait) }
-        published.withLock { $0 = (replica.history.adopted, replica.position) }
-    }
-
-    private func run(_ socket: Socket, epoch: Int64, limits: ReplicationMessage.Limits) {
-        defer {
-            socket.close()
-            finished.update { $0 = true }
-        }
-        var poller = Poller()
-        do { try poller.add(socket) } catch { return }
-        var lastHeard = ContinuousClock.now - .seconds(10)
-        while !stopped.load(ordering: .relaxed) {
-            do {
-                if ContinuousClock.now - lastHeard >= .seconds(1) {
-                    _ = try socket.send(multipart: replica.follow(epoch: epoch).frames(), options: .dontWait)
-                    published.withLock { $0 = (replica.history.adopted, replica.position) }
-                    lastHeard = .now
-                }
-                try poller.poll(timeout: .milliseconds(100))
-                // Everything the leader sent meanwhile is one batch (up to a bound): its appends
-                // share one fdatasync and one cumulative ack (FollowerReplica.handle(_:)).
-                var batch: [ReplicationMessage] = []
-                var batchBytes = 0
-                while batchBytes < Self.maxBatchBytes, let frames = try socket.receiveMultipart(options: .dontWait) {
-                    lastHeard = .now
-                    do {
-                        batch.append(try ReplicationMessage(frames: frames, limits: limits))
-                        batchBytes += frames.reduce(0) { $0 + $1.count }
-                    } catch {
-                        try answer(&batch, on: socket)
-                        batchBytes = 0
-                        logger.warning("refused a message from the leader", ["partition": replica.partition, "error": error.description])
-                        let refusal = ReplicationMessage.refuse(partition: replica.partition, epoch: replica.history.adopted, reason: error.code, position: replica.position)
-                        _ = try socket.send(multipart: refusal.frames(), options: .dontWait)
-                    }
-                }
-                try answer(&batch, on: socket)
-            } catch {
-                logger.error("follower link failed", ["partition": replica.partition, "error": "\(error)"])
-                Thread.sleep(forTimeInterval: 0.1)
-            }
-        }
+        link.detach(entry)
+        release()
     }
 }

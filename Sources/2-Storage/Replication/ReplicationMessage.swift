@@ -125,6 +125,16 @@ public enum ReplicationMessage: Sendable, Equatable {
         return [JSONValue.object(header).serialized()]
     }
 
+    /// The partition a message's header names, read without checking the rest: whom to refuse
+    /// a message that cannot be read (`nil`: the header is not JSON, or names no partition).
+    public static func partition(inHeader header: [UInt8], limits: Limits = Limits()) -> String? {
+        guard header.count <= limits.maxHeaderBytes else { return nil }
+        let value: JSONValue
+        do { value = try JSONParser(maxBytes: limits.maxHeaderBytes, maxDepth: 8).parse(header) } catch { return nil }
+        guard case .string(let partition)? = value["partition"], (1...128).contains(partition.utf8.count) else { return nil }
+        return partition
+    }
+
     /// Reads a message from its frames, checking every member and limit.
     /// - Throws: `bad_message` naming the member, or `bad_record` for a damaged record line.
     public init(frames: [[UInt8]], limits: Limits = Limits()) throws(ReplicationError) {

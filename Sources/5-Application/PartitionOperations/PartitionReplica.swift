@@ -32,6 +32,7 @@ public final class PartitionReplica: @unchecked Sendable {
     /// This node's name.
     public var node: String { candidate.node }
     private let router: ReplicationRouter
+    private let followerLinks: FollowerLinks
     /// Held through each change of role and each report of one, so that a leadership's report
     /// (``recovered(_:)``, on a thread of its own) never follows the report of its end. A
     /// `Monitor` for its lock that never spins: a change stops and starts links, which takes long.
@@ -39,7 +40,6 @@ public final class PartitionReplica: @unchecked Sendable {
     private let store: any ReplicaStore
     private let history: EpochHistory
     private let replicas: Int
-    private let context: Context
     private let security: ReplicationSecurity
     private let onChange: @Sendable (Role) -> Void
     private let onCommitted: @Sendable (Duration) -> Void
@@ -64,22 +64,23 @@ public final class PartitionReplica: @unchecked Sendable {
     ///   - endpoint: where the other replicas reach `router` (`tcp://ADDRESS:PORT`: it goes into
     ///     the leader key).
     ///   - router: the process's replication ROUTER, where this replica leads.
+    ///   - links: the process's links to leaders, over which this replica follows.
     ///   - replicas: the replica set's size (R).
     ///   - security: the links' (CURVE, or plaintext).
     ///   - onChange: told each new role, one at a time, on the candidacy's thread or another.
     ///   - onCommitted: told how long each write acknowledged while leading waited for its majority.
     public init(
-        partition: String, node: String, endpoint: String, router: ReplicationRouter, store: any ReplicaStore, history: EpochHistory, replicas: Int,
-        election: LeaderElection, timing: LeaseTiming, context: Context, security: ReplicationSecurity = .plaintext,
+        partition: String, node: String, endpoint: String, router: ReplicationRouter, links: FollowerLinks, store: any ReplicaStore, history: EpochHistory, replicas: Int,
+        election: LeaderElection, timing: LeaseTiming, security: ReplicationSecurity = .plaintext,
         onChange: @escaping @Sendable (Role) -> Void = { _ in }, onCommitted: @escaping @Sendable (Duration) -> Void = { _ in }
     ) {
         self.partition = partition
         candidate = LeaderAddress(node: node, endpoint: endpoint, publicKey: security.publicKey)
         self.router = router
+        followerLinks = links
         self.store = store
         self.history = history
         self.replicas = replicas
-        self.context = context
         self.security = security
         self.onChange = onChange
         self.onCommitted = onCommitted
@@ -172,9 +173,9 @@ public final class PartitionReplica: @unchecked Sendable {
                     logger.error("not following: the leader key is not trusted", ["partition": partition, "epoch": String(leadership.epoch), "error": error.description])
                     return
                 }
-                let link = try ReplicationFollower(
-                    replica: FollowerReplica(partition: partition, store: store, history: history, node: node), epoch: leadership.epoch,
-                    context: context, leaderEndpoint: leader.endpoint, security: linkSecurity)
+                let link = try followerLinks.follow(
+                    FollowerReplica(partition: partition, store: store, history: history, node: node), epoch: leadership.epoch,
+                    leaderEndpoint: leader.endpoint, security: linkSecurity)
                 links.withLock { $0.follower = link; $0.followed = leader.node; $0.lastEpoch = leadership.epoch }
                 onChange(.following(leadership))
             case .candidate:

@@ -78,6 +78,8 @@ public final class PartitionedWorker: PartitionCustody {
     private let replication: ReplicationPlan?
     /// The process's one replication ROUTER, once a replica started (``router(_:)``).
     private let linkRouter = Mutex<ReplicationRouter?>(nil)
+    /// The process's links to the leaders its replicas follow, once a replica started.
+    private let followerLinks = Mutex<FollowerLinks?>(nil)
     /// The partitions held, replicated: served only while led (``startReplicas()``).
     private let replicated: [(service: String, partition: Int)]
     /// The replicas running, with their stores and metrics: one per replicated partition held,
@@ -142,9 +144,9 @@ public final class PartitionedWorker: PartitionCustody {
         }
         let metrics = ReplicaMetrics(service: service, partition: partition)
         let replica = PartitionReplica(
-            partition: name, node: node, endpoint: replication.endpoint, router: try router(replication), store: store, history: history,
+            partition: name, node: node, endpoint: replication.endpoint, router: try router(replication), links: links(replication), store: store, history: history,
             replicas: replication.replicas, election: LeaderElection(client: replication.etcd, key: ReplicationPlan.leaderKeyPrefix + name),
-            timing: replication.timing, context: replication.context, security: replication.security,
+            timing: replication.timing, security: replication.security,
             onChange: { [weak self] role in self?.roleChanged(service: service, partition: partition, store: store, role: role) },
             onCommitted: metrics.committed)
         replicas.withLock { $0.append((replica, store, metrics)) }
@@ -157,6 +159,16 @@ public final class PartitionedWorker: PartitionCustody {
             if let router { return router }
             let made = try ReplicationRouter(context: replication.context, endpoint: replication.endpoint, security: replication.security.leading)
             router = made
+            return made
+        }
+    }
+
+    /// The process's links to leaders, made by the first replica.
+    private func links(_ replication: ReplicationPlan) -> FollowerLinks {
+        followerLinks.withLock { links in
+            if let links { return links }
+            let made = FollowerLinks(context: replication.context)
+            links = made
             return made
         }
     }

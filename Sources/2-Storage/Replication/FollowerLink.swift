@@ -1,0 +1,216 @@
+import Foundation
+import LyceumLogging
+import LyceumSupport
+import Synchronization
+import ZeroMQ
+
+/// One connection from this process to one leader node, on a thread of its own: a DEALER to the
+/// leader's replication endpoint, carrying every partition this process follows there
+/// (protocol/replication.md, *One link per leader*). Each partition's messages go to its
+/// ``FollowerReplica``; the appends a pass brought are written at once and acknowledged when
+/// their journal has them durable, on that journal's acknowledger thread, so the partitions'
+/// fdatasyncs run side by side while one thread and one connection serve them all.
+final class FollowerLink: @unchecked Sendable {
+    let endpoint: String
+    private let logger = Logger(component: "replication")
+    private let wakeup: WakeupPipe
+    private let stopped = Atomic<Bool>(false)
+    /// Whether the thread has closed its socket and returned.
+    private let finished = Monitor(false)
+    private let limits: ReplicationMessage.Limits
+    /// The partitions followed over this link.
+    private let entries = Mutex<[String: Entry]>([:])
+    /// Acknowledgements made durable on the journals' threads, for the link's thread to send.
+    private let outbox = Mutex<[FollowerReplica.Unacknowledged]>([])
+    /// Whether the thread is inside a pass over the partitions, and how many it finished
+    /// (``detach(_:)`` waits for the pass in progress, as ``ReplicationRouter/detach(_:)`` does).
+    private let passes = Monitor((inside: false, finished: UInt64(0)))
+    /// The link's thread, once it runs.
+    private let thread = Mutex<pthread_t?>(nil)
+
+    /// The most bytes of messages handled in one pass: a bound on what one pass holds in memory
+    /// (the leaders' windows keep it far below in practice).
+    static let maxPassBytes = 16 << 20
+
+    /// One partition followed: its replica (touched by the link's thread only), the epoch it
+    /// follows, and what other threads may read of it.
+    final class Entry: @unchecked Sendable {
+        let replica: FollowerReplica
+        let epoch: Int64
+        /// The epoch adopted and where the log ends, as of the link's last message.
+        let published: Mutex<(epoch: Int64, position: LogPosition)>
+        /// When the leader last sent this partition anything (the link's thread only).
+        var lastHeard = ContinuousClock.now - .seconds(10)
+
+        init(replica: FollowerReplica, epoch: Int64) {
+            self.replica = replica
+            self.epoch = epoch
+            published = Mutex((replica.history.adopted, replica.position))
+        }
+
+        func publish() { published.withLock { $0 = (replica.history.adopted, replica.position) } }
+    }
+
+    /// Connects to `endpoint` with `security` and starts the thread (no partition yet).
+    /// - Throws: the socket's error (a bad endpoint, bad keys).
+    init(context: Context, endpoint: String, security: SocketSecurity, limits: ReplicationMessage.Limits = ReplicationMessage.Limits()) throws {
+        self.endpoint = endpoint
+        self.limits = limits
+        wakeup = try WakeupPipe()
+        do {
+            // The socket is made, connected and used by the link's thread only.
+            try LinkThread.start(name: "follower-link", open: {
+                let socket = try context.socket(.dealer)
+                try socket.secure(security)
+                try socket.set(.maxMessageSize, to: Int64(limits.maxHeaderBytes + limits.maxRecordBytes + 64 << 10))
+                try socket.connect(endpoint)
+                return socket
+            }, run: { [self] socket in run(socket) })
+        } catch {
+            stopped.store(true, ordering: .relaxed)
+            finished.update { $0 = true }
+            throw error
+        }
+    }
+
+    /// Follows `replica`'s partition in `epoch` over this link from the next pass on (it says
+    /// `follow` at once).
+    func attach(_ entry: Entry) {
+        entries.withLock { $0[entry.replica.partition] = entry }
+        wakeup.signal()
+    }
+
+    /// Stops following `entry`'s partition; once this returns the link's thread never touches
+    /// its replica again.
+    /// - Returns: how many partitions the link still follows.
+    @discardableResult
+    func detach(_ entry: Entry) -> Int {
+        let left = entries.withLock { table in
+            if table[entry.replica.partition] === entry { table[entry.replica.partition] = nil }
+            return table.count
+        }
+        if let thread = thread.withLock({ $0 }), pthread_equal(thread, pthread_self()) != 0 { return left }
+        let (inside, finished) = passes.withLock { ($0.inside, $0.finished) }
+        if inside { passes.wait(until: { $0.finished > finished }) }
+        return left
+    }
+
+    /// Stops the thread and closes the socket.
+    func stop() {
+        guard !stopped.exchange(true, ordering: .relaxed) else { return }
+        wakeup.signal()
+        finished.wait(until: { $0 })
+    }
+
+    private func run(_ socket: Socket) {
+        defer {
+            socket.close()
+            finished.update { $0 = true }
+        }
+        thread.withLock { $0 = pthread_self() }
+        var poller = Poller()
+        do {
+            try poller.add(socket)
+            poller.add(fileDescriptor: wakeup.fileDescriptor)
+        } catch {
+            logger.error("follower link cannot poll", ["endpoint": endpoint, "error": "\(error)"])
+            return
+        }
+        while !stopped.load(ordering: .relaxed) {
+            do {
+                try pass { try sayFollow(on: socket) }
+                try poller.poll(timeout: .milliseconds(100))
+                wakeup.reset()
+                try pass {
+                    try sendAcknowledgements(on: socket)
+                    try receive(on: socket)
+                    // Under `interval` and `none` the appends just written are durable as the
+                    // policy promises already: their acks go now, not after another wake-up.
+                    try sendAcknowledgements(on: socket)
+                }
+            } catch {
+                logger.error("follower link failed", ["endpoint": endpoint, "error": "\(error)"])
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+        }
+    }
+
+    /// Runs `body` as one pass over the partitions (see ``detach(_:)``).
+    private func pass(_ body: () throws -> Void) throws {
+        passes.withLock { $0.inside = true }
+        defer { passes.update { $0 = (inside: false, finished: $0.finished + 1) } }
+        try body()
+    }
+
+    /// Says `follow` for every partition the leader has been silent about for a second (a new
+    /// connection, a lost message, a partition just attached).
+    private func sayFollow(on socket: Socket) throws {
+        let now = ContinuousClock.now
+        for entry in entries.withLock({ Array($0.values) }) where now - entry.lastHeard >= .seconds(1) {
+            _ = try socket.send(multipart: entry.replica.follow(epoch: entry.epoch).frames(), options: .dontWait)
+            entry.publish()
+            entry.lastHeard = now
+        }
+    }
+
+    /// Sends the acknowledgements whose records became durable, unless their partition stopped
+    /// being followed here or its log was cut or replaced since they were written.
+    private func sendAcknowledgements(on socket: Socket) throws {
+        let ready = outbox.withLock { ready in defer { ready.removeAll() }; return ready }
+        guard !ready.isEmpty else { return }
+        let table = entries.withLock { $0 }
+        for unacknowledged in ready {
+            guard let entry = table[unacknowledged.partition], entry.replica.generation == unacknowledged.generation else { continue }
+            _ = try socket.send(multipart: unacknowledged.ack.frames(), options: .dontWait)
+        }
+    }
+
+    /// Everything the leader sent since the last pass (up to a bound), each partition's messages
+    /// as one batch for its replica.
+    private func receive(on socket: Socket) throws {
+        var batches: [String: [ReplicationMessage]] = [:]
+        var order: [String] = []
+        var bytes = 0
+        while bytes < Self.maxPassBytes, let frames = try socket.receiveMultipart(options: .dontWait) {
+            bytes += frames.reduce(0) { $0 + $1.count }
+            do {
+                let message = try ReplicationMessage(frames: frames, limits: limits)
+                if batches[message.partition] == nil { order.append(message.partition) }
+                batches[message.partition, default: []].append(message)
+            } catch {
+                try refuse(frames, error, on: socket)
+            }
+        }
+        let table = entries.withLock { $0 }
+        let now = ContinuousClock.now
+        for partition in order {
+            // A partition no longer followed here: its new role's link answers the leader.
+            guard let entry = table[partition], let batch = batches[partition] else { continue }
+            entry.lastHeard = now
+            try answer(batch, for: entry, on: socket)
+        }
+    }
+
+    /// Hands `batch` to `entry`'s replica, sends its answers, and acknowledges its last appends
+    /// once durable (through the outbox, from the journal's thread).
+    private func answer(_ batch: [ReplicationMessage], for entry: Entry, on socket: Socket) throws {
+        let (answers, unacknowledged) = entry.replica.answer(batch)
+        for answer in answers { _ = try socket.send(multipart: answer.frames(), options: .dontWait) }
+        entry.publish()
+        guard let unacknowledged else { return }
+        unacknowledged.write.whenDurable { [self] _ in
+            outbox.withLock { $0.append(unacknowledged) }
+            wakeup.signal()
+        }
+    }
+
+    /// Answers a message that cannot be read with a refusal for its partition, when its header
+    /// names one followed here (the leader resends from the position); logs it either way.
+    private func refuse(_ frames: [[UInt8]], _ error: ReplicationError, on socket: Socket) throws {
+        let partition = frames.first.flatMap { ReplicationMessage.partition(inHeader: $0, limits: limits) }
+        logger.warning("refused a message from the leader", ["endpoint": endpoint, "partition": partition ?? "", "error": error.description])
+        guard let partition, let entry = entries.withLock({ $0[partition] }) else { return }
+        let refusal = ReplicationMessage.refuse(partition: partition, epoch: entry.replica.history.adopted, reason: error.code, position: entry.replica.position)
+        _ = try socket.send(multipart: refusal.frames(), options: .dontWait)
+    }
+}
