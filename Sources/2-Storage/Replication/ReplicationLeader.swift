@@ -2,6 +2,7 @@ import Foundation
 import Journal
 import LyceumSupport
 import Synchronization
+import Telemetry
 import ZeroMQ
 
 /// The leader's end of the replication channel for one partition, served by the process's
@@ -160,9 +161,21 @@ public final class ReplicationLeader: @unchecked Sendable {
         published.withLock { $0 = machine.progress() }
     }
 
+    /// Appends sent to followers, and the records they carried, by every leader of the process:
+    /// records per message is what batching achieves (protocol/replication.md, *What a replicated
+    /// write costs*).
+    private static let appendsSent = Counter(label: "lyceum_replication_appends_sent_total")
+    private static let recordsSent = Counter(label: "lyceum_replication_records_sent_total")
+
     /// Sends a step's messages and applies its effects.
     private func apply(_ output: LeaderReplica.Output, on socket: Socket) throws {
-        for outgoing in output.messages { _ = try socket.send(multipart: [outgoing.to] + outgoing.message.frames()) }
+        for outgoing in output.messages {
+            _ = try socket.send(multipart: [outgoing.to] + outgoing.message.frames())
+            if case .append(_, _, _, _, _, let records) = outgoing.message, !records.isEmpty {
+                Self.appendsSent.increment()
+                Self.recordsSent.increment(by: records.count)
+            }
+        }
         for effect in output.effects {
             switch effect {
             case .recovered:

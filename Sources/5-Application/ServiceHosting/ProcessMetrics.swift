@@ -43,6 +43,10 @@ public enum ProcessMetrics {
         MetricDescription(
             "lyceum_replica_commit_wait_seconds", .histogram,
             "At the leader: time from a write's append to a majority of the replica set having it durable."),
+        MetricDescription(
+            "lyceum_replication_appends_sent_total", .counter,
+            "Appends carrying records sent by this process's leaders to their followers (heartbeats aside)."),
+        MetricDescription("lyceum_replication_records_sent_total", .counter, "Records those appends carried."),
         MetricDescription("lyceum_broker_workers", .gauge, "Workers registered with the broker, by service."),
         MetricDescription("lyceum_broker_queued_requests", .gauge, "Requests queued in the broker for a worker, by service."),
         MetricDescription("lyceum_broker_connected_workers", .gauge, "Workers registered with the broker, all services."),
