@@ -16,6 +16,9 @@ public final class ReplicationFollower: @unchecked Sendable {
     /// The epoch adopted and where the log ends, as of the link's last message: read by other
     /// threads (status, metrics) without touching the replica, which is the link's alone.
     private let published: Mutex<(epoch: Int64, position: LogPosition)>
+    /// The commit the leader announced in its last `append` (a heartbeat included) and when it
+    /// came: what ``isCaughtUp(within:heardWithin:)`` measures the log against.
+    private let announced = Mutex<(commit: UInt64, heard: ContinuousClock.Instant)?>(nil)
 
     /// Follows the leader of `epoch` at `leaderEndpoint`.
     public init(replica: FollowerReplica, epoch: Int64, context: Context, leaderEndpoint: String, security: SocketSecurity = .plaintext,
@@ -41,6 +44,14 @@ public final class ReplicationFollower: @unchecked Sendable {
     /// The highest epoch this follower adopted and where its log ends, as of its last message.
     public var progress: (epoch: Int64, position: LogPosition) { published.withLock { $0 } }
 
+    /// Whether the leader was heard within `heardWithin` and this replica's log ends at most
+    /// `records` before the commit the leader last announced (heartbeats announce it every
+    /// 500 ms): false before the leader's first `append`.
+    public func isCaughtUp(within records: UInt64, heardWithin: Duration) -> Bool {
+        guard let (commit, heard) = announced.withLock({ $0 }), ContinuousClock.now - heard < heardWithin else { return false }
+        return progress.position.sequence + records >= commit
+    }
+
     /// Stops following (the journal stays open: its owner closes it).
     public func stop() {
         guard !stopped.exchange(true, ordering: .relaxed) else { return }
@@ -55,6 +66,7 @@ public final class ReplicationFollower: @unchecked Sendable {
     private func answer(_ batch: inout [ReplicationMessage], on socket: Socket) throws {
         guard !batch.isEmpty else { return }
         defer { batch.removeAll(keepingCapacity: true) }
+        if let commit = batch.lazy.compactMap(\.announcedCommit).last { announced.withLock { $0 = (commit, .now) } }
         for answer in replica.handle(batch) { _ = try socket.send(multipart: answer.frames(), options: .dontWait) }
         published.withLock { $0 = (replica.history.adopted, replica.position) }
     }
@@ -98,5 +110,13 @@ public final class ReplicationFollower: @unchecked Sendable {
                 Thread.sleep(forTimeInterval: 0.1)
             }
         }
+    }
+}
+
+private extension ReplicationMessage {
+    /// The commit an `append` announces; `nil` for any other message.
+    var announcedCommit: UInt64? {
+        guard case .append(_, _, _, let commit, _, _) = self else { return nil }
+        return commit
     }
 }

@@ -97,6 +97,16 @@ public final class PartitionReplica: @unchecked Sendable {
         return try candidacy.handOff(to: successor)
     }
 
+    /// Whether this replica is caught up: leading and recovered, or following a leader heard
+    /// within ``LeadershipBalance/heardWithin`` whose last announced commit it lacks at most
+    /// ``LeadershipBalance/caughtUpRecords`` of (the measure a leader applies to its followers
+    /// before handing one a leadership). Recovering, between leaderships or idle, it is not.
+    public var isCaughtUp: Bool {
+        let (leader, follower) = lock.withLock { (self.leader, self.follower) }
+        if let leader { return leader.isRecovered }
+        return follower?.isCaughtUp(within: LeadershipBalance.caughtUpRecords, heardWithin: LeadershipBalance.heardWithin) ?? false
+    }
+
     /// What the replica does now, and how far behind its followers are when it leads.
     public var status: ReplicaStatus {
         let (leader, follower, followed, epoch): (ReplicationLeader?, ReplicationFollower?, String?, Int64) = lock.withLock {
