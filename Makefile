@@ -17,6 +17,7 @@ test:
 	$(SWIFT) test
 	$(MAKE) --no-print-directory test-python
 	$(MAKE) --no-print-directory test-alerts
+	$(MAKE) --no-print-directory test-kubernetes
 
 ## The alerting rules of deploy/prometheus/: they parse, and every one fires (and stays quiet)
 ## as its unit test says, with Debian's promtool; the scrape configuration parses (its token
@@ -27,6 +28,14 @@ test-alerts:
 	promtool check rules deploy/prometheus/lyceum-alerts.yml
 	promtool test rules deploy/prometheus/lyceum-alerts.test.yml
 	cd deploy/prometheus && promtool check config --syntax-only prometheus.yml
+
+## The Kubernetes manifests of deploy/kubernetes/ (docs/kubernetes.md), offline: yamllint, and
+## kubernetes-validate --strict (PyPI, in .build/kubernetes-validate; it bundles the schemas)
+## against Kubernetes 1.29.0 and 1.33.0; a misspelt field must be refused.
+.PHONY: test-kubernetes
+test-kubernetes:
+	@scripts/ensure-deps.sh kubernetes
+	scripts/check-kubernetes.sh
 
 ## The Python client's tests (clients/python/tests) against the debug `lyceum` (LYCEUM_BIN overrides).
 .PHONY: test-python
