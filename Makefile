@@ -31,10 +31,12 @@ test-alerts:
 
 ## The Kubernetes manifests of deploy/kubernetes/ (docs/kubernetes.md), offline: yamllint, and
 ## kubernetes-validate --strict (PyPI, in .build/kubernetes-validate; it bundles the schemas)
-## against Kubernetes 1.29.0 and 1.33.0; a misspelt field must be refused.
+## against Kubernetes 1.29.0 and 1.33.0, and each lyceum container's settings as its pod would
+## start it (the debug `lyceum`, LYCEUM overrides); a misspelt field or setting must be refused.
 .PHONY: test-kubernetes
 test-kubernetes:
 	@scripts/ensure-deps.sh kubernetes
+	$(SWIFT) build --product lyceum
 	scripts/check-kubernetes.sh
 
 ## The Python client's tests (clients/python/tests) against the debug `lyceum` (LYCEUM_BIN overrides).
