@@ -116,6 +116,15 @@ bench-cluster:
 	@scripts/ensure-deps.sh test bench nats
 	Benchmarks/suite.sh --only-cluster
 
+## Fail-over as a client sees it (issue 35, as root): the worst wait of any retried create through
+## both brokers of deploy/netns-cluster.sh's replicated cluster (its defaults; ARGS adds `up`
+## options) over a kill -9 and a 12 s cut of the busiest leader host, every acknowledgement read back.
+.PHONY: bench-failover
+bench-failover:
+	@scripts/ensure-deps.sh test
+	$(SWIFT) build -c release --product lyceum
+	LYCEUM=.build/release/lyceum Benchmarks/failover-netns.sh $(ARGS)
+
 ## Ten minutes of the mix at 50% of its peak: resident memory sampled, no errors allowed.
 soak:
 	@scripts/ensure-deps.sh bench
