@@ -9,7 +9,8 @@
 # First, with no fault and FULL_IN_FLIGHT (64) creates at once, it counts the leaders that lost
 # a lease anyway (a false fail-over: the lease too short for the machine's load).
 # Each prints the worst wait of any create (retries included), the acknowledgements, the errors,
-# and the read-back of every acknowledged create (lost = acknowledged and not read back). Its
+# the read-back of every acknowledged create (lost = acknowledged and not read back), and when
+# the new leaders were elected and serving (Benchmarks/failover_timeline.py). Its
 # own namespaces and state (prefix lfo-, 10.78.0.0/24, /tmp/lyceum-failover); torn down at exit.
 set -euo pipefail
 
@@ -47,14 +48,17 @@ settings=$(grep -E '^(lease_ttl|heartbeat)=' "$state/cluster.env" | tr '\n' ' ')
 
 # Writes for WRITE_SECONDS while the fault $1 happens FAULT_AT s in, then reads everything back.
 measure() {
-  local fault=$1 victim out="$state/$1.jsonl" report
+  local fault=$1 victim led out="$state/$1.jsonl" report fault_at
   sleep 20  # the leadership balance settles (leader-balance-interval 5 s)
   victim=$(busiest)
+  led=$(cluster exec c1 etcdctl --endpoints "$NETNS_ETCD" get --prefix lyceum/leader/ | paste - - \
+    | awk -v victim="$victim" '$2 == victim { sub("lyceum/leader/", "", $1); print $1 }' | paste -sd,)
   echo "$fault: leaders before: $(leaders)(victim $victim; $settings)"
   ledger write --out "$out" --run "$fault" --learners "$learners" --seconds "$WRITE_SECONDS" --in-flight "$in_flight" \
     --timeout 2 --attempts 20 >"$state/$fault.report" &
   local writer=$!
   sleep "$FAULT_AT"
+  fault_at=$(date -u +%FT%T.%3NZ)
   case "$fault" in
     kill) cluster kill "$victim" >/dev/null ;;
     cut) cluster link "$victim" down >/dev/null; sleep "$cut_seconds"; cluster link "$victim" up >/dev/null ;;
@@ -63,6 +67,7 @@ measure() {
   report=$(cat "$state/$fault.report")
   echo "$fault: $report"
   echo "$fault: read back: $(ledger verify --ledger "$out")"
+  echo "$fault: $("$repository/Benchmarks/failover_timeline.py" "$state" "$fault_at" "$led")"
   if [ "$fault" = kill ]; then cluster start "$victim" >/dev/null; fi
 }
 
