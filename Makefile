@@ -17,6 +17,7 @@ test:
 	$(SWIFT) test
 	$(MAKE) --no-print-directory test-python
 	$(MAKE) --no-print-directory test-alerts
+	$(MAKE) --no-print-directory test-kubernetes
 
 ## The alerting rules of deploy/prometheus/: they parse, and every one fires (and stays quiet)
 ## as its unit test says, with Debian's promtool; the scrape configuration parses (its token
@@ -27,6 +28,16 @@ test-alerts:
 	promtool check rules deploy/prometheus/lyceum-alerts.yml
 	promtool test rules deploy/prometheus/lyceum-alerts.test.yml
 	cd deploy/prometheus && promtool check config --syntax-only prometheus.yml
+
+## The Kubernetes manifests of deploy/kubernetes/ (docs/kubernetes.md), offline: yamllint, and
+## kubernetes-validate --strict (PyPI, in .build/kubernetes-validate; it bundles the schemas)
+## against Kubernetes 1.29.0 and 1.33.0, and each lyceum container's settings as its pod would
+## start it (the debug `lyceum`, LYCEUM overrides); a misspelt field or setting must be refused.
+.PHONY: test-kubernetes
+test-kubernetes:
+	@scripts/ensure-deps.sh kubernetes
+	$(SWIFT) build --product lyceum
+	scripts/check-kubernetes.sh
 
 ## The Python client's tests (clients/python/tests) against the debug `lyceum` (LYCEUM_BIN overrides).
 .PHONY: test-python
@@ -104,6 +115,15 @@ bench-pages:
 bench-cluster:
 	@scripts/ensure-deps.sh test bench nats
 	Benchmarks/suite.sh --only-cluster
+
+## Fail-over as a client sees it (issue 35, as root): the worst wait of any retried create through
+## both brokers of deploy/netns-cluster.sh's replicated cluster (its defaults; ARGS adds `up`
+## options) over a kill -9 and a 12 s cut of the busiest leader host, every acknowledgement read back.
+.PHONY: bench-failover
+bench-failover:
+	@scripts/ensure-deps.sh test
+	$(SWIFT) build -c release --product lyceum
+	LYCEUM=.build/release/lyceum Benchmarks/failover-netns.sh $(ARGS)
 
 ## Ten minutes of the mix at 50% of its peak: resident memory sampled, no errors allowed.
 soak:

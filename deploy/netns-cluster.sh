@@ -38,8 +38,8 @@
 #                        books+progress worker on w1, no replicas)
 #   --replicas N         3 (default): every worker host holds every partition, one leads it
 #                        (etcd on e1-e3); 1: each worker host holds a third, no etcd
-#   --lease-ttl S        the leaders' etcd lease (default 5; keep-alive S/5, retry 2S/5)
-#   --heartbeat MS       heartbeat-interval of every process (default 2500; expiry is 3 intervals)
+#   --lease-ttl S        the leaders' etcd lease (default 3; keep-alive S/5, retry 2S/5; cluster.md)
+#   --heartbeat MS       heartbeat-interval of every process (default 1000; expiry 3 intervals ≤ lease)
 #   --timeout S          how long up and start wait for the cluster (default 90)
 #   --scrape-interval S  Prometheus's scrape and rule evaluation interval on m1 (default 15)
 # LYCEUM=PATH selects the binary; by default the script builds a release one once
@@ -66,8 +66,8 @@ replicas_given=
 subnet=10.77.0
 partitions=16
 replicas=3
-lease_ttl=5
-heartbeat=2500
+lease_ttl=3
+heartbeat=1000
 timeout=90
 scrape_interval=15
 foreground=0

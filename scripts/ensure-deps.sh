@@ -18,12 +18,20 @@
 #   ensure-deps.sh bench      + redis-server, redis-benchmark (reference figures), pyzmq (the
 #                               minimal workers of the routing benchmarks), strace and valgrind
 #                               (system calls and instructions per request in `make bench`)
+#   ensure-deps.sh kubernetes + yamllint, and kubernetes-validate (PyPI, pinned; it bundles the
+#                               Kubernetes schemas, so it validates offline) in a virtual
+#                               environment of its own, .build/kubernetes-validate (`make
+#                               test-kubernetes` checks deploy/kubernetes/ with them)
 #   ensure-deps.sh nats       + nats-server, go and Debian's nats.go sources (`make bench`'s NATS
 #                               rows and `make bench-cluster`'s JetStream R3 cluster, built offline;
 #                               the test suite skips them without these)
 set -euo pipefail
 
+# The version of kubernetes-validate whose bundled schemas `make test-kubernetes` checks against.
+readonly KUBERNETES_VALIDATE=1.37.0
+repository=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 missing=()
+validator=0
 pkg-config --exists libzmq 2>/dev/null || missing+=(libzmq3-dev pkg-config)
 command -v cc >/dev/null || missing+=(gcc libc6-dev)
 for group in "$@"; do
@@ -48,6 +56,10 @@ for group in "$@"; do
       /usr/bin/python3 -c 'import zmq' 2>/dev/null || missing+=(python3-zmq)
       [ -x /usr/bin/strace ] || missing+=(strace)
       command -v callgrind_control >/dev/null || missing+=(valgrind) ;;
+    kubernetes)
+      command -v yamllint >/dev/null || missing+=(yamllint)
+      /usr/bin/python3 -c 'import ensurepip' 2>/dev/null || missing+=(python3-venv)
+      validator=1 ;;
     nats)
       [ -x /usr/sbin/nats-server ] || missing+=(nats-server)
       command -v go >/dev/null || missing+=(golang-go)
@@ -56,10 +68,23 @@ for group in "$@"; do
   esac
 done
 
-[ ${#missing[@]} -eq 0 ] && exit 0
-echo "ensure-deps: installing ${missing[*]}" >&2
-sudo=""
-[ "$(id -u)" -eq 0 ] || sudo="sudo"
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+# kubernetes-validate in a virtual environment of the repository's, made once (or again when
+# another version is pinned); the Debian packages it needs come first.
+install_validator() {
+  local venv="$repository/.build/kubernetes-validate"
+  [ "$("$venv/bin/kubernetes-validate" --version 2>/dev/null)" = "$KUBERNETES_VALIDATE" ] && return 0
+  echo "ensure-deps: installing kubernetes-validate $KUBERNETES_VALIDATE in $venv" >&2
+  rm -rf "$venv"
+  /usr/bin/python3 -m venv "$venv"
+  "$venv/bin/pip" install -q "kubernetes-validate==$KUBERNETES_VALIDATE" >&2
+}
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "ensure-deps: installing ${missing[*]}" >&2
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+[ "$validator" -eq 0 ] || install_validator

@@ -10,6 +10,10 @@ public final class Readiness: Sendable {
     /// A worker is registered with at least one broker (one of its sessions was heartbeated or
     /// served): the worker pool meets it, and withdraws it when no broker accepts any session.
     public static let registered = "registered with a broker"
+    /// A replicating worker's every replica is caught up: leading, or following a leader heard
+    /// lately and lacking little of what it committed (`PartitionOperations.ReplicaReadiness`
+    /// meets it, and withdraws it while a replica lags or has no leader).
+    public static let caughtUp = "caught up on every replica held"
 
     /// What `/readyz` answers.
     public enum State: Equatable, Sendable {
@@ -31,7 +35,8 @@ public final class Readiness: Sendable {
     private let notifier: SystemdNotifier?
     private let logger = Logger(component: "readiness")
 
-    /// Readiness awaiting `conditions` (``started`` and, for a worker, ``registered``), told to
+    /// Readiness awaiting `conditions` (``started`` and, for a worker, ``registered`` and, when it
+    /// replicates, ``caughtUp``), told to
     /// `notifier` (default: systemd's, when the process was started with one).
     public init(awaiting conditions: [String], notifier: SystemdNotifier? = .fromEnvironment()) {
         self.conditions = Mutex(Conditions(unmet: conditions))

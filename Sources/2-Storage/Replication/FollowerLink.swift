@@ -41,6 +41,9 @@ final class FollowerLink: @unchecked Sendable {
         let published: Mutex<(epoch: Int64, position: LogPosition)>
         /// When the leader last sent this partition anything (the link's thread only).
         var lastHeard = ContinuousClock.now - .seconds(10)
+        /// The commit the leader announced in its last `append` (a heartbeat included) and when
+        /// it came: what ``ReplicationFollower/isCaughtUp(within:heardWithin:)`` measures the log against.
+        let announced = Mutex<(commit: UInt64, heard: ContinuousClock.Instant)?>(nil)
 
         init(replica: FollowerReplica, epoch: Int64) {
             self.replica = replica
@@ -194,6 +197,7 @@ final class FollowerLink: @unchecked Sendable {
     /// Hands `batch` to `entry`'s replica, sends its answers, and acknowledges its last appends
     /// once durable (through the outbox, from the journal's thread).
     private func answer(_ batch: [ReplicationMessage], for entry: Entry, on socket: Socket) throws {
+        if let commit = batch.lazy.compactMap(\.announcedCommit).last { entry.announced.withLock { $0 = (commit, .now) } }
         let (answers, unacknowledged) = entry.replica.answer(batch)
         for answer in answers { _ = try socket.send(multipart: answer.frames(), options: .dontWait) }
         entry.publish()
@@ -212,5 +216,13 @@ final class FollowerLink: @unchecked Sendable {
         guard let partition, let entry = entries.withLock({ $0[partition] }) else { return }
         let refusal = ReplicationMessage.refuse(partition: partition, epoch: entry.replica.history.adopted, reason: error.code, position: entry.replica.position)
         _ = try socket.send(multipart: refusal.frames(), options: .dontWait)
+    }
+}
+
+private extension ReplicationMessage {
+    /// The commit an `append` announces; `nil` for any other message.
+    var announcedCommit: UInt64? {
+        guard case .append(_, _, _, let commit, _, _) = self else { return nil }
+        return commit
     }
 }

@@ -35,6 +35,14 @@ public final class ReplicationFollower: Sendable {
     /// The highest epoch this follower adopted and where its log ends, as of its last message.
     public var progress: (epoch: Int64, position: LogPosition) { entry.published.withLock { $0 } }
 
+    /// Whether the leader was heard within `heardWithin` and this replica's log ends at most
+    /// `records` before the commit the leader last announced (heartbeats announce it every
+    /// 500 ms): false before the leader's first `append`.
+    public func isCaughtUp(within records: UInt64, heardWithin: Duration) -> Bool {
+        guard let (commit, heard) = entry.announced.withLock({ $0 }), ContinuousClock.now - heard < heardWithin else { return false }
+        return progress.position.sequence + records >= commit
+    }
+
     /// Stops following (the journal stays open: its owner closes it); once this returns the link
     /// never touches the replica again.
     public func stop() {

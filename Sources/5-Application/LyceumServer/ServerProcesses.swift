@@ -178,7 +178,8 @@ public enum ServerProcesses {
         }
         do {
             let revocations = Revocations()
-            let readiness = Readiness(awaiting: [Readiness.started, Readiness.registered])
+            let replicating = budget != nil && settings.replicas > 1
+            let readiness = Readiness(awaiting: [Readiness.started, Readiness.registered] + (replicating ? [Readiness.caughtUp] : []))
             let watchdog = Watchdog.forProcess()
             return try runGroup(logger: logger, readiness: readiness,
                                 reload: reloader(sources, host: host, security: security, revocations: revocations)) { context in
@@ -237,8 +238,11 @@ public enum ServerProcesses {
                 // Before the pool: stopped once the pool has, leaderships are resigned.
                 let handOver: [(name: String, component: any Component)] =
                     settings.replicas > 1 ? worker.map { [("replicas", ReplicaHandOver(worker: $0))] } ?? [] : []
+                // `/readyz` waits until every replica held is caught up (docs/kubernetes.md's probes).
+                let caughtUp: [(name: String, component: any Component)] =
+                    replicating ? worker.map { [("replica-readiness", ReplicaReadiness(worker: $0, readiness: readiness))] } ?? [] : []
                 return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report, readiness: readiness, watchdog: watchdog)
-                    + handOver + published(publisher) + host.components + [("workers", pool as any Component)]
+                    + handOver + caughtUp + published(publisher) + host.components + [("workers", pool as any Component)]
             }
         } catch {
             logger.critical("cannot start", ["error": "\(error)"])

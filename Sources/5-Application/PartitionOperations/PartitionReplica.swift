@@ -105,6 +105,16 @@ public final class PartitionReplica: @unchecked Sendable {
         return try candidacy.handOff(to: successor)
     }
 
+    /// Whether this replica is caught up: leading and recovered, or following a leader heard
+    /// within ``LeadershipBalance/heardWithin`` whose last announced commit it lacks at most
+    /// ``LeadershipBalance/caughtUpRecords`` of (the measure a leader applies to its followers
+    /// before handing one a leadership). Recovering, or a candidate, it is not.
+    public var isCaughtUp: Bool {
+        let (leader, follower) = links.withLock { ($0.leader, $0.follower) }
+        if let leader { return leader.isRecovered }
+        return follower?.isCaughtUp(within: LeadershipBalance.caughtUpRecords, heardWithin: LeadershipBalance.heardWithin) ?? false
+    }
+
     /// What the replica does now, and how far behind its followers are when it leads.
     public var status: ReplicaStatus {
         let (leader, follower, followed, epoch) = links.withLock { ($0.leader, $0.follower, $0.followed, $0.lastEpoch) }

@@ -179,6 +179,12 @@ public final class PartitionedWorker: PartitionCustody {
         replicas.withLock { $0.map(\.replica) }.map(\.status)
     }
 
+    /// Whether every replica running here is caught up (``PartitionReplica/isCaughtUp``); true
+    /// when none runs.
+    public var replicasCaughtUp: Bool {
+        replicas.withLock { $0.map(\.replica) }.allSatisfy(\.isCaughtUp)
+    }
+
     /// Sets the replicas' gauges (leadership, epoch, the followers' lag) to what they are now:
     /// called before each scrape of the metrics endpoint.
     public func refreshReplicaMetrics() {
