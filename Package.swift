@@ -58,7 +58,7 @@ let package = Package(
         .target(name: "Journal", dependencies: ["LyceumLogging", "LyceumLifecycle", "Telemetry", "JSON", "LyceumSupport"], path: "Sources/2-Storage/Journal"),
         // A partition's records from its leader to its followers: epoch histories, the
         // replication channel's messages and its two ends (ZeroMQ), the majority count.
-        .target(name: "Replication", dependencies: ["Journal", "JSON", "ZeroMQ", "LyceumLogging", "LyceumLifecycle", "LyceumSupport"], path: "Sources/2-Storage/Replication"),
+        .target(name: "Replication", dependencies: ["Journal", "JSON", "ZeroMQ", "LyceumLogging", "LyceumLifecycle", "LyceumSupport", "Telemetry"], path: "Sources/2-Storage/Replication"),
         .testTarget(name: "ReplicationTests", dependencies: ["Replication", "Coordination", "Journal", "ZeroMQ", "Security", "Access", "LyceumLifecycle", "LyceumTestSupport", "ServiceHosting", "LearningServices", "PartitionOperations"]),
         // Only parses and dispatches: every subcommand is declared and run by a library module.
         .executableTarget(name: "lyceum", dependencies: ["CommandSyntax", "LyceumServer", "LyceumLifecycle", "LoadTest", "ProgressWatch"], path: "Sources/5-Application/lyceum"),

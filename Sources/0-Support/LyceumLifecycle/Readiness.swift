@@ -10,6 +10,10 @@ public final class Readiness: Sendable {
     /// A worker is registered with at least one broker (one of its sessions was heartbeated or
     /// served): the worker pool meets it, and withdraws it when no broker accepts any session.
     public static let registered = "registered with a broker"
+    /// A replicating worker holds, on every partition it holds a replica of, what the
+    /// partition's majority holds (it leads, or follows and has reached its leader's commit):
+    /// met once, by the worker's replicas, after a start.
+    public static let caughtUp = "caught up on every replica held"
 
     /// What `/readyz` answers.
     public enum State: Equatable, Sendable {

@@ -38,6 +38,8 @@ public final class PartitionReplica: @unchecked Sendable {
     private let replicas: Int
     private let context: Context
     private let security: ReplicationSecurity
+    /// Where the leader keys are, and each node's formats (``NodeFormats``).
+    private let etcd: EtcdClient
     private let onChange: @Sendable (Role) -> Void
     private let onCommitted: @Sendable (Duration) -> Void
     private let logger = Logger(component: "replica")
@@ -74,6 +76,7 @@ public final class PartitionReplica: @unchecked Sendable {
         self.replicas = replicas
         self.context = context
         self.security = security
+        etcd = election.client
         self.onChange = onChange
         self.onCommitted = onCommitted
         let candidacy = Candidacy(election: election, name: candidate.description, timing: timing) { [weak self] state in self?.became(state) }
@@ -95,6 +98,15 @@ public final class PartitionReplica: @unchecked Sendable {
     public func handOff(to successor: String) throws -> Bool {
         guard servingLeader != nil, let candidacy = lock.withLock({ candidacy }) else { return false }
         return try candidacy.handOff(to: successor)
+    }
+
+    /// Whether the replica holds what its partition's majority holds: it leads and has
+    /// recovered, or it follows and its log reaches the commit its leader last told it
+    /// (``Replication/ReplicationFollower/isCaughtUp``). A candidate or a recovering leader is not.
+    public var isCaughtUp: Bool {
+        let (leader, follower) = lock.withLock { (self.leader, self.follower) }
+        if let leader { return leader.isRecovered }
+        return follower?.isCaughtUp ?? false
     }
 
     /// What the replica does now, and how far behind its followers are when it leads.
@@ -164,9 +176,11 @@ public final class PartitionReplica: @unchecked Sendable {
                     logger.error("not following: the leader key is not trusted", ["partition": partition, "epoch": String(leadership.epoch), "error": error.description])
                     return
                 }
+                // The newest format both read: the oldest unless the leader published more.
+                let version = ReplicationFormat.spoken(toPeerReadingUpTo: NodeFormats.newestReplicationFormat(of: leader.node, in: etcd))
                 let link = try ReplicationFollower(
                     replica: FollowerReplica(partition: partition, store: store, history: history, node: node), epoch: leadership.epoch,
-                    context: context, leaderEndpoint: leader.endpoint, security: linkSecurity)
+                    context: context, leaderEndpoint: leader.endpoint, security: linkSecurity, version: version)
                 lock.withLock { follower = link; followed = leader.node; lastEpoch = leadership.epoch }
                 onChange(.following(leadership))
             case .candidate:
