@@ -6,7 +6,7 @@ check afterwards that nothing acknowledged was lost and nothing was applied twic
     ledger.py probe  --learners a,b,… [--write]
 
 Every command takes the brokers (``--brokers EP,EP``, tried in order, failing over) and the CURVE
-certificates (``--key SECRET --server-key PUBLIC``), ``--timeout`` seconds per attempt and
+certificates (``--key SECRET --server-key PUBLIC``; neither: plaintext), ``--timeout`` seconds per attempt and
 ``--attempts``. Each prints one JSON object on stdout:
 
 - ``write`` creates books for the learners in turn, ``--in-flight`` at a time, for ``--seconds``
@@ -147,8 +147,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("command", choices=["write", "verify", "probe"])
     parser.add_argument("--brokers", required=True)
-    parser.add_argument("--key", required=True)
-    parser.add_argument("--server-key", required=True)
+    # Both (CURVE) or neither (plaintext, on loopback).
+    parser.add_argument("--key")
+    parser.add_argument("--server-key")
     parser.add_argument("--timeout", type=float, default=2.5)
     parser.add_argument("--attempts", type=int, default=3)
     parser.add_argument("--learners")
@@ -160,6 +161,8 @@ def main() -> int:
     parser.add_argument("--ledger", nargs="+")
     parser.add_argument("--write", action="store_true")
     arguments = parser.parse_args()
+    if (arguments.key is None) != (arguments.server_key is None):
+        parser.error("--key and --server-key go together (CURVE), or neither is given (plaintext)")
     needs = {"write": ["out", "learners"], "verify": ["ledger"], "probe": ["learners"]}[arguments.command]
     for name in needs:
         if getattr(arguments, name) is None:
