@@ -18,7 +18,8 @@ binary=$cache/lyceum
 mkdir -p "$cache"
 exec 9>"$cache/.lock"
 flock 9
-if [ ! -x "$binary" ]; then
+# `complete` is written last: a build cut short (or its copy) is made again.
+if [ ! -f "$cache/complete" ]; then
   source=$(mktemp -d "${TMPDIR:-/tmp}/lyceum-release-XXXXXX")
   trap 'git -C "$repository" worktree remove --force "$source" >/dev/null 2>&1 || rm -rf "$source"' EXIT
   echo "release-build: building lyceum at $commit in $source (once; cached in $cache)" >&2
@@ -30,5 +31,6 @@ if [ ! -x "$binary" ]; then
   done
   cp "$source/.build/release/lyceum" "$binary.partial"
   mv "$binary.partial" "$binary"
+  touch "$cache/complete"
 fi
 echo "$binary"
