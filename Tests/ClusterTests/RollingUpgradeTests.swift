@@ -26,6 +26,7 @@ struct RollingUpgradeTests {
 
     /// The first of ``release`` this clone has.
     static let releaseRevision: String? = release.first { revision in
+        // A git that cannot run finds no revision: the test is skipped, saying so.
         let found = try? Command.run("/usr/bin/env", ["git", "-C", NetnsCluster.repository.path, "rev-parse", "--verify", "--quiet", "\(revision)^{commit}"], timeout: .seconds(30))
         return found?.succeeded == true
     }
@@ -55,6 +56,10 @@ struct RollingUpgradeTests {
             #expect(verified.isComplete, "\(verified)")
             let differences = cluster.awaitConvergence()
             #expect(differences.isEmpty, "the journals differ after \(host) was \(what): \(differences)")
+            // Each worker of this build says what it reads; one of the release says nothing, so it is spoken version 1.
+            var published: Set<String> = []
+            #expect(eventually { published = cluster.publishedFormats(); return published == cluster.workersOf(new) },
+                    "formats published by \(published), workers of this build \(cluster.workersOf(new))")
             print("rolling upgrade: \(host) \(what) (\(cluster.builds)): \(written.acknowledged) acknowledged, longest wait \(written.longestWait ?? -1) s, "
                   + "errors \(written.errors); \(verified.checked) read back so far, \(verified.missing) missing, \(verified.duplicates) twice; "
                   + "journals equal: \(differences.isEmpty) (\(cluster.recordCount) records each)")
@@ -89,6 +94,7 @@ struct RollingUpgradeTests {
         print("unknown format version: w1 logged \(line)")
         var count = 0.0
         #expect(eventually {
+            // Not answering yet counts as none counted: the wait goes on.
             count = (try? cluster.metric("lyceum_replication_unsupported_versions_total{version=\"99\"}", of: "w1")) ?? 0
             return count >= 1
         }, "the refusal was not counted")
@@ -188,6 +194,19 @@ final class UpgradeCluster: @unchecked Sendable {
         return text.split(separator: "\n").first { $0.hasPrefix(series + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
     }
 
+    /// The workers running `binary`.
+    func workersOf(_ binary: String) -> Set<String> {
+        Set(processes.filter { $0.key != "broker" && $0.value.binary == binary }.keys)
+    }
+
+    /// The nodes with a formats entry in etcd (`lyceum/formats/<node>`), read with etcdctl.
+    func publishedFormats() -> Set<String> {
+        // An etcdctl that cannot run reads as no entry: the caller's expectation then fails, naming it.
+        guard let listed = try? Command.run("/usr/bin/env", ["ETCDCTL_API=3", "etcdctl", "--endpoints", etcd.endpoint, "get", "--prefix",
+                                                             "lyceum/formats/", "--keys-only"], timeout: .seconds(30)), listed.succeeded else { return [] }
+        return Set(listed.standardOutput.split(separator: "\n").map { String($0.dropFirst("lyceum/formats/".count)) })
+    }
+
     /// Starts the ledger writer (Clients/ledger.py, plaintext) through the broker until `until` exists.
     func startWriting(to ledger: String, learners: [String], until: String) -> ThreadResult<WriteReport> {
         let run = URL(fileURLWithPath: ledger).deletingPathExtension().lastPathComponent
@@ -205,6 +224,7 @@ final class UpgradeCluster: @unchecked Sendable {
     private func ledger<Report: Decodable>(_ command: String, _ arguments: [String], timeout: Duration) throws -> Report {
         let result = try Command.run("/usr/bin/python3", [NetnsCluster.ledgerScript, command, "--brokers", endpoint] + arguments,
                                      environment: ["PYTHONPATH": NetnsCluster.pythonClient], timeout: timeout)
+        // What does not decode is thrown with everything the client printed.
         guard result.succeeded, let report = try? JSONDecoder().decode(Report.self, from: Data(result.standardOutput.utf8)) else {
             throw ClusterError(what: "ledger.py \(command)", result: result)
         }
@@ -213,6 +233,7 @@ final class UpgradeCluster: @unchecked Sendable {
 
     /// The record lines of every partition's journal on `node`.
     func records(on node: String, partition: Int) -> [Substring] {
+        // A journal not there (yet) holds no record: a comparison then fails, naming the counts.
         let text = (try? String(contentsOfFile: "\(data.path)/\(node)/books/p\(partition)/journal.jsonl", encoding: .utf8)) ?? ""
         return text.split(separator: "\n").filter { $0.contains(#""seq":"#) }
     }
@@ -247,6 +268,7 @@ final class UpgradeCluster: @unchecked Sendable {
 
     /// The body of `GET url` (curl), or `nil` when it did not answer.
     static func get(_ url: String) -> String? {
+        // A curl that cannot run is a server that did not answer: callers wait for an answer.
         guard let result = try? Command.run("/usr/bin/env", ["curl", "-s", "--max-time", "5", url], timeout: .seconds(30)), result.succeeded else { return nil }
         return result.standardOutput
     }

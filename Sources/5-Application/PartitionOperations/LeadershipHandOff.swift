@@ -77,10 +77,14 @@ public final class LeadershipHandOff: Component {
         } catch {
             logger.warning("cannot mark this node draining; handing over regardless", ["node": worker.node, "error": error.description])
         }
-        var handed: [(replica: PartitionReplica, successor: String)] = []
+        var handed: [PartitionReplica] = []
         var kept: [String] = []
         for replica in worker.runningReplicas {
-            guard ContinuousClock.now < deadline, let leader = replica.servingLeader else { continue }
+            guard let leader = replica.servingLeader else { continue }
+            guard ContinuousClock.now < deadline else {
+                kept.append(replica.partition)
+                continue
+            }
             let candidates = leader.followers.filter {
                 $0.lagRecords <= LeadershipBalance.caughtUpRecords && $0.silence < LeadershipBalance.heardWithin && !draining.contains($0.node)
             }
@@ -90,7 +94,7 @@ public final class LeadershipHandOff: Component {
             }
             guard worker.withdraw(replica.partition) else { continue }
             do {
-                if try replica.handOff(to: successor) { handed.append((replica, successor)) } else { kept.append(replica.partition) }
+                if try replica.handOff(to: successor) { handed.append(replica) } else { kept.append(replica.partition) }
             } catch {
                 logger.warning("could not hand a leadership over; it is resigned at the stop", [
                     "partition": replica.partition, "to": successor, "error": "\(error)",
@@ -104,9 +108,9 @@ public final class LeadershipHandOff: Component {
         // tell nobody here, and the wait is short and bounded.
         var served = false
         while !served, ContinuousClock.now < deadline {
-            served = handed.allSatisfy { entry in
-                let status = entry.replica.status
-                return status.role == .following && status.leader != worker.node && entry.replica.isCaughtUp
+            served = handed.allSatisfy { replica in
+                let status = replica.status
+                return status.role == .following && status.leader != worker.node && replica.isCaughtUp
             }
             if !served { Thread.sleep(forTimeInterval: 0.05) }
         }
