@@ -219,9 +219,10 @@ public final class PartitionedWorker: PartitionCustody {
             defer { running.removeAll() }
             return running
         }
-        for (replica, store, _) in stopped {
-            replica.stop(resign: resign)
-            store.close()
+        // Side by side: each stop waits for its candidacy's thread and an etcd round trip.
+        Concurrently.forEach(stopped.map { StoppingReplica(replica: $0.replica, store: $0.store) }) { stopping in
+            stopping.replica.stop(resign: resign)
+            stopping.store.close()
         }
         linkRouter.withLock { $0 }?.stop()
         if !stopped.isEmpty { logger.info("replicas stopped", ["partitions": String(stopped.count), "resigned": String(resign)]) }
@@ -391,4 +392,10 @@ public final class PartitionedWorker: PartitionCustody {
         }
         return pool
     }
+}
+
+/// A replica and its store, stopped together (``PartitionedWorker/stopReplicas(resign:)``).
+private struct StoppingReplica: Sendable {
+    let replica: PartitionReplica
+    let store: PartitionReplicaStore
 }
