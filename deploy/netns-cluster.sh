@@ -27,6 +27,11 @@
 #   exec HOST CMD...     run CMD in HOST's namespace (e.g. `exec c1 lyceum status`)
 #   kill HOST...         kill -9 every process in each HOST's namespace (worker, broker or etcd hosts)
 #   start HOST...        start the HOSTs' processes again with the same data and keys, and wait as up
+#   restart HOST         stop HOST gracefully (TERM: a worker hands its leaderships over, a broker
+#                        sends its clients to the other broker), start it again, and return once
+#                        its processes answer /readyz 200 (a worker: caught up on every replica)
+#                        and every partition is registered with both brokers: one step of a
+#                        rolling restart (workers one at a time, brokers last: docs/cluster.md)
 #   wipe HOST            remove a killed worker host's data and make its partitions again, empty
 #   link HOST down|up    take HOST's link down or up (its end at the bridge)
 # options (up; the other verbs read them from the state directory):
@@ -75,7 +80,7 @@ keep_state=0
 lyceum=${LYCEUM:-}
 
 fail() { echo "netns-cluster: $*" >&2; exit 1; }
-usage_error() { echo "netns-cluster: $*" >&2; echo "usage: deploy/netns-cluster.sh up|down|status|env|exec|kill|start|wipe|link [options] (--help)" >&2; exit 2; }
+usage_error() { echo "netns-cluster: $*" >&2; echo "usage: deploy/netns-cluster.sh up|down|status|env|exec|kill|start|restart|wipe|link [options] (--help)" >&2; exit 2; }
 note() { echo "netns-cluster: $*" >&2; }
 
 # --- settings -------------------------------------------------------------------------------
@@ -689,6 +694,46 @@ verb_start() {
   echo "cluster ready"
 }
 
+# The metrics ports of a host's Lyceum processes, where /readyz answers.
+readiness_ports() {
+  case "$1" in
+    b*) metrics_port broker ;;
+    w*) if [ "$partitions" -gt 0 ] || [ "$1" = w1 ]; then metrics_port node; fi; metrics_port catalog ;;
+  esac
+}
+
+# Waits until every Lyceum process of host $1 answers /readyz with 200 (asked from c1).
+await_readyz() {
+  local host=$1 deadline=$((SECONDS + timeout)) port
+  for port in $(readiness_ports "$host"); do
+    until client curl -sf -o /dev/null "http://$(address "$host"):$port/readyz"; do
+      [ $SECONDS -lt $deadline ] || fail "$host:$port/readyz was not 200 after ${timeout}s: $(client curl -s "http://$(address "$host"):$port/readyz" 2>&1 | head -c 300)"
+      sleep 0.2
+    done
+  done
+}
+
+# One step of a rolling restart: TERM the host's processes (they drain: a worker hands its
+# leaderships over, a broker refuses new requests and answers those in hand), start them again,
+# and wait until they are ready and every partition is registered with both brokers.
+verb_restart() {
+  [ $# -eq 1 ] || usage_error "restart takes one host"
+  load_settings || fail "no cluster state in $state"
+  check_host "$1"
+  local host=$1 began stopped
+  case "$host" in c1) usage_error "restart takes a broker, worker, etcd or monitoring host, got '$host'" ;; esac
+  namespace_exists "$(namespace "$host")" || fail "no namespace $(namespace "$host")"
+  began=$(date +%s.%N)
+  stop_processes_in "$(namespace "$host")"
+  stopped=$(date +%s.%N)
+  start_processes "$host"
+  case "$host" in e*) await_etcd ;; esac
+  await_readyz "$host"
+  await_ready
+  await_monitoring
+  echo "restarted $host: stopped in $(awk -v a="$began" -v b="$stopped" 'BEGIN { printf "%.2f", b - a }') s, ready $(awk -v a="$stopped" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }') s later"
+}
+
 # Removes a stopped worker host's data and makes its partitions again, empty, as `up` made them:
 # a host replaced by a new one. With replicas, `start` then rebuilds it from the leaders.
 verb_wipe() {
@@ -718,7 +763,7 @@ verb_link() {
 [ $# -gt 0 ] || usage_error "no verb"
 verb=$1
 shift
-case "$verb" in -h|--help) sed -n '2,46p' "$0"; exit 0 ;; esac
+case "$verb" in -h|--help) sed -n '2,51p' "$0"; exit 0 ;; esac
 arguments=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -733,7 +778,7 @@ while [ $# -gt 0 ]; do
     --scrape-interval) [ $# -ge 2 ] || usage_error "--scrape-interval needs a value"; scrape_interval=$2; shift 2 ;;
     --foreground) foreground=1; shift ;;
     --keep-state) keep_state=1; shift ;;
-    -h|--help) sed -n '2,46p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,51p' "$0"; exit 0 ;;
     --*) usage_error "unknown option '$1'" ;;
     *) arguments+=("$1"); shift
        # After exec's host comes the command, with options of its own.
@@ -757,6 +802,7 @@ case "$verb" in
   exec) verb_exec ${arguments[@]+"${arguments[@]}"} ;;
   kill) verb_kill ${arguments[@]+"${arguments[@]}"} ;;
   start) verb_start ${arguments[@]+"${arguments[@]}"} ;;
+  restart) verb_restart ${arguments[@]+"${arguments[@]}"} ;;
   wipe) verb_wipe ${arguments[@]+"${arguments[@]}"} ;;
   link) verb_link ${arguments[@]+"${arguments[@]}"} ;;
   *) usage_error "unknown verb '$verb'" ;;

@@ -145,15 +145,16 @@ final class NetnsCluster: Sendable {
         return report
     }
 
-    /// Starts `ledger.py write` for `learners` on a thread: creates for `seconds`, each retried
-    /// `attempts` times `timeout` seconds apart, every acknowledged one appended to `ledger`. The
-    /// titles and request ids are named after the ledger's file, so two loads of one cluster never
-    /// share a `request_id`.
-    func startWriting(to ledger: String, learners: [String], seconds: Int, timeout: Int = 1, attempts: Int = 5) -> ThreadResult<WriteReport> {
+    /// Starts `ledger.py write` for `learners` on a thread: creates for `seconds` (or until the
+    /// file `until` exists), each retried `attempts` times `timeout` seconds apart, every
+    /// acknowledged one appended to `ledger`. The titles and request ids are named after the
+    /// ledger's file, so two loads of one cluster never share a `request_id`.
+    func startWriting(to ledger: String, learners: [String], seconds: Int, timeout: Int = 1, attempts: Int = 5, until: String? = nil) -> ThreadResult<WriteReport> {
         let run = URL(fileURLWithPath: ledger).deletingPathExtension().lastPathComponent
         return ThreadResult("ledger") { [self] in
             try self.ledger("write", ["--out", ledger, "--run", run, "--learners", learners.joined(separator: ","), "--seconds", String(seconds),
-                                      "--timeout", String(timeout), "--attempts", String(attempts)], timeout: .seconds(seconds + 60))
+                                      "--timeout", String(timeout), "--attempts", String(attempts)] + (until.map { ["--until", $0] } ?? []),
+                            timeout: .seconds(seconds + 60))
         }
     }
 

@@ -40,8 +40,11 @@ public final class Broker: Component {
         outbox = try ReplyOutbox()
     }
 
-    /// Binds, then routes until ``shutdown()``; on shutdown the local services' deferred replies
-    /// are sent (waiting up to `maxRequestDuration`) and every registered worker gets DISCONNECT.
+    /// Binds, then routes until ``shutdown()``. Stopping, it refuses every queued and every new
+    /// request with `service_unknown` (which Lyceum's clients retry at once through their next
+    /// broker) while it still routes the replies to the requests its workers have in hand, for
+    /// up to 5 s (protocol/majordomo.md, *A broker that stops*); then the local services' deferred
+    /// replies are sent (waiting up to `maxRequestDuration`) and every registered worker gets DISCONNECT.
     /// - Throws: ``MajordomoError`` when an endpoint cannot be bound or the context is terminated.
     public func run() throws {
         let logger = Logger(component: "broker")
@@ -74,7 +77,8 @@ public final class Broker: Component {
         logger.log(.info, "broker stopped")
     }
 
-    /// Stops routing; `run()` returns after sending DISCONNECT to the registered workers.
+    /// Stops taking requests; `run()` returns once the requests in hand are answered, after
+    /// sending DISCONNECT to the registered workers.
     public func shutdown() {
         wakeup.signal()
     }

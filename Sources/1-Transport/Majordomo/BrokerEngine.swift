@@ -136,6 +136,14 @@ final class BrokerEngine {
 
     /// How long the router stays open after the last deferred reply of a shutdown.
     private static let lastRepliesGrace = Duration.milliseconds(100)
+    /// How long a stopping broker waits for the replies to the requests its workers have in hand
+    /// (at most `maxRequestDuration`): within a process's 10 s grace period.
+    static let stopDrainLimit = Duration.seconds(5)
+    /// Why a stopping broker refuses a request: `service_unknown`, which Lyceum's clients retry at
+    /// once through their next broker (protocol/majordomo.md, *A broker that stops*).
+    private static let stopping = BrokerRejection(code: .serviceUnknown, text: "the broker is stopping: retry through another broker")
+    /// Set once ``route(until:)`` was told to stop: requests are refused, replies still routed.
+    @exclusivity(unchecked) private var isStopping = false
 
     /// Messages handled between two looks at the timers, so that a flood cannot starve heartbeats.
     private static let batch = 4096
@@ -168,8 +176,19 @@ final class BrokerEngine {
         let housekeeping = max(min(configuration.heartbeat.interval, configuration.unknownServiceTimeout) / 2, .milliseconds(1))
         var nextHeartbeat = clock.now + configuration.heartbeat.interval
         var nextHousekeeping = clock.now + housekeeping
-        while !wakeup.isSignaled {
-            let deadline = min(nextHeartbeat, nextHousekeeping, connectionGuard.nextCheck)
+        // The outbox's place among the waiter's descriptors (the shutdown pipe's goes once stopping).
+        var outboxIndex = 1
+        var stopBy: ContinuousClock.Instant?
+        while true {
+            if stopBy == nil, wakeup.isSignaled {
+                stopBy = clock.now + min(Self.stopDrainLimit, configuration.maxRequestDuration)
+                try beginStopping()
+                // The shutdown pipe stays readable: wait on the router and the outbox alone.
+                waiter = try SocketWaiter(sockets: [router], fileDescriptors: [outbox.fileDescriptor])
+                outboxIndex = 0
+            }
+            if let stopBy, try finishedStopping(by: stopBy) { break }
+            let deadline = min(nextHeartbeat, nextHousekeeping, connectionGuard.nextCheck, stopBy ?? nextHeartbeat)
             // The loop's own posts (syncs at a batch's end) write no byte to the outbox's pipe.
             try waiter.wait(timeout: outbox.hasReplies ? .zero : max(.zero, deadline - clock.now), checkingFirst: mayHoldMessages)
             now = clock.now
@@ -193,7 +212,7 @@ final class BrokerEngine {
             mayHoldMessages = handled == Self.batch || !withinTime
             // Checked on every pass, not only when the poll saw the pipe: while clients keep the
             // router busy the loop may not poll at all.
-            if outbox.hasReplies || waiter.descriptorIsReadable(1) {
+            if outbox.hasReplies || waiter.descriptorIsReadable(outboxIndex) {
                 try sendLocalReplies()
                 mayHoldMessages = true
             }
@@ -220,6 +239,46 @@ final class BrokerEngine {
         }
         try drainLocalRequests()
         try disconnectAllWorkers()
+    }
+
+    // MARK: Stopping
+
+    /// Stops taking requests (protocol/majordomo.md, *A broker that stops*): every queued one is
+    /// answered `service_unknown` now, as every new one will be, so that clients retry through
+    /// another broker at once; the requests the workers have in hand are still answered.
+    private func beginStopping() throws(ZMQError) {
+        isStopping = true
+        let inHand = workers.values.reduce(0) { $0 + ($1.request == nil ? 0 : 1) }
+        logger.log(.info, "broker stopping: refusing new requests, answering those in hand", [
+            "in_hand": String(inHand), "queued": String(queuedRequests),
+        ])
+        try refuseQueued()
+    }
+
+    /// Answers every queued request `service_unknown` (a request given back by a worker leaving
+    /// while the broker stops lands in a queue too).
+    private func refuseQueued() throws(ZMQError) {
+        guard queuedRequests > 0 else { return }
+        for service in services.values {
+            while let request = service.requests.popFirst() {
+                queuedRequests -= 1
+                try reject(request.client, service: request.requestedService ?? service.name, Self.stopping)
+            }
+        }
+    }
+
+    /// Whether a stopping broker may close: no worker has a request in hand, or `deadline`
+    /// passed. Then the last replies get a moment to be read.
+    private func finishedStopping(by deadline: ContinuousClock.Instant) throws(ZMQError) -> Bool {
+        try refuseQueued()
+        let inHand = workers.values.reduce(0) { $0 + ($1.request == nil ? 0 : 1) }
+        guard inHand == 0 || clock.now >= deadline else { return false }
+        if inHand > 0 { logger.log(.error, "requests left without a reply at shutdown", ["requests": String(inHand)]) }
+        // A client with ZMQ_IMMEDIATE (as Lyceum's are) drops the replies it has not read yet
+        // when its connection ends.
+        var waiter = try SocketWaiter(sockets: [], fileDescriptors: [outbox.fileDescriptor])
+        try waiter.waitForDescriptors(timeout: Self.lastRepliesGrace)
+        return true
     }
 
     // MARK: Dispatching messages
@@ -321,6 +380,7 @@ final class BrokerEngine {
             let message = ClientMessage(service: name, body: receiveBuffer.bytes(from: bodyStart))
             return try reply(to: client, service: name, body: [managementAnswer(message)])
         }
+        if isStopping { return try reject(client, service: name, Self.stopping) }
         // Routed requests go to their target's workers; the rest on as addressed.
         var target: [UInt8]?
         if !routes.isEmpty, let route = routes[name], let index = receiveBuffer.withFrameBytes(bodyStart, route.choose),

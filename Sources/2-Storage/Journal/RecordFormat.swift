@@ -241,3 +241,9 @@ struct LineParser {
         return name
     }
 }
+
+extension Journal {
+    /// The journal format version this build writes and reads (the header's `version`,
+    /// protocol/journal.md): what a node publishes for the others to know (issue 35).
+    public static let formatVersion = Int(RecordFormat.version)
+}

@@ -18,6 +18,12 @@ final class FollowerLink: @unchecked Sendable {
     /// Whether the thread has closed its socket and returned.
     private let finished = Monitor(false)
     private let limits: ReplicationMessage.Limits
+    /// The format spoken (the link's thread only): the newest both ends read, until the leader
+    /// answers none of three rounds of `follow` in it (it may be an older build than its
+    /// published formats said, restarted within their lease), then the oldest.
+    private var version: Int
+    /// Rounds of `follow` sent since the leader last said anything (the link's thread only).
+    private var unanswered = 0
     /// The partitions followed over this link.
     private let entries = Mutex<[String: Entry]>([:])
     /// Acknowledgements made durable on the journals' threads, for the link's thread to send.
@@ -56,9 +62,13 @@ final class FollowerLink: @unchecked Sendable {
 
     /// Connects to `endpoint` with `security` and starts the thread (no partition yet).
     /// - Throws: the socket's error (a bad endpoint, bad keys).
-    init(context: Context, endpoint: String, security: SocketSecurity, limits: ReplicationMessage.Limits = ReplicationMessage.Limits()) throws {
+    init(
+        context: Context, endpoint: String, security: SocketSecurity, limits: ReplicationMessage.Limits = ReplicationMessage.Limits(),
+        version: Int = ReplicationFormat.oldest
+    ) throws {
         self.endpoint = endpoint
         self.limits = limits
+        self.version = version
         wakeup = try WakeupPipe()
         do {
             // The socket is made, connected and used by the link's thread only.
@@ -149,11 +159,25 @@ final class FollowerLink: @unchecked Sendable {
     /// connection, a lost message, a partition just attached).
     private func sayFollow(on socket: Socket) throws {
         let now = ContinuousClock.now
-        for entry in entries.withLock({ Array($0.values) }) where now - entry.lastHeard >= .seconds(1) {
-            _ = try socket.send(multipart: entry.replica.follow(epoch: entry.epoch).frames(), options: .dontWait)
+        let silent = entries.withLock { $0.values.filter { now - $0.lastHeard >= .seconds(1) } }
+        guard !silent.isEmpty else { return }
+        if unanswered >= 3, version > ReplicationFormat.oldest {
+            logger.warning("the leader answers no follow of this format; speaking the oldest", [
+                "endpoint": endpoint, "version": String(version), "now": String(ReplicationFormat.oldest),
+            ])
+            version = ReplicationFormat.oldest
+        }
+        unanswered += 1
+        for entry in silent {
+            try send(entry.replica.follow(epoch: entry.epoch), on: socket)
             entry.publish()
             entry.lastHeard = now
         }
+    }
+
+    /// Sends `message` in the link's format.
+    private func send(_ message: ReplicationMessage, on socket: Socket) throws {
+        _ = try socket.send(multipart: message.frames(version: version), options: .dontWait)
     }
 
     /// Sends the acknowledgements whose records became durable, unless their partition stopped
@@ -164,7 +188,7 @@ final class FollowerLink: @unchecked Sendable {
         let table = entries.withLock { $0 }
         for unacknowledged in ready {
             guard let entry = table[unacknowledged.partition], entry.replica.generation == unacknowledged.generation else { continue }
-            _ = try socket.send(multipart: unacknowledged.ack.frames(), options: .dontWait)
+            try send(unacknowledged.ack, on: socket)
         }
     }
 
@@ -176,6 +200,7 @@ final class FollowerLink: @unchecked Sendable {
         var bytes = 0
         while bytes < Self.maxPassBytes, let frames = try socket.receiveMultipart(options: .dontWait) {
             bytes += frames.reduce(0) { $0 + $1.count }
+            unanswered = 0
             do {
                 let message = try ReplicationMessage(frames: frames, limits: limits)
                 if batches[message.partition] == nil { order.append(message.partition) }
@@ -199,7 +224,7 @@ final class FollowerLink: @unchecked Sendable {
     private func answer(_ batch: [ReplicationMessage], for entry: Entry, on socket: Socket) throws {
         if let commit = batch.lazy.compactMap(\.announcedCommit).last { entry.announced.withLock { $0 = (commit, .now) } }
         let (answers, unacknowledged) = entry.replica.answer(batch)
-        for answer in answers { _ = try socket.send(multipart: answer.frames(), options: .dontWait) }
+        for answer in answers { try send(answer, on: socket) }
         entry.publish()
         guard let unacknowledged else { return }
         unacknowledged.write.whenDurable { [self] _ in
@@ -215,7 +240,7 @@ final class FollowerLink: @unchecked Sendable {
         logger.warning("refused a message from the leader", ["endpoint": endpoint, "partition": partition ?? "", "error": error.description])
         guard let partition, let entry = entries.withLock({ $0[partition] }) else { return }
         let refusal = ReplicationMessage.refuse(partition: partition, epoch: entry.replica.history.adopted, reason: error.code, position: entry.replica.position)
-        _ = try socket.send(multipart: refusal.frames(), options: .dontWait)
+        try send(refusal, on: socket)
     }
 }
 

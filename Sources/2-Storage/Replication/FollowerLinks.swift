@@ -2,7 +2,7 @@ import Synchronization
 import ZeroMQ
 
 /// A process's links to the leaders it follows: one ``FollowerLink`` (one connection, one
-/// thread) per leader endpoint and security, shared by every partition followed there, made
+/// thread) per leader endpoint, security and format version, shared by every partition followed there, made
 /// with the first and stopped with the last (protocol/replication.md, *One link per leader*).
 public final class FollowerLinks: Sendable {
     private let context: Context
@@ -13,6 +13,7 @@ public final class FollowerLinks: Sendable {
     private struct Shared {
         let endpoint: String
         let security: SocketSecurity
+        let version: Int
         let link: FollowerLink
         var partitions: Int
     }
@@ -24,16 +25,18 @@ public final class FollowerLinks: Sendable {
     }
 
     /// Follows the leader of `epoch` at `leaderEndpoint` with `replica`, over the link to that
-    /// leader (opened now if this is its first partition).
+    /// leader speaking format `version` (opened now if this is its first partition).
     /// - Throws: the socket's error when a new link cannot be opened.
-    public func follow(_ replica: FollowerReplica, epoch: Int64, leaderEndpoint: String, security: SocketSecurity) throws -> ReplicationFollower {
+    public func follow(
+        _ replica: FollowerReplica, epoch: Int64, leaderEndpoint: String, security: SocketSecurity, version: Int = ReplicationFormat.oldest
+    ) throws -> ReplicationFollower {
         let link = try open.withLock { open throws -> FollowerLink in
-            if let index = open.firstIndex(where: { $0.endpoint == leaderEndpoint && $0.security == security }) {
+            if let index = open.firstIndex(where: { $0.endpoint == leaderEndpoint && $0.security == security && $0.version == version }) {
                 open[index].partitions += 1
                 return open[index].link
             }
-            let link = try FollowerLink(context: context, endpoint: leaderEndpoint, security: security, limits: limits)
-            open.append(Shared(endpoint: leaderEndpoint, security: security, link: link, partitions: 1))
+            let link = try FollowerLink(context: context, endpoint: leaderEndpoint, security: security, limits: limits, version: version)
+            open.append(Shared(endpoint: leaderEndpoint, security: security, version: version, link: link, partitions: 1))
             return link
         }
         return ReplicationFollower(entry: FollowerLink.Entry(replica: replica, epoch: epoch), link: link, release: { [self] in release(link) })

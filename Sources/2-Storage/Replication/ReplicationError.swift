@@ -18,6 +18,9 @@ public struct ReplicationError: Error, Sendable, Equatable, CustomStringConverti
         case snapshotNeeded = "snapshot_needed"
         /// The journal failed (a write or sync error): the replica stops acknowledging.
         case storage
+        /// A message of a format version this build does not read (``ReplicationFormat``):
+        /// refused before any of it was read.
+        case unsupportedVersion = "unsupported_version"
     }
 
     /// What went wrong.

@@ -17,11 +17,12 @@ public final class ReplicationFollower: Sendable {
     private let stopped = Atomic<Bool>(false)
 
     /// Follows the leader of `epoch` at `leaderEndpoint` on a link of its own, stopped with it
-    /// (a process following one partition, and the tests).
+    /// (a process following one partition, and the tests), speaking format `version`
+    /// (``ReplicationFormat``; see ``FollowerLink``).
     /// - Throws: the socket's error.
     public convenience init(replica: FollowerReplica, epoch: Int64, context: Context, leaderEndpoint: String, security: SocketSecurity = .plaintext,
-                            limits: ReplicationMessage.Limits = ReplicationMessage.Limits()) throws {
-        let link = try FollowerLink(context: context, endpoint: leaderEndpoint, security: security, limits: limits)
+                            limits: ReplicationMessage.Limits = ReplicationMessage.Limits(), version: Int = ReplicationFormat.oldest) throws {
+        let link = try FollowerLink(context: context, endpoint: leaderEndpoint, security: security, limits: limits, version: version)
         self.init(entry: FollowerLink.Entry(replica: replica, epoch: epoch), link: link, release: { link.stop() })
     }
 

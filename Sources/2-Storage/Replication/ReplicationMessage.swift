@@ -80,9 +80,12 @@ public enum ReplicationMessage: Sendable, Equatable {
         }
     }
 
-    /// The message as frames: its JSON, then an append's record lines.
-    public func frames() -> [[UInt8]] {
+    /// The message as frames in format `version` (``ReplicationFormat``): its JSON, then an
+    /// append's record lines. Version 1, the default, says no version (every build reads it);
+    /// a later one says `"v"` first.
+    public func frames(version: Int = ReplicationFormat.oldest) -> [[UInt8]] {
         var header = JSONObject()
+        if version > ReplicationFormat.oldest { header.append("v", .integer(version)) }
         func position(_ value: LogPosition) -> JSONValue { ["epoch": .integer(Int(value.epoch)), "seq": .integer(Int(value.sequence))] }
         switch self {
         case .follow(let partition, let epoch, let at, let node):
@@ -135,8 +138,10 @@ public enum ReplicationMessage: Sendable, Equatable {
         return partition
     }
 
-    /// Reads a message from its frames, checking every member and limit.
-    /// - Throws: `bad_message` naming the member, or `bad_record` for a damaged record line.
+    /// Reads a message from its frames, checking every member and limit, of any format version
+    /// this build reads (``ReplicationFormat``; no `"v"`: version 1).
+    /// - Throws: `unsupported_version` for a newer version, before anything else of the message
+    ///   is read; `bad_message` naming the member, or `bad_record` for a damaged record line.
     public init(frames: [[UInt8]], limits: Limits = Limits()) throws(ReplicationError) {
         guard let first = frames.first else { throw ReplicationError(.badMessage, "no frame") }
         guard first.count <= limits.maxHeaderBytes else { throw ReplicationError(.badMessage, "a header of \(first.count) bytes, over \(limits.maxHeaderBytes)") }
@@ -144,9 +149,19 @@ public enum ReplicationMessage: Sendable, Equatable {
         do { value = try JSONParser(maxBytes: limits.maxHeaderBytes, maxDepth: 8).parse(first) } catch {
             throw ReplicationError(.badMessage, "not JSON: \(error)")
         }
+        let version: Int
+        do throws(JSONReadError) {
+            var peek = try JSONObjectReader(value)
+            version = try peek.optionalInteger("v", in: 1...Int.max) ?? ReplicationFormat.oldest
+        } catch {
+            throw ReplicationError(.badMessage, "\(error)")
+        }
+        // Nothing of a newer format is read: its members may mean what this build cannot know.
+        guard version <= ReplicationFormat.newest else { throw ReplicationFormat.refused(version: version) }
         let header: ReplicationMessage
         do throws(JSONReadError) {
             var reader = try JSONObjectReader(value)
+            _ = try reader.optionalInteger("v", in: 1...ReplicationFormat.newest)
             let op = try reader.string("op", length: 1...16)
             let partition = try reader.string("partition", length: 1...128)
             let epoch = Int64(try reader.integer("epoch", in: 0...Int.max))

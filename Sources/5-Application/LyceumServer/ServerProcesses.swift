@@ -178,7 +178,9 @@ public enum ServerProcesses {
         }
         do {
             let revocations = Revocations()
-            let replicating = budget != nil && settings.replicas > 1
+            // A replicating worker is ready once caught up on every replica it holds (a rolling
+            // restart and Kubernetes' probes wait for that).
+            let replicating = settings.replicas > 1 && budget != nil
             let readiness = Readiness(awaiting: [Readiness.started, Readiness.registered] + (replicating ? [Readiness.caughtUp] : []))
             let watchdog = Watchdog.forProcess()
             return try runGroup(logger: logger, readiness: readiness,
@@ -214,11 +216,12 @@ public enum ServerProcesses {
                 let handler = ServiceHost.handlers(publishingTo: publisher)
                 var services = host.services.filter { $0.partition == nil }.map { ($0.name, handler($0)) }
                 var worker: PartitionedWorker?
+                let plan = budget == nil ? nil : try replicationPlan(settings, security: security, context: context)
                 if let budget {
                     let partitions = PartitionedWorker(
                         node: settings.node, host: host, dataDirectory: settings.dataDirectory, budget: budget, handler: handler,
                         changed: { hosted, served in publisher.map { host.snapshotsFollow(hosted, served: served, publisher: $0) } },
-                        replication: try replicationPlan(settings, security: security, context: context))
+                        replication: plan)
                     let caller = try NodeCaller(endpoints: settings.brokers, security: security.connecting)
                     let moves = PartitionMoveOps(worker: partitions, call: caller.call, outcomes: PartitionMoveOutcomeFile(dataDirectory: settings.dataDirectory))
                     let node = NodeService.worker(node: settings.node, partitions: settings.partitions, worker: partitions)
@@ -235,14 +238,23 @@ public enum ServerProcesses {
                 try worker?.startReplicas()
                 // The replicas' gauges are set from their status when scraped.
                 let report = ProcessReport(role: "worker", journals: host.journals) { [worker] in worker?.refreshReplicaMetrics() }
-                // Before the pool: stopped once the pool has, leaderships are resigned.
-                let handOver: [(name: String, component: any Component)] =
-                    settings.replicas > 1 ? worker.map { [("replicas", ReplicaHandOver(worker: $0))] } ?? [] : []
-                // `/readyz` waits until every replica held is caught up (docs/kubernetes.md's probes).
-                let caughtUp: [(name: String, component: any Component)] =
-                    replicating ? worker.map { [("replica-readiness", ReplicaReadiness(worker: $0, readiness: readiness))] } ?? [] : []
+                // Replicating, the pool hands the node's leaderships over before it stops; the
+                // replicas, before the pool, stop once it has, resigning what is left.
+                var workers: any Component = pool
+                var handOver: [(name: String, component: any Component)] = []
+                if replicating, let worker {
+                    let handOff = plan.map { LeadershipHandOff(pool: pool, worker: worker, etcd: $0.etcd, leaseSeconds: $0.timing.ttlSeconds) }
+                    let formats = plan.flatMap { publishedFormats(node: settings.node, plan: $0, logger: logger) }
+                    workers = handOff ?? pool
+                    handOver = [("replicas", ReplicaHandOver(worker: worker) {
+                        handOff?.unmark()
+                        formats?.stop(revoke: true)
+                    })]
+                    // `/readyz` waits until every replica held is caught up (docs/kubernetes.md's probes).
+                    handOver.append(("replica-readiness", ReplicaReadiness(worker: worker, readiness: readiness)))
+                }
                 return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report, readiness: readiness, watchdog: watchdog)
-                    + handOver + caughtUp + published(publisher) + host.components + [("workers", pool as any Component)]
+                    + handOver + published(publisher) + host.components + [("workers", workers)]
             }
         } catch {
             logger.critical("cannot start", ["error": "\(error)"])
@@ -260,6 +272,15 @@ public enum ServerProcesses {
         return ReplicationPlan(
             replicas: settings.replicas, etcd: try EtcdClient(endpoints: settings.etcdEndpoints), timing: try settings.leaseTiming,
             endpoint: endpoint, context: context, security: security.replication, balanceInterval: settings.leaderBalanceInterval)
+    }
+
+    /// This node's formats entry in etcd (``NodeFormats``), kept while the process runs; `nil`,
+    /// logged, when etcd does not take it: peers then speak the oldest format to this node.
+    private static func publishedFormats(node: String, plan: ReplicationPlan, logger: Logger) -> LeaseKeeper? {
+        do { return try NodeFormats.publish(node: node, etcd: plan.etcd, timing: plan.timing) } catch {
+            logger.warning("cannot publish this node's formats; peers speak the oldest to it", ["node": node, "error": error.description])
+            return nil
+        }
     }
 
     /// The snapshot endpoint a worker was given (`snapshot-endpoint` from any source); `nil`

@@ -14,7 +14,8 @@ import Replication
 /// two fewer, through the epoch-checked hand-off (``PartitionReplica/handOff(to:)``): the
 /// successor recovers as any new leader does, so nothing acknowledged is lost, and a write in
 /// flight meanwhile is retried by its client at the successor. One hand-off per pass and node,
-/// and the two-fewer rule, keep the nodes from trading a leadership back and forth.
+/// and the two-fewer rule, keep the nodes from trading a leadership back and forth; a node
+/// marked draining (``DrainingNodes``) is handed nothing.
 final class LeadershipBalance: @unchecked Sendable {
     /// A partition this node leads, and the nodes of its followers that could lead it now.
     struct Led: Sendable, Equatable {
@@ -79,11 +80,17 @@ final class LeadershipBalance: @unchecked Sendable {
         }
         guard !led.isEmpty else { return }
         let leaders: [String: String]
-        do { leaders = try currentLeaders() } catch {
+        let draining: Set<String>
+        do {
+            leaders = try currentLeaders()
+            draining = try DrainingNodes.list(in: etcd)
+        } catch {
             logger.warning("cannot read the leader keys to even out the leaderships", ["error": error.description])
             return
         }
-        guard let move = Self.next(node: node, leaders: leaders, led: led), let replica = running[move.partition] else { return }
+        // A node that is stopping hands its leaderships away (LeadershipHandOff): none goes to it.
+        let eligible = led.map { Led(partition: $0.partition, followers: $0.followers.filter { !draining.contains($0) }) }
+        guard let move = Self.next(node: node, leaders: leaders, led: eligible), let replica = running[move.partition] else { return }
         logger.info("handing a leadership over to even out the leaderships", [
             "partition": move.partition, "to": move.to, "led_here": String(led.count),
         ])

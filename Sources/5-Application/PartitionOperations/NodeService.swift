@@ -69,7 +69,8 @@ extension NodeService {
     /// "directory" (absolute), "last_seq", "bytes", "state"}], "moved": [{"service", "partition",
     /// "to", "directory"}]}`, in service order, then partition order; a replicating worker adds
     /// `"replicas": [{"service", "partition", "role", "epoch", "last_seq", "leader", "followers"}]`
-    /// (``ReplicaStatus``), one per partition it holds a replica of, led or not.
+    /// (``ReplicaStatus``), one per partition it holds a replica of, led or not. `formats` says
+    /// which format versions the node reads (``NodeFormats/own``).
     static func describe(node: String, partitions: Int, worker: PartitionedWorker) -> Operation {
         { request, _, reply throws(ServiceError) in
             try request.read { (_) throws(JSONReadError) in }
@@ -89,6 +90,7 @@ extension NodeService {
             var result = JSONObject()
             result.append("node", .string(node))
             result.append("partitions", .integer(partitions))
+            result.append("formats", NodeFormats.own)
             result.append("held", .array(held))
             result.append("moved", .array(worker.movedAway.map { moved in
                 ["service": .string(moved.service), "partition": .integer(moved.partition), "to": .string(moved.to),

@@ -41,6 +41,8 @@ public final class PartitionReplica: @unchecked Sendable {
     private let history: EpochHistory
     private let replicas: Int
     private let security: ReplicationSecurity
+    /// Where the leader keys are, and each node's formats (``NodeFormats``).
+    private let etcd: EtcdClient
     private let onChange: @Sendable (Role) -> Void
     private let onCommitted: @Sendable (Duration) -> Void
     private let logger = Logger(component: "replica")
@@ -82,6 +84,7 @@ public final class PartitionReplica: @unchecked Sendable {
         self.history = history
         self.replicas = replicas
         self.security = security
+        etcd = election.client
         self.onChange = onChange
         self.onCommitted = onCommitted
         let candidacy = Candidacy(election: election, name: candidate.description, timing: timing) { [weak self] state in self?.became(state) }
@@ -183,9 +186,11 @@ public final class PartitionReplica: @unchecked Sendable {
                     logger.error("not following: the leader key is not trusted", ["partition": partition, "epoch": String(leadership.epoch), "error": error.description])
                     return
                 }
+                // The newest format both read: the oldest unless the leader published more.
+                let version = ReplicationFormat.spoken(toPeerReadingUpTo: NodeFormats.newestReplicationFormat(of: leader.node, in: etcd))
                 let link = try followerLinks.follow(
                     FollowerReplica(partition: partition, store: store, history: history, node: node), epoch: leadership.epoch,
-                    leaderEndpoint: leader.endpoint, security: linkSecurity)
+                    leaderEndpoint: leader.endpoint, security: linkSecurity, version: version)
                 links.withLock { $0.follower = link; $0.followed = leader.node; $0.lastEpoch = leadership.epoch }
                 onChange(.following(leadership))
             case .candidate:

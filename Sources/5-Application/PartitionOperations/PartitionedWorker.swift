@@ -90,6 +90,9 @@ public final class PartitionedWorker: PartitionCustody {
     /// Set once the replicas are stopping: the pool has stopped, so a leadership that ends
     /// only steps down.
     private let stoppingReplicas = Mutex(false)
+    /// The partitions ``withdraw(_:)`` took off the pool ahead of a hand-off: when their
+    /// leadership ends, their service is stepped down without a second removal.
+    private let withdrawn = Mutex<Set<String>>([])
 
     /// The partitions `host` opened at the start, to be served on the pool given to ``serve(on:)``;
     /// one moving in is admitted while it fits `budget`. With `replication`, the partitions
@@ -179,16 +182,45 @@ public final class PartitionedWorker: PartitionCustody {
         replicas.withLock { $0.map(\.replica) }.map(\.status)
     }
 
-    /// Whether every replica running here is caught up (``PartitionReplica/isCaughtUp``); true
-    /// when none runs.
-    public var replicasCaughtUp: Bool {
-        replicas.withLock { $0.map(\.replica) }.allSatisfy(\.isCaughtUp)
-    }
-
     /// Sets the replicas' gauges (leadership, epoch, the followers' lag) to what they are now:
     /// called before each scrape of the metrics endpoint.
     public func refreshReplicaMetrics() {
         for (replica, _, metrics) in replicas.withLock({ $0 }) { metrics.record(replica.status) }
+    }
+
+    /// The replicas running now, in the order started.
+    var runningReplicas: [PartitionReplica] {
+        replicas.withLock { $0.map(\.replica) }
+    }
+
+    /// Whether every replica held has caught up (``PartitionReplica/isCaughtUp``): what
+    /// `/readyz` waits for on a replicating worker (true when it holds none).
+    public var replicasCaughtUp: Bool {
+        runningReplicas.allSatisfy(\.isCaughtUp)
+    }
+
+    /// Stops evening out this node's leaderships: it is about to hand them all away.
+    func stopBalancing() {
+        leadershipBalance.withLock { $0 }?.stop()
+    }
+
+    /// Takes the partition this node leads (`books.p7`) off the pool ahead of handing its
+    /// leadership over: its sessions answer the requests in hand (a write once its majority has
+    /// it, the link still running) and leave every broker, which holds the partition's next
+    /// requests for its next leader; so that no write waits for a majority when the leadership
+    /// ends. Returns once they have left; false when the partition is not served here.
+    func withdraw(_ partition: String) -> Bool {
+        changing.withLock { _ in
+            guard live.withLock({ $0[partition] != nil }), !withdrawn.withLock({ $0.contains(partition) }) else { return false }
+            do {
+                try attachedPool().removeService(partition)
+            } catch {
+                logger.warning("cannot withdraw the partition before handing it over", ["partition": partition, "error": "\(error)"])
+                return false
+            }
+            withdrawn.withLock { _ = $0.insert(partition) }
+            return true
+        }
     }
 
     /// Stops every replica once the pool has stopped (its requests in hand answered): with
@@ -201,9 +233,10 @@ public final class PartitionedWorker: PartitionCustody {
             defer { running.removeAll() }
             return running
         }
-        for (replica, store, _) in stopped {
-            replica.stop(resign: resign)
-            store.close()
+        // Side by side: each stop waits for its candidacy's thread and an etcd round trip.
+        Concurrently.forEach(stopped.map { StoppingReplica(replica: $0.replica, store: $0.store) }) { stopping in
+            stopping.replica.stop(resign: resign)
+            stopping.store.close()
         }
         linkRouter.withLock { $0 }?.stop()
         if !stopped.isEmpty { logger.info("replicas stopped", ["partitions": String(stopped.count), "resigned": String(resign)]) }
@@ -255,7 +288,8 @@ public final class PartitionedWorker: PartitionCustody {
                 // Its requests in hand are answered first: writes the majority did not acknowledge
                 // under this leadership fail (`unavailable`), and clients retry at the next leader.
                 // Once the replicas stop, the pool has stopped: its sessions left every broker.
-                if !stoppingReplicas.withLock({ $0 }) {
+                let wasWithdrawn = withdrawn.withLock { $0.remove(name) != nil }
+                if !stoppingReplicas.withLock({ $0 }), !wasWithdrawn {
                     do {
                         try attachedPool().removeService(name)
                     } catch {
@@ -372,4 +406,10 @@ public final class PartitionedWorker: PartitionCustody {
         }
         return pool
     }
+}
+
+/// A replica and its store, stopped together (``PartitionedWorker/stopReplicas(resign:)``).
+private struct StoppingReplica: Sendable {
+    let replica: PartitionReplica
+    let store: PartitionReplicaStore
 }

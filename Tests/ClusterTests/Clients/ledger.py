@@ -1,17 +1,18 @@
 """A client of the netns cluster that keeps a ledger of what the cluster acknowledged, so a test can
 check afterwards that nothing acknowledged was lost and nothing was applied twice.
 
-    ledger.py write  --out FILE --learners a,b,… --seconds S [--in-flight K] [--run NAME]
+    ledger.py write  --out FILE --learners a,b,… --seconds S [--until FILE] [--in-flight K] [--run NAME]
     ledger.py verify --ledger FILE [FILE…]
     ledger.py probe  --learners a,b,… [--write]
 
 Every command takes the brokers (``--brokers EP,EP``, tried in order, failing over) and the CURVE
-certificates (``--key SECRET --server-key PUBLIC``), ``--timeout`` seconds per attempt and
+certificates (``--key SECRET --server-key PUBLIC``; neither: plaintext), ``--timeout`` seconds per attempt and
 ``--attempts``. Each prints one JSON object on stdout:
 
 - ``write`` creates books for the learners in turn, ``--in-flight`` at a time, for ``--seconds``
   (bounded: it stops sending then and waits for what is in flight, at most timeout × attempts
-  more). Each create has a unique title and ``request_id``; a reply whose book is not the one
+  more), or sooner once the file ``--until`` names exists (a test's steps of unknown length).
+  Each create has a unique title and ``request_id``; a reply whose book is not the one
   asked for counts as ``wrong``. Every acknowledged create is appended to ``--out`` as a JSON line
   before the next is sent. Prints ``{"acknowledged", "wrong", "errors": {code: count},
   "longest_wait"}``: the longest a create took, retries included, in seconds.
@@ -31,6 +32,7 @@ import argparse
 import asyncio
 import itertools
 import json
+import os
 import sys
 import time
 from collections import Counter
@@ -56,7 +58,7 @@ async def write(arguments: argparse.Namespace) -> dict[str, Any]:
         with open(arguments.out, "a", encoding="utf-8") as ledger:
             async def one_writer() -> None:
                 nonlocal longest
-                while time.monotonic() < stop_at:
+                while time.monotonic() < stop_at and not (arguments.until and os.path.exists(arguments.until)):
                     number = next(sequence)
                     learner = learners[number % len(learners)]
                     title = f"{arguments.run}-{number}"
@@ -145,24 +147,29 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("command", choices=["write", "verify", "probe"])
     parser.add_argument("--brokers", required=True)
-    parser.add_argument("--key", required=True)
-    parser.add_argument("--server-key", required=True)
+    # Both (CURVE) or neither (plaintext, on loopback).
+    parser.add_argument("--key")
+    parser.add_argument("--server-key")
     parser.add_argument("--timeout", type=float, default=2.5)
     parser.add_argument("--attempts", type=int, default=3)
     parser.add_argument("--learners")
     parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--until")
     parser.add_argument("--in-flight", type=int, default=8)
     parser.add_argument("--run", default="w")
     parser.add_argument("--out")
     parser.add_argument("--ledger", nargs="+")
     parser.add_argument("--write", action="store_true")
     arguments = parser.parse_args()
+    if (arguments.key is None) != (arguments.server_key is None):
+        parser.error("--key and --server-key go together (CURVE), or neither is given (plaintext)")
     needs = {"write": ["out", "learners"], "verify": ["ledger"], "probe": ["learners"]}[arguments.command]
     for name in needs:
         if getattr(arguments, name) is None:
             parser.error(f"{arguments.command} needs --{name}")
-    if not 0 < arguments.seconds <= 120 or not 1 <= arguments.in_flight <= 64:
-        parser.error("--seconds must be in (0, 120] and --in-flight in 1-64: the load is bounded")
+    longest = 600 if arguments.until else 120
+    if not 0 < arguments.seconds <= longest or not 1 <= arguments.in_flight <= 64:
+        parser.error(f"--seconds must be in (0, {longest}] (600 with --until) and --in-flight in 1-64: the load is bounded")
     command = {"write": write, "verify": verify, "probe": probe}[arguments.command]
     print(json.dumps(asyncio.run(command(arguments))))
     return 0
