@@ -17,6 +17,10 @@
 #      same in-flight count (Benchmarks/NATSLoad jetstream); then WRITERS publishers publishing with
 #      acks and retries (message ids: a retry is de-duplicated), the stream leader's server killed
 #      KILLS times, restarted, the stream left to settle; the stream read back, the lost counted.
+#   4. Like for like (issue 34): R = 3 again under `interval:INTERVAL_MS` (default 50) and `none`,
+#      where a majority has a write in memory rather than on disk (JetStream 2.9's class), each row
+#      with fdatasyncs and records appended per write on each replica and records per replication
+#      message, from the workers' own counters (Benchmarks/replication_counts.py), beside JetStream.
 # Prints a table of both side by side with their ratios; writes OUT/replication.md, .json, the
 # fail-over timeline (replication-failover.svg), the kills' times and the JSON of every run (the
 # acknowledgement times, megabytes, stay in a temporary directory removed on exit).
@@ -219,29 +223,45 @@ log "Lyceum cluster: $REPLICATION_CLUSTER"
 source Benchmarks/replication-cluster.sh
 
 lyceum_points=()
-for replicas in 1 3; do
-  log "Lyceum R = $replicas: starting the cluster"
-  lyceum_up "$replicas"
-  log "Lyceum R = $replicas: book creates, $concurrency in flight, ${run_seconds} s"
+interval_ms=${INTERVAL_MS:-50}
+# R = 1 and R = 3 under `always` are the report's main rows (R = 3's fail-over with them); R = 3
+# under `interval` and `none` (a majority has a write in memory, not on disk: JetStream 2.9's
+# class) are the rows of "like for like".
+for run in "1 always" "3 always" "3 interval:$interval_ms" "3 none"; do
+  read -r replicas durability <<<"$run"
+  name="r$replicas"
+  [ "$durability" = always ] || name="r$replicas-${durability%%:*}"
+  log "Lyceum R = $replicas, durability $durability: starting the cluster"
+  lyceum_up "$replicas" "$durability"
+  log "Lyceum R = $replicas, durability $durability: book creates, $concurrency in flight, ${run_seconds} s"
   server=() threads=()
   for pid in $(lyceum_worker_pids) $(lyceum_broker_pids); do server+=(--server-pid "$pid"); done
   for pid in $(lyceum_worker_pids); do threads+=("worker@$pid=$pid"); done
   for pid in $(lyceum_broker_pids); do threads+=("broker@$pid=$pid"); done
-  # Every thread's switches and CPU from the warm-up's end to the run's (Benchmarks/thread_switches.py).
-  (sleep "${warmup%s}"; /usr/bin/python3 Benchmarks/thread_switches.py snap "$work/threads-r$replicas-0.json" "${threads[@]}") &
+  mapfile -t metrics < <(lyceum_metrics)
+  counts=("${client_prefix[@]}" env METRICS_TOKEN_FILE="$(metrics_token_file)" /usr/bin/python3 Benchmarks/replication_counts.py)
+  # Every thread's switches and CPU, and the workers' journal and replication counters, from the
+  # warm-up's end to the run's (Benchmarks/thread_switches.py, Benchmarks/replication_counts.py).
+  (sleep "${warmup%s}"; /usr/bin/python3 Benchmarks/thread_switches.py snap "$work/threads-$name-0.json" "${threads[@]}"
+   "${counts[@]}" snap "$work/counts-$name-0.json" "${metrics[@]}") &
   snapshot_pid=$!
   load_before=$(loadavg)
   lyceum_client "$lyceum" bench "${bench_brokers[@]}" "${bench_keys[@]}" --connections 4 --in-flight "$concurrency" \
     --duration "${run_seconds}s" --warmup "$warmup" --learners "$learners" --scenario book-create --json \
-    --label "Lyceum R=$replicas book-create" "${server[@]}" >"$out/replication-lyceum-r$replicas.json" 2> >(grep --line-buffered -v '^ts=' >&2) \
-    || log "R = $replicas: some writes failed (see $out/replication-lyceum-r$replicas.json)"
-  /usr/bin/python3 Benchmarks/thread_switches.py snap "$work/threads-r$replicas-1.json" "${threads[@]}"
+    --label "Lyceum R=$replicas $durability book-create" "${server[@]}" >"$out/replication-lyceum-$name.json" 2> >(grep --line-buffered -v '^ts=' >&2) \
+    || log "R = $replicas ($durability): some writes failed (see $out/replication-lyceum-$name.json)"
+  /usr/bin/python3 Benchmarks/thread_switches.py snap "$work/threads-$name-1.json" "${threads[@]}"
+  "${counts[@]}" snap "$work/counts-$name-1.json" "${metrics[@]}"
   wait "$snapshot_pid"
-  /usr/bin/python3 Benchmarks/thread_switches.py diff "$work/threads-r$replicas-0.json" "$work/threads-r$replicas-1.json" \
-    "$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["requests"])' "$out/replication-lyceum-r$replicas.json")" \
-    >"$out/replication-threads-r$replicas.md"
-  lyceum_points+=("{\"replicas\": $replicas, \"file\": \"replication-lyceum-r$replicas.json\", \"workers\": [$(lyceum_worker_pids | tr ' ' '\n' | grep . | paste -sd,)], \"brokers\": [$(lyceum_broker_pids | tr ' ' '\n' | grep . | paste -sd,)], \"load\": \"$load_before → $(loadavg)\"}")
-  if [ "$replicas" = 3 ]; then
+  requests=$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["requests"])' "$out/replication-lyceum-$name.json")
+  /usr/bin/python3 Benchmarks/thread_switches.py diff "$work/threads-$name-0.json" "$work/threads-$name-1.json" "$requests" \
+    >"$out/replication-threads-$name.md"
+  /usr/bin/python3 Benchmarks/replication_counts.py diff "$work/counts-$name-0.json" "$work/counts-$name-1.json" "$requests" \
+    >"$out/replication-counts-$name.json"
+  if [ "$durability" = always ]; then
+    lyceum_points+=("{\"replicas\": $replicas, \"file\": \"replication-lyceum-r$replicas.json\", \"workers\": [$(lyceum_worker_pids | tr ' ' '\n' | grep . | paste -sd,)], \"brokers\": [$(lyceum_broker_pids | tr ' ' '\n' | grep . | paste -sd,)], \"load\": \"$load_before → $(loadavg)\"}")
+  fi
+  if [ "$name" = r3 ]; then
     log "Lyceum R = 3 fail-over: $writers retrying writers on books.p0, $kills kills of its leader's host"
     "${client_prefix[@]}" /usr/bin/python3 Benchmarks/failover_writers.py "${writer_brokers[@]}" "${writer_keys[@]}" --partitions "$partitions" \
       --partition 0 --writers "$writers" --acks "$work/lyceum-acks.txt" --progress "$work/lyceum-progress" >"$out/replication-lyceum-failover.json" 2>"$work/lyceum-failover.log" &
@@ -299,11 +319,19 @@ table=$(/usr/bin/python3 Benchmarks/replication_report.py "$work/facts.json" "$o
   echo "$table"
   echo
   echo "![fail-over timeline](replication-failover.svg)"
-  for replicas in 1 3; do
+  echo
+  echo "### Like for like: R = 3 by durability, beside JetStream R3 (same run)"
+  echo
+  echo "\`always\`: a write is acknowledged once a majority has it fdatasync'ed; \`interval:$interval_ms\` and \`none\`: once a majority"
+  echo "has it written (in the page cache), synced every $interval_ms ms or never by Lyceum: JetStream 2.9's class (it syncs every 2 min)."
+  echo "Counts from the workers' own counters over the measured interval (Benchmarks/replication_counts.py)."
+  echo
+  /usr/bin/python3 Benchmarks/replication_counts.py table "$out" r1 r3 r3-interval r3-none
+  for name in r1 r3 r3-interval r3-none; do
     echo
-    echo "### Where the switches go, R = $replicas (every thread of every worker and broker, from the warm-up's end to the run's, per write)"
+    echo "### Where the switches go, $name (every thread of every worker and broker, from the warm-up's end to the run's, per write)"
     echo
-    cat "$out/replication-threads-r$replicas.md"
+    cat "$out/replication-threads-$name.md"
   done
 } >"$out/replication.md"
 cat "$out/replication.md"

@@ -5,7 +5,10 @@
 #             LyceumServerTests.ReplicatedPartitionEndToEndTests starts them (a "host" is one
 #             worker process; R = 1 shares the partitions evenly, R = 3 gives each all of them)
 # Every backend defines:
-#   lyceum_up R, lyceum_down        start / stop (idempotent) the cluster
+#   lyceum_up R [DURABILITY], lyceum_down   start / stop (idempotent) the cluster, its workers
+#                                   under DURABILITY (default always)
+#   lyceum_metrics, metrics_token_file   HOST=URL of each worker's /metrics, and the bearer token's
+#                                   file when one is needed (scraped where a client runs)
 #   lyceum_client CMD…              run CMD where a client of the cluster runs
 #   client_prefix                   the words in front of a command run there in the background
 #   bench_brokers, bench_keys       lyceum bench's --broker and CURVE options
@@ -56,13 +59,15 @@ settle_bytes() {
 
 if [ "$REPLICATION_CLUSTER" = loopback ]; then
   etcd_pid="" broker_pid="" loopback_started=0
-  declare -A worker_pid=() worker_arguments=()
+  declare -A worker_pid=() worker_arguments=() worker_metrics=()
 
   client_prefix=()
   lyceum_client() { "$@"; }
   lyceum_worker_pids() { echo "${worker_pid[@]}"; }
   lyceum_broker_pids() { echo "$broker_pid"; }
-  host_data() { echo "$work/lyceum-r$replicas_now/$1"; }
+  metrics_token_file() { :; }
+  lyceum_metrics() { local host; for host in "${!worker_metrics[@]}"; do echo "$host=${worker_metrics[$host]}"; done; }
+  host_data() { echo "$cluster_root/$1"; }
 
   # A base port with 2 × partitions free ports from it (the replication link's port rule).
   free_port_range() {
@@ -86,13 +91,15 @@ PY
   start_worker() {
     local host=$1
     # shellcheck disable=SC2086 # the arguments were written as words
-    "$lyceum" ${worker_arguments[$host]} 2>>"$work/lyceum-r$replicas_now/$host.log" &
+    "$lyceum" ${worker_arguments[$host]} 2>>"$cluster_root/$host.log" &
     worker_pid[$host]=$!
   }
 
   lyceum_up() {
     replicas_now=$1
-    local root="$work/lyceum-r$1" index=0 host own flags client peer
+    local durability=${2:-always}
+    cluster_root="$work/lyceum-r$1-${durability%%:*}"
+    local root=$cluster_root index=0 host own flags client peer metrics_port
     mkdir -p "$root"
     client="http://127.0.0.1:$(free_port)" peer="http://127.0.0.1:$(free_port)"
     etcd_endpoint=$client
@@ -115,8 +122,10 @@ PY
         flags="--replicas $1 --etcd-endpoint $etcd_endpoint --replication-endpoint tcp://127.0.0.1:$(free_port_range 1) ${lease_flags[*]}"
       fi
       "$lyceum" partitions init --data "$root/$host" --partitions "$partitions" --own "$own" --service books >/dev/null
+      metrics_port=$(free_port)
+      worker_metrics[$host]="http://127.0.0.1:$metrics_port/metrics"
       worker_arguments[$host]="worker --broker $endpoint --forwarder-endpoint $forwarder --partitions $partitions --node $host \
-        --data $root/$host --service books --durability always --log-level warning $flags"
+        --data $root/$host --service books --durability $durability --metrics-port $metrics_port --log-level warning $flags"
       start_worker "$host"
       index=$((index + 1))
     done
@@ -158,11 +167,13 @@ else
   pid_of() { cat "$netns_state/$1/$2.pid" 2>/dev/null || true; }
   lyceum_worker_pids() { local host; for host in "${lyceum_hosts[@]}"; do pid_of "$host" node; done | paste -sd' '; }
   lyceum_broker_pids() { pid_of b1 broker; pid_of b2 broker; }
+  lyceum_metrics() { local host; for host in "${lyceum_hosts[@]}"; do echo "$host=http://$cluster_subnet.2${host#w}:9465/metrics"; done; }
+  metrics_token_file() { echo "$netns_state/w1/keys/metrics-token"; }
 
   lyceum_up() {
     replicas_now=$1
     LYCEUM=$lyceum netns up --prefix "${prefix}ly-" --subnet "$cluster_subnet" --partitions "$partitions" --replicas "$1" \
-      ${LEASE_TTL:+--lease-ttl "$LEASE_TTL"} >/dev/null
+      --durability "${2:-always}" ${LEASE_TTL:+--lease-ttl "$LEASE_TTL"} >/dev/null
     netns_up=1
     local keys="$netns_state/c1/keys"
     bench_brokers=(--broker "tcp://$cluster_subnet.11:5555" --broker "tcp://$cluster_subnet.12:5555")
