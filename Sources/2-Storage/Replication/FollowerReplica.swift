@@ -114,7 +114,13 @@ public final class FollowerReplica {
         guard let epoch = unanswered else { return [] }
         unanswered = nil
         let last = store.lastSequence
-        _ = store.journal.pendingWrite(sequence: last)?.waitUntilDurable()
+        do {
+            _ = try store.journal.pendingWrite(sequence: last)?.waitUntilDurable()
+        } catch {
+            // Never acknowledged, so the leader never counts this replica for these records; the
+            // journal refuses writes from now on and the process stops (DurableFiles' policy).
+            return []
+        }
         return [.ack(partition: partition, epoch: epoch, durable: last)]
     }
 

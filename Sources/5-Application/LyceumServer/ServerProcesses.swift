@@ -2,6 +2,7 @@ import Backup
 import Configuration
 import Coordination
 import Dashboard
+import DurableFiles
 import EventWire
 import Events
 import Foundation
@@ -430,7 +431,12 @@ public enum ServerProcesses {
         let context = try Context()
         let services = try make(context)
         logger.info("starting", ["services": services.map(\.name).joined(separator: ",")])
-        let status = ComponentGroup(services, readiness: readiness, reload: reload).run()
+        // A failed sync of a journal or an epoch history (logged once by `StorageFailure`) stops
+        // the process as SIGTERM does, so that the writers still waiting get their error replies
+        // sent before the sockets close; the status then says why (protocol/journal.md, *A failed sync*).
+        StorageFailure.onStop { _ in kill(getpid(), SIGTERM) }
+        let stopped = ComponentGroup(services, readiness: readiness, reload: reload).run()
+        let status = StorageFailure.first == nil ? stopped : StorageFailure.exitStatus
         logger.info("stopped", ["status": String(status)])
         // The counts of lines refused since the last summary, which the summaries' thread would
         // write within a second, are written before the process exits.
