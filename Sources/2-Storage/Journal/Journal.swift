@@ -193,6 +193,13 @@ public final class Journal: Sendable {
                 try line.withUnsafeBytes { try SystemCall.write(state.file.fd, $0, at: state.endOffset, path: state.file.path) }
             } catch let error as JournalError {
                 rollBack(&state)
+                let full = error.systemError == ENOSPC || error.systemError == EDQUOT
+                metrics.writeFailed(full: full)
+                // Rate-limited by the logger (per message), so a full disk under load writes a
+                // few lines a second, not one per refused request.
+                Logger.journal.error(full ? "the file system is full: a write was refused and rolled back" : "a write failed and was rolled back", [
+                    "path": state.file.path, "offset": String(state.endOffset), "errno": String(error.systemError ?? 0), "error": error.message,
+                ])
                 throw JournalError(.writeFailed, "the record was not written and has been rolled back: \(error.message)",
                                    path: state.file.path, offset: state.endOffset, sequence: sequence, systemError: error.systemError)
             }

@@ -115,7 +115,7 @@ final class ServiceCore<State: LedgeredState>: Sendable {
             do {
                 ticket = try log.append(changes)
             } catch {
-                return .failure(ServiceError(.unavailable, "the write could not be journaled: \(error)"))
+                return .failure(ServiceError(refusedAppend: error))
             }
             guarded.lastTicket = ticket
             do throws(UndecodableValue) {
