@@ -105,13 +105,24 @@ public final class PartitionReplicaStore: ReplicaStore, @unchecked Sendable {
     private func compactAutomatically() {
         current.enableAutomaticCompaction { [weak self] in
             guard let self else { throw JournalError(.closed, "the replica store is gone") }
-            guard lock.lock(before: Date().addingTimeInterval(0.1)) else {
+            guard lock(within: .milliseconds(100)) else {
                 throw JournalError(.compactionRejected, "the replica store is busy (an install or a truncation)", path: directory)
             }
             defer { lock.unlock() }
             try replayIfStale()
             return (state, current.lastSequence)
         }
+    }
+
+    /// Takes `lock` if it comes free within `limit`, counted on the monotonic clock: NSLock's
+    /// `lock(before:)` takes a wall-clock date, which a jump of the clock would stretch or cut short.
+    private func lock(within limit: Duration) -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while !lock.try() {
+            guard ContinuousClock.now < deadline else { return false }
+            usleep(1000)
+        }
+        return true
     }
 
     /// Replays the journal again into a fresh state, reading it beside the open journal (which
