@@ -199,10 +199,9 @@ let package = Package(
             exclude: ["Clients"]
         ),
 
-        // Faults of the disk and the clock under the real `lyceum` (the dependency builds it): fdatasync
-        // failing (libfiu), a full file system (a small tmpfs), a slow sync (strace), wall clocks
-        // an hour off (faketime), and a majority of replicas lost; what each promises is in
-        // docs/reliability.md.
+        // Faults of the disk and of the replica set under the real `lyceum` (the dependency builds
+        // it): fdatasync failing (libfiu), a full file system (a small tmpfs), a slow sync
+        // (strace), two of three replicas lost; what each promises is in docs/reliability.md.
         .testTarget(name: "DiskFaultTests", dependencies: ["LyceumTestSupport", "Majordomo", "ZeroMQ", "lyceum"]),
 
         // Benchmarks are executables, never timed tests: `make bench-zmq` runs this one.

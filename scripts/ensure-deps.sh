@@ -16,7 +16,7 @@
 #                               etcd-client (the coordination service CoordinationTests start),
 #                               strace (which kills serve between a batch's write and its sync,
 #                               and slows every fdatasync), fiu-utils (libfiu: fdatasync failing
-#                               with EIO), faketime (wall clocks an hour off)
+#                               with EIO, DiskFaultTests)
 #   ensure-deps.sh bench      + redis-server, redis-benchmark (reference figures), pyzmq (the
 #                               minimal workers of the routing benchmarks), strace and valgrind
 #                               (system calls and instructions per request in `make bench`)
@@ -44,8 +44,7 @@ for group in "$@"; do
       [ -x /usr/bin/etcd ] || missing+=(etcd-server)
       [ -x /usr/bin/etcdctl ] || missing+=(etcd-client)
       [ -x /usr/bin/strace ] || missing+=(strace)
-      [ -x /usr/bin/fiu-run ] || missing+=(fiu-utils)
-      [ -x /usr/bin/faketime ] || missing+=(faketime) ;;
+      [ -x /usr/bin/fiu-run ] || missing+=(fiu-utils) ;;
     bench)
       command -v redis-server >/dev/null || missing+=(redis-server)
       command -v redis-benchmark >/dev/null || missing+=(redis-tools)

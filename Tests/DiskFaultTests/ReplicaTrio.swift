@@ -6,7 +6,7 @@ import Testing
 import ZeroMQ
 
 /// A real etcd, a broker, and three `lyceum worker` replicas of books (one partition, R = 3) on
-/// loopback, each worker started under its own `launcher` (faketime, say); stopped with the test.
+/// loopback; stopped with the test.
 final class ReplicaTrio: @unchecked Sendable {
     static let nodes = ["w1", "w2", "w3"]
     let etcd: EtcdServer
@@ -16,10 +16,8 @@ final class ReplicaTrio: @unchecked Sendable {
     let broker: LyceumProcess
     private(set) var workers: [String: LyceumProcess] = [:]
     private var ports: [String: Int] = [:]
-    private let launchers: [String: [String]]
 
-    init(launchers: [String: [String]] = [:]) throws {
-        self.launchers = launchers
+    init() throws {
         etcd = try EtcdServer()
         data = try TemporaryDirectory()
         endpoint = try freeLoopbackEndpoint()
@@ -53,15 +51,10 @@ final class ReplicaTrio: @unchecked Sendable {
             "--data", root, "--service", "books", "--sessions", "2", "--durability", "always",
             "--replicas", "3", "--etcd-endpoint", etcd.endpoint, "--replication-endpoint", "tcp://127.0.0.1:\(port)",
             "--lease-ttl", "2", "--lease-keep-alive", "500", "--lease-retry", "700",
-        ], launcher: launchers[node] ?? [])
+        ])
     }
 
     var logs: String { workers.sorted { $0.key < $1.key }.map { "\($0.key):\n\($0.value.standardError)" }.joined(separator: "\n") }
-
-    /// How many times each node has logged taking the leadership.
-    var leaderships: [String: Int] {
-        workers.mapValues { $0.standardError.split(separator: "\n").filter { $0.contains("partition led") }.count }
-    }
 
     /// The node leading books.p0 now, among those running: the one whose last leadership line says it leads.
     func leader(excluding: Set<String> = []) throws -> String {
@@ -105,10 +98,10 @@ final class ReplicaTrio: @unchecked Sendable {
 }
 
 /// Creates books `prefix-N` for ada through the broker, one at a time, each retried under its
-/// `request_id` until acknowledged; records each acknowledgement with its monotonic instant.
+/// `request_id` until acknowledged; records the titles acknowledged.
 final class RetryingWriter: Sendable {
     private final class Shared: Sendable {
-        let acks = Mutex<[(title: String, at: ContinuousClock.Instant)]>([])
+        let acks = Mutex<[String]>([])
         let stopping = Atomic(false)
     }
 
@@ -130,7 +123,7 @@ final class RetryingWriter: Sendable {
                     // A time-out or an error reply: the same request is sent again, the ledger answers it once.
                     if let reply = try? client.call("books", body: [body]), reply.count == 1,
                        let parsed = try? JSONSerialization.jsonObject(with: Data(reply[0])) as? [String: Any], parsed.isOK {
-                        shared.acks.withLock { $0.append((title, .now)) }
+                        shared.acks.withLock { $0.append(title) }
                         break
                     }
                 }
@@ -139,7 +132,7 @@ final class RetryingWriter: Sendable {
     }
 
     var count: Int { shared.acks.withLock { $0.count } }
-    var acknowledged: [(title: String, at: ContinuousClock.Instant)] { shared.acks.withLock { $0 } }
+    var acknowledged: [String] { shared.acks.withLock { $0 } }
 
     /// Stops after the write in hand.
     func stop() throws {
