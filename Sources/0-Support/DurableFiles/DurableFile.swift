@@ -101,11 +101,14 @@ public enum DurableFile {
     }
 
     /// Puts `bytes` at `path` atomically and durably: written to `path` + `suffix` (a leftover
-    /// of a crash there is replaced), synced, renamed over `path`, the directory synced. A crash
-    /// leaves the old file or the new one; a failure leaves the old one and no temporary file.
-    public static func replace(_ path: String, with bytes: [UInt8], mode: mode_t = 0o644, suffix: String = ".tmp") throws(DurableFileError) {
+    /// of a crash there is replaced, or refused with `EEXIST` when `freshTemporary`), synced,
+    /// renamed over `path`, the directory synced. A crash leaves the old file or the new one; a
+    /// failure leaves the old one and no temporary file of this call.
+    public static func replace(
+        _ path: String, with bytes: [UInt8], mode: mode_t = 0o644, suffix: String = ".tmp", freshTemporary: Bool = false
+    ) throws(DurableFileError) {
         let temporary = path + suffix
-        let descriptor = try open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, mode: mode)
+        let descriptor = try open(temporary, O_WRONLY | O_CREAT | O_NOFOLLOW | (freshTemporary ? O_EXCL : O_TRUNC), mode: mode)
         do throws(DurableFileError) {
             defer { close(descriptor) }
             try write(descriptor, bytes, at: 0, path: temporary)

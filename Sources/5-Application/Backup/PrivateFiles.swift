@@ -86,17 +86,11 @@ package enum PrivateFiles {
     /// Writes `bytes` to the new file `path` durably: a new file beside it, synced, renamed into
     /// place, the directory synced; a crash leaves no file at `path` or the whole one.
     package static func writeNew(_ path: String, _ bytes: [UInt8]) throws(BackupError) {
-        let partial = path + ".partial"
-        let descriptor = try create(partial)
         do {
-            defer { close(descriptor) }
-            try write(descriptor, bytes, at: 0, path: partial)
-            try sync(descriptor, path: partial)
+            try DurableFile.replace(path, with: bytes, mode: 0o600, suffix: ".partial", freshTemporary: true)
         } catch {
-            unlink(partial)
-            throw error
+            throw BackupError(error)
         }
-        try rename(partial, to: path)
     }
 
     /// Renames `from` to `to` and syncs the parent directory of `to`.
