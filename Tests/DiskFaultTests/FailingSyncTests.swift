@@ -50,3 +50,60 @@ import Testing
         #expect(try serve.bookIDs(of: "ada").count == acknowledged.count + 1)
     }
 }
+
+/// A replica set (three `lyceum worker`s under `fiu-run -x`, a real etcd) one of whose
+/// fdatasyncs starts failing with EIO while a writer goes on: a failing follower is never
+/// counted, a failing leader is replaced; the failing process exits 74 with one critical line,
+/// and nothing acknowledged is lost.
+@Suite(.serialized) struct ReplicaFailingSyncTests {
+    @Test(.enabled(if: FailingSyncTests.fiuAvailable, "needs fiu-utils: scripts/ensure-deps.sh test"))
+    func aFollowerWhoseFdatasyncFailsExitsAndTheOthersGoOn() throws {
+        let cluster = try ReplicaTrio(launcher: ["/usr/bin/fiu-run", "-x"])
+        let writer = RetryingWriter(endpoint: cluster.endpoint)
+        try #require(eventually { writer.count >= 20 }, "no writes acknowledged\n\(cluster.logs)")
+        let leader = try cluster.leader()
+        let follower = try #require(ReplicaTrio.nodes.first { $0 != leader })
+        let process = try #require(cluster.workers[follower])
+        let control = try ChildProcess.run("/usr/bin/fiu-ctrl", ["-c", "enable name=posix/io/sync/fdatasync,failinfo=\(EIO)", String(process.processIdentifier)])
+        try #require(control.status == 0, "fiu-ctrl: \(control)")
+        let failedAt = writer.count
+        let status = process.waitForExit()
+        #expect(status == 74, "the follower should exit with 74, not \(String(describing: status)):\n\(process.standardError)")
+        let critical = process.standardError.split(separator: "\n").filter { $0.contains("level=critical") }
+        #expect(critical.count == 1 && critical.first?.contains("errno=5") == true, "\(critical)")
+        #expect(!process.standardError.contains("Fatal error"), "no crash trap")
+        try #require(eventually { writer.count >= failedAt + 40 }, "writes stopped with one follower failed\n\(cluster.logs)")
+        #expect(try cluster.leader() == leader, "the leadership changed")
+        print("a follower's fdatasync failed: it exited \(String(describing: status)); \(writer.count - failedAt) writes acknowledged by the other two since")
+
+        try cluster.start(follower)
+        let restarted = writer.count
+        try #require(eventually { writer.count >= restarted + 20 }, "no writes after the follower returned\n\(cluster.logs)")
+        try writer.stop()
+        try cluster.expectEveryAcknowledgedBookOnce(writer.acknowledged)
+    }
+
+    /// The leader's fdatasync fails: it exits 74 with one critical line, a follower takes over
+    /// after the lease, the writer's retries are answered there, and nothing acknowledged is lost.
+    @Test(.enabled(if: FailingSyncTests.fiuAvailable, "needs fiu-utils: scripts/ensure-deps.sh test"))
+    func aLeaderWhoseFdatasyncFailsExitsAndAFollowerTakesOver() throws {
+        let cluster = try ReplicaTrio(launcher: ["/usr/bin/fiu-run", "-x"])
+        let writer = RetryingWriter(endpoint: cluster.endpoint)
+        try #require(eventually { writer.count >= 20 }, "no writes acknowledged\n\(cluster.logs)")
+        let leader = try cluster.leader()
+        let process = try #require(cluster.workers[leader])
+        let control = try ChildProcess.run("/usr/bin/fiu-ctrl", ["-c", "enable name=posix/io/sync/fdatasync,failinfo=\(EIO)", String(process.processIdentifier)])
+        try #require(control.status == 0, "fiu-ctrl: \(control)")
+        let status = process.waitForExit()
+        let failedAt = writer.count
+        #expect(status == 74, "the leader should exit with 74, not \(String(describing: status)):\n\(process.standardError)")
+        let critical = process.standardError.split(separator: "\n").filter { $0.contains("level=critical") }
+        #expect(critical.count == 1 && critical.first?.contains("errno=5") == true, "\(critical)")
+        try #require(eventually { writer.count >= failedAt + 20 }, "no writes after the fail-over\n\(cluster.logs)")
+        let next = try cluster.leader(excluding: [leader])
+        print("the leader's fdatasync failed: it exited \(String(describing: status)); \(next) leads, \(writer.count - failedAt) writes acknowledged since")
+        try cluster.start(leader)
+        try writer.stop()
+        try cluster.expectEveryAcknowledgedBookOnce(writer.acknowledged)
+    }
+}

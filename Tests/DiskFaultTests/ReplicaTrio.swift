@@ -6,7 +6,7 @@ import Testing
 import ZeroMQ
 
 /// A real etcd, a broker, and three `lyceum worker` replicas of books (one partition, R = 3) on
-/// loopback; stopped with the test.
+/// loopback, the workers started under `launcher` (`fiu-run -x`, say); stopped with the test.
 final class ReplicaTrio: @unchecked Sendable {
     static let nodes = ["w1", "w2", "w3"]
     let etcd: EtcdServer
@@ -17,7 +17,7 @@ final class ReplicaTrio: @unchecked Sendable {
     private(set) var workers: [String: LyceumProcess] = [:]
     private var ports: [String: Int] = [:]
 
-    init() throws {
+    init(launcher: [String] = []) throws {
         etcd = try EtcdServer()
         data = try TemporaryDirectory()
         endpoint = try freeLoopbackEndpoint()
@@ -26,7 +26,7 @@ final class ReplicaTrio: @unchecked Sendable {
             "broker", "--endpoint", endpoint, "--forwarder-endpoint", forwarder, "--events-endpoint", try freeLoopbackEndpoint(),
             "--partitions", "1", "--unknown-service-timeout", "10000",
         ])
-        for node in Self.nodes { try start(node) }
+        for node in Self.nodes { try start(node, launcher: launcher) }
         try waitUntilServing(["books.p0"], at: endpoint) { self.logs }
     }
 
@@ -37,8 +37,8 @@ final class ReplicaTrio: @unchecked Sendable {
         data.remove()
     }
 
-    /// Starts `node`'s worker, its data kept from an earlier run.
-    func start(_ node: String) throws {
+    /// Starts `node`'s worker under `launcher`, its data kept from an earlier run.
+    func start(_ node: String, launcher: [String] = []) throws {
         let root = data.path + "/" + node
         if !FileManager.default.fileExists(atPath: root) {
             let initialized = try LyceumProcess.run(["partitions", "init", "--data", root, "--partitions", "1", "--own", "0-0", "--service", "books"])
@@ -51,7 +51,7 @@ final class ReplicaTrio: @unchecked Sendable {
             "--data", root, "--service", "books", "--sessions", "2", "--durability", "always",
             "--replicas", "3", "--etcd-endpoint", etcd.endpoint, "--replication-endpoint", "tcp://127.0.0.1:\(port)",
             "--lease-ttl", "2", "--lease-keep-alive", "500", "--lease-retry", "700",
-        ])
+        ], launcher: launcher)
     }
 
     var logs: String { workers.sorted { $0.key < $1.key }.map { "\($0.key):\n\($0.value.standardError)" }.joined(separator: "\n") }
