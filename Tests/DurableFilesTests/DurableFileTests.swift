@@ -77,7 +77,7 @@ import Testing
                 defer { SyncFaults.clear(under: directory) }
                 for _ in 0..<2 {
                     let error = try #require(throws: DurableFileError.self) { try DurableFile.syncData(descriptor, path: path) }
-                    #expect(error.operation == "fdatasync" && error.isFull && error.isSyncFailure)
+                    #expect(error.operation == "fdatasync" && error.systemError == ENOSPC && error.isSyncFailure)
                 }
             }
         }

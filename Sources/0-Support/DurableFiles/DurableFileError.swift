@@ -22,9 +22,6 @@ public struct DurableFileError: Error, Sendable, Equatable, CustomStringConverti
     /// (``DurableFile/syncData(_:path:)``).
     public var isSyncFailure: Bool { operation == "fdatasync" || operation == "fsync" }
 
-    /// Whether the file system is out of space (or of the user's quota).
-    public var isFull: Bool { systemError == ENOSPC || systemError == EDQUOT }
-
     /// The system's reason, e.g. `Input/output error`.
     public var reason: String { String(cString: strerror(systemError)) }
 

@@ -193,7 +193,7 @@ public final class Journal: Sendable {
                 try line.withUnsafeBytes { try SystemCall.write(state.file.fd, $0, at: state.endOffset, path: state.file.path) }
             } catch let error as JournalError {
                 rollBack(&state)
-                let full = error.systemError == ENOSPC || error.systemError == EDQUOT
+                let full = error.isStorageFull
                 metrics.writeFailed(full: full)
                 // Rate-limited by the logger (per message), so a full disk under load writes a
                 // few lines a second, not one per refused request.

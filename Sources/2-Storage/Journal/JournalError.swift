@@ -1,4 +1,7 @@
 import DurableFiles
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Every failure the journal reports: a named code plus the file, byte offset and sequence number
 /// it concerns, when they apply.
@@ -77,6 +80,10 @@ public struct JournalError: Error, Sendable, Equatable, CustomStringConvertible 
         self.systemError = systemError
         self.holderPID = holderPID
     }
+
+    /// Whether a system call failed because the file system is out of space (or of the
+    /// user's quota): what a client is told apart (`storage_full`) and the metrics count apart.
+    public var isStorageFull: Bool { systemError == ENOSPC || systemError == EDQUOT }
 
     /// The code, the message, and every piece of context that is known, on one line.
     public var description: String {

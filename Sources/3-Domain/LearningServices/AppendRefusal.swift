@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Journal
 
 extension ServiceError {
@@ -14,7 +11,7 @@ extension ServiceError {
             self.init(.unavailable, "the write could not be journaled (\(error)); nothing was applied: retry later")
             return
         }
-        if let number = error.systemError, number == ENOSPC || number == EDQUOT {
+        if error.isStorageFull {
             self.init(.storageFull, "the server's storage is full; nothing was applied: retry once space is freed")
         } else {
             self.init(.unavailable, "the write could not be journaled (journal \(error.code)); nothing was applied: retry later")
