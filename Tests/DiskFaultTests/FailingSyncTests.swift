@@ -22,8 +22,7 @@ import Testing
             acknowledged.insert(try #require(reply.bookID))
         }
 
-        let control = try ChildProcess.run("/usr/bin/fiu-ctrl", ["-c", "enable name=posix/io/sync/fdatasync,failinfo=\(EIO)", String(serve.process.processIdentifier)])
-        try #require(control.status == 0, "fiu-ctrl: \(control)")
+        try failSyncs(of: serve.process.processIdentifier)
         let failed = try serve.call("books", createBook(learner: "ada", title: "Failed", requestID: "failed-1"), timeout: .seconds(30))
         print("the create whose sync failed was answered: \(failed)")
         #expect(!failed.isOK)
@@ -64,8 +63,7 @@ import Testing
         let leader = try cluster.leader()
         let follower = try #require(ReplicaTrio.nodes.first { $0 != leader })
         let process = try #require(cluster.workers[follower])
-        let control = try ChildProcess.run("/usr/bin/fiu-ctrl", ["-c", "enable name=posix/io/sync/fdatasync,failinfo=\(EIO)", String(process.processIdentifier)])
-        try #require(control.status == 0, "fiu-ctrl: \(control)")
+        try failSyncs(of: process.processIdentifier)
         let failedAt = writer.count
         let status = process.waitForExit()
         #expect(status == 74, "the follower should exit with 74, not \(String(describing: status)):\n\(process.standardError)")
@@ -83,8 +81,8 @@ import Testing
         try cluster.expectEveryAcknowledgedBookOnce(writer.acknowledged)
     }
 
-    /// The leader's fdatasync fails: it exits 74 with one critical line, a follower takes over
-    /// after the lease, the writer's retries are answered there, and nothing acknowledged is lost.
+    /// The leader's fdatasync fails: it resigns and exits 74 with one critical line, a follower
+    /// takes over, the writer's retries are answered there, and nothing acknowledged is lost.
     @Test(.enabled(if: FailingSyncTests.fiuAvailable, "needs fiu-utils: scripts/ensure-deps.sh test"))
     func aLeaderWhoseFdatasyncFailsExitsAndAFollowerTakesOver() throws {
         let cluster = try ReplicaTrio(launcher: ["/usr/bin/fiu-run", "-x"])
@@ -92,8 +90,7 @@ import Testing
         try #require(eventually { writer.count >= 20 }, "no writes acknowledged\n\(cluster.logs)")
         let leader = try cluster.leader()
         let process = try #require(cluster.workers[leader])
-        let control = try ChildProcess.run("/usr/bin/fiu-ctrl", ["-c", "enable name=posix/io/sync/fdatasync,failinfo=\(EIO)", String(process.processIdentifier)])
-        try #require(control.status == 0, "fiu-ctrl: \(control)")
+        try failSyncs(of: process.processIdentifier)
         let status = process.waitForExit()
         let failedAt = writer.count
         #expect(status == 74, "the leader should exit with 74, not \(String(describing: status)):\n\(process.standardError)")
@@ -106,4 +103,10 @@ import Testing
         try writer.stop()
         try cluster.expectEveryAcknowledgedBookOnce(writer.acknowledged)
     }
+}
+
+/// Makes every later fdatasync of process `pid` (started under `fiu-run -x`) fail with EIO.
+private func failSyncs(of pid: pid_t) throws {
+    let control = try ChildProcess.run("/usr/bin/fiu-ctrl", ["-c", "enable name=posix/io/sync/fdatasync,failinfo=\(EIO)", String(pid)])
+    try #require(control.status == 0, "fiu-ctrl: \(control)")
 }
