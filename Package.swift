@@ -28,7 +28,7 @@ let package = Package(
         .target(name: "Access", path: "Sources/0-Support/Access"),
         .testTarget(name: "AccessTests", dependencies: ["Access"]),
         // The only module that imports CZMQ.
-        .target(name: "ZeroMQ", dependencies: ["CZMQ", "LyceumSupport"], path: "Sources/1-Transport/ZeroMQ"),
+        .target(name: "ZeroMQ", dependencies: ["CZMQ", "DurableFiles", "LyceumSupport"], path: "Sources/1-Transport/ZeroMQ"),
         // Structured, levelled logs to stderr, shared by every module.
         .target(name: "LyceumLogging", dependencies: ["LyceumSupport"], path: "Sources/0-Support/LyceumLogging"),
         // The metrics façade, shaped like swift-metrics, and its Prometheus backend: subsystems push.
@@ -55,11 +55,11 @@ let package = Package(
         // 7/MDP broker, worker sessions and clients; bodies are opaque frames, never parsed.
         .target(name: "Majordomo", dependencies: ["ZeroMQ", "Access", "LyceumLogging", "LyceumLifecycle", "Telemetry", "LyceumSupport"], path: "Sources/1-Transport/Majordomo"),
         // The append-only journal: durable, checksummed, replayed on start, compacted. No sockets.
-        .target(name: "Journal", dependencies: ["LyceumLogging", "LyceumLifecycle", "Telemetry", "JSON", "LyceumSupport"], path: "Sources/2-Storage/Journal"),
+        .target(name: "Journal", dependencies: ["DurableFiles", "LyceumLogging", "LyceumLifecycle", "Telemetry", "JSON", "LyceumSupport"], path: "Sources/2-Storage/Journal"),
         // A partition's records from its leader to its followers: epoch histories, the
         // replication channel's messages and its two ends (ZeroMQ), the majority count.
-        .target(name: "Replication", dependencies: ["Journal", "JSON", "ZeroMQ", "LyceumLogging", "LyceumLifecycle", "LyceumSupport", "Telemetry"], path: "Sources/2-Storage/Replication"),
-        .testTarget(name: "ReplicationTests", dependencies: ["Replication", "Coordination", "Journal", "ZeroMQ", "Security", "Access", "LyceumLifecycle", "LyceumTestSupport", "ServiceHosting", "LearningServices", "PartitionOperations"]),
+        .target(name: "Replication", dependencies: ["DurableFiles", "Journal", "JSON", "ZeroMQ", "LyceumLogging", "LyceumLifecycle", "LyceumSupport", "Telemetry"], path: "Sources/2-Storage/Replication"),
+        .testTarget(name: "ReplicationTests", dependencies: ["Replication", "DurableFiles", "Coordination", "Journal", "ZeroMQ", "Security", "Access", "LyceumLifecycle", "LyceumTestSupport", "ServiceHosting", "LearningServices", "PartitionOperations"]),
         // Only parses and dispatches: every subcommand is declared and run by a library module.
         .executableTarget(name: "lyceum", dependencies: ["CommandSyntax", "LyceumServer", "LyceumLifecycle", "LoadTest", "ProgressWatch"], path: "Sources/5-Application/lyceum"),
         // The one command-line parser: commands declare their options once; parsing, errors and --help come from that.
@@ -71,9 +71,14 @@ let package = Package(
         .target(name: "LyceumTestSupport", dependencies: ["LyceumSupport", "Access", "Majordomo", "ZeroMQ"], path: "Tests/LyceumTestSupport"),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "LyceumTestSupport"]),
         .testTarget(name: "LyceumLoggingTests", dependencies: ["LyceumLogging"]),
+        // Every fsync and fdatasync of the project, under one policy: a failed sync is final
+        // (never retried, never acknowledged), and the process's way out when it cannot go on.
+        // In the support layer because ZeroMQ's certificate files are made durable through it too.
+        .target(name: "DurableFiles", dependencies: ["LyceumLogging"], path: "Sources/0-Support/DurableFiles"),
+        .testTarget(name: "DurableFilesTests", dependencies: ["DurableFiles"]),
         .testTarget(name: "LyceumLifecycleTests", dependencies: ["LyceumLifecycle", "LyceumTestSupport"]),
         // JournalTests runs journal-stress as a child process to kill it; the dependency builds it.
-        .testTarget(name: "JournalTests", dependencies: ["Journal", "journal-stress", "LyceumLifecycle", "LyceumSupport", "LyceumTestSupport"]),
+        .testTarget(name: "JournalTests", dependencies: ["Journal", "DurableFiles", "journal-stress", "LyceumLifecycle", "LyceumSupport", "LyceumTestSupport"]),
         .executableTarget(name: "journal-stress", dependencies: ["Journal", "LyceumSupport"], path: "Tests/JournalStress"),
         // mdp-peer is a dependency so that `swift build --build-tests` builds the processes the
         // fault tests start; the Python peers are run by /usr/bin/python3.
@@ -98,7 +103,7 @@ let package = Package(
         .testTarget(name: "ProgressTests", dependencies: ["Progress", "Catalog", "JSON", "Journal"]),
         // How learners are spread over partitions, and where each partition lives on disk
         // (DATA/<service>/p<N>/ and its manifest); the pure plans over nodes' holdings.
-        .target(name: "Partitions", dependencies: ["JSON"], path: "Sources/3-Domain/Partitions"),
+        .target(name: "Partitions", dependencies: ["DurableFiles", "JSON"], path: "Sources/3-Domain/Partitions"),
         .testTarget(name: "PartitionsTests", dependencies: ["Partitions", "JSON"]),
         .target(name: "LearningServices", dependencies: ["JSON", "Journal", "Access", "Catalog", "Books", "Progress", "Partitions", "LyceumLifecycle", "LyceumLogging", "LyceumSupport"], path: "Sources/3-Domain/LearningServices"),
         // Test doubles of the services' boundaries (InMemoryChangeLog) and a generated big catalog
@@ -155,7 +160,7 @@ let package = Package(
         // serve them), and verifying and restoring a backup directory.
         .target(
             name: "Backup",
-            dependencies: ["ServiceHosting", "LearningServices", "Books", "Progress", "Partitions", "Journal", "JSON", "Majordomo", "LyceumLogging", "LyceumSupport", "Telemetry"],
+            dependencies: ["ServiceHosting", "LearningServices", "Books", "Progress", "Partitions", "DurableFiles", "Journal", "JSON", "Majordomo", "LyceumLogging", "LyceumSupport", "Telemetry"],
             path: "Sources/5-Application/Backup"
         ),
         // The manifest's checks and the private files' modes, links and limits, on real files.
@@ -165,7 +170,7 @@ let package = Package(
         // backup, restore, version).
         .target(
             name: "LyceumServer",
-            dependencies: ["ServiceHosting", "PartitionOperations", "Backup", "Coordination", "LearningServices", "Catalog", "Books", "Progress", "Partitions", "JSON", "Journal", "Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumLogging", "Events", "Telemetry", "CommandSyntax", "LyceumSupport", "Access", "Security", "Configuration", "HTTPServer", "Dashboard", "EventWire"], path: "Sources/5-Application/LyceumServer"
+            dependencies: ["ServiceHosting", "PartitionOperations", "Backup", "DurableFiles", "Coordination", "LearningServices", "Catalog", "Books", "Progress", "Partitions", "JSON", "Journal", "Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumLogging", "Events", "Telemetry", "CommandSyntax", "LyceumSupport", "Access", "Security", "Configuration", "HTTPServer", "Dashboard", "EventWire"], path: "Sources/5-Application/LyceumServer"
         ),
         // `lyceum watch`: the subscriber's dashboard, its terminal and its signals.
         .target(name: "ProgressWatch", dependencies: ["EventWire", "ZeroMQ", "Majordomo", "LyceumLogging", "CommandSyntax", "Security", "Configuration"], path: "Sources/5-Application/ProgressWatch"),
@@ -193,6 +198,11 @@ let package = Package(
             dependencies: ["Partitions", "LyceumTestSupport", "lyceum"],
             exclude: ["Clients"]
         ),
+
+        // Faults of the disk and of the replica set under the real `lyceum` (the dependency builds
+        // it): fdatasync failing (libfiu), a full file system (a small tmpfs), a slow sync
+        // (strace), two of three replicas lost; what each promises is in docs/reliability.md.
+        .testTarget(name: "DiskFaultTests", dependencies: ["LyceumTestSupport", "Majordomo", "ZeroMQ", "lyceum"]),
 
         // Benchmarks are executables, never timed tests: `make bench-zmq` runs this one.
         .executableTarget(

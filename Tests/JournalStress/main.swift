@@ -104,7 +104,7 @@ case "compact":
                             fail("\(error)")
                         }
                     }
-                    report("\(pending.waitUntilDurable().sequence) \(change.key)")
+                    do { report("\(try pending.waitUntilDurable().sequence) \(change.key)") } catch { fail("\(error)") }
                     state.update { $0.acknowledged += 1 }
                 }
             }.start()

@@ -92,7 +92,7 @@ import Testing
             defer { journal.close() }
             let recorder = AcknowledgementRecorder(journal: journal)
             let first = try journal.append([.put("books", key: "b1", value: bookValue(1))])
-            _ = first.waitUntilDurable()
+            _ = try first.waitUntilDurable()
             #expect(journal.statistics.syncs == 1)
             first.whenDurable { recorder.record($0, onCaller: false) }
             try recorder.waitForCount(1)
@@ -102,7 +102,7 @@ import Testing
             second.whenDurable { recorder.record($0, onCaller: false) }
             try recorder.waitForCount(2)
             #expect(journal.statistics.syncs == 2)
-            #expect(second.waitUntilDurable().sequence == 2)
+            #expect(try second.waitUntilDurable().sequence == 2)
             #expect(journal.statistics.syncs == 2)
 
             // Both forms at once from several threads: everything acknowledged, syncs shared.
@@ -117,7 +117,7 @@ import Testing
                             return pending
                         }
                         if writer.isMultiple(of: 2) {
-                            _ = pending.waitUntilDurable()
+                            _ = try pending.waitUntilDurable()
                         } else {
                             pending.whenDurable { recorder.record($0, onCaller: false) }
                         }

@@ -24,7 +24,7 @@ final class GuardedState: Sendable {
             state.apply(change)
             return pending
         }
-        _ = pending.waitUntilDurable()
+        _ = try pending.waitUntilDurable()
     }
 
     func write(_ changes: [JournalChange]) throws {
@@ -33,7 +33,7 @@ final class GuardedState: Sendable {
             for change in changes { state.apply(change) }
             return pending
         }
-        _ = pending.waitUntilDurable()
+        _ = try pending.waitUntilDurable()
     }
 
     func capture() -> (state: any JournalState, sequence: UInt64) {

@@ -27,7 +27,7 @@ import Testing
                 .delete("books", key: "missing"),
             ]
             let pending = try journal.append(changes)
-            #expect(pending.waitUntilDurable().sequence == 1)
+            #expect(try pending.waitUntilDurable().sequence == 1)
             for change in changes { state.apply(change) }
             journal.close()
             #expect(try reopen(directory).state == state)

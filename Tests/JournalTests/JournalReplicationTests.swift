@@ -25,7 +25,7 @@ import Testing
                 let received = try ReplicatedRecord(line: record.line)
                 let pending = try follower.appendReplicated(received)
                 for change in received.changes() { followerState.apply(change) }
-                #expect(pending.waitUntilDurable().sequence == received.sequence)
+                #expect(try pending.waitUntilDurable().sequence == received.sequence)
             }
             #expect(try tail.next(maxBytes: 600).isEmpty)
             leader.close()

@@ -128,7 +128,7 @@ import Testing
         #expect(errorCode(stated2) == "forbidden")
         // Version 1 clients see every version 1 code as before.
         #expect(errorCode(try call(books, #"{"op":"get","v":1,"learner":"ada","id":"nope"}"#, as: Self.adaPhone)) == "not_found")
-        let unknown = try call(books, #"{"op":"list","v":4,"learner":"ada"}"#, as: Self.adaPhone)
+        let unknown = try call(books, #"{"op":"list","v":5,"learner":"ada"}"#, as: Self.adaPhone)
         #expect(errorCode(unknown) == "bad_request")
         #expect(unknown["error"]?["field"] == "$.v")
     }

@@ -50,7 +50,7 @@ import Testing
         (#"{"op":"create","learner":"ada","title":"","author":"A","genre":"Fantasy","rating":5}"#, "bad_request", "$.title"),
         (#"{"op":"create","learner":"ada","title":"T","author":"A","genre":"SciFi","rating":5}"#, "bad_request", "$.genre"),
         (#"{"op":"create","learner":"a/b","title":"T","author":"A","genre":"Fantasy","rating":5}"#, "bad_request", "$.learner"),
-        (#"{"op":"create","v":4,"learner":"ada","title":"T","author":"A","genre":"Fantasy","rating":5}"#, "bad_request", "$.v"),
+        (#"{"op":"create","v":5,"learner":"ada","title":"T","author":"A","genre":"Fantasy","rating":5}"#, "bad_request", "$.v"),
         (#"{"op":"update","learner":"ada","id":"x"}"#, "bad_request", nil),
         (#"{"op":"list","learner":"ada","sort":"color"}"#, "bad_request", "$.sort"),
         (#"{"op":"list","learner":"ada","limit":0}"#, "bad_request", "$.limit"),

@@ -30,7 +30,7 @@ import Testing
         (#"{"op":"update","learner":"ada","id":"x","expected_version":"1"}"#, #"{"ok":false,"error":{"code":"bad_request","message":"$.expected_version expected an integer, found string","field":"$.expected_version"}}"#),
         (#"{"op":"update","learner":"ada","id":"x","expected_version":0}"#, #"{"ok":false,"error":{"code":"bad_request","message":"$.expected_version must be between 1 and 9223372036854775807","field":"$.expected_version"}}"#),
         (#"{"op":"get","v":"2","learner":"ada","id":"x"}"#, #"{"ok":false,"error":{"code":"bad_request","message":"$.v expected an integer, found string","field":"$.v"}}"#),
-        (#"{"op":"get","v":99,"learner":"ada","id":"x"}"#, #"{"ok":false,"error":{"code":"bad_request","message":"$.v names contract version 99; this server speaks versions 1 to 3","field":"$.v"}}"#),
+        (#"{"op":"get","v":99,"learner":"ada","id":"x"}"#, #"{"ok":false,"error":{"code":"bad_request","message":"$.v names contract version 99; this server speaks versions 1 to 4","field":"$.v"}}"#),
         (#"{"op":"create","request_id":"a b","learner":"ada"}"#, #"{"ok":false,"error":{"code":"bad_request","message":"$.request_id may contain only letters, digits and . _ - : @ +","field":"$.request_id"}}"#),
         (#"{"op":"list","learner":"ada","limit":2.0,"order":"up"}"#, #"{"ok":false,"error":{"code":"bad_request","message":"$.order must be asc or desc","field":"$.order"}}"#),
         (#"{"op":"get","learner":"ada","id":"x"} []"#, #"{"ok":false,"error":{"code":"bad_request","message":"the request is not valid JSON: content after the JSON value at byte 38"}}"#),

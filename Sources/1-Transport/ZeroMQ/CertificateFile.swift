@@ -1,3 +1,4 @@
+import DurableFiles
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -44,26 +45,14 @@ enum CertificateFile {
     }
 
     /// Creates `path` with `mode` (never replacing a file, never following a symbolic link in
-    /// its place), writes `text` and flushes it to disk. A file it could not finish is removed.
+    /// its place), writes `text` and syncs it (`DurableFile.create`). A file it could not
+    /// finish is removed; a failed sync fails the creation, and a retry writes a new file.
     static func create(_ path: String, text: String, mode: mode_t) throws(CertificateError) {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
-        guard descriptor >= 0 else {
-            let number = errno
-            throw CertificateError(path: path, number == EEXIST ? .exists : .system(operation: "create", errno: number))
-        }
-        var failure: CertificateError.Problem?
-        let bytes = Array(text.utf8)
-        var written = 0
-        while written < bytes.count, failure == nil {
-            let result = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + written, $0.count - written) }
-            if result < 0, errno == EINTR { continue }
-            if result < 0 { failure = .system(operation: "write", errno: errno) } else { written += result }
-        }
-        if failure == nil, fsync(descriptor) != 0 { failure = .system(operation: "fsync", errno: errno) }
-        if close(descriptor) != 0, failure == nil { failure = .system(operation: "close", errno: errno) }
-        if let failure {
-            unlink(path)
-            throw CertificateError(path: path, failure)
+        do {
+            try DurableFile.create(path, bytes: Array(text.utf8), mode: mode)
+        } catch {
+            let exists = error.operation == "open" && error.systemError == EEXIST
+            throw CertificateError(path: path, exists ? .exists : .system(operation: error.operation, errno: error.systemError))
         }
     }
 }

@@ -38,7 +38,7 @@ final class Acknowledger: Sendable {
         let sequence: UInt64
         /// Registration order, which breaks ties between callbacks of the same record.
         let order: UInt64
-        let body: @Sendable (JournalAcknowledgement) -> Void
+        let callback: DurabilityCallback
     }
 
     private enum Phase {
@@ -54,17 +54,13 @@ final class Acknowledger: Sendable {
     /// Queues `body` for record `sequence` of `journal`, starting the thread on first use.
     /// Returns false once `finish()` has stopped the thread: the caller must then make the record
     /// durable and run `body` itself.
-    func register(
-        _ sequence: UInt64, of journal: Journal, _ body: @escaping @Sendable (JournalAcknowledgement) -> Void
-    ) -> Bool {
-        register([(sequence, body)], of: journal)
+    func register(_ sequence: UInt64, of journal: Journal, _ callback: DurabilityCallback) -> Bool {
+        register([(sequence, callback)], of: journal)
     }
 
     /// Queues every callback of `callbacks` for its record of `journal` at once: one lock and
     /// one wake-up for a batch. Returns false, as the one-callback form does, once stopped.
-    func register(
-        _ callbacks: [(sequence: UInt64, body: @Sendable (JournalAcknowledgement) -> Void)], of journal: Journal
-    ) -> Bool {
+    func register(_ callbacks: [(sequence: UInt64, callback: DurabilityCallback)], of journal: Journal) -> Bool {
         state.update { state in
             switch state.phase {
             case .stopped:
@@ -81,7 +77,7 @@ final class Acknowledger: Sendable {
             }
             for callback in callbacks {
                 state.registrations += 1
-                state.waiting.append(Waiting(journal: journal, sequence: callback.sequence, order: state.registrations, body: callback.body))
+                state.waiting.append(Waiting(journal: journal, sequence: callback.sequence, order: state.registrations, callback: callback.callback))
             }
             return true
         }
@@ -132,13 +128,16 @@ final class Acknowledger: Sendable {
         }
         guard let next else { return false }
 
-        next.journal.durability.waitUntilDurable(next.target, sync: next.journal.syncCurrentFile)
+        var failure: JournalError?
+        do { try next.journal.durability.waitUntilDurable(next.target, sync: next.journal.syncCurrentFile) } catch { failure = error }
         let durable = next.journal.durability.durable
 
+        // After a failed sync every callback waiting is settled: acknowledged if an earlier sync
+        // covered it, failed otherwise (no later sync will be tried).
         var ready = state.withLock { state in
             var ready: [Waiting] = []
             state.waiting.removeAll { entry in
-                guard entry.sequence <= durable else { return false }
+                guard entry.sequence <= durable || failure != nil else { return false }
                 ready.append(entry)
                 return true
             }
@@ -149,7 +148,7 @@ final class Acknowledger: Sendable {
         ready.sort { ($0.sequence, $0.order) < ($1.sequence, $1.order) }
         // One batch: what the callbacks hand to other threads (events to publish) wakes them once.
         BatchedSignals.run {
-            for entry in ready { entry.body(JournalAcknowledgement(sequence: entry.sequence)) }
+            for entry in ready { entry.callback.settle(entry.sequence, durable: durable, failure: failure) }
         }
         return true
     }

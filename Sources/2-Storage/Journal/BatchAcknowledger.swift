@@ -19,7 +19,7 @@ import Synchronization
 final class BatchAcknowledger: Sendable {
     private struct Waiting {
         let sequence: UInt64
-        let body: @Sendable (JournalAcknowledgement) -> Void
+        let callback: DurabilityCallback
     }
 
     private struct State {
@@ -37,11 +37,11 @@ final class BatchAcknowledger: Sendable {
     /// Queues `body` for record `sequence` and arranges for ``acknowledge(_:)`` to run at the end
     /// of the calling thread's batch. Returns false, queuing nothing, when the calling thread
     /// runs no batch or the journal is closed.
-    func register(_ sequence: UInt64, of journal: Journal, _ body: @escaping @Sendable (JournalAcknowledgement) -> Void) -> Bool {
+    func register(_ sequence: UInt64, of journal: Journal, _ callback: DurabilityCallback) -> Bool {
         guard BatchedSignals.isBatching else { return false }
         let first = state.withLock { state -> Bool? in
             guard !state.isClosed else { return nil }
-            state.waiting.append(Waiting(sequence: sequence, body: body))
+            state.waiting.append(Waiting(sequence: sequence, callback: callback))
             return state.waiting.count == 1 && !state.isAcknowledging
         }
         guard let first else { return false }
@@ -66,13 +66,15 @@ final class BatchAcknowledger: Sendable {
             // Appends happen in sequence order on the batch's thread, so the last is the highest.
             guard let target = ready.last?.sequence else { return }
             if journal.durability.mayBeSlow(beyond: journal.options.loopSyncLimit) || !journal.acknowledger.isIdle,
-               journal.acknowledger.register(ready.map { ($0.sequence, $0.body) }, of: journal) {
+               journal.acknowledger.register(ready.map { ($0.sequence, $0.callback) }, of: journal) {
                 return
             }
             state.withLock { $0.isAcknowledging = true }
-            journal.durability.waitUntilDurable(target, sync: journal.syncCurrentFile)
+            var failure: JournalError?
+            do { try journal.durability.waitUntilDurable(target, sync: journal.syncCurrentFile) } catch { failure = error }
+            let durable = journal.durability.durable
             BatchedSignals.run {
-                for entry in ready { entry.body(JournalAcknowledgement(sequence: entry.sequence)) }
+                for entry in ready { entry.callback.settle(entry.sequence, durable: durable, failure: failure) }
             }
         }
     }

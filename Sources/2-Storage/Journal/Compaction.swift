@@ -120,19 +120,26 @@ extension Journal {
         }
         try output.flush()
         hook?(.snapshotWritten)
-        SystemCall.syncOrStop(fd, path: paths.temporary)
+        try SystemCall.sync(fd, path: paths.temporary)
 
         let (bytesAfter, sequenceAtSwap) = try writer.withLock { state in
             copied = try carryOver(from: oldFile, range: copied..<state.endOffset, after: captured.sequence, next: &nextSequence, to: output)
             try output.flush()
-            SystemCall.syncOrStop(fd, path: paths.temporary)
+            try SystemCall.sync(fd, path: paths.temporary)
             hook?(.beforeRename)
             try SystemCall.rename(paths.temporary, to: paths.journal)
             handedOver = true
             hook?(.afterRename)
-            SystemCall.syncDirectoryOrStop(directory)
             state.file = JournalFile(fd: fd, path: paths.journal)
             state.endOffset = output.count
+            state.durableEnd = output.count
+            do throws(JournalError) {
+                try SystemCall.syncDirectoryOrStop(directory, outcome: "the compacted journal is renamed into place but may not last; writes refused")
+            } catch {
+                // The rename cannot be taken back: the journal refuses writes until the process stops.
+                state.failure = error
+                throw error
+            }
             // A rollback still owed to the old file does not concern the new one, which holds
             // exactly the records through `endOffset`.
             state.pendingRollback = false

@@ -23,7 +23,9 @@ extension SystemCall {
     /// so that the rename survives a crash once this returns.
     static func renameDurably(_ from: String, to: String) throws {
         try rename(from, to: to)
-        for parent in Set([from, to].map(parentDirectory)) { syncDirectoryOrStop(parent) }
+        for parent in Set([from, to].map(parentDirectory)) {
+            try syncDirectoryOrStop(parent, outcome: "renamed \(from) to \(to), which may not last")
+        }
     }
 
     /// Removes the directory `path` and everything in it, if present, and syncs its parent.
@@ -34,7 +36,7 @@ extension SystemCall {
         } catch {
             throw JournalError(.io, "cannot remove the directory: \(error.localizedDescription)", path: path)
         }
-        syncDirectoryOrStop(parentDirectory(path))
+        try syncDirectoryOrStop(parentDirectory(path), outcome: "removed \(path), which may come back")
     }
 
     static func parentDirectory(_ path: String) -> String {

@@ -20,6 +20,15 @@ final class DurabilityTracker: Sendable {
         var syncing = false
         var syncCount: UInt64 = 0
         var lastSyncTook = Duration.zero
+        /// The sync that failed: final (DurableFiles' policy), so every later wait that it did
+        /// not cover fails with it instead of syncing again.
+        var failure: JournalError?
+    }
+
+    private enum Turn {
+        case covered
+        case failed(JournalError)
+        case sync
     }
 
     init(durableSequence: UInt64, metrics: JournalMetrics) {
@@ -29,22 +38,36 @@ final class DurabilityTracker: Sendable {
 
     /// Returns once `sequence` is durable; `sync` makes the file durable and returns the last
     /// sequence number it covered.
-    func waitUntilDurable(_ sequence: UInt64, sync: () -> UInt64) {
-        // Each turn: covered already, or no sync running and this waiter starts one for all.
-        while state.wait(until: { $0.durableSequence >= sequence || !$0.syncing }, then: { state, _ in
-            guard state.durableSequence < sequence else { return false }
-            state.syncing = true
-            return true
-        }) {
+    /// - Throws: the `syncFailed` error of the sync that failed, for every record it did not
+    ///   cover, now and later: a failed sync is never retried.
+    func waitUntilDurable(_ sequence: UInt64, sync: () throws(JournalError) -> UInt64) throws(JournalError) {
+        // Each turn: covered already, failed, or no sync running and this waiter starts one for all.
+        while true {
+            let turn = state.wait(until: { $0.durableSequence >= sequence || !$0.syncing || $0.failure != nil }, then: { state, _ -> Turn in
+                if state.durableSequence >= sequence { return .covered }
+                if let failure = state.failure { return .failed(failure) }
+                state.syncing = true
+                return .sync
+            })
+            switch turn {
+            case .covered: return
+            case .failed(let failure): throw failure
+            case .sync: break
+            }
             let started = ContinuousClock.now
-            let covered = sync()
+            let covered: Result<UInt64, JournalError> = Result { () throws(JournalError) in try sync() }
             let took = ContinuousClock.now - started
             state.update { state in
                 state.syncing = false
-                state.syncCount += 1
-                state.lastSyncTook = took
-                metrics.synced(in: took)
-                state.durableSequence = max(state.durableSequence, covered)
+                switch covered {
+                case .success(let sequence):
+                    state.syncCount += 1
+                    state.lastSyncTook = took
+                    metrics.synced(in: took)
+                    state.durableSequence = max(state.durableSequence, sequence)
+                case .failure(let failure):
+                    state.failure = state.failure ?? failure
+                }
             }
         }
     }

@@ -1,3 +1,4 @@
+import DurableFiles
 import Foundation
 import LyceumLogging
 import LyceumSupport
@@ -53,6 +54,11 @@ public final class Journal: Sendable {
         var base: UInt64
         /// The size of the header and snapshot: the live data at the last compaction.
         var snapshotBytes: UInt64
+        /// Where the last successful sync of `file` ended: everything before it is on disk.
+        var durableEnd: UInt64
+        /// Set when a sync of the journal failed: every later write is refused with it, and
+        /// nothing the sync did not cover is acknowledged (``syncCurrentFile()``).
+        var failure: JournalError?
         /// Set when rolling back a failed write could not truncate the file; retried first.
         var pendingRollback: Bool = false
         var appends: UInt64 = 0
@@ -84,7 +90,7 @@ public final class Journal: Sendable {
         let lock = try DirectoryLock(path: paths.lock)
         if SystemCall.exists(paths.temporary) {
             try SystemCall.removeIfPresent(paths.temporary)
-            SystemCall.syncDirectoryOrStop(directory)
+            try SystemCall.syncDirectory(directory)
             Logger.journal.info("removed the leftover of an interrupted compaction", ["path": paths.temporary])
         }
         if !SystemCall.exists(paths.journal) {
@@ -112,7 +118,7 @@ public final class Journal: Sendable {
         self.options = options
         writer = Mutex(WriterState(
             file: file, endOffset: scan.validEnd, lastSequence: scan.lastSequence, base: scan.base,
-            snapshotBytes: scan.snapshotBytes, lock: lock))
+            snapshotBytes: scan.snapshotBytes, durableEnd: scan.validEnd, lock: lock))
         metrics = JournalMetrics(dimensions: options.metricDimensions)
         metrics.file(size: scan.validEnd, lastSequence: scan.lastSequence)
         durability = DurabilityTracker(durableSequence: scan.lastSequence, metrics: metrics)
@@ -120,7 +126,8 @@ public final class Journal: Sendable {
         if case let .interval(milliseconds) = options.durability {
             let syncer = IntervalSyncer(milliseconds: milliseconds) { [weak self] in
                 guard let self else { return false }
-                self.durability.waitUntilDurable(self.lastSequence, sync: self.syncCurrentFile)
+                // A failed sync is final (the journal refuses writes from then on): the thread ends.
+                do { try self.durability.waitUntilDurable(self.lastSequence, sync: self.syncCurrentFile) } catch { return false }
                 return true
             }
             intervalSyncer.withLock { $0 = syncer }
@@ -175,6 +182,7 @@ public final class Journal: Sendable {
     func write(_ makeLine: (UInt64) throws -> [UInt8]) throws -> PendingWrite {
         let (pending, startCompaction) = try writer.withLock { state in
             guard !state.isClosed else { throw JournalError(.closed, "the journal is closed", path: state.file.path) }
+            if let failure = state.failure { throw failure }
             if state.pendingRollback {
                 try SystemCall.truncate(state.file.fd, to: state.endOffset, path: state.file.path)
                 state.pendingRollback = false
@@ -185,6 +193,13 @@ public final class Journal: Sendable {
                 try line.withUnsafeBytes { try SystemCall.write(state.file.fd, $0, at: state.endOffset, path: state.file.path) }
             } catch let error as JournalError {
                 rollBack(&state)
+                let full = error.isStorageFull
+                metrics.writeFailed(full: full)
+                // Rate-limited by the logger (per message), so a full disk under load writes a
+                // few lines a second, not one per refused request.
+                Logger.journal.error(full ? "the file system is full: a write was refused and rolled back" : "a write failed and was rolled back", [
+                    "path": state.file.path, "offset": String(state.endOffset), "errno": String(error.systemError ?? 0), "error": error.message,
+                ])
                 throw JournalError(.writeFailed, "the record was not written and has been rolled back: \(error.message)",
                                    path: state.file.path, offset: state.endOffset, sequence: sequence, systemError: error.systemError)
             }
@@ -216,7 +231,8 @@ public final class Journal: Sendable {
     }
 
     /// Makes everything written so far durable, runs every outstanding `whenDurable` callback,
-    /// then closes the journal and releases the data directory's lock. Appends fail with `closed`
+    /// then closes the journal and releases the data directory's lock. After a failed sync, no
+    /// sync is tried again: the callbacks of records it did not cover get the failure. Appends fail with `closed`
     /// afterwards; a `whenDurable` callback registered afterwards runs at once on its caller's thread.
     /// A running compaction finishes first, so that no rename can happen once the lock is gone.
     /// Called from a `whenDurable` callback, it returns before the callbacks still waiting have
@@ -225,7 +241,12 @@ public final class Journal: Sendable {
         intervalSyncer.withLock { $0?.stop() }
         writer.withLock { $0.isClosed = true }
         while writer.withLock({ $0.isCompacting }) { usleep(1000) }
-        durability.waitUntilDurable(lastSequence, sync: syncCurrentFile)
+        do {
+            try durability.waitUntilDurable(lastSequence, sync: syncCurrentFile)
+        } catch {
+            // Already reported to `StorageFailure` by the sync that failed; the callbacks below get it.
+            Logger.journal.debug("closing after a failed sync", ["path": paths.journal, "error": "\(error)"])
+        }
         batchAcknowledger.acknowledge(self, closing: true)
         acknowledger.finish()
         writer.withLock { $0.lock = nil }
@@ -238,26 +259,66 @@ public final class Journal: Sendable {
     }
 
     /// Syncs the current file and returns the last sequence number the sync covers.
-    func syncCurrentFile() -> UInt64 {
-        let (file, sequence) = writer.withLock { ($0.file, $0.lastSequence) }
-        SystemCall.syncOrStop(file.fd, path: file.path)
+    ///
+    /// A failed sync is final (`DurableFile`'s policy): the journal refuses every later write,
+    /// cuts the file back to where the last successful sync ended, and reports the failure to
+    /// `StorageFailure`, which stops the process. The cut drops the pages that Linux may have
+    /// marked clean without writing them, so that the next start cannot replay records whose
+    /// sync failed from the page cache, nor a later power loss leave a hole mid-journal
+    /// (protocol/journal.md, *A failed sync*).
+    func syncCurrentFile() throws(JournalError) -> UInt64 {
+        let (file, sequence, end) = try writer.withLock { (state) throws(JournalError) in
+            if let failure = state.failure { throw failure }
+            return (state.file, state.lastSequence, state.endOffset)
+        }
+        do {
+            try DurableFile.syncData(file.fd, path: file.path)
+        } catch {
+            throw refuseWrites(after: error, syncing: file)
+        }
+        writer.withLock { state in
+            if state.file === file { state.durableEnd = max(state.durableEnd, end) }
+        }
         return sequence
     }
 
-    func waitUntilDurable(_ sequence: UInt64) {
+    /// Refuses writes from now on, cuts `file` back to its last synced end, and reports the
+    /// failed sync; returns the error every waiter it did not cover gets.
+    private func refuseWrites(after error: DurableFileError, syncing file: JournalFile) -> JournalError {
+        let failure = JournalError(error)
+        let outcome = writer.withLock { state -> String in
+            if state.failure == nil { state.failure = failure }
+            guard state.file === file, state.durableEnd < state.endOffset else { return "nothing unsynced to cut back; writes refused" }
+            let unsynced = state.endOffset - state.durableEnd
+            do {
+                try SystemCall.truncate(file.fd, to: state.durableEnd, path: file.path)
+                return "cut \(unsynced) unsynced bytes off at byte \(state.durableEnd), where the last good sync ended; writes refused"
+            } catch {
+                return "could not cut \(unsynced) unsynced bytes off at byte \(state.durableEnd) (\(error)): the next start may replay records whose sync failed; writes refused"
+            }
+        }
+        StorageFailure.stop(error, owner: "journal", outcome: outcome)
+        return failure
+    }
+
+    func waitUntilDurable(_ sequence: UInt64) throws(JournalError) {
         guard options.durability == .always else { return }
-        durability.waitUntilDurable(sequence, sync: syncCurrentFile)
+        try durability.waitUntilDurable(sequence, sync: syncCurrentFile)
     }
 
     /// Runs `body` once record `sequence` is durable: under `always`, at the end of the caller's
     /// ``BatchedSignals`` batch on its own thread when it runs one (on the acknowledger thread
     /// while syncs are slow: `BatchAcknowledger`), else on the acknowledger thread; under the other policies, or once the journal is closed (everything is durable
     /// then), at once on the caller's thread.
-    func whenDurable(_ sequence: UInt64, _ body: @escaping @Sendable (JournalAcknowledgement) -> Void) {
+    func whenDurable(_ sequence: UInt64, _ callback: DurabilityCallback) {
         if options.durability == .always,
-           batchAcknowledger.register(sequence, of: self, body) || acknowledger.register(sequence, of: self, body) { return }
-        waitUntilDurable(sequence)
-        body(JournalAcknowledgement(sequence: sequence))
+           batchAcknowledger.register(sequence, of: self, callback) || acknowledger.register(sequence, of: self, callback) { return }
+        do {
+            try waitUntilDurable(sequence)
+            callback.acknowledged(JournalAcknowledgement(sequence: sequence))
+        } catch {
+            callback.failed?(error)
+        }
     }
 
     static func compactionDue(_ state: WriterState, _ options: JournalOptions) -> Bool {
@@ -272,9 +333,9 @@ public final class Journal: Sendable {
         defer { Glibc.close(fd) }
         let header = RecordFormat.line(.header(version: RecordFormat.version, base: 0, parts: 0), body: [])
         try header.withUnsafeBytes { try SystemCall.write(fd, $0, at: 0, path: paths.temporary) }
-        SystemCall.syncOrStop(fd, path: paths.temporary)
+        try SystemCall.sync(fd, path: paths.temporary)
         try SystemCall.rename(paths.temporary, to: paths.journal)
-        SystemCall.syncDirectoryOrStop(paths.directory)
+        try SystemCall.syncDirectory(paths.directory)
         Logger.journal.info("created a new journal", ["path": paths.journal])
     }
 
@@ -293,10 +354,10 @@ public final class Journal: Sendable {
             try SystemCall.write(saved, UnsafeRawBufferPointer(rebasing: chunk[0..<count]), at: copied, path: savedPath)
             copied += UInt64(count)
         }
-        SystemCall.syncOrStop(saved, path: savedPath)
-        SystemCall.syncDirectoryOrStop(paths.directory)
+        try SystemCall.sync(saved, path: savedPath)
+        try SystemCall.syncDirectory(paths.directory)
         try SystemCall.truncate(file.fd, to: offset, path: file.path)
-        SystemCall.syncOrStop(file.fd, path: file.path, metadata: true)
+        try SystemCall.sync(file.fd, path: file.path, metadata: true)
         Logger.journal.warning(message, [
             "path": file.path, "offset": String(offset), "bytes": String(size - offset), "saved_to": savedPath,
         ])

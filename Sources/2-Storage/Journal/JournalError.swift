@@ -1,3 +1,8 @@
+import DurableFiles
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Every failure the journal reports: a named code plus the file, byte offset and sequence number
 /// it concerns, when they apply.
 public struct JournalError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -12,6 +17,10 @@ public struct JournalError: Error, Sendable, Equatable, CustomStringConvertible 
         public static let io = Code(name: "io")
         /// Writing a record failed (for example `ENOSPC`); it was rolled back and nothing changed.
         public static let writeFailed = Code(name: "write_failed")
+        /// A sync failed (`systemError` holds its errno). Nothing it covered was acknowledged;
+        /// the journal refuses every later write, and the process stops
+        /// (protocol/journal.md, *A failed sync*).
+        public static let syncFailed = Code(name: "sync_failed")
         /// A change the caller asked to append is malformed; nothing was written.
         public static let invalidChange = Code(name: "invalid_change")
         /// A record is larger than the configured maximum; nothing was written.
@@ -72,6 +81,10 @@ public struct JournalError: Error, Sendable, Equatable, CustomStringConvertible 
         self.holderPID = holderPID
     }
 
+    /// Whether a system call failed because the file system is out of space (or of the
+    /// user's quota): what a client is told apart (`storage_full`) and the metrics count apart.
+    public var isStorageFull: Bool { systemError == ENOSPC || systemError == EDQUOT }
+
     /// The code, the message, and every piece of context that is known, on one line.
     public var description: String {
         var text = "journal \(code): \(message)"
@@ -80,5 +93,12 @@ public struct JournalError: Error, Sendable, Equatable, CustomStringConvertible 
         if let systemError { text += " [errno \(systemError): \(SystemCall.describe(systemError))]" }
         if let holderPID { text += " [held by pid \(holderPID)]" }
         return text
+    }
+}
+
+extension JournalError {
+    /// The journal's error for a failed durable-file call: `syncFailed` for a sync, else `io`.
+    init(_ error: DurableFileError) {
+        self.init(error.isSyncFailure ? .syncFailed : .io, "\(error.operation) failed: \(error.reason)", path: error.path, systemError: error.systemError)
     }
 }

@@ -75,9 +75,10 @@ public final class StagedJournal {
     }
 
     /// Makes the staged file and directory durable.
-    public func sync() {
-        SystemCall.syncOrStop(fd, path: path)
-        SystemCall.syncDirectoryOrStop(directory)
+    /// - Throws: `sync_failed` when a sync fails: discard the staging and start over.
+    public func sync() throws {
+        try SystemCall.sync(fd, path: path)
+        try SystemCall.syncDirectory(directory)
     }
 
     /// Removes the staging directory.
@@ -96,7 +97,7 @@ extension Journal {
         let lock = try DirectoryLock(path: paths.lock)
         defer { withExtendedLifetime(lock) {} }
         try SystemCall.rename(JournalPaths(directory: staging).journal, to: paths.journal)
-        SystemCall.syncDirectoryOrStop(directory)
-        SystemCall.syncDirectoryOrStop(staging)
+        try SystemCall.syncDirectoryOrStop(directory, outcome: "the rebuilt journal is renamed into place but may not last")
+        try SystemCall.syncDirectoryOrStop(staging, outcome: "the rebuilt journal is renamed into place but may not last")
     }
 }

@@ -35,7 +35,7 @@ public struct JournalImport: Sendable {
         }
         try discard()
         try SystemCall.makeDirectory(incoming)
-        SystemCall.syncDirectoryOrStop(SystemCall.parentDirectory(incoming))
+        try SystemCall.syncDirectory(SystemCall.parentDirectory(incoming))
     }
 
     /// Writes `chunk` into its file after checking it. A chunk must start at the file's current
@@ -77,7 +77,7 @@ public struct JournalImport: Sendable {
         if !SystemCall.exists(incoming) && SystemCall.isDirectory(received) { return }
         guard SystemCall.isDirectory(incoming) else { throw rejection("no copy has begun (no incoming directory)") }
         try verify(incoming, holds: summaries, syncing: true)
-        SystemCall.syncDirectoryOrStop(incoming)
+        try SystemCall.syncDirectory(incoming)
         try SystemCall.renameDurably(incoming, to: received)
     }
 
@@ -126,7 +126,7 @@ public struct JournalImport: Sendable {
             guard size == summary.bytes, crc == summary.crc32c else {
                 throw rejection("the copy has \(size) bytes with CRC-32C \(crc); the sender read \(summary.bytes) with \(summary.crc32c)", file: summary.file)
             }
-            if syncing { SystemCall.syncOrStop(fd, path: path, metadata: true) }
+            if syncing { try SystemCall.sync(fd, path: path, metadata: true) }
         }
     }
 

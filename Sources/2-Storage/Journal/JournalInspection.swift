@@ -70,9 +70,9 @@ extension Journal {
         let dropped = try countLines(file, from: scan.validEnd, to: scan.fileSize)
         let backupPath = paths.backup()
         try copy(file, size: scan.fileSize, to: backupPath)
-        SystemCall.syncDirectoryOrStop(directory)
+        try SystemCall.syncDirectory(directory)
         try SystemCall.truncate(file.fd, to: scan.validEnd, path: file.path)
-        SystemCall.syncOrStop(file.fd, path: file.path, metadata: true)
+        try SystemCall.sync(file.fd, path: file.path, metadata: true)
         Logger.journal.warning("repaired the journal", [
             "path": file.path, "offset": String(scan.validEnd), "dropped_bytes": String(scan.fileSize - scan.validEnd),
             "dropped_records": String(dropped), "backup": backupPath,
@@ -101,7 +101,7 @@ extension Journal {
             try SystemCall.write(fd, UnsafeRawBufferPointer(rebasing: chunk[0..<count]), at: offset, path: path)
             offset += UInt64(count)
         }
-        SystemCall.syncOrStop(fd, path: path)
+        try SystemCall.sync(fd, path: path)
     }
 }
 

@@ -9,6 +9,8 @@ struct JournalMetrics: Sendable {
     private let syncDuration: Timer
     private let bytes: Gauge
     private let lastSequence: Gauge
+    private let fullFailures: Counter
+    private let otherFailures: Counter
 
     init(dimensions: [(String, String)]) {
         appends = Counter(label: "lyceum_journal_appends_total", dimensions: dimensions)
@@ -16,6 +18,14 @@ struct JournalMetrics: Sendable {
         syncDuration = Timer(label: "lyceum_journal_sync_duration_seconds", dimensions: dimensions)
         bytes = Gauge(label: "lyceum_journal_bytes", dimensions: dimensions)
         lastSequence = Gauge(label: "lyceum_journal_last_sequence", dimensions: dimensions)
+        fullFailures = Counter(label: "lyceum_journal_write_failures_total", dimensions: dimensions + [("reason", "full")])
+        otherFailures = Counter(label: "lyceum_journal_write_failures_total", dimensions: dimensions + [("reason", "io")])
+    }
+
+    /// A record could not be written (and was rolled back): `full` when the file system is out
+    /// of space, so that a full disk shows apart from other write errors.
+    func writeFailed(full: Bool) {
+        (full ? fullFailures : otherFailures).increment()
     }
 
     /// The file now ends at `size` bytes after record `sequence`.

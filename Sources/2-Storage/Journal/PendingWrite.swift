@@ -19,8 +19,10 @@ public struct PendingWrite: Sendable {
     /// bytes are `fdatasync`ed; other policies return at once), then returns the acknowledgement.
     /// Blocks the calling thread: call it from a worker thread, never while holding a lock other
     /// writers need.
-    public func waitUntilDurable() -> JournalAcknowledgement {
-        journal.waitUntilDurable(sequence)
+    /// - Throws: `syncFailed` when the sync that was to cover the record failed (the record is
+    ///   never acknowledged; protocol/journal.md, *A failed sync*).
+    public func waitUntilDurable() throws(JournalError) -> JournalAcknowledgement {
+        try journal.waitUntilDurable(sequence)
         return JournalAcknowledgement(sequence: sequence)
     }
 
@@ -42,10 +44,33 @@ public struct PendingWrite: Sendable {
     /// - After `Journal.close()` (which made every record durable), `body` runs at once on the
     ///   caller's thread. `close()` itself runs every callback still outstanding before it returns.
     ///
+    /// - A failed sync: `body` never runs for a record the sync did not cover; `failed` runs
+    ///   instead (when given), with the `syncFailed` error, where `body` would have, so that the
+    ///   writer gets an error reply rather than none (protocol/journal.md, *A failed sync*).
+    ///
     /// Register outside any lock that `body` or other writers need: with the policies that call
     /// back at once, `body` runs inside this call.
-    public func whenDurable(_ body: @escaping @Sendable (JournalAcknowledgement) -> Void) {
-        journal.whenDurable(sequence, body)
+    public func whenDurable(
+        _ body: @escaping @Sendable (JournalAcknowledgement) -> Void, ifFailed failed: (@Sendable (JournalError) -> Void)? = nil
+    ) {
+        journal.whenDurable(sequence, DurabilityCallback(acknowledged: body, failed: failed))
+    }
+}
+
+/// What runs once the sync that decides a record's fate has ended: `acknowledged` if it covered
+/// the record, else `failed` (the one or the other, once).
+struct DurabilityCallback: Sendable {
+    let acknowledged: @Sendable (JournalAcknowledgement) -> Void
+    let failed: (@Sendable (JournalError) -> Void)?
+
+    /// Runs the callback that fits record `sequence` when everything through `durable` is
+    /// durable and `failure` (if any) ended the syncs.
+    func settle(_ sequence: UInt64, durable: UInt64, failure: JournalError?) {
+        if sequence <= durable {
+            acknowledged(JournalAcknowledgement(sequence: sequence))
+        } else if let failure {
+            failed?(failure)
+        }
     }
 }
 

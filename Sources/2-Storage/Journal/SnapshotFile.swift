@@ -32,7 +32,7 @@ public struct SnapshotFile: Sendable, Equatable {
         let output = BufferedFileWriter(fd: fd, path: path)
         let (_, changes) = try Journal.writeSnapshot(of: state, sequence: sequence, to: output, progress: nil)
         try output.flush()
-        SystemCall.syncOrStop(fd, path: path)
+        try SystemCall.sync(fd, path: path)
         let summary = try checksum(fd: fd, path: path)
         complete = true
         return SnapshotFile(sequence: sequence, changes: changes, summary: summary)

@@ -1,3 +1,4 @@
+import DurableFiles
 import LyceumLogging
 #if canImport(Glibc)
 import Glibc
@@ -65,32 +66,34 @@ enum SystemCall {
         guard mkdir(path, 0o755) == 0 || errno == EEXIST else { throw failure("cannot create directory", path: path) }
     }
 
-    /// Makes the file's data durable, or stops the process.
-    ///
-    /// After a failed `fsync`/`fdatasync`, Linux may already have dropped the dirty pages and
-    /// cleared the error, so a retry can report success for data that never reached the disk.
-    /// Carrying on would acknowledge writes that are gone; the only honest way out is to stop and
-    /// let the next start recover from what the disk really holds.
-    static func syncOrStop(_ fd: Int32, path: String, metadata: Bool = false) {
-        while (metadata ? fsync(fd) : fdatasync(fd)) != 0 {
-            let code = errno
-            if code == EINTR { continue }
-            Logger.journal.critical("sync failed; stopping so that no write is acknowledged that the disk may have lost; the next start recovers from disk", [
-                "path": path, "errno": String(code), "error": describe(code),
-            ])
-            fatalError("journal: \(metadata ? "fsync" : "fdatasync") of \(path) failed: \(describe(code))")
+    /// Makes the file durable (its data; with `metadata`, its size and entry too) through
+    /// `DurableFile`: a failed sync throws `syncFailed`, and the caller abandons the file it was
+    /// building (a compaction's, a copy's, a snapshot's), never syncing it again. The journal's
+    /// own file goes through `Journal.syncCurrentFile`, which also cuts back what was not synced.
+    static func sync(_ fd: Int32, path: String, metadata: Bool = false) throws(JournalError) {
+        do {
+            if metadata { try DurableFile.sync(fd, path: path) } else { try DurableFile.syncData(fd, path: path) }
+        } catch {
+            throw JournalError(error)
         }
     }
 
-    /// Makes the directory's entries (creations, renames, removals) durable, or stops the process.
-    static func syncDirectoryOrStop(_ path: String) {
-        let fd: Int32
-        do { fd = try open(path, O_RDONLY | O_DIRECTORY) } catch {
-            Logger.journal.critical("cannot open directory to sync it; stopping", ["path": path, "error": "\(error)"])
-            fatalError("journal: cannot open \(path) to sync it: \(error)")
+    /// Makes the directory's entries (creations, renames, removals) durable; a failure throws
+    /// `syncFailed`, as ``sync(_:path:metadata:)`` does.
+    static func syncDirectory(_ path: String) throws(JournalError) {
+        do { try DurableFile.syncDirectory(path) } catch { throw JournalError(error) }
+    }
+
+    /// Makes the directory's entries durable after a rename that is a commit point (a
+    /// compaction's, an install's, a move's), or stops the process: the rename is done and
+    /// cannot be abandoned, and no second sync could be trusted, so the failure is reported to
+    /// `StorageFailure` (the process exits with its status) and thrown. `outcome` says what is
+    /// left, in the log line.
+    static func syncDirectoryOrStop(_ path: String, outcome: String) throws(JournalError) {
+        do { try DurableFile.syncDirectory(path) } catch {
+            StorageFailure.stop(error, owner: "journal", outcome: outcome)
+            throw JournalError(error)
         }
-        syncOrStop(fd, path: path, metadata: true)
-        close(fd)
     }
 
     static func failure(

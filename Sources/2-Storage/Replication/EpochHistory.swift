@@ -1,3 +1,4 @@
+import DurableFiles
 import Foundation
 import Journal
 
@@ -12,6 +13,11 @@ import Journal
 /// ```
 ///
 /// Kafka's leader-epoch checkpoint plays the same role. Owned by one replica (one thread at a time).
+///
+/// Its files are made durable through `DurableFile`, under its policy: a failed sync is final.
+/// The history cuts off the line whose sync failed, refuses every later fact (so the replica
+/// takes no append and acknowledges nothing more), and reports the failure to
+/// `StorageFailure`, which stops the process (protocol/replication.md, *A failed sync*).
 public final class EpochHistory {
     /// One epoch's first record.
     public struct Start: Sendable, Equatable {
@@ -34,6 +40,8 @@ public final class EpochHistory {
     /// The highest epoch adopted (0: none).
     public private(set) var adopted: Int64 = 0
     private let fd: Int32
+    /// The failed sync that ended this history's writes, if one did.
+    private var failure: ReplicationError?
 
     /// Opens (creating if needed) the history at `path` and reads it.
     /// - Throws: `history` naming the line when a line is damaged or out of order.
@@ -56,10 +64,10 @@ public final class EpochHistory {
         // (Every property is set by now, so a throw below closes `fd` in deinit.)
         if let last = contents.last, last != 0x0A {
             let kept = (contents.lastIndex(of: 0x0A) ?? -1) + 1
-            guard ftruncate(opened, off_t(kept)) == 0, fdatasync(opened) == 0 else {
-                let reason = String(cString: strerror(errno))
-                throw ReplicationError(.history, "cannot cut the unfinished last line of \(path) at byte \(kept): \(reason)")
+            guard ftruncate(opened, off_t(kept)) == 0 else {
+                throw ReplicationError(.history, "cannot cut the unfinished last line of \(path) at byte \(kept): \(String(cString: strerror(errno)))")
             }
+            try Self.durably { () throws(DurableFileError) in try DurableFile.syncData(opened, path: path) }
             contents.removeSubrange(kept...)
         }
         var lineNumber = 0
@@ -133,10 +141,7 @@ public final class EpochHistory {
     private func keep(_ kept: [Start]) throws(ReplicationError) {
         guard kept.count < starts.count else { return }
         // Rewrite through a temporary file and a rename, so that a crash leaves one whole history.
-        let temporary = path + ".tmp"
-        try Self.writeFile(temporary, starts: kept, adopted: adopted)
-        guard rename(temporary, path) == 0 else { throw ReplicationError(.history, "cannot rewrite \(path): \(String(cString: strerror(errno)))") }
-        try Self.syncDirectory(of: path)
+        try Self.writeFile(path, starts: kept, adopted: adopted)
         try reopen(starts: kept, adopted: adopted)
     }
 
@@ -155,10 +160,8 @@ public final class EpochHistory {
     /// of a rebuild's install, after the journal's rename (its commit point). A crash between
     /// the two is finished when the history is next opened.
     public func installStaged(starts: [Start]) throws(ReplicationError) {
-        guard rename(stagingDirectory + "/epochs.jsonl", path) == 0 else {
-            throw ReplicationError(.history, "cannot install the rebuilt history as \(path): \(String(cString: strerror(errno)))")
-        }
-        try Self.syncDirectory(of: path)
+        let staged = stagingDirectory + "/epochs.jsonl"
+        try Self.durably { () throws(DurableFileError) in try DurableFile.rename(staged, to: path) }
         try reopen(starts: starts, adopted: adopted)
     }
 
@@ -170,33 +173,30 @@ public final class EpochHistory {
         let staging = (path as NSString).deletingLastPathComponent + "/rebuild"
         guard access(staging, F_OK) == 0 else { return }
         if access(staging + "/journal.jsonl", F_OK) != 0, access(staging + "/epochs.jsonl", F_OK) == 0 {
-            guard rename(staging + "/epochs.jsonl", path) == 0 else {
-                throw ReplicationError(.history, "cannot finish the interrupted install of \(staging): \(String(cString: strerror(errno)))")
-            }
-            try syncDirectory(of: path)
+            try durably { () throws(DurableFileError) in try DurableFile.rename(staging + "/epochs.jsonl", to: path) }
         }
         do { try FileManager.default.removeItem(atPath: staging) } catch {
             throw ReplicationError(.history, "cannot remove \(staging): \(error.localizedDescription)")
         }
     }
 
-    /// Writes a whole history file at `file` and fdatasyncs it.
+    /// Puts a whole history at `file`, durably: a temporary file beside it, synced, renamed
+    /// into place, the directory synced (`DurableFile.replace`), so a crash leaves one whole history.
     private static func writeFile(_ file: String, starts: [Start], adopted: Int64) throws(ReplicationError) {
         var bytes: [UInt8] = []
         for start in starts { bytes += encode(.start(start)) }
         if adopted > 0 { bytes += encode(.adopted(adopted)) }
-        let fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw ReplicationError(.history, "cannot write \(file): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        guard written == bytes.count, fsync(fd) == 0 else { throw ReplicationError(.history, "cannot write \(file): \(String(cString: strerror(errno)))") }
+        try durably { () throws(DurableFileError) in try DurableFile.replace(file, with: bytes) }
     }
 
-    private static func syncDirectory(of file: String) throws(ReplicationError) {
-        let directory = (file as NSString).deletingLastPathComponent
-        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        defer { if fd >= 0 { close(fd) } }
-        guard fd >= 0, fsync(fd) == 0 else { throw ReplicationError(.history, "cannot sync \(directory): \(String(cString: strerror(errno)))") }
+    /// Runs a durable-file operation of the history: a failure is a `history` error, and a
+    /// failed sync is also reported to `StorageFailure` (the process stops: no second sync
+    /// of these pages could be trusted).
+    private static func durably(_ operation: () throws(DurableFileError) -> Void) throws(ReplicationError) {
+        do { try operation() } catch {
+            if error.isSyncFailure { StorageFailure.stop(error, owner: "epoch history", outcome: "the replica takes no append and acknowledges nothing more") }
+            throw ReplicationError(.history, "\(error)")
+        }
     }
 
     /// Points the descriptor at the file now at `path` (replaced by a rename) and takes its facts.
@@ -209,10 +209,24 @@ public final class EpochHistory {
         self.adopted = max(self.adopted, adopted, starts.last?.epoch ?? 0)
     }
 
+    /// Appends one fact and syncs it. A write the disk refuses (a full disk) is cut off and
+    /// thrown, nothing changed; a failed sync cuts the line off too, and ends this history's
+    /// writes (``durably(_:)``): the fact is neither acted on nor written again.
     private func write(_ line: [UInt8]) throws(ReplicationError) {
+        if let failure { throw failure }
+        let end = lseek(fd, 0, SEEK_END)
         let written = line.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        guard written == line.count, fdatasync(fd) == 0 else {
-            throw ReplicationError(.history, "cannot write \(path): \(String(cString: strerror(errno)))")
+        guard written == line.count else {
+            let reason = String(cString: strerror(written < 0 ? errno : ENOSPC))
+            if end >= 0 { _ = ftruncate(fd, end) }  // best effort: an unfinished last line is also cut when the history is next opened
+            throw ReplicationError(.history, "cannot write \(path): \(reason)")
+        }
+        do {
+            try Self.durably { () throws(DurableFileError) in try DurableFile.syncData(fd, path: path) }
+        } catch {
+            if end >= 0 { _ = ftruncate(fd, end) }  // the pages the failed sync may have dropped go with the line
+            failure = error
+            throw error
         }
     }
 

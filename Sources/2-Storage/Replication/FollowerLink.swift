@@ -227,10 +227,12 @@ final class FollowerLink: @unchecked Sendable {
         for answer in answers { try send(answer, on: socket) }
         entry.publish()
         guard let unacknowledged else { return }
-        unacknowledged.write.whenDurable { [self] _ in
+        // A failed sync sends nothing: the leader never counts this replica for those records
+        // (the journal refuses writes from then on and the process stops: DurableFiles' policy).
+        unacknowledged.write.whenDurable({ [self] _ in
             outbox.withLock { $0.append(unacknowledged) }
             wakeup.signal()
-        }
+        }, ifFailed: { _ in })
     }
 
     /// Answers a message that cannot be read with a refusal for its partition, when its header

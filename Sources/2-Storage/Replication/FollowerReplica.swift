@@ -140,19 +140,27 @@ public final class FollowerReplica {
     }
 
     /// Makes everything written so far durable (the batch's one fdatasync) and says so, in the
-    /// epoch of the last append; nothing to say when no append is unanswered.
+    /// epoch of the last append; nothing to say when no append is unanswered, or when the sync
+    /// failed: never acknowledged, so the leader never counts this replica for those records (the
+    /// journal refuses writes from then on and the process stops: DurableFiles' policy).
     private func acknowledge(_ unacknowledged: inout Unacknowledged?) -> [ReplicationMessage] {
-        makeDurable()
-        guard let pending = unacknowledged else { return [] }
-        unacknowledged = nil
+        defer { unacknowledged = nil }
+        guard makeDurable(), let pending = unacknowledged else { return [] }
         return [pending.ack]
     }
 
     /// Waits until the whole log is as durable as the journal's policy promises: what is said
     /// next names the log's end (a `follow`'s or a refusal's position), which the leader counts
     /// as durable here, and appends of earlier batches may still wait for their sync (``answer(_:)``).
-    private func makeDurable() {
-        _ = store.journal.pendingWrite(sequence: store.lastSequence)?.waitUntilDurable()
+    /// - Returns: false when the sync failed.
+    @discardableResult
+    private func makeDurable() -> Bool {
+        do {
+            _ = try store.journal.pendingWrite(sequence: store.lastSequence)?.waitUntilDurable()
+            return true
+        } catch {
+            return false
+        }
     }
 
     /// Answers a message other than an append.

@@ -366,7 +366,7 @@ public final class LeaderReplica {
             for start in epochs where start.startSequence > after { try history.record(start) }
             var pending: PendingWrite?
             for record in records { pending = try store.append(record) }
-            _ = pending?.waitUntilDurable()
+            _ = try pending?.waitUntilDurable()
             recovery.positions[identity] = end
             recovery.fetchSent = nil  // ask for the next batch at once
             logger.info("recovery: fetched records", ["partition": partition, "records": String(records.count), "position": ownPosition.description, "source_end": end.description])

@@ -85,7 +85,7 @@ final class SnapshotReceiver {
             guard let crc, staged.crc32c == crc else {
                 throw ReplicationError(.badRecord, "the received image's CRC-32C \(staged.crc32c) is not the source's \(crc.map(String.init) ?? "none")")
             }
-            staged.sync()
+            try staged.sync()
             return nil
         } catch let error as ReplicationError {
             discard()

@@ -1,7 +1,7 @@
 /// Fixed facts of the wire contract that `protocol/README.md` documents.
 public enum Contract {
     /// The newest contract version this server speaks; a request may state it as `"v"`.
-    public static let version = 3
+    public static let version = 4
     /// The contract versions a request may state; error codes newer than the one stated are
     /// sent as `bad_request`.
     public static let versions = 1...version

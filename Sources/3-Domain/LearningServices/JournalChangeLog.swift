@@ -21,12 +21,13 @@ public final class JournalChangeLog: ChangeLog {
     /// batch (or on the journal's acknowledger thread), under the other policies at once on the
     /// caller's thread. Several callers may wait for the same
     /// record: a retried or no-op write waits for the last one appended. A ticket this journal
-    /// never issued gets an `invalidChange` error at once.
+    /// never issued gets an `invalidChange` error at once; a record whose sync failed gets the
+    /// journal's `syncFailed` error.
     public func whenDurable(_ ticket: CommitTicket, _ body: @escaping @Sendable (Result<Void, any Error>) -> Void) {
         guard let write = journal.pendingWrite(sequence: ticket.sequence) else {
             body(.failure(JournalError(.invalidChange, "no record with this sequence number was appended", sequence: ticket.sequence)))
             return
         }
-        write.whenDurable { _ in body(.success(())) }
+        write.whenDurable({ _ in body(.success(())) }, ifFailed: { body(.failure($0)) })
     }
 }

@@ -115,7 +115,7 @@ final class ServiceCore<State: LedgeredState>: Sendable {
             do {
                 ticket = try log.append(changes)
             } catch {
-                return .failure(ServiceError(.unavailable, "the write could not be journaled: \(error)"))
+                return .failure(ServiceError(refusedAppend: error))
             }
             guarded.lastTicket = ticket
             do throws(UndecodableValue) {
@@ -142,7 +142,10 @@ final class ServiceCore<State: LedgeredState>: Sendable {
                 case .success:
                     completion(HandledRequest(reply: done.reply, event: done.event, commit: ticket, op: op, requestID: requestID))
                 case .failure(let error):
-                    completion(HandledRequest(reply: Reply.failure(ServiceError(.unavailable, "the write may not be durable: \(error)")),
+                    // A journal's error names server files: the client gets its code, the server's log the file.
+                    let reason = (error as? JournalError).map { "journal \($0.code)" } ?? "\(error)"
+                    completion(HandledRequest(reply: Reply.failure(ServiceError(
+                        .unavailable, "the write may not be durable (\(reason)); it is not acknowledged: retry with the same request_id")),
                                               op: op, requestID: requestID, errorCode: .unavailable))
                 }
             }

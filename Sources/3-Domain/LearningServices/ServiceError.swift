@@ -26,6 +26,9 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
         /// (`max-books-per-learner`, `max-library-bytes`); the message names it. Nothing was
         /// applied. Contract version 3.
         case limitExceeded = "limit_exceeded"
+        /// The server's storage is full: the write was refused before anything was applied, and
+        /// reads go on. Writes work again by themselves once space returns. Contract version 4.
+        case storageFull = "storage_full"
 
         /// The contract version that introduced the code; a client speaking an older one gets
         /// `bad_request` instead (see `ServiceError.forContractVersion(_:)`).
@@ -33,6 +36,7 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
             switch self {
             case .forbidden: 2
             case .limitExceeded: 3
+            case .storageFull: 4
             case .badRequest, .notFound, .conflict, .unknownOp, .tooLarge, .unavailable, .internal: 1
             }
         }

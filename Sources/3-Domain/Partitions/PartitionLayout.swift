@@ -35,7 +35,7 @@ public struct PartitionLayout: Sendable {
     public func heldPartitions(of service: String) throws(PartitionLayoutError) -> [OwnedPartition] {
         let parent = serviceDirectory(service)
         let unpartitioned = (parent as NSString).appendingPathComponent(Self.journalFile)
-        guard !DurableFile.exists(unpartitioned) else {
+        guard !LayoutFiles.exists(unpartitioned) else {
             throw PartitionLayoutError(
                 path: unpartitioned, "is the journal of an unpartitioned deployment; a partitioned worker would not serve its learners")
         }
@@ -59,7 +59,7 @@ public struct PartitionLayout: Sendable {
     public static func refusePartitions(inUnpartitioned serviceDirectory: String) throws(PartitionLayoutError) {
         for number in (try? partitionDirectories(in: serviceDirectory)) ?? [] {
             let directory = (serviceDirectory as NSString).appendingPathComponent(PartitionName.directory(number))
-            if DurableFile.exists((directory as NSString).appendingPathComponent(PartitionManifest.fileName)) {
+            if LayoutFiles.exists((directory as NSString).appendingPathComponent(PartitionManifest.fileName)) {
                 throw PartitionLayoutError(path: directory, "holds a partition of a partitioned cluster; set partitions to serve it")
             }
         }
@@ -69,7 +69,7 @@ public struct PartitionLayout: Sendable {
     /// not exist.
     /// - Throws: `PartitionLayoutError` when it exists and cannot be listed.
     public static func partitionDirectories(in directory: String) throws(PartitionLayoutError) -> [Int] {
-        guard DurableFile.exists(directory) else { return [] }
+        guard LayoutFiles.exists(directory) else { return [] }
         do {
             return try FileManager.default.contentsOfDirectory(atPath: directory)
                 .compactMap { PartitionName.partition(ofDirectory: Substring($0)) }.sorted()
@@ -93,16 +93,16 @@ public struct PartitionLayout: Sendable {
                 throw PartitionLayoutError(
                     path: existing.path, "belongs to a cluster of \(existing.manifest.partitions) partitions, not \(scheme.count)")
             }
-            for partition in partitions where DurableFile.exists(directory(of: service, partition: partition)) {
+            for partition in partitions where LayoutFiles.exists(directory(of: service, partition: partition)) {
                 throw PartitionLayoutError(path: directory(of: service, partition: partition), "already exists; a partition is created only once")
             }
         }
         var created: [String] = []
         for service in services {
-            try DurableFile.makeDirectories(serviceDirectory(service))
+            try LayoutFiles.makeDirectories(serviceDirectory(service))
             for partition in partitions {
                 let path = directory(of: service, partition: partition)
-                try DurableFile.makeDirectory(path)
+                try LayoutFiles.makeDirectory(path)
                 try PartitionManifest(service: service, partition: partition, partitions: scheme.count).write(in: path)
                 created.append(path)
             }
@@ -129,7 +129,7 @@ public struct PartitionLayout: Sendable {
         var manifests: [(path: String, manifest: PartitionManifest)] = []
         for partition in try Self.partitionDirectories(in: serviceDirectory(service)) {
             let path = directory(of: service, partition: partition)
-            guard DurableFile.exists((path as NSString).appendingPathComponent(PartitionManifest.fileName)) else { continue }
+            guard LayoutFiles.exists((path as NSString).appendingPathComponent(PartitionManifest.fileName)) else { continue }
             manifests.append(((path as NSString).appendingPathComponent(PartitionManifest.fileName), try PartitionManifest.read(in: path)))
         }
         return manifests

@@ -41,7 +41,7 @@ public struct PartitionManifest: Sendable, Equatable {
     ///   than ``maximumBytes`` or not a manifest.
     public static func read(in directory: String) throws(PartitionLayoutError) -> PartitionManifest {
         let path = directory + "/" + fileName
-        let bytes = try DurableFile.contents(of: path, limit: maximumBytes)
+        let bytes = try LayoutFiles.contents(of: path, limit: maximumBytes)
         do {
             var reader = try JSONObjectReader(JSONParser(maxBytes: maximumBytes, maxDepth: 4).parse(bytes))
             let manifest = PartitionManifest(
@@ -57,6 +57,6 @@ public struct PartitionManifest: Sendable, Equatable {
     /// Writes the manifest into `directory` durably: a temporary file, synced, renamed into
     /// place, then the directory synced, so that a crash leaves either no manifest or this one.
     public func write(in directory: String) throws(PartitionLayoutError) {
-        try DurableFile.replace(directory + "/" + Self.fileName, with: json)
+        try LayoutFiles.replace(directory + "/" + Self.fileName, with: json)
     }
 }

@@ -1,3 +1,4 @@
+import DurableFiles
 import Journal
 import ServiceHosting
 import Partitions

@@ -1,7 +1,7 @@
+import DurableFiles
 #if canImport(Glibc)
 import Glibc
 #endif
-import Partitions
 
 /// The file operations of backups and restores: directories created 0700 and files 0600, each
 /// created new (never an existing entry reused, never a link followed), written whole and
@@ -77,38 +77,36 @@ package enum PrivateFiles {
         }
     }
 
-    /// Makes what was written to `descriptor` durable.
+    /// Makes what was written to `descriptor` durable (`DurableFile.sync`). A failed sync
+    /// fails the backup or restore: the file is never synced again, its copy starts over.
     package static func sync(_ descriptor: Int32, path: String) throws(BackupError) {
-        guard fsync(descriptor) == 0 else { throw failure("cannot sync", path) }
+        do { try DurableFile.sync(descriptor, path: path) } catch { throw BackupError(error) }
     }
 
     /// Writes `bytes` to the new file `path` durably: a new file beside it, synced, renamed into
     /// place, the directory synced; a crash leaves no file at `path` or the whole one.
     package static func writeNew(_ path: String, _ bytes: [UInt8]) throws(BackupError) {
-        let partial = path + ".partial"
-        let descriptor = try create(partial)
         do {
-            defer { close(descriptor) }
-            try write(descriptor, bytes, at: 0, path: partial)
-            try sync(descriptor, path: partial)
+            try DurableFile.replace(path, with: bytes, mode: 0o600, suffix: ".partial", freshTemporary: true)
         } catch {
-            unlink(partial)
-            throw error
+            throw BackupError(error)
         }
-        try rename(partial, to: path)
     }
 
     /// Renames `from` to `to` and syncs the parent directory of `to`.
     package static func rename(_ from: String, to: String) throws(BackupError) {
         guard Glibc.rename(from, to) == 0 else { throw failure("cannot rename to \(to)", from) }
-        do {
-            try DurableFile.syncDirectory(DurableFile.parentDirectory(of: to))
-        } catch {
-            throw BackupError(path: error.path, error.message)
-        }
+        do { try DurableFile.syncParent(of: to) } catch { throw BackupError(error) }
     }
 
     private static func failure(_ what: String, _ path: String) -> BackupError {
         BackupError(path: path, "\(what): \(String(cString: strerror(errno)))")
+    }
+}
+
+extension BackupError {
+    /// The backup error that a failed durable-file operation is: its path, call and reason.
+    init(_ error: DurableFileError) {
+        self.init(path: error.path, "\(error.operation) failed: \(error.reason)")
     }
 }

@@ -28,6 +28,9 @@ public struct LyceumError: Error, Equatable, Sendable, CustomStringConvertible {
         /// the message names it. Nothing was applied; retrying does not help until the learner
         /// deletes something.
         case limitExceeded
+        /// The server's storage is full: nothing was applied; writes work again once space is
+        /// freed (contract version 4).
+        case storageFull
         /// The broker's queue for the service was full on every attempt.
         case queueFull
         /// The broker held as many requests as it may on every attempt.
@@ -60,6 +63,7 @@ public struct LyceumError: Error, Equatable, Sendable, CustomStringConvertible {
             case "forbidden": .forbidden
             case "unauthenticated": .unauthenticated
             case "limit_exceeded": .limitExceeded
+            case "storage_full": .storageFull
             default: .other(wireName)
             }
         }
@@ -77,6 +81,7 @@ public struct LyceumError: Error, Equatable, Sendable, CustomStringConvertible {
             case .forbidden: "forbidden"
             case .unauthenticated: "unauthenticated"
             case .limitExceeded: "limit_exceeded"
+            case .storageFull: "storage_full"
             case .queueFull: "queue_full"
             case .overloaded: "overloaded"
             case .serviceUnknown: "service_unknown"

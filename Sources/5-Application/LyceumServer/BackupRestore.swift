@@ -1,3 +1,4 @@
+import DurableFiles
 import Backup
 import Foundation
 import Journal

@@ -2,6 +2,7 @@ import Backup
 import Configuration
 import Coordination
 import Dashboard
+import DurableFiles
 import EventWire
 import Events
 import Foundation
@@ -236,6 +237,18 @@ public enum ServerProcesses {
                     sessions: settings.sessionsPerService, configuration: configuration, context: context)
                 worker?.serve(on: pool)
                 try worker?.startReplicas()
+                if let worker, settings.replicas > 1 {
+                    // A failed sync ends this node's leaderships before the stop: the writes that
+                    // wait for a majority are answered `unavailable` at once, instead of holding
+                    // the pool's stop past its grace period. On a thread of its own: the sync
+                    // that failed may have been the pool's, in the middle of its batch.
+                    StorageFailure.onStop { _ in
+                        Thread.detachNewThread {
+                            worker.stopReplicas(resign: true)
+                            kill(getpid(), SIGTERM)
+                        }
+                    }
+                }
                 // The replicas' gauges are set from their status when scraped.
                 let report = ProcessReport(role: "worker", journals: host.journals) { [worker] in worker?.refreshReplicaMetrics() }
                 // Replicating, the pool hands the node's leaderships over before it stops; the
@@ -452,10 +465,16 @@ public enum ServerProcesses {
         logger: Logger, readiness: Readiness, reload: @escaping @Sendable () -> Void,
         _ make: (Context) throws -> [(name: String, component: any Component)]
     ) throws -> Int32 {
+        // A failed sync of a journal or an epoch history (logged once by `StorageFailure`) stops
+        // the process as SIGTERM does, so that the writers still waiting get their error replies
+        // sent before the sockets close; the status then says why (protocol/journal.md, *A failed
+        // sync*). A replicating worker's `make` puts a handler of its own in place of this one.
+        StorageFailure.onStop { _ in kill(getpid(), SIGTERM) }
         let context = try Context()
         let services = try make(context)
         logger.info("starting", ["services": services.map(\.name).joined(separator: ",")])
-        let status = ComponentGroup(services, readiness: readiness, reload: reload).run()
+        let stopped = ComponentGroup(services, readiness: readiness, reload: reload).run()
+        let status = StorageFailure.first == nil ? stopped : StorageFailure.exitStatus
         logger.info("stopped", ["status": String(status)])
         // The counts of lines refused since the last summary, which the summaries' thread would
         // write within a second, are written before the process exits.

@@ -29,8 +29,8 @@ public struct PartitionMoveOutcomeFile: Sendable {
     /// The outcomes in the file, oldest first; none when there is no file.
     /// - Throws: `PartitionLayoutError` naming the file when it cannot be read or is not such a list.
     func read() throws(PartitionLayoutError) -> [Outcome] {
-        guard DurableFile.exists(path) else { return [] }
-        let bytes = try DurableFile.contents(of: path, limit: Self.maximumBytes)
+        guard LayoutFiles.exists(path) else { return [] }
+        let bytes = try LayoutFiles.contents(of: path, limit: Self.maximumBytes)
         do {
             var file = try JSONObjectReader(JSONParser(maxBytes: Self.maximumBytes, maxDepth: 4).parse(bytes))
             let outcomes = try file.array("moves").map { entry throws(JSONReadError) in
@@ -65,6 +65,6 @@ public struct PartitionMoveOutcomeFile: Sendable {
         }
         var file = JSONObject()
         file.append("moves", .array(moves))
-        try DurableFile.replace(path, with: JSONValue.object(file).serialized() + [UInt8(ascii: "\n")])
+        try LayoutFiles.replace(path, with: JSONValue.object(file).serialized() + [UInt8(ascii: "\n")])
     }
 }

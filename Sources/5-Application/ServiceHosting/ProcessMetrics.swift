@@ -23,6 +23,9 @@ public enum ProcessMetrics {
         MetricDescription("lyceum_journal_sync_duration_seconds", .histogram, "Time one fdatasync of the journal took."),
         MetricDescription("lyceum_journal_bytes", .gauge, "Size of the journal file in bytes."),
         MetricDescription("lyceum_journal_last_sequence", .gauge, "Sequence number of the journal's last record."),
+        MetricDescription(
+            "lyceum_journal_write_failures_total", .counter,
+            "Records refused because the journal's write failed (rolled back), by reason: full (no space left) or io."),
         MetricDescription("lyceum_events_published_total", .counter, "Progress events given a sequence number by this process's publisher."),
         MetricDescription("lyceum_events_dropped_total", .counter, "Of those, events dropped because the publisher's queue was full."),
         MetricDescription("lyceum_event_snapshots_total", .counter, "Snapshot requests (pages) answered by this process's publisher."),

@@ -202,7 +202,7 @@ public final class ServiceHost: Sendable {
                     path: unpartitioned, "holds no partition of \(descriptor.name); create them with lyceum partitions init, "
                         + "or start with join (--join) to receive them in moves (lyceum partitions rebalance)")
             }
-            try DurableFile.makeDirectories(unpartitioned)
+            try LayoutFiles.makeDirectories(unpartitioned)
             return []
         }
         return held.map { ($0, layout.directory(of: descriptor.name, partition: $0.partition)) }

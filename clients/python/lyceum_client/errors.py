@@ -86,6 +86,14 @@ class LimitExceeded(LyceumError):
     code = "limit_exceeded"
 
 
+class StorageFull(LyceumError):
+    """``storage_full`` (contract version 4): the server's storage has no space left; nothing was
+    applied, and writes work again once space is freed. Retried with the same ``request_id``
+    until the attempts run out."""
+    code = "storage_full"
+    retryable = True
+
+
 class BrokerRejection(LyceumError):
     """The broker refused to route the request (its ``\\x00MDP-ERROR`` reply); nothing was applied.
     Retried, after a back-off, until the attempts run out: on the same connection when the
@@ -134,7 +142,7 @@ class ProtocolError(LyceumError):
 _BY_CODE: dict[str, type[LyceumError]] = {
     cls.code: cls
     for cls in (BadRequest, NotFound, Conflict, UnknownOp, TooLarge, Unavailable, Internal,
-                Forbidden, Unauthenticated, LimitExceeded, QueueFull, Overloaded, ServiceUnknown)
+                Forbidden, Unauthenticated, LimitExceeded, StorageFull, QueueFull, Overloaded, ServiceUnknown)
 }
 
 # Older brokers' spelling of a rejection (protocol/majordomo.md, "Version note").

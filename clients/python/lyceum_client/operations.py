@@ -18,9 +18,10 @@ from .types import (Book, BookPage, BookSort, Category, Course, CoursePage, Cour
 
 T = TypeVar("T")
 P = ParamSpec("P")
-# Version 2 adds the codes `forbidden` and `unauthenticated`, version 3 `limit_exceeded`; a
-# request saying an older version gets `bad_request` in their place (protocol/README.md).
-CONTRACT_VERSION = 3
+# Version 2 adds the codes `forbidden` and `unauthenticated`, version 3 `limit_exceeded`, version 4
+# `storage_full`; a request saying an older version gets `bad_request` in their place
+# (protocol/README.md).
+CONTRACT_VERSION = 4
 
 
 @dataclass(frozen=True)

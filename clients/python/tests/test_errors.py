@@ -7,7 +7,7 @@ import unittest
 from typing import Any
 
 import lyceum_client
-from lyceum_client import (BadRequest, BrokerRejection, Conflict, Forbidden, Internal, LimitExceeded, LyceumError, NotFound,
+from lyceum_client import (BadRequest, BrokerRejection, Conflict, Forbidden, Internal, LimitExceeded, LyceumError, NotFound, StorageFull,
                            Overloaded, ProtocolError, QueueFull, ServiceUnknown, Timeout, TooLarge, Unauthenticated, Unreachable,
                            Unavailable, UnknownOp)
 
@@ -75,7 +75,7 @@ class ScriptedErrorTests(unittest.TestCase):
     def test_every_code_of_the_contract_has_its_class(self) -> None:
         classes = {"bad_request": BadRequest, "not_found": NotFound, "conflict": Conflict, "unknown_op": UnknownOp,
                    "too_large": TooLarge, "internal": Internal, "forbidden": Forbidden,
-                   "unauthenticated": Unauthenticated, "limit_exceeded": LimitExceeded}
+                   "unauthenticated": Unauthenticated, "limit_exceeded": LimitExceeded, "storage_full": StorageFull}
         codes = list(classes)
         broker = ScriptedBroker(self, lambda number, body: failure(codes[number - 1]))
         client = self.client(broker, attempts=1)

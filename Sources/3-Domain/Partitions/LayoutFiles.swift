@@ -1,11 +1,13 @@
+import DurableFiles
 #if canImport(Glibc)
 import Glibc
 #endif
 import Foundation
 
 /// The few file operations partition set-up needs, each turning a failure into a
-/// `PartitionLayoutError` naming the path and the system's reason.
-public enum DurableFile {
+/// `PartitionLayoutError` naming the path and the system's reason; what must last is made
+/// durable by `DurableFiles.DurableFile`, under its policy (a failed sync fails the operation).
+public enum LayoutFiles {
     /// The bytes of the regular file at `path`, refused unread when larger than `limit`.
     public static func contents(of path: String, limit: Int) throws(PartitionLayoutError) -> [UInt8] {
         var status = stat()
@@ -22,30 +24,9 @@ public enum DurableFile {
     }
 
     /// Puts `bytes` at `path` durably: written to `path.tmp`, synced, renamed over `path`, and
-    /// the directory synced.
+    /// the directory synced (`DurableFile.replace`).
     public static func replace(_ path: String, with bytes: [UInt8]) throws(PartitionLayoutError) {
-        let temporary = path + ".tmp"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw failure("cannot create", temporary) }
-        var written = 0
-        while written < bytes.count {
-            let result = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + written, $0.count - written) }
-            if result < 0, errno == EINTR { continue }
-            guard result >= 0 else {
-                let error = failure("cannot write", temporary)
-                close(descriptor)
-                throw error
-            }
-            written += result
-        }
-        guard fsync(descriptor) == 0 else {
-            let error = failure("cannot sync", temporary)
-            close(descriptor)
-            throw error
-        }
-        close(descriptor)
-        guard rename(temporary, path) == 0 else { throw failure("cannot rename into place", temporary) }
-        try syncDirectory(parentDirectory(of: path))
+        do { try DurableFile.replace(path, with: bytes) } catch { throw PartitionLayoutError(error) }
     }
 
     /// Creates the directory `path` (its parent must exist) and syncs the parent, so that the
@@ -53,13 +34,13 @@ public enum DurableFile {
     /// - Throws: also when `path` already exists.
     public static func makeDirectory(_ path: String) throws(PartitionLayoutError) {
         guard mkdir(path, 0o755) == 0 else { throw failure("cannot create directory", path) }
-        try syncDirectory(parentDirectory(of: path))
+        do { try DurableFile.syncParent(of: path) } catch { throw PartitionLayoutError(error) }
     }
 
     /// Creates `path` and every missing ancestor, like `mkdir -p`.
     public static func makeDirectories(_ path: String) throws(PartitionLayoutError) {
         guard !exists(path) else { return }
-        let parent = parentDirectory(of: path)
+        let parent = DurableFile.parentDirectory(of: path)
         if parent != path, !parent.isEmpty { try makeDirectories(parent) }
         try makeDirectory(path)
     }
@@ -70,21 +51,14 @@ public enum DurableFile {
         return lstat(path, &status) == 0
     }
 
-    /// Makes the directory `path`'s entries (a rename, a new file) durable.
-    public static func syncDirectory(_ path: String) throws(PartitionLayoutError) {
-        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw failure("cannot open directory", path) }
-        defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw failure("cannot sync directory", path) }
-    }
-
-    /// The directory `path` is in (`.` for a bare name, `/` for a child of the root).
-    public static func parentDirectory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
-    }
-
     private static func failure(_ what: String, _ path: String) -> PartitionLayoutError {
         PartitionLayoutError(path: path, "\(what): \(String(cString: strerror(errno)))")
+    }
+}
+
+extension PartitionLayoutError {
+    /// The layout error that a failed durable-file operation is: its path, call and reason.
+    init(_ error: DurableFileError) {
+        self.init(path: error.path, "\(error.operation) failed: \(error.reason)")
     }
 }
