@@ -1,7 +1,7 @@
 import Catalog
 import Dashboard
-import EventWire
-import Events
+import EventSubscription
+import EventPublishing
 import Foundation
 import LyceumTestSupport
 import Majordomo

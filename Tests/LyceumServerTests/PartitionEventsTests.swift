@@ -1,7 +1,7 @@
 import Catalog
-import EventWire
+import EventSubscription
 import Foundation
-import Events
+import EventPublishing
 import LyceumTestSupport
 import Testing
 import ZeroMQ

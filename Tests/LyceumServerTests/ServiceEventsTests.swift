@@ -1,7 +1,7 @@
 import Configuration
 import Access
-import EventWire
-import Events
+import EventSubscription
+import EventPublishing
 import Foundation
 import JSON
 import Journal

@@ -1,4 +1,4 @@
-import EventWire
+import EventSubscription
 import LyceumLifecycle
 import LyceumLogging
 import Synchronization

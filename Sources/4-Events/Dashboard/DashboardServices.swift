@@ -1,4 +1,4 @@
-import EventWire
+import EventSubscription
 import HTTPServer
 import LyceumLifecycle
 import ZeroMQ

@@ -2,8 +2,8 @@ import Backup
 import Configuration
 import Coordination
 import Dashboard
-import EventWire
-import Events
+import EventSubscription
+import EventPublishing
 import Foundation
 import HTTPServer
 import LearningServices

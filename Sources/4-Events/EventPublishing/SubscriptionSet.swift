@@ -1,4 +1,4 @@
-import EventWire
+import EventSubscription
 /// The topic prefixes some subscriber of an XPUB socket has subscribed to, kept from the
 /// subscription messages the socket passes up, so that the publisher encodes only events that
 /// will reach somebody.

@@ -1,4 +1,4 @@
-import EventWire
+import EventSubscription
 import ZeroMQ
 
 /// Where an ``EventPublisher`` publishes and serves snapshots, and its bounds.

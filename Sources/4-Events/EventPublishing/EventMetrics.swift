@@ -1,4 +1,4 @@
-import EventWire
+import EventSubscription
 import Telemetry
 
 /// The publisher's counters in the process's metrics (docs/operations.md, "Status and metrics"), pushed as

@@ -1,5 +1,5 @@
-import EventWire
-import Events
+import EventSubscription
+import EventPublishing
 import Foundation
 import JSON
 import LyceumTestSupport

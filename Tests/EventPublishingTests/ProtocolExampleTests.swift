@@ -1,6 +1,6 @@
 import Books
-import EventWire
-import Events
+import EventSubscription
+import EventPublishing
 import Foundation
 import JSON
 import Testing

@@ -1,4 +1,4 @@
-@testable import Events
+@testable import EventPublishing
 import Foundation
 import Testing
 import ZeroMQ

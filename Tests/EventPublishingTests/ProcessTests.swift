@@ -1,6 +1,6 @@
-import EventWire
+import EventSubscription
 import LyceumTestSupport
-import Events
+import EventPublishing
 import Foundation
 import JSON
 import Testing

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import EventWire
+import EventSubscription
 import Glibc
 #endif
 

@@ -1,4 +1,4 @@
-import EventWire
+import EventSubscription
 /// One snapshot request as the ROUTER reads it (protocol/events.md, "Snapshots"): the topic
 /// prefix asked for and, for a page after the first, the cursor the previous page returned.
 struct SnapshotRequest: Equatable {

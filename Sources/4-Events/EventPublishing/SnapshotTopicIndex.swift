@@ -1,4 +1,4 @@
-import EventWire
+import EventSubscription
 /// The snapshot table's topics in the byte order of their UTF-8, so that a page is a binary
 /// search and a walk rather than a sort of the whole table: with pages, a snapshot of n entries
 /// is many requests, and sorting on each would cost n² / page size.

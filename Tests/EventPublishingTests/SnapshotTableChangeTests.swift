@@ -1,8 +1,8 @@
-import EventWire
+import EventSubscription
 import JSON
 import Progress
 import Testing
-@testable import Events
+@testable import EventPublishing
 
 /// The snapshot table follows the partitions a process holds: a partition's learners leave it
 /// when the partition moves away and join it when one moves in, each learner's entries once.

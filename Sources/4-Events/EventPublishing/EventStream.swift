@@ -1,4 +1,4 @@
-import EventWire
+import EventSubscription
 import Progress
 
 /// What a publisher must know of a stream before any of its events: the name its sequence

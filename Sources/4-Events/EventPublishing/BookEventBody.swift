@@ -1,5 +1,5 @@
 import Books
-import EventWire
+import EventSubscription
 import JSON
 import LyceumSupport
 
