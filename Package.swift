@@ -68,7 +68,7 @@ let package = Package(
 
         // Utilities the test targets share: threads, processes (ChildProcess, LyceumProcess), free
         // endpoints, waiting for a server (waitUntilServing).
-        .target(name: "LyceumTestSupport", dependencies: ["LyceumSupport", "Access", "Majordomo", "ZeroMQ"], path: "Tests/LyceumTestSupport"),
+        .target(name: "LyceumTestSupport", dependencies: ["LyceumSupport", "Access", "Majordomo", "ZeroMQ"], path: "Tests/LyceumTestSupport", exclude: ["Clients"]),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "LyceumTestSupport"]),
         .testTarget(name: "LyceumLoggingTests", dependencies: ["LyceumLogging"]),
         .testTarget(name: "LyceumLifecycleTests", dependencies: ["LyceumLifecycle", "LyceumTestSupport"]),
@@ -169,12 +169,43 @@ let package = Package(
         ),
         // `lyceum watch`: the subscriber's dashboard, its terminal and its signals.
         .target(name: "ProgressWatch", dependencies: ["EventSubscription", "ZeroMQ", "Majordomo", "LyceumLogging", "CommandSyntax", "Security", "Configuration"], path: "Sources/5-Application/ProgressWatch"),
-        // The end-to-end tests start the real `lyceum` (the dependency builds it); the Python
-        // client is run by /usr/bin/python3.
+        // The commands' assembly in process (settings, keys, permissions) and the tools that
+        // start no server (`partitions init`/`prune`, `keys`), run as the built `lyceum`.
         .testTarget(
             name: "LyceumServerTests",
-            dependencies: ["LearningServicesTestSupport", "LyceumServer", "ServiceHosting", "PartitionOperations", "Partitions", "LearningServices", "Catalog", "Books", "Majordomo", "ZeroMQ", "Access", "Security", "Journal", "EventPublishing", "Telemetry", "LyceumTestSupport", "lyceum", "CommandSyntax", "LoadTest", "ProgressWatch", "LyceumSupport", "LyceumLifecycle", "Configuration", "EventSubscription", "Dashboard", "Coordination"],
-            exclude: ["Clients", "Fixtures"]
+            dependencies: ["LearningServicesTestSupport", "LyceumServer", "ServiceHosting", "PartitionOperations", "LearningServices", "Books", "Majordomo", "ZeroMQ", "Access", "Security", "JSON", "LyceumTestSupport", "lyceum", "CommandSyntax", "LoadTest", "ProgressWatch", "LyceumLifecycle", "LyceumLogging", "Configuration"]
+        ),
+        // Hosting in process: the registry, frames in and replies out, journals as change logs
+        // (their format against Fixtures/ of earlier releases), events after durable writes.
+        .testTarget(
+            name: "ServiceHostingTests",
+            dependencies: ["ServiceHosting", "LyceumServer", "LearningServices", "Books", "Catalog", "Journal", "Configuration", "Access", "EventPublishing", "EventSubscription", "JSON", "LyceumLifecycle", "Majordomo", "ZeroMQ", "Telemetry", "LyceumTestSupport", "lyceum"],
+            exclude: ["Fixtures"]
+        ),
+        // Moves between nodes on in-process brokers and workers, and the leadership balance's plans.
+        .testTarget(
+            name: "PartitionOperationsTests",
+            dependencies: ["PartitionOperations", "LyceumServer", "Partitions", "LearningServices", "Journal", "JSON", "Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumTestSupport"]
+        ),
+        // The dashboard of a real `lyceum serve`: its HTTP endpoint read by a Python client and
+        // its page in headless chromium (Clients/).
+        .testTarget(
+            name: "DashboardTests",
+            dependencies: ["Dashboard", "EventSubscription", "EventPublishing", "Catalog", "Majordomo", "ZeroMQ", "LyceumTestSupport", "lyceum"],
+            exclude: ["Clients"]
+        ),
+        // End to end: the real `lyceum serve`, `broker` and `worker` (the dependency builds it),
+        // unpartitioned, and independent Python peers (Clients/, run by /usr/bin/python3).
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["LearningServicesTestSupport", "LyceumServer", "LearningServices", "Catalog", "Configuration", "EventPublishing", "EventSubscription", "JSON", "Majordomo", "ZeroMQ", "LyceumTestSupport", "lyceum"],
+            exclude: ["Clients"]
+        ),
+        // End to end, partitioned: a broker and partitioned or replicated workers (with etcd) as
+        // real processes on loopback; moves, joins, leaderships and fail-overs under writes.
+        .testTarget(
+            name: "PartitionedEndToEndTests",
+            dependencies: ["LearningServicesTestSupport", "LyceumServer", "ServiceHosting", "LearningServices", "Catalog", "Partitions", "Coordination", "Journal", "EventPublishing", "EventSubscription", "Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumTestSupport", "lyceum"]
         ),
 
         // Issue 14's abuse suite and fuzzer: the real `lyceum serve`/`broker`/`worker` (the dependency
