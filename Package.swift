@@ -33,7 +33,9 @@ let package = Package(
         .target(name: "LyceumLogging", dependencies: ["LyceumSupport"], path: "Sources/0-Support/LyceumLogging"),
         // The metrics façade, shaped like swift-metrics, and its Prometheus backend: subsystems push.
         .target(name: "Telemetry", dependencies: ["LyceumSupport"], path: "Sources/0-Support/Telemetry"),
-        // The Service protocol and the one owner of signals and orderly shutdown.
+        // The Prometheus exposition read back by prometheus_client (Clients/, run by /usr/bin/python3).
+        .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", "LyceumTestSupport"], exclude: ["Clients"]),
+        // The Component protocol and the one owner of signals and orderly shutdown.
         .target(name: "LyceumLifecycle", dependencies: ["LyceumLogging", "LyceumSupport"], path: "Sources/0-Support/LyceumLifecycle"),
         // Who may connect: zcert certificates as Lyceum authorises them (KeyRing), the ZAP handler
         // and its decision (Authenticator).
@@ -112,6 +114,8 @@ let package = Package(
         .target(name: "EventSubscription", dependencies: ["ZeroMQ", "JSON", "LyceumLogging", "LyceumSupport"], path: "Sources/4-Events/EventSubscription"),
         // The publishing side of the events: PUB with sequence numbers, Clone-pattern snapshots
         // of the services' tables, and the XSUB/XPUB forwarder. Socket code; the domain arrives as values.
+        // protocol/event-examples/ decoded, damaged messages refused with the field at fault, topics.
+        .testTarget(name: "EventSubscriptionTests", dependencies: ["EventSubscription"]),
         .target(name: "EventPublishing", dependencies: ["EventSubscription", "ZeroMQ", "JSON", "LyceumLogging", "LyceumLifecycle", "Progress", "Books", "Telemetry", "LyceumSupport"], path: "Sources/4-Events/EventPublishing"),
         // The browser dashboard: its page (plain files served as they are, no build step), the
         // SSE feed over HTTPServer, and the bridge that feeds it from the process's own events.
@@ -169,6 +173,8 @@ let package = Package(
         ),
         // `lyceum watch`: the subscriber's dashboard, its terminal and its signals.
         .target(name: "ProgressWatch", dependencies: ["EventSubscription", "ZeroMQ", "Majordomo", "LyceumLogging", "CommandSyntax", "Security", "Configuration"], path: "Sources/5-Application/ProgressWatch"),
+        // The screen and lines of `lyceum watch` (its processes under tmux: EventPublishingTests.ProcessTests).
+        .testTarget(name: "ProgressWatchTests", dependencies: ["ProgressWatch", "EventSubscription"]),
         // The commands' assembly in process (settings, keys, permissions) and the tools that
         // start no server (`partitions init`/`prune`, `keys`), run as the built `lyceum`.
         .testTarget(
@@ -205,7 +211,7 @@ let package = Package(
         // real processes on loopback; moves, joins, leaderships and fail-overs under writes.
         .testTarget(
             name: "PartitionedEndToEndTests",
-            dependencies: ["LearningServicesTestSupport", "LyceumServer", "ServiceHosting", "LearningServices", "Catalog", "Partitions", "Coordination", "Journal", "EventPublishing", "EventSubscription", "Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumTestSupport", "lyceum"]
+            dependencies: ["LearningServicesTestSupport", "LyceumServer", "ServiceHosting", "PartitionOperations", "LearningServices", "Catalog", "Partitions", "Coordination", "Journal", "EventPublishing", "EventSubscription", "Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumTestSupport", "lyceum"]
         ),
 
         // Issue 14's abuse suite and fuzzer: the real `lyceum serve`/`broker`/`worker` (the dependency

@@ -14,7 +14,7 @@ struct DashboardBrowserTests {
         let data = try TemporaryDirectory()
         defer { data.remove() }
         let port = try freeLoopbackPort()
-        let server = try Server(dataDirectory: data.path, arguments: ["--dashboard-port", String(port), "--durability", "none"])
+        let server = try Deployment.serve(data: data.path, arguments: ["--dashboard-port", String(port), "--durability", "none"])
         let catalog = try Catalog.sample()
         let course = try #require(catalog.courses.first { $0.lessons.count >= 2 && ($0.quiz?.questions.count ?? 0) >= 1 })
         // 30 learners watch its first one or two lessons: none completes it.

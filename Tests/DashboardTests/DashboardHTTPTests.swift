@@ -15,10 +15,10 @@ import ZeroMQ
 @Suite("The dashboard's HTTP endpoint")
 struct DashboardHTTPTests {
     private func http(_ port: Int, _ path: String, _ headers: [String] = []) throws -> String {
-        try Python.run("dashboard_http.py", ["get", String(port), path] + headers).stdout
+        try Python.runShared("dashboard_http.py", ["get", String(port), path] + headers).stdout
     }
 
-    private func progress(_ server: Server, _ learner: String, _ op: String = "begin_course", lesson: String? = nil) throws {
+    private func progress(_ server: Deployment, _ learner: String, _ op: String = "begin_course", lesson: String? = nil) throws {
         let lessonMember = lesson.map { #","lesson":"\#($0)""# } ?? ""
         #expect(try server.call("progress", #"{"op":"\#(op)","learner":"\#(learner)","course":"1"\#(lessonMember)}"#)["ok"] as? Bool == true)
     }
@@ -36,7 +36,7 @@ struct DashboardHTTPTests {
         defer { data.remove() }
         let port = try freeLoopbackPort()
         let token = "s3cret-token-for-the-dashboard"
-        let server = try Server(dataDirectory: data.path, arguments: ["--dashboard-port", String(port), "--dashboard-token", token])
+        let server = try Deployment.serve(data: data.path, arguments: ["--dashboard-port", String(port), "--dashboard-token", token])
         #expect(try http(port, "/").hasPrefix("HTTP/1.1 401"))
         #expect(try http(port, "/events?token=wrong-token-of-the-same-len").hasPrefix("HTTP/1.1 401"))
         #expect(try http(port, "/", ["Authorization: Bearer \(token)"]).hasPrefix("HTTP/1.1 200"))
@@ -49,7 +49,7 @@ struct DashboardHTTPTests {
         let data = try TemporaryDirectory()
         defer { data.remove() }
         let port = try freeLoopbackPort()
-        let server = try Server(dataDirectory: data.path, arguments: ["--dashboard-port", String(port), "--durability", "none"])
+        let server = try Deployment.serve(data: data.path, arguments: ["--dashboard-port", String(port), "--durability", "none"])
         for learner in ["ada", "bob", "cy"] { try progress(server, learner) }
         var all = ""
         #expect(try eventually {
@@ -72,10 +72,10 @@ struct DashboardHTTPTests {
         let data = try TemporaryDirectory()
         defer { data.remove() }
         let port = try freeLoopbackPort()
-        let server = try Server(dataDirectory: data.path, arguments: ["--dashboard-port", String(port), "--durability", "none"])
+        let server = try Deployment.serve(data: data.path, arguments: ["--dashboard-port", String(port), "--durability", "none"])
         let baseline = try #require(try Self.residentKiB(server.process.processIdentifier))
 
-        let malformed = try Python.run("dashboard_http.py", ["malformed", String(port)])
+        let malformed = try Python.runShared("dashboard_http.py", ["malformed", String(port)])
         let statuses = malformed.stdout.split(separator: "\n").map(String.init)
         #expect(statuses.count == 7, "\(malformed.stdout)\(malformed.stderr)")
         let codes = statuses.prefix(6).map { $0.split(separator: " ").dropFirst().first.map(String.init) ?? $0 }
@@ -84,7 +84,7 @@ struct DashboardHTTPTests {
         #expect(codes.count == 6 && (codes[4] == "431" || codes[4] == "(closed)"), "\(statuses)")
         #expect(statuses.last?.hasPrefix("slow client closed") == true, "\(statuses)")
 
-        let streams = try ChildProcess("/usr/bin/python3", [Python.path("dashboard_http.py"), "streams", String(port), "1000"])
+        let streams = try ChildProcess("/usr/bin/python3", [Python.sharedPath("dashboard_http.py"), "streams", String(port), "1000"])
         defer { streams.stop() }
         #expect(streams.waitForLine("open") != nil)
         // Events flow to a thousand streams that never read: more than a stream may hold unsent
@@ -119,7 +119,7 @@ struct CatalogTitlesTests {
     @Test func everyCourseOfTheCatalogComesWithItsTitleAcrossPages() throws {
         let data = try TemporaryDirectory()
         defer { data.remove() }
-        let server = try Server(dataDirectory: data.path)
+        let server = try Deployment.serve(data: data.path)
         let context = try Context()
         let client = Client(endpoint: server.endpoint, configuration: ClientConfiguration(timeout: .seconds(5), attempts: 1), context: context)
         defer { client.close() }
@@ -138,7 +138,7 @@ struct CatalogTitlesTests {
     @Test func eachCoursesLessonsTitlesComeFromGetCourse() throws {
         let data = try TemporaryDirectory()
         defer { data.remove() }
-        let server = try Server(dataDirectory: data.path)
+        let server = try Deployment.serve(data: data.path)
         let context = try Context()
         let client = Client(endpoint: server.endpoint, configuration: ClientConfiguration(timeout: .seconds(5), attempts: 1), context: context)
         defer { client.close() }
@@ -158,7 +158,7 @@ struct CatalogTitlesTests {
     @Test func theBrokersCacheAsksForTheLessonsOfCoursesSeenInEventsOnlyAndOnce() throws {
         let data = try TemporaryDirectory()
         defer { data.remove() }
-        let server = try Server(dataDirectory: data.path)
+        let server = try Deployment.serve(data: data.path)
         let asked = Requests()
         let cache = CatalogTitleCache(call: try Self.catalogCaller(server.endpoint, recordingInto: asked))
         let catalog = try Catalog.sample()
@@ -225,7 +225,7 @@ struct BrokerDashboardTests {
         }, "broker:\n\(broker.standardError)\nworker:\n\(worker.standardError)")
         var stream = ""
         let shown = try eventually {
-            stream = try Python.run("dashboard_http.py", ["get", String(port), "/events"]).stdout
+            stream = try Python.runShared("dashboard_http.py", ["get", String(port), "/events"]).stdout
             if stream.contains(#""course":"\#(course.id)","title":"\#(course.title)","started":1"#)
                 && stream.contains(#""lesson_title":"\#(course.lessons[0].title)""#) { return true }
             // An event published before the forwarder's subscription reached the worker is lost

@@ -15,7 +15,7 @@ struct BackupEndToEndTests {
         let data = try TemporaryDirectory()
         let backups = try TemporaryDirectory()
         defer { data.remove(); backups.remove() }
-        var server: Server? = try Server(dataDirectory: data.path + "/original")
+        var server: Deployment? = try Deployment.serve(data: data.path + "/original")
         let endpoint = server!.endpoint
         let load = Load(endpoint: endpoint, clients: 2) { client, sequence in ("books", Self.create(client, sequence)) }
         load.run(for: .milliseconds(500))
@@ -40,7 +40,7 @@ struct BackupEndToEndTests {
         let restoredData = data.path + "/restored"
         let restored = try LyceumProcess.run(["restore", "--from", target, "--data", restoredData])
         #expect(restored.status == 0, "restore failed:\n\(restored.stderr)")
-        let again = try Server(dataDirectory: restoredData)
+        let again = try Deployment.serve(data: restoredData)
 
         let before = outcomes.filter { $0.finished < backupStarted && $0.reply != nil }
         try #require(!before.isEmpty, "no write was acknowledged before the backup started")
@@ -63,7 +63,7 @@ struct BackupEndToEndTests {
         let data = try TemporaryDirectory()
         let backups = try TemporaryDirectory()
         defer { data.remove(); backups.remove() }
-        let server = try Server(dataDirectory: data.path + "/original")
+        let server = try Deployment.serve(data: data.path + "/original")
         for sequence in 0..<20 { #expect(try server.call("books", Self.create(1, sequence)).isOK) }
         let good = backups.path + "/good"
         let taken = try LyceumProcess.run(["backup", "--to", good, "--broker", server.endpoint])
@@ -109,7 +109,7 @@ struct BackupEndToEndTests {
         let data = try TemporaryDirectory()
         let backups = try TemporaryDirectory()
         defer { data.remove(); backups.remove() }
-        let server = try Server(dataDirectory: data.path + "/original")
+        let server = try Deployment.serve(data: data.path + "/original")
         let load = Load(endpoint: server.endpoint, clients: 2) { client, sequence in ("books", Self.create(client, sequence)) }
         load.run(for: .seconds(1))
         _ = try load.stop()
@@ -148,7 +148,7 @@ struct BackupEndToEndTests {
     @Test func aBackupBegunAndNeverReadIsAbandonedItsSlotFreedAndItsFilesRemoved() throws {
         let data = try TemporaryDirectory()
         defer { data.remove() }
-        let server = try Server(dataDirectory: data.path, arguments: ["--backup-idle-limit", "1000"])
+        let server = try Deployment.serve(data: data.path, arguments: ["--backup-idle-limit", "1000"])
         for sequence in 0..<5 { #expect(try server.call("books", Self.create(1, sequence)).isOK) }
         let begun = try server.call("lyceum.backup", #"{"op":"begin"}"#)
         let id = try #require(begun.result["backup"] as? String, "\(begun)")
@@ -182,7 +182,7 @@ struct BackupEndToEndTests {
         let stale = data.path + "/.backups/0123abcd/books"
         try FileManager.default.createDirectory(atPath: stale, withIntermediateDirectories: true)
         FileManager.default.createFile(atPath: stale + "/journal.jsonl", contents: Data("left by a crash".utf8))
-        let server = try Server(dataDirectory: data.path)
+        let server = try Deployment.serve(data: data.path)
         #expect(!FileManager.default.fileExists(atPath: data.path + "/.backups/0123abcd"))
         #expect(try server.call("books", Self.create(1, 0)).isOK)
     }

@@ -12,7 +12,7 @@ struct BrokerMetricsEndToEndTests {
         let data = try TemporaryDirectory()
         defer { data.remove() }
         let port = try freeLoopbackPort()
-        let server = try Server(dataDirectory: data.path, arguments: ["--metrics-port", String(port)])
+        let server = try Deployment.serve(data: data.path, arguments: ["--metrics-port", String(port)])
         let names = (0..<20).map { "made.up.\($0)" }
         let context = try Context()
         let client = try context.socket(.dealer)

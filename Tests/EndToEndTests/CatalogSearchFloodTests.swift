@@ -29,8 +29,8 @@ struct CatalogSearchFloodTests {
         let file = (data.path as NSString).appendingPathComponent("big-catalog.json")
         try #require(FileManager.default.createFile(atPath: file, contents: Data(BigCatalog.file(courses: Self.courses))))
         let metricsPort = try freeLoopbackPort()
-        let server = try Server(
-            dataDirectory: (data.path as NSString).appendingPathComponent("data"),
+        let server = try Deployment.serve(
+            data: (data.path as NSString).appendingPathComponent("data"),
             arguments: ["--catalog", file, "--durability", "none", "--metrics-port", String(metricsPort)])
         let alone = try Self.readLatencies(server.endpoint)
 

@@ -9,7 +9,7 @@ struct CommandLineEndToEndTests {
     @Test func callPrintsTheReplyAndSaysHowItWentInItsExitStatus() throws {
         let data = try TemporaryDirectory()
         defer { data.remove() }
-        let server = try Server(dataDirectory: data.path)
+        let server = try Deployment.serve(data: data.path)
 
         let ok = try LyceumProcess.run(["call", "--broker", server.endpoint, "catalog", #"{"op":"list_categories"}"#])
         #expect(ok.status == 0)
@@ -118,7 +118,7 @@ struct CommandLineEndToEndTests {
     @Test func journalToolsHandleEachServiceJournalOfADataDirectory() throws {
         let data = try TemporaryDirectory()
         defer { data.remove() }
-        let server = try Server(dataDirectory: data.path)
+        let server = try Deployment.serve(data: data.path)
         #expect(try server.call("books", ServeEndToEndTests.createDune).isOK)
         let held = try LyceumProcess.run(["journal", "compact", "--data", data.path])
         #expect(held.status == 1)
@@ -139,7 +139,7 @@ struct CommandLineEndToEndTests {
         defer { data.remove() }
         let catalogFile = data.path + "/catalog.json"
         try Self.catalog(title: "Knots for Sailors").write(toFile: catalogFile, atomically: true, encoding: .utf8)
-        let server = try Server(dataDirectory: data.path + "/data", arguments: ["--catalog", catalogFile])
+        let server = try Deployment.serve(data: data.path + "/data", arguments: ["--catalog", catalogFile])
         let search = #"{"op":"list_courses"}"#
         #expect("\(try server.call("catalog", search))".contains("Knots for Sailors"))
 

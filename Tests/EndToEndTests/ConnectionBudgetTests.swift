@@ -9,7 +9,7 @@ struct ConnectionBudgetTests {
     @Test func anIncompleteMultipartMessageIsCutAndMemoryStaysBounded() throws {
         let data = try TemporaryDirectory()
         defer { data.remove() }
-        let server = try Server(dataDirectory: data.path, arguments: ["--max-input-bytes", String(8 << 20)])
+        let server = try Deployment.serve(data: data.path, arguments: ["--max-input-bytes", String(8 << 20)])
         let before = try residentBytes(server)
         let (host, port) = hostAndPort(server.endpoint)
         let attack = try Python.run("wire_attacker.py", ["partial", host, port, "512"])
@@ -27,7 +27,7 @@ struct ConnectionBudgetTests {
         let data = try TemporaryDirectory()
         defer { data.remove() }
         let metricsPort = try freeLoopbackPort()
-        let server = try Server(dataDirectory: data.path, arguments: ["--max-output-bytes", String(1 << 20), "--metrics-port", String(metricsPort)])
+        let server = try Deployment.serve(data: data.path, arguments: ["--max-output-bytes", String(1 << 20), "--metrics-port", String(metricsPort)])
         let review = String(repeating: "a long review ", count: 250)
         for index in 0..<30 {
             let create = #"{"op":"create","learner":"big","title":"Book \#(index)","author":"A","genre":"Poetry","rating":3,"review":"\#(review)"}"#
@@ -54,7 +54,7 @@ struct ConnectionBudgetTests {
         defer { data.remove() }
         // 1024 soft and hard, so that raising the soft limit cannot help: max-connections is
         // lowered to fit, 1024 - 256.
-        let server = try Server(dataDirectory: data.path, descriptorLimit: 1024)
+        let server = try Deployment.serve(data: data.path, descriptorLimit: 1024)
         #expect(server.process.standardError.contains("max-connections lowered to fit the descriptor limit"))
         let (host, port) = hostAndPort(server.endpoint)
         let idle = try ChildProcess("/usr/bin/python3", [Python.path("wire_attacker.py"), "idle", host, port, "1100"])
@@ -76,7 +76,7 @@ struct ConnectionBudgetTests {
 
     // MARK: Helpers
 
-    private func expectServing(_ server: Server) throws {
+    private func expectServing(_ server: Deployment) throws {
         let created = try server.call("books", #"{"op":"create","learner":"ada","title":"Emma","author":"Jane Austen","genre":"Romance","rating":4}"#)
         #expect(created.isOK)
         let id = (created.result["book"] as? [String: Any])?["id"] as? String ?? ""
@@ -90,14 +90,14 @@ struct ConnectionBudgetTests {
     }
 
     /// The server's resident memory (`VmRSS`).
-    private func residentBytes(_ server: Server) throws -> Int {
+    private func residentBytes(_ server: Deployment) throws -> Int {
         let status = try String(contentsOfFile: "/proc/\(server.process.processIdentifier)/status", encoding: .utf8)
         let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") })
         return (Int(line.split(separator: " ")[1]) ?? 0) * 1024
     }
 
     /// The share of one core the server used over `interval` (user + system time).
-    private func cpuShare(_ server: Server, over interval: Duration) throws -> Double {
+    private func cpuShare(_ server: Deployment, over interval: Duration) throws -> Double {
         func ticks() throws -> Int {
             let stat = try String(contentsOfFile: "/proc/\(server.process.processIdentifier)/stat", encoding: .utf8)
             // Fields after the parenthesised name; utime and stime are the 14th and 15th.

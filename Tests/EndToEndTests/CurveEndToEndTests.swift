@@ -10,42 +10,9 @@ import ZeroMQ
 struct CurveEndToEndTests {
     /// Certificates in a temporary directory: `keys/NAME` and `keys/NAME_secret` for every key,
     /// and `authorized/NAME` for the authorised ones (the server's `authorized-keys`).
-    final class Keys {
-        let directory: TemporaryDirectory
-        var authorized: String { directory.path + "/authorized" }
-
-        init() throws {
-            directory = try TemporaryDirectory()
-            for folder in ["keys", "authorized"] {
-                try FileManager.default.createDirectory(atPath: directory.path + "/" + folder, withIntermediateDirectories: true)
-            }
-        }
-
-        deinit { directory.remove() }
-
-        /// Makes the pair `name` with `role`, authorised unless `authorize` is false.
-        @discardableResult
-        func make(_ name: String, role: String, learners: String? = nil, authorize: Bool = true) throws -> Keys {
-            var metadata = ["name": name, "role": role]
-            metadata["learners"] = learners
-            try CurveCertificate(keyPair: try CurveKeyPair.generate(), metadata: metadata).save(to: publicPath(name))
-            if authorize { try FileManager.default.copyItem(atPath: publicPath(name), toPath: authorized + "/" + name) }
-            return self
-        }
-
-        func publicPath(_ name: String) -> String { directory.path + "/keys/" + name }
-        func secretPath(_ name: String) -> String { publicPath(name) + "_secret" }
-        func revoke(_ name: String) throws { try FileManager.default.removeItem(atPath: authorized + "/" + name) }
-
-        /// `--curve-secret-key` and `--curve-server-key` of a client with key `name`.
-        func client(_ name: String) -> [String] {
-            ["--curve-secret-key", secretPath(name), "--curve-server-key", publicPath("server")]
-        }
-    }
-
     /// The standard set: the server's key (not authorised: nobody connects with it) and one key per role.
-    static func standardKeys() throws -> Keys {
-        try Keys().make("server", role: "admin", authorize: false)
+    static func standardKeys() throws -> CurveKeys {
+        try CurveKeys().make("server", role: "admin", authorize: false)
             .make("app", role: "app").make("app2", role: "app")
             .make("dashboard", role: "dashboard").make("dashboard2", role: "dashboard")
             .make("ada-phone", role: "learner", learners: "ada").make("worker", role: "worker")
@@ -53,7 +20,7 @@ struct CurveEndToEndTests {
     }
 
     /// Runs curve_peer.py `mode` against `endpoint`, as `key` (nil: plaintext), and returns its last line.
-    static func peer(_ mode: String, _ endpoint: String, keys: Keys, as key: String?, _ arguments: [String]) throws -> String {
+    static func peer(_ mode: String, _ endpoint: String, keys: CurveKeys, as key: String?, _ arguments: [String]) throws -> String {
         let credentials = key.map { [keys.publicPath("server"), keys.secretPath($0)] } ?? ["-", "-"]
         let run = try Python.run("curve_peer.py", [mode, endpoint] + credentials + arguments)
         #expect(run.status == 0, "curve_peer.py \(mode): \(run.stderr)")
@@ -61,7 +28,7 @@ struct CurveEndToEndTests {
     }
 
     /// A subscriber of everything at `endpoint` as `key`, for `seconds`, printing a line per message.
-    static func subscriber(_ endpoint: String, keys: Keys, as key: String, seconds: Int) throws -> ChildProcess {
+    static func subscriber(_ endpoint: String, keys: CurveKeys, as key: String, seconds: Int) throws -> ChildProcess {
         try ChildProcess("/usr/bin/python3", [Python.path("curve_peer.py"), "subscribe", endpoint, keys.publicPath("server"), keys.secretPath(key), String(seconds)])
     }
 
@@ -226,7 +193,7 @@ final class CurveServer {
     let snapshotEndpoint: String
     let process: LyceumProcess
 
-    init(keys: CurveEndToEndTests.Keys, data: String, arguments: [String] = []) throws {
+    init(keys: CurveKeys, data: String, arguments: [String] = []) throws {
         endpoint = try freeLoopbackEndpoint()
         eventsEndpoint = try freeLoopbackEndpoint()
         snapshotEndpoint = try freeLoopbackEndpoint()

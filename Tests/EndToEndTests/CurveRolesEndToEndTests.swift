@@ -7,12 +7,11 @@ import Testing
 /// `worker` processes, all on CURVE, driven by pyzmq peers (Clients/curve_peer.py) and the CLI.
 @Suite(.serialized)
 struct CurveRolesEndToEndTests {
-    typealias Keys = CurveEndToEndTests.Keys
 
     /// The standard keys plus an `admin` and, in `worker-authorized/`, the keys a worker's
     /// snapshot ROUTER admits: a dashboard, a learner (refused: no subscribe_events) and the
     /// broker's own key (for the broker's dashboard).
-    static func keys() throws -> Keys {
+    static func keys() throws -> CurveKeys {
         let keys = try CurveEndToEndTests.standardKeys().make("admin", role: "admin")
         try FileManager.default.createDirectory(atPath: workerAuthorized(keys), withIntermediateDirectories: true)
         for name in ["dashboard", "ada-phone", "server"] {
@@ -21,11 +20,11 @@ struct CurveRolesEndToEndTests {
         return keys
     }
 
-    static func workerAuthorized(_ keys: Keys) -> String { keys.directory.path + "/worker-authorized" }
+    static func workerAuthorized(_ keys: CurveKeys) -> String { keys.directory.path + "/worker-authorized" }
 
     /// curve_peer.py `mode` at `endpoint` as `key` (nil: plaintext) of the server key `serverKey`
     /// (a certificate path or `z85:KEY`); its last line.
-    static func peer(_ mode: String, _ endpoint: String, keys: Keys, as key: String?, server serverKey: String, _ arguments: [String]) throws -> String {
+    static func peer(_ mode: String, _ endpoint: String, keys: CurveKeys, as key: String?, server serverKey: String, _ arguments: [String]) throws -> String {
         let credentials = key.map { [serverKey, keys.secretPath($0)] } ?? ["-", "-"]
         let run = try Python.run("curve_peer.py", [mode, endpoint] + credentials + arguments)
         #expect(run.status == 0, "curve_peer.py \(mode): \(run.stderr)")
@@ -37,7 +36,7 @@ struct CurveRolesEndToEndTests {
         let endpoint: String, events: String, forwarder: String
         let broker: LyceumProcess, worker: LyceumProcess
 
-        init(keys: Keys, data: String, services: [String], brokerArguments: [String] = []) throws {
+        init(keys: CurveKeys, data: String, services: [String], brokerArguments: [String] = []) throws {
             endpoint = try freeLoopbackEndpoint()
             events = try freeLoopbackEndpoint()
             forwarder = try freeLoopbackEndpoint()
@@ -91,7 +90,7 @@ struct CurveRolesEndToEndTests {
     }
 
     /// Bob's book and progress, created by an app key, survive every attempt of ada's key.
-    static func expectLearnerConfined(endpoint: String, keys: Keys) throws {
+    static func expectLearnerConfined(endpoint: String, keys: CurveKeys) throws {
         func call(_ key: String, _ service: String, _ body: String) throws -> String {
             try CurveEndToEndTests.peer("call", endpoint, keys: keys, as: key, [service, body])
         }
@@ -142,7 +141,7 @@ struct CurveRolesEndToEndTests {
 
     @Test("certificates written by libczmq's zcert_save work as a running serve's own key and as its clients' keys")
     func zcertCertificatesWork() throws {
-        let keys = try CurveEndToEndTests.Keys()
+        let keys = try CurveKeys()
         let helper = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("SecurityTests/Helpers/zcert_peer.py").path
         for (name, role) in [("server", "admin"), ("app", "app")] {
@@ -189,7 +188,7 @@ struct CurveWorkerSnapshotTests {
 
         var stream = ""
         let shown = try eventually {
-            stream = try Python.run("dashboard_http.py", ["get", String(port), "/events"]).stdout
+            stream = try Python.runShared("dashboard_http.py", ["get", String(port), "/events"]).stdout
             return stream.contains(#""course":"\#(course.id)","title":"\#(course.title)","started":1"#)
         }
         #expect(shown, "\(stream)\nbroker:\n\(cluster.broker.standardError)")

@@ -14,7 +14,7 @@ struct EventsEndToEndTests {
     @Test func everyProgressWriteThatChangesSomethingIsOneEventWithTheNextSequenceNumber() throws {
         let data = try TemporaryDirectory()
         defer { data.remove() }
-        let server = try Server(dataDirectory: data.path)
+        let server = try Deployment.serve(data: data.path)
         let context = try Context()
         let subscriber = try ProgressSubscriber(
             context: context, options: .init(eventsEndpoint: server.eventsEndpoint, snapshotEndpoint: server.snapshotEndpoint))
@@ -66,7 +66,7 @@ struct EventsEndToEndTests {
     @Test func everyDurableBookChangeIsAnEventOnTheLearnersBooksTopic() throws {
         let data = try TemporaryDirectory()
         defer { data.remove() }
-        let server = try Server(dataDirectory: data.path)
+        let server = try Deployment.serve(data: data.path)
         let context = try Context()
         let subscriber = try context.socket(.subscriber)
         try subscriber.set(.subscribe, to: Array("books/ines/".utf8))
@@ -92,15 +92,15 @@ struct EventsEndToEndTests {
         #expect(try server.call("books", #"{"op":"delete","learner":"ines","id":"\#(id)"}"#)["ok"] as? Bool == true)
 
         var events: [[String: Any]] = []
-        var deadline = ContinuousClock.now + .seconds(5)
-        while ContinuousClock.now < deadline {
+        func receiveBookEvent() throws {
             guard let message = try nextMessage(timeout: .milliseconds(100)), message.count == 2,
-                  message[0].starts(with: Array("books/".utf8)) else { continue }
+                  message[0].starts(with: Array("books/".utf8)) else { return }
             #expect(String(decoding: message[0], as: UTF8.self) == "books/ines/\(id)")
             events.append(try parse(message[1]))
-            // A little longer once all three are in, so that an extra event would be seen.
-            if events.count == 3 { deadline = ContinuousClock.now + .milliseconds(300) }
         }
+        _ = try eventually { try receiveBookEvent(); return events.count >= 3 }
+        // A little longer once all three are in, so that an extra event would be seen.
+        _ = try eventually(timeout: .milliseconds(300)) { try receiveBookEvent(); return false }
         #expect(events.map { $0["type"] as? String } == ["book_created", "book_updated", "book_deleted"])
         #expect((events.first?["book"] as? [String: Any])?["title"] as? String == "Dune")
         #expect((events.dropFirst().first?["book"] as? [String: Any])?["rating"] as? Int == 4)
@@ -112,7 +112,7 @@ struct EventsEndToEndTests {
     @Test func watchJSONAgainstServePrintsTheEvent() throws {
         let data = try TemporaryDirectory()
         defer { data.remove() }
-        let server = try Server(dataDirectory: data.path)
+        let server = try Deployment.serve(data: data.path)
         let watch = try LyceumProcess([
             "watch", "--json", "--connect", server.eventsEndpoint, "--snapshot", server.snapshotEndpoint, "--limit", "1",
         ])
@@ -214,7 +214,7 @@ struct EventsEndToEndTests {
         // Ports already taken: serve would exit if it still bound its publisher or snapshot socket.
         let takenEvents = try LoopbackListener()
         let takenSnapshots = try LoopbackListener()
-        let server = try Server(dataDirectory: data.path, arguments: ["--events-endpoint", "none", "--snapshot-endpoint", takenSnapshots.endpoint])
+        let server = try Deployment.serve(data: data.path, arguments: ["--events-endpoint", "none", "--snapshot-endpoint", takenSnapshots.endpoint])
         let course = try #require(try Catalog.sample().courses.first { !$0.lessons.isEmpty })
         let write = #"{"op":"mark_watched","learner":"noa","course":"\#(course.id)","lesson":"\#(course.lessons[0].id)"}"#
         #expect(try server.call("progress", write)["ok"] as? Bool == true)

@@ -17,7 +17,7 @@ struct HostilePeerOpsTests {
     @Test func aFloodOfMalformedMessagesWritesABoundedLogThatCountsWhatItLeftOut() throws {
         let data = try TemporaryDirectory()
         defer { data.remove() }
-        let server = try Server(dataDirectory: data.path, arguments: ["--log-format", "json"])
+        let server = try Deployment.serve(data: data.path, arguments: ["--log-format", "json"])
         let started = ContinuousClock.now
         let flood = try Python.run("hostile_peer.py", ["flood", server.endpoint, "3"])
         try #require(flood.status == 0, "\(flood.stderr)")
@@ -42,7 +42,7 @@ struct HostilePeerOpsTests {
     @Test func aHugeUnprintableServiceNameIsLoggedAndAnsweredInAFewBytes() throws {
         let data = try TemporaryDirectory()
         defer { data.remove() }
-        let server = try Server(dataDirectory: data.path, arguments: ["--log-format", "json"])
+        let server = try Deployment.serve(data: data.path, arguments: ["--log-format", "json"])
         let size = 1_000_000
         let peer = try Python.run("hostile_peer.py", ["service", server.endpoint, String(size)])
         try #require(peer.status == 0, "\(peer.stderr)")
@@ -69,7 +69,7 @@ struct HostilePeerOpsTests {
     @Test func aLongIdOrFieldNameIsNotEchoedWholeInTheErrorReply() throws {
         let data = try TemporaryDirectory()
         defer { data.remove() }
-        let server = try Server(dataDirectory: data.path)
+        let server = try Deployment.serve(data: data.path)
         let long = String(repeating: "x", count: 60_000)
         let missing = try server.call("books", #"{"op":"get","learner":"ops","id":"\#(long)"}"#)
         #expect(missing.errorCode != nil)
@@ -83,7 +83,7 @@ struct HostilePeerOpsTests {
         let data = try TemporaryDirectory()
         defer { data.remove() }
         let port = try freeLoopbackPort()
-        let server = try Server(dataDirectory: data.path, arguments: ["--metrics-port", String(port)])
+        let server = try Deployment.serve(data: data.path, arguments: ["--metrics-port", String(port)])
         let holder = try ChildProcess("/usr/bin/python3", [Self.peerScript, "hold", String(port), "500"])
         defer { holder.stop() }
         try #require(holder.waitForLine("ready") != nil)
@@ -100,11 +100,11 @@ struct HostilePeerOpsTests {
         let data = try TemporaryDirectory()
         defer { data.remove() }
         let port = try freeLoopbackPort()
-        let server = try Server(dataDirectory: data.path, arguments: ["--metrics-port", String(port)])
+        let server = try Deployment.serve(data: data.path, arguments: ["--metrics-port", String(port)])
         let pid = server.process.processIdentifier
         // No descriptor left beyond those open now.
         let open = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count
-        let limit = try DeployTests.run("/usr/bin/prlimit", ["--pid", String(pid), "--nofile=\(open):\(open)"])
+        let limit = try ChildProcess.output(of: "/usr/bin/prlimit", ["--pid", String(pid), "--nofile=\(open):\(open)"])
         try #require(limit.status == 0, "\(limit.output)")
         let holder = try ChildProcess("/usr/bin/python3", [Self.peerScript, "hold", String(port), "60"])
         defer { holder.stop() }
@@ -123,7 +123,7 @@ struct HostilePeerOpsTests {
         var scrape: (status: Int32?, stdout: String, stderr: String)?
         let answered = eventually {
             attempts += 1
-            scrape = try? Python.run("scrape_metrics.py", ["http://127.0.0.1:\(port)/metrics"])
+            scrape = try? Python.runShared("scrape_metrics.py", ["http://127.0.0.1:\(port)/metrics"])
             return scrape?.status == 0
         }
         #expect(answered, "no scrape answered in \(attempts) attempts: \(scrape?.stderr ?? "")")

@@ -53,7 +53,7 @@ struct MetricsPortTests {
         let data = try TemporaryDirectory()
         defer { data.remove() }
         let port = try freeLoopbackPort()
-        let server = try Server(dataDirectory: data.path, arguments: ["--metrics-port", String(port), "--metrics-token-file", try Self.tokenFile(in: data)])
+        let server = try Deployment.serve(data: data.path, arguments: ["--metrics-port", String(port), "--metrics-token-file", try Self.tokenFile(in: data)])
         for authorization in [nil, "Bearer wrong-token-0123456789abc", "Bearer " + Self.token.dropLast(), "Bearer " + Self.token + "x",
                               "Basic " + Self.token, "bearer " + Self.token, Self.token] {
             let answer = try HTTPExchange.get("/metrics", port: port, headers: authorization.map { ["Authorization: \($0)"] } ?? [])
@@ -102,7 +102,7 @@ struct MetricsPortTests {
         let data = try TemporaryDirectory()
         defer { data.remove() }
         let port = try freeLoopbackPort()
-        let server = try Server(dataDirectory: data.path, arguments: ["--metrics-port", String(port), "--metrics-token", Self.token])
+        let server = try Deployment.serve(data: data.path, arguments: ["--metrics-port", String(port), "--metrics-token", Self.token])
         let pid = server.process.processIdentifier
         _ = try HTTPExchange.get("/metrics", port: port, headers: ["Authorization: Bearer " + Self.token])
         let before = try Self.residentKilobytes(of: pid)
@@ -122,7 +122,7 @@ struct MetricsPortTests {
         let data = try TemporaryDirectory()
         defer { data.remove() }
         let port = try freeLoopbackPort()
-        let server = try Server(dataDirectory: data.path, arguments: ["--metrics-port", String(port), "--metrics-token", Self.token, "--metrics-timeout", "1000"])
+        let server = try Deployment.serve(data: data.path, arguments: ["--metrics-port", String(port), "--metrics-token", Self.token, "--metrics-timeout", "1000"])
         let slow = try connectToLoopback(port: port)
         defer { close(slow) }
         var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
@@ -149,51 +149,5 @@ struct MetricsPortTests {
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
         let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") })
         return try #require(Int(line.split(whereSeparator: \.isWhitespace)[1]))
-    }
-}
-
-/// One HTTP exchange with a loopback port over a plain socket, so that a test can send what no
-/// HTTP client would.
-enum HTTPExchange {
-    /// What came back: the status code, the head (status line and headers) and the body.
-    struct Answer: CustomStringConvertible {
-        let status: Int
-        let head: String
-        let body: String
-        var description: String { "\(head)\n\n\(body.prefix(300))" }
-    }
-
-    /// `GET path` with `headers`.
-    static func get(_ path: String, port: Int, headers: [String] = []) throws -> Answer {
-        try exchange(Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(headers.map { $0 + "\r\n" }.joined())\r\n".utf8), port: port)
-    }
-
-    /// Sends `request` (as much of it as the server takes before it answers) and reads the
-    /// answer to the end (the server closes every connection).
-    static func exchange(_ request: [UInt8], port: Int) throws -> Answer {
-        let descriptor = try connectToLoopback(port: port)
-        defer { close(descriptor) }
-        var timeout = timeval(tv_sec: 60, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var sent = 0
-        while sent < request.count {
-            let written = request[sent...].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            // A server that answered early closes, and stops taking the rest: read its answer.
-            guard written > 0 else { break }
-            sent += written
-        }
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = recv(descriptor, &buffer, buffer.count, 0)
-            guard count > 0 else { break }
-            received += buffer[..<count]
-        }
-        let text = String(decoding: received, as: UTF8.self)
-        let parts = text.components(separatedBy: "\r\n\r\n")
-        let head = parts.first ?? ""
-        let status = head.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
-        return Answer(status: status, head: head, body: parts.dropFirst().joined(separator: "\r\n\r\n"))
     }
 }

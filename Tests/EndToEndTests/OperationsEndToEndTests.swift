@@ -15,7 +15,7 @@ struct OperationsEndToEndTests {
         let data = try TemporaryDirectory()
         defer { data.remove() }
         let port = try freeLoopbackPort()
-        let server = try Server(dataDirectory: data.path, arguments: ["--metrics-port", String(port), "--log-level", "debug", "--log-format", "json"])
+        let server = try Deployment.serve(data: data.path, arguments: ["--metrics-port", String(port), "--log-level", "debug", "--log-format", "json"])
         let before = try Metrics.scrape(port: port)
         #expect(before.contentType.hasPrefix("text/plain; version=0.0.4"))
         #expect(before.families["lyceum_request_duration_seconds"] == "histogram")
@@ -79,7 +79,7 @@ struct OperationsEndToEndTests {
         let data = try TemporaryDirectory()
         defer { data.remove() }
         let port = try freeLoopbackPort()
-        let first = try Server(dataDirectory: data.path + "/a", arguments: ["--metrics-port", String(port)])
+        let first = try Deployment.serve(data: data.path + "/a", arguments: ["--metrics-port", String(port)])
         let second = try LyceumProcess.run(["serve", "--endpoint", try freeLoopbackEndpoint(), "--data", data.path + "/b", "--metrics-port", String(port)])
         #expect(second.status == 1)
         #expect(second.stderr.contains("127.0.0.1:\(port)"))
@@ -89,7 +89,7 @@ struct OperationsEndToEndTests {
     @Test func sigtermUnderLoadDrainsWithNoFailedRequestAndLosesNoAcknowledgedWrite() throws {
         let data = try TemporaryDirectory()
         defer { data.remove() }
-        let server = try Server(dataDirectory: data.path)
+        let server = try Deployment.serve(data: data.path)
         let load = Load(endpoint: server.endpoint, clients: 4, untilNoReply: true) { client, sequence in
             ("books", #"{"op":"create","request_id":"c\#(client)-\#(sequence)","learner":"drain","title":"T\#(client)-\#(sequence)","author":"A","genre":"Fantasy","rating":3}"#)
         }
@@ -120,7 +120,7 @@ struct OperationsEndToEndTests {
         let configFile = data.path + "/lyceum.conf"
         try CommandLineEndToEndTests.catalog(title: "Knots for Sailors").write(toFile: catalogFile, atomically: true, encoding: .utf8)
         try "catalog = \(catalogFile)\nlog-level = info\n".write(toFile: configFile, atomically: true, encoding: .utf8)
-        let server = try Server(dataDirectory: data.path + "/data", arguments: ["--config", configFile, "--log-format", "logfmt"])
+        let server = try Deployment.serve(data: data.path + "/data", arguments: ["--config", configFile, "--log-format", "logfmt"])
         let load = Load(endpoint: server.endpoint, clients: 3) { _, _ in ("catalog", #"{"op":"list_courses"}"#) }
         load.run(for: .milliseconds(500))
         #expect(!server.process.standardError.contains("component=request"), "request lines are off at info")
@@ -146,7 +146,7 @@ struct OperationsEndToEndTests {
         let data = try TemporaryDirectory()
         defer { data.remove() }
         let port = try freeLoopbackPort()
-        let server = try Server(dataDirectory: data.path, arguments: ["--metrics-port", String(port)])
+        let server = try Deployment.serve(data: data.path, arguments: ["--metrics-port", String(port)])
         #expect(try server.call("books", Self.createBook).isOK)
         // A metrics client that connects and says nothing holds the metrics responder for up
         // to a second, and so holds the drain open long enough for a second SIGINT.
@@ -161,63 +161,4 @@ struct OperationsEndToEndTests {
         #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
         #expect(check.stdout.contains("books=1"))
     }
-}
-
-/// A TCP connection to `127.0.0.1:port`; the caller closes it.
-func connectToLoopback(port: Int) throws -> Int32 {
-    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = in_port_t(UInt16(port)).bigEndian
-    let connected = withUnsafePointer(to: &address) { pointer in
-        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-    }
-    guard connected else {
-        close(descriptor)
-        throw POSIXError(.ECONNREFUSED)
-    }
-    return descriptor
-}
-
-/// One scrape of `GET /metrics`, parsed by prometheus_client (Tests/…/Clients/scrape_metrics.py).
-struct Metrics {
-    let contentType: String
-    let families: [String: String]
-    let samples: [(name: String, labels: [String: String], value: Double)]
-
-    static func scrape(port: Int) throws -> Metrics {
-        let result = try Python.run("scrape_metrics.py", ["http://127.0.0.1:\(port)/metrics"])
-        try #require(result.status == 0, "prometheus_client could not parse the metrics: \(result.stderr)")
-        let object = try parse(Array(result.stdout.utf8))
-        let samples = (object["samples"] as? [[Any]] ?? []).map { sample in
-            (name: sample[0] as? String ?? "", labels: sample[1] as? [String: String] ?? [:], value: (sample[2] as? NSNumber)?.doubleValue ?? .nan)
-        }
-        return Metrics(contentType: object["content_type"] as? String ?? "", families: object["families"] as? [String: String] ?? [:], samples: samples)
-    }
-
-    /// The sample named `name` whose labels include `labels`; 0 when there is none.
-    func value(_ name: String, _ labels: [String: String] = [:]) -> Double {
-        samples.first { sample in sample.name == name && labels.allSatisfy { sample.labels[$0.key] == $0.value } }?.value ?? 0
-    }
-}
-
-/// Scripts in Tests/LyceumServerTests/Clients run by Debian's Python (pyzmq, prometheus_client).
-enum Python {
-    /// The path of `script` in Tests/LyceumServerTests/Clients.
-    static func path(_ script: String) -> String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients/" + script).path
-    }
-
-    static func run(_ script: String, _ arguments: [String]) throws -> (status: Int32?, stdout: String, stderr: String) {
-        let finished = try ChildProcess.run("/usr/bin/python3", [path(script)] + arguments)
-        return (finished.status, finished.standardOutput, finished.standardError)
-    }
-}
-
-/// A loopback TCP port that was free a moment ago.
-func freeLoopbackPort() throws -> Int {
-    let endpoint = try freeLoopbackEndpoint()
-    return Int(endpoint.split(separator: ":").last ?? "") ?? 0
 }

@@ -11,7 +11,7 @@ struct ServeEndToEndTests {
     @Test func servesBooksProgressAndCatalog() throws {
         let data = try TemporaryDirectory()
         defer { data.remove() }
-        let server = try Server(dataDirectory: data.path)
+        let server = try Deployment.serve(data: data.path)
 
         let created = try server.call("books", Self.createDune)
         #expect(created.isOK)
@@ -37,7 +37,7 @@ struct ServeEndToEndTests {
     @Test func acknowledgedWritesSurviveSIGTERMAndSIGKILL() throws {
         let data = try TemporaryDirectory()
         defer { data.remove() }
-        let server = try Server(dataDirectory: data.path)
+        let server = try Deployment.serve(data: data.path)
         let first = try #require(try server.call("books", Self.createDune).result["book"] as? [String: Any])
         #expect(try server.restart(after: SIGTERM) == 0)
         let second = try #require(try server.call("books", Self.createDune).result["book"] as? [String: Any])
@@ -56,7 +56,7 @@ struct ServeEndToEndTests {
     @Test func everyAcknowledgedWriteUnderLoadSurvivesKill9() throws {
         let data = try TemporaryDirectory()
         defer { data.remove() }
-        let server = try Server(dataDirectory: data.path)
+        let server = try Deployment.serve(data: data.path)
         let acknowledged = Mutex<[String]>([])
         let writers = (0..<4).map { writer in
             ThreadResult("writer-\(writer)") {
@@ -100,7 +100,7 @@ struct ServeEndToEndTests {
         let data = try TemporaryDirectory()
         defer { data.remove() }
         // Started once without strace, so that creating the journals syncs before the count starts.
-        let server = try Server(dataDirectory: data.path)
+        let server = try Deployment.serve(data: data.path)
         try server.restart(launcher: [
             "/usr/bin/strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=fdatasync", "-e", "inject=fdatasync:signal=KILL:when=8", "--",
         ])
@@ -146,7 +146,7 @@ struct ServeEndToEndTests {
     @Test func aRetriedWriteIsAppliedOnceAcrossARestart() throws {
         let data = try TemporaryDirectory()
         defer { data.remove() }
-        let server = try Server(dataDirectory: data.path)
+        let server = try Deployment.serve(data: data.path)
         let request = #"{"op":"create","request_id":"retry-1","learner":"ada","title":"Emma","author":"Jane Austen","genre":"Romance","rating":4}"#
         let original = try server.call("books", frames: [Array(request.utf8)])
         try server.restart(after: SIGTERM)
@@ -162,7 +162,7 @@ struct ServeEndToEndTests {
     @Test func badInputGetsAStructuredErrorAndTheServerKeepsServing() throws {
         let data = try TemporaryDirectory()
         defer { data.remove() }
-        let server = try Server(dataDirectory: data.path)
+        let server = try Deployment.serve(data: data.path)
         let cases: [(service: String, frames: [[UInt8]], code: String)] = [
             ("books", [Array("{not json".utf8)], "bad_request"),
             ("books", [[0xFF, 0xFE, 0x00, 0x80, 0xC3]], "bad_request"),
@@ -190,7 +190,7 @@ struct ServeEndToEndTests {
     @Test func anIndependentPythonClientIsServed() throws {
         let data = try TemporaryDirectory()
         defer { data.remove() }
-        let server = try Server(dataDirectory: data.path)
+        let server = try Deployment.serve(data: data.path)
         let python = try PythonClient.run([
             server.endpoint,
             "books", Self.createDune,
@@ -208,7 +208,7 @@ struct ServeEndToEndTests {
     }
 }
 
-/// Tests/LyceumServerTests/Clients/mdp_client.py run by Debian's Python, which has pyzmq.
+/// Tests/EndToEndTests/Clients/mdp_client.py run by Debian's Python, which has pyzmq.
 enum PythonClient {
     static func run(_ arguments: [String]) throws -> (status: Int32?, stdout: String, stderr: String) {
         try Python.run("mdp_client.py", arguments)

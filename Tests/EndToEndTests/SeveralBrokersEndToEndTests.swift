@@ -91,7 +91,12 @@ import Testing
             "--timeout", "1000ms", "--verify", "--json",
         ])
         defer { bench.stop() }
-        Thread.sleep(forTimeInterval: 1.5)
+        // Mid-run: once the first books are stored (the bench's learners are bench-SEED-N).
+        let writing = try eventually {
+            let list = try LyceumProcess.run(["call", "--broker", second, "--timeout", "500", "books", #"{"op":"list","learner":"bench-7-0"}"#])
+            return list.status == 0 && !list.stdout.contains(#""books":[]"#)
+        }
+        try #require(writing, "no book of bench-7-0 stored; bench:\n\(bench.standardError)")
         firstBroker.stop()
         try #require(bench.waitForExit() == 0, "bench failed:\n\(bench.standardOutput)\n\(bench.standardError)")
         let result = try #require(try JSONSerialization.jsonObject(with: Data(bench.standardOutput.utf8)) as? [String: Any])

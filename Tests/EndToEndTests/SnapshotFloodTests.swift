@@ -19,7 +19,7 @@ struct SnapshotFloodTests {
         let data = try TemporaryDirectory()
         defer { data.remove() }
         let port = try freeLoopbackPort()
-        let server = try Server(dataDirectory: data.path, arguments: ["--metrics-port", String(port), "--durability", "none"])
+        let server = try Deployment.serve(data: data.path, arguments: ["--metrics-port", String(port), "--durability", "none"])
         let context = try Context()
         let client = Client(endpoint: server.endpoint, configuration: ClientConfiguration(timeout: .seconds(2), attempts: 1), context: context)
         defer { client.close() }

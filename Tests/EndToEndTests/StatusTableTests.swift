@@ -5,17 +5,15 @@ import Testing
 /// `lyceum status` prints tables to a person at a terminal (a real pseudo-terminal, made by
 /// util-linux's `script`) and JSON with `--json` there, and JSON into a pipe, as scripts expect.
 @Suite struct StatusTableTests {
-    static let script = ["/usr/bin/script", "/bin/script"].first { FileManager.default.isExecutableFile(atPath: $0) }
-
-    @Test(.enabled(if: script != nil, "util-linux's script is not installed"))
+    @Test(.enabled(if: PseudoTerminal.script != nil, "util-linux's script is not installed"))
     func aTerminalGetsTablesAndAPipeOrJSONFlagGetsJSON() throws {
         let data = try TemporaryDirectory()
         defer { data.remove() }
-        let server = try Server(dataDirectory: data.path)
+        let server = try Deployment.serve(data: data.path)
         _ = try server.call("books", #"{"op":"create","learner":"ada","title":"Dune","author":"Frank Herbert","genre":"Fantasy","rating":5}"#)
         let command = "\(LyceumProcess.executable.path) status --broker \(server.endpoint)"
 
-        let onTerminal = try Self.onTerminal(command)
+        let onTerminal = try PseudoTerminal.run(command)
         let lines = onTerminal.split(separator: "\n", omittingEmptySubsequences: false).map { String($0) }
         #expect(lines.first?.hasPrefix("serve up ") == true && lines.first?.hasSuffix(", 0 workers, 0 queued requests") == true, "\(onTerminal)")
         // Columns as wide as their widest cell, numbers right-aligned under their headers.
@@ -28,19 +26,11 @@ import Testing
         #expect(!onTerminal.contains("{"), "no JSON on a terminal: \(onTerminal)")
         #expect(lines.allSatisfy { !$0.hasSuffix(" ") }, "trailing spaces: \(onTerminal)")
 
-        let forced = try Self.onTerminal(command + " --json")
+        let forced = try PseudoTerminal.run(command + " --json")
         #expect((try JSONSerialization.jsonObject(with: Data(forced.utf8)) as? [String: Any])?["role"] as? String == "serve", "\(forced)")
 
         let piped = try LyceumProcess.run(["status", "--broker", server.endpoint])
         #expect(piped.status == 0, "\(piped.stderr)")
         #expect((try JSONSerialization.jsonObject(with: Data(piped.stdout.utf8)) as? [String: Any])?["role"] as? String == "serve", "\(piped.stdout)")
-    }
-
-    /// What `command` printed on a pseudo-terminal (util-linux's `script` at `script`), with the
-    /// terminal's CRLFs as newlines.
-    static func onTerminal(script: String = script!, _ command: String) throws -> String {
-        let finished = try ChildProcess.run(script, ["--quiet", "--return", "--command", command, "/dev/null"])
-        #expect(finished.status == 0, "\(command)")
-        return finished.standardOutput.replacingOccurrences(of: "\r\n", with: "\n")
     }
 }

@@ -53,11 +53,11 @@ import Testing
         let unit = "lyceum-notify-test-\(getpid())"
         let endpoint = try freeLoopbackEndpoint()
         // Without --no-block, systemd-run returns once the unit is active: after READY=1.
-        let started = try DeployTests.run("/usr/bin/systemd-run", [
+        let started = try ChildProcess.output(of: "/usr/bin/systemd-run", [
             "--unit", unit, "-p", "Type=notify", "-p", "WatchdogSec=5", "-p", "TimeoutStartSec=60",
             LyceumProcess.executable.path, "broker", "--endpoint", endpoint, "--events-endpoint", "none"])
-        let active = try DeployTests.run("/usr/bin/systemctl", ["is-active", unit])
-        let stopped = try DeployTests.run("/usr/bin/systemctl", ["stop", unit])
+        let active = try ChildProcess.output(of: "/usr/bin/systemctl", ["is-active", unit])
+        let stopped = try ChildProcess.output(of: "/usr/bin/systemctl", ["stop", unit])
         #expect(started.status == 0, "systemd-run: \(started.output)")
         #expect(active.output.trimmingCharacters(in: .whitespacesAndNewlines) == "active", "\(active.output)")
         #expect(stopped.status == 0, "\(stopped.output)")

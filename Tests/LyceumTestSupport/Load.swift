@@ -1,23 +1,22 @@
 import Foundation
 import LyceumSupport
-import LyceumTestSupport
 import Majordomo
 import Synchronization
 import ZeroMQ
 
 /// Clients sending requests from threads of their own until `stop()`, recording every outcome,
 /// so that a test can change the server under load and then check each request's fate.
-final class Load: Sendable {
+public final class Load: Sendable {
     /// One request's fate: the reply frame, or none within the client's timeout and retries.
-    struct Outcome: Sendable {
-        let service: String
-        let request: String
-        let reply: [UInt8]?
+    public struct Outcome: Sendable {
+        public let service: String
+        public let request: String
+        public let reply: [UInt8]?
         /// When the reply (or the client's giving up) came.
-        var finished = ContinuousClock.now
+        public var finished = ContinuousClock.now
 
         /// The reply parsed as a JSON object, or `nil` without a reply.
-        func parsed() throws -> [String: Any]? { try reply.map(parse) }
+        public func parsed() throws -> [String: Any]? { try reply.map(parse) }
     }
 
     /// Set once to stop the clients; a class so that the client threads share it.
@@ -31,7 +30,7 @@ final class Load: Sendable {
     /// Starts `clients` threads, each with its own client for `endpoint`, sending what `request`
     /// returns for its client number and sequence number. A thread that gets no reply stops when
     /// `untilNoReply` is set (the server is gone), and goes on otherwise.
-    init(
+    public init(
         endpoint: String, clients: Int, configuration: ClientConfiguration = ClientConfiguration(timeout: .seconds(2), attempts: 1),
         untilNoReply: Bool = false, request: @escaping @Sendable (_ client: Int, _ sequence: Int) -> (service: String, body: String)
     ) {
@@ -62,10 +61,10 @@ final class Load: Sendable {
     }
 
     /// Lets the load run for `duration`.
-    func run(for duration: Duration) { Thread.sleep(forTimeInterval: duration.seconds) }
+    public func run(for duration: Duration) { Thread.sleep(forTimeInterval: duration.seconds) }
 
     /// Stops the clients and returns every outcome.
-    func stop(within limit: Duration = .seconds(30)) throws -> [Outcome] {
+    public func stop(within limit: Duration = .seconds(30)) throws -> [Outcome] {
         stopping.isSet.store(true, ordering: .relaxed)
         return try threads.flatMap { try $0.value(within: limit) }
     }

@@ -79,7 +79,7 @@ private final class TwoNodes: @unchecked Sendable {
         target = JournalCustody(node: "w2", data: root.path + "/w2")
         try FileManager.default.createDirectory(atPath: target.data + "/books", withIntermediateDirectories: true)
         for custody in [source, target] {
-            services["lyceum.node.\(custody.node)"] = PartitionMoveOps(custody: custody) { [unowned self] service, frames in
+            services[NodeService.namePrefix + custody.node] = PartitionMoveOps(custody: custody) { [unowned self] service, frames in
                 let step = Self.step(frames[0])
                 seen.withLock { $0.append(step) }
                 if failAt.withLock({ $0 == step }) { throw ServiceError(.unavailable, "the test cut the link at \(step)") }
@@ -105,7 +105,7 @@ private final class TwoNodes: @unchecked Sendable {
     /// Asks the source's node service to move `books.p<partition>` to `node`; the parsed reply.
     func move(_ partition: Int, to node: String) throws -> JSONObject {
         let request = PartitionMoveRequest.move(PartitionMoveTicket(service: "books", partition: partition, from: "", to: node))
-        let reply = try #require(services["lyceum.node.w1"]).answer(request.frames)
+        let reply = try #require(services[NodeService.namePrefix + "w1"]).answer(request.frames)
         guard case .object(let object) = try JSONParser().parse(reply) else { throw ServiceError(.internal, "not an object") }
         return object
     }
@@ -199,7 +199,7 @@ private final class TwoNodes: @unchecked Sendable {
 
     @Test func malformedMoveRequestsAreRefusedWithTheFieldAtFault() throws {
         let nodes = try TwoNodes()
-        let target = try #require(nodes.services["lyceum.node.w2"])
+        let target = try #require(nodes.services[NodeService.namePrefix + "w2"])
         let cases: [([[UInt8]], String)] = [
             ([Array(#"{"op":"receive","step":"chunk","service":"books","partition":1,"from":"w1","to":"w2","file":"x","offset":0,"crc32c":0}"#.utf8)], "$"),
             ([Array(#"{"op":"move","service":"books","partition":1,"to":"a/b"}"#.utf8)], "$.to"),
@@ -262,7 +262,7 @@ private final class TwoNodes: @unchecked Sendable {
         for custody in custodies {
             let caller = try NodeCaller(endpoints: [endpoint], security: .plaintext)
             let moves = PartitionMoveOps(custody: custody, call: caller.call)
-            let pool = try WorkerPool(endpoint: endpoint, service: "lyceum.node.\(custody.node)", sessions: 2, context: context,
+            let pool = try WorkerPool(endpoint: endpoint, service: NodeService.namePrefix + custody.node, sessions: 2, context: context,
                                       handler: moves.handler { _, _, _ in [ServiceError(.unknownOp, "only moves here").replyFrame] })
             threads.append(ComponentThread(pool, name: custody.node))
         }
@@ -274,9 +274,9 @@ private final class TwoNodes: @unchecked Sendable {
 
         let client = Client(endpoint: endpoint, configuration: ClientConfiguration(timeout: .seconds(60), attempts: 1), context: context)
         defer { client.close() }
-        #expect(try eventually { try client.isRegistered("lyceum.node.w2") })
+        #expect(try eventually { try client.isRegistered(NodeService.namePrefix + "w2") })
         let request = PartitionMoveRequest.move(PartitionMoveTicket(service: "books", partition: 9, from: "", to: "w2"))
-        let reply = try JSONParser().parse(try #require(client.call("lyceum.node.w1", body: request.frames).first))
+        let reply = try JSONParser().parse(try #require(client.call(NodeService.namePrefix + "w1", body: request.frames).first))
 
         #expect(reply["ok"] == .bool(true), "\(reply)")
         #expect(reply["result"]?["chunks"] == .integer(Int((before.count + JournalChunk.maxBytes - 1) / JournalChunk.maxBytes)))
@@ -343,7 +343,7 @@ private final class GatedCustody: PartitionCustody, @unchecked Sendable {
         // One pool, one thread, as in a worker: the node service beside another service.
         let pool = try WorkerPool(
             endpoints: [endpoint],
-            services: [("lyceum.node.w2", moves.handler { _, _, _ in [] }), ("catalog", { body, _, _ in body })],
+            services: [(NodeService.namePrefix + "w2", moves.handler { _, _, _ in [] }), ("catalog", { body, _, _ in body })],
             sessions: 2, context: context)
         let poolThread = ComponentThread(pool, name: "pool")
         defer { _ = poolThread.stop() }
@@ -351,13 +351,13 @@ private final class GatedCustody: PartitionCustody, @unchecked Sendable {
         defer { custody.gate.open() }
         let client = Client(endpoint: endpoint, configuration: ClientConfiguration(timeout: .seconds(3), attempts: 1), context: context)
         defer { client.close() }
-        #expect(try eventually { try client.isRegistered("lyceum.node.w2") && client.isRegistered("catalog") })
+        #expect(try eventually { try client.isRegistered(NodeService.namePrefix + "w2") && client.isRegistered("catalog") })
 
         let begin = PartitionMoveRequest.begin(PartitionMoveTicket(service: "books", partition: 3, from: "w1", to: "w2"))
         let receiving = ThreadResult("receive") { () throws -> [[UInt8]] in
             let sender = Client(endpoint: endpoint, configuration: ClientConfiguration(timeout: .seconds(30), attempts: 1), context: context)
             defer { sender.close() }
-            return try sender.call("lyceum.node.w2", body: begin.frames)
+            return try sender.call(NodeService.namePrefix + "w2", body: begin.frames)
         }
         #expect(custody.gate.entered.wait(), "the receive started")
         // The receive is stuck in its disk work; the pool's thread is not.
@@ -410,7 +410,7 @@ private final class SlowReleaseCustody: PartitionCustody, @unchecked Sendable {
         let source = SlowReleaseCustody(journals)
         // A target that takes every receive and adopt.
         let moves = PartitionMoveOps(custody: source) { _, _ in [(["node": "w2"] as JSONValue).successReplyFrame] }
-        let pool = try WorkerPool(endpoints: endpoints, services: [("lyceum.node.w1", moves.handler { _, _, _ in [] })], sessions: 2, context: context)
+        let pool = try WorkerPool(endpoints: endpoints, services: [(NodeService.namePrefix + "w1", moves.handler { _, _, _ in [] })], sessions: 2, context: context)
         let poolThread = ComponentThread(pool, name: "w1")
         defer { _ = poolThread.stop() }
         defer { source.gate.open() }
@@ -419,12 +419,12 @@ private final class SlowReleaseCustody: PartitionCustody, @unchecked Sendable {
             ThreadResult("move") {
                 let client = Client(endpoint: endpoint, configuration: ClientConfiguration(timeout: .seconds(30), attempts: 1), context: context)
                 defer { client.close() }
-                return try JSONParser().parse(try #require(try client.call("lyceum.node.w1", body: frames).first))
+                return try JSONParser().parse(try #require(try client.call(NodeService.namePrefix + "w1", body: frames).first))
             }
         }
         let checker = Client(endpoint: endpoints[1], configuration: ClientConfiguration(timeout: .seconds(3), attempts: 1), context: context)
         defer { checker.close() }
-        #expect(try eventually { try checker.isRegistered("lyceum.node.w1") })
+        #expect(try eventually { try checker.isRegistered(NodeService.namePrefix + "w1") })
 
         let first = send(through: endpoints[0])
         #expect(source.gate.entered.wait(), "the move started")
@@ -441,7 +441,7 @@ private final class SlowReleaseCustody: PartitionCustody, @unchecked Sendable {
         #expect(journals.served == [])
         // The same id for another move is refused, naming the field.
         let other = PartitionMoveRequest.move(PartitionMoveTicket(service: "books", partition: 4, from: "", to: "w2"), id: "move-42").frames
-        let refused = try JSONParser().parse(try #require(try checker.call("lyceum.node.w1", body: other).first))
+        let refused = try JSONParser().parse(try #require(try checker.call(NodeService.namePrefix + "w1", body: other).first))
         #expect(refused["error"]?["field"] == .string("$.move_id"), "\(refused)")
     }
 }

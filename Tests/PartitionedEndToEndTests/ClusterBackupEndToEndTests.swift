@@ -8,14 +8,14 @@ import Testing
 @Suite(.serialized)
 struct ClusterBackupEndToEndTests {
     @Test func aClusterBackupUnderLoadRestoresEachHostsPartitionsAndRetriesAnswerAsBefore() throws {
-        let cluster = try MoveCluster()
+        let cluster = try Deployment.moving()
         let backups = try TemporaryDirectory()
         defer { backups.remove() }
         // One idempotent write in every partition, answered before the backup.
         var originals: [(request: String, reply: [UInt8])] = []
-        let client = cluster.client(timeout: .seconds(10))
+        let client = try cluster.client(timeout: .seconds(10))
         for partition in 0..<8 {
-            let learner = PartitionedCluster.learner(in: partition)
+            let learner = Deployment.learner(in: partition)
             let request = #"{"op":"create","request_id":"r\#(partition)","learner":"\#(learner)","title":"T\#(partition)","author":"A","genre":"Kids","rating":3}"#
             originals.append((request, try client.call("books", body: [Array(request.utf8)])[0]))
         }
@@ -46,13 +46,13 @@ struct ClusterBackupEndToEndTests {
         try cluster.start("w2", registering: "books.p4")
         #expect(try cluster.held("w1") == [0, 1, 2, 3])
 
-        let again = cluster.client(timeout: .seconds(10))
+        let again = try cluster.client(timeout: .seconds(10))
         defer { again.close() }
         for original in originals {
             #expect(try again.call("books", body: [Array(original.request.utf8)])[0] == original.reply, "retry of \(original.request)")
         }
         for (load, acknowledged) in zip(loads, before) {
-            let learner = PartitionedCluster.learner(in: load.partition)
+            let learner = Deployment.learner(in: load.partition)
             for id in acknowledged {
                 let reply = try parse(try again.call("books", body: [Array(#"{"op":"get","learner":"\#(learner)","id":"\#(id)"}"#.utf8)])[0])
                 #expect(reply.isOK, "book \(id) acknowledged before the backup is missing: \(reply)")

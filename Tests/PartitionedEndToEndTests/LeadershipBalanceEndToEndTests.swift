@@ -29,8 +29,8 @@ import Testing
     }
 
     @Test func leadershipsSpreadAfterAStartAndAfterAHostReturns() throws {
-        let cluster = try ReplicaCluster(partitions: Self.partitions, workerArguments: ["--leader-balance-interval", "300"])
-        let etcd = try EtcdClient(endpoints: [cluster.etcd.endpoint])
+        let cluster = try Deployment.replicated(partitions: Self.partitions, workerArguments: ["--leader-balance-interval", "300"])
+        let etcd = try EtcdClient(endpoints: [cluster.etcd!.endpoint])
         let writer = Writer(endpoint: cluster.endpoint)
         defer { writer.stop() }
         let nodes: Set<String> = ["w1", "w2", "w3"]
@@ -42,7 +42,6 @@ import Testing
 
         let victim = try #require(counts.max { ($0.value, $1.key) < ($1.value, $0.key) }?.key)
         cluster.workers[victim]?.signal(SIGKILL)
-        cluster.workers[victim] = nil
         let takenOver = eventually { counts = Self.leaderships(etcd); return counts[victim] == nil && counts.values.reduce(0, +) == Self.partitions }
         print("leaderships with \(victim) killed: \(counts.sorted { $0.key < $1.key })")
         #expect(takenOver, "\(counts)\n\(cluster.logs)")

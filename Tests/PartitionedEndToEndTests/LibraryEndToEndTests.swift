@@ -1,4 +1,5 @@
 import Foundation
+import PartitionOperations
 import LyceumTestSupport
 import Majordomo
 import Synchronization
@@ -17,7 +18,7 @@ struct LibraryEndToEndTests {
     }
 
     /// Every id of `learner`'s library listed by `sort`, page by page.
-    static func listed(_ server: Server, _ learner: String, sort: String, order: String = "asc") throws -> [String] {
+    static func listed(_ server: Deployment, _ learner: String, sort: String, order: String = "asc") throws -> [String] {
         var ids: [String] = []
         var cursor: String?
         repeat {
@@ -42,7 +43,7 @@ struct LibraryEndToEndTests {
         defer { data.remove() }
         let port = try freeLoopbackPorts(count: 1)
         let arguments = ["--max-books-per-learner", "40", "--max-library-bytes", "50000", "--metrics-port", String(port)]
-        let server = try Server(dataDirectory: data.path, arguments: arguments)
+        let server = try Deployment.serve(data: data.path, arguments: arguments)
         for index in 0..<40 { #expect(try server.call("books", Self.create("ada", index)).isOK) }
         let refused = try server.call("books", Self.create("ada", 40))
         #expect(Self.errorCode(refused) == "limit_exceeded", "\(refused)")
@@ -93,14 +94,14 @@ struct LibraryEndToEndTests {
     @Test func theLimitsHoldAfterABackupIsRestoredAndALoweredLimitKeepsTheBooks() throws {
         let data = try TemporaryDirectory()
         defer { data.remove() }
-        let server = try Server(dataDirectory: data.path + "/d", arguments: ["--max-books-per-learner", "3"])
+        let server = try Deployment.serve(data: data.path + "/d", arguments: ["--max-books-per-learner", "3"])
         for index in 0..<3 { #expect(try server.call("books", Self.create("ada", index)).isOK) }
         let backup = try LyceumProcess.run(["backup", "--to", data.path + "/backup", "--broker", server.endpoint], timeout: .seconds(120))
         #expect(backup.status == 0, "\(backup.stderr)")
         let restored = try LyceumProcess.run(["restore", "--from", data.path + "/backup", "--data", data.path + "/restored"])
         #expect(restored.status == 0, "\(restored.stderr)")
         // A restore into a server configured lower: the books stay, only growth is refused.
-        let lower = try Server(dataDirectory: data.path + "/restored", arguments: ["--max-books-per-learner", "2"])
+        let lower = try Deployment.serve(data: data.path + "/restored", arguments: ["--max-books-per-learner", "2"])
         let books = try Self.listed(lower, "ada", sort: "created")
         #expect(books.count == 3)
         #expect(Self.errorCode(try lower.call("books", Self.create("ada", 3))) == "limit_exceeded")
@@ -112,12 +113,11 @@ struct LibraryEndToEndTests {
     @Test func aReplicatedPartitionsNewLeaderHoldsTheLimitItsOldLeaderReached() throws {
         // The limit is checked against the library the leader holds, which a follower's replica
         // has too: after a fail-over the new leader refuses what the old one refused.
-        let cluster = try ReplicaCluster(workerArguments: ["--max-books-per-learner", "4"])
+        let cluster = try Deployment.replicated(workerArguments: ["--max-books-per-learner", "4"])
         for index in 0..<4 { #expect(try cluster.call(Self.create("ada", index)).isOK) }
         #expect(Self.errorCode(try cluster.call(Self.create("ada", 4))) == "limit_exceeded")
         let leader = try cluster.leader()
         #expect(try #require(cluster.workers[leader]).signal(SIGTERM) == 0)
-        cluster.workers[leader] = nil
         let next = try cluster.leader(excluding: [leader])
         var refused: String?
         _ = eventually {
@@ -133,13 +133,13 @@ struct LibraryEndToEndTests {
     @Test func aPartitionedWorkerRefusesPastItsLimitAndKeepsItAcrossARestart() throws {
         // The limits are the worker's settings too, held per partition instance, and rebuilt
         // from each partition's journal when the worker starts again.
-        let cluster = try PartitionedCluster(owned: "0-7")
-        let services = (0...7).flatMap { ["books.p\($0)", "progress.p\($0)"] } + ["lyceum.node.w1"]
+        let cluster = try Deployment.partitioned(owned: "0-7")
+        let services = (0...7).flatMap { ["books.p\($0)", "progress.p\($0)"] } + [NodeService.namePrefix + "w1"]
         try cluster.startWorker(registering: services, arguments: ["--max-books-per-learner", "3"])
-        let learner = PartitionedCluster.learner(in: 5)
+        let learner = Deployment.learner(in: 5)
         for index in 0..<3 { #expect(try cluster.call("books", Self.create(learner, index)).isOK) }
         #expect(Self.errorCode(try cluster.call("books", Self.create(learner, 3))) == "limit_exceeded")
-        #expect(try cluster.call("books", Self.create(PartitionedCluster.learner(in: 2), 0)).isOK)
+        #expect(try cluster.call("books", Self.create(Deployment.learner(in: 2), 0)).isOK)
         cluster.killWorker(SIGTERM)
         try cluster.startWorker(registering: services, arguments: ["--max-books-per-learner", "3"])
         #expect(Self.errorCode(try cluster.call("books", Self.create(learner, 4))) == "limit_exceeded")
@@ -154,7 +154,7 @@ struct LibraryEndToEndTests {
         let data = try TemporaryDirectory()
         defer { data.remove() }
         let books = 20_000
-        let server = try Server(dataDirectory: data.path, arguments: ["--max-books-per-learner", String(books), "--durability", "none"])
+        let server = try Deployment.serve(data: data.path, arguments: ["--max-books-per-learner", String(books), "--durability", "none"])
         let fill = try LyceumProcess.run([
             "bench", "--broker", server.endpoint, "--scenario", "book-create", "--learners", "1", "--seed", "40", "--requests", String(books),
             "--warmup", "0s", "--in-flight", "64",

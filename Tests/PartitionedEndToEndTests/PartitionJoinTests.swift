@@ -7,7 +7,7 @@ import ZeroMQ
 /// `lyceum partitions rebalance` while the cluster serves; real processes on loopback.
 @Suite(.serialized) struct PartitionJoinTests {
     @Test func aWorkerStartedEmptyWithJoinRegistersItsNodeServiceAndStatusShowsItHoldingNothing() throws {
-        let cluster = try MoveCluster()
+        let cluster = try Deployment.moving()
         try cluster.join("w3")
 
         #expect(try cluster.held("w3") == [] && cluster.held("w3", "progress") == [])
@@ -22,7 +22,7 @@ import ZeroMQ
     }
 
     @Test func rebalanceGivesTheJoinedNodeItsShareAndEveryAcknowledgedWriteIsReadableFromTheNewOwners() throws {
-        let cluster = try MoveCluster()
+        let cluster = try Deployment.moving()
         try cluster.join("w3")
         // w1 gives up its highest partition, then w2 its own (RebalancePlan): load on both, and on one that stays.
         let loads = [3, 7, 0].map { WriteLoad(cluster, partition: $0) }
@@ -58,7 +58,7 @@ import ZeroMQ
 
     @Test func aProgressPartitionMovedToAJoinedNodeJoinsItsSnapshots() throws {
         let snapshots = try freeLoopbackEndpoint()
-        let cluster = try MoveCluster()
+        let cluster = try Deployment.moving()
         // Holding no progress partition yet, it still needs the publisher those moving in use.
         try cluster.join("w3", extra: ["--snapshot-endpoint", snapshots])
         let learner = try cluster.beginCourse(partition: 2)
@@ -71,24 +71,24 @@ import ZeroMQ
     }
 
     @Test func anEmptyWorkerWithoutJoinRefusesToStartNamingTheSetting() throws {
-        let cluster = try MoveCluster()
-        let worker = try LyceumProcess(try cluster.workerArguments("w3"))
+        let cluster = try Deployment.moving()
+        let worker = try LyceumProcess(cluster.workerArguments("w3"))
         #expect(worker.waitForExit() == 2)
         #expect(worker.standardError.contains("holds no partition of books") && worker.standardError.contains("--join"), "\(worker.standardError)")
         #expect(!FileManager.default.fileExists(atPath: cluster.root("w3")), "nothing was created")
     }
 
     @Test func joinDoesNotServeAnUnpartitionedJournal() throws {
-        let cluster = try MoveCluster()
+        let cluster = try Deployment.moving()
         try FileManager.default.createDirectory(atPath: cluster.root("w3") + "/books", withIntermediateDirectories: true)
         #expect(FileManager.default.createFile(atPath: cluster.root("w3") + "/books/journal.jsonl", contents: Data()))
-        let worker = try LyceumProcess(try cluster.workerArguments("w3", ["--join"]))
+        let worker = try LyceumProcess(cluster.workerArguments("w3", ["--join"]))
         #expect(worker.waitForExit() == 2)
         #expect(worker.standardError.contains("books/journal.jsonl: is the journal of an unpartitioned deployment"), "\(worker.standardError)")
     }
 
     @Test func aMoveToANodeWhoseSessionsWouldNotFitIsRefusedAtBeginAndTheSourceKeepsServing() throws {
-        let cluster = try MoveCluster()
+        let cluster = try Deployment.moving()
         // 128 descriptors: 16 sessions of the node service fit, 16 more for a partition do not
         // (WorkerSessionBudget: 2 per session, 8 per instance, 64 kept).
         try cluster.join("w3", extra: ["--sessions", "16"], launcher: ["/usr/bin/prlimit", "--nofile=128", "--"])
@@ -102,8 +102,8 @@ import ZeroMQ
         #expect(cluster.entries("w1").contains("p3") && !cluster.entries("w1").contains { $0.hasPrefix("p3.") })
         #expect(try cluster.held("w1") == [0, 1, 2, 3])
         #expect(cluster.workers["w1"]?.standardError.contains("partition released") == false, "the source never stopped serving it")
-        let learner = PartitionedCluster.learner(in: 3)
-        let client = cluster.client(timeout: .seconds(10))
+        let learner = Deployment.learner(in: 3)
+        let client = try cluster.client(timeout: .seconds(10))
         defer { client.close() }
         let created = try parse(try client.call("books.p3", body: [Array(#"{"op":"create","learner":"\#(learner)","title":"T","author":"A","genre":"Fantasy","rating":3}"#.utf8)])[0])
         #expect(created.isOK, "\(created)")

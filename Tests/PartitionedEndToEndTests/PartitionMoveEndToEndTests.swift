@@ -1,6 +1,7 @@
 import EventSubscription
 import EventPublishing
 import Foundation
+import PartitionOperations
 import LyceumTestSupport
 import Majordomo
 import Partitions
@@ -9,7 +10,7 @@ import ZeroMQ
 
 @Suite(.serialized) struct PartitionMoveEndToEndTests {
     @Test func aPartitionMovesUnderWriteLoadAndEveryAcknowledgedWriteIsReadableFromTheNewOwner() throws {
-        let cluster = try MoveCluster()
+        let cluster = try Deployment.moving()
         let moving = WriteLoad(cluster, partition: 2)
         let other = WriteLoad(cluster, partition: 1)
         #expect(eventually { moving.acknowledged.withLock { $0.count } >= 20 })
@@ -40,7 +41,7 @@ import ZeroMQ
             snapshots[node] = try freeLoopbackEndpoint()
             options[node] = ["--metrics-port", String(metricsPorts[node]!), "--snapshot-endpoint", snapshots[node]!]
         }
-        let cluster = try MoveCluster(options: options)
+        let cluster = try Deployment.moving(options: options)
         let learner = try cluster.beginCourse(partition: 2)
         let context = try Context()
         #expect(try eventually { try Self.snapshotLearners(snapshots["w1"]!, context: context) == [learner] })
@@ -76,35 +77,35 @@ import ZeroMQ
     }
 
     @Test func aMoveResentAfterTheSourceRestartedGetsTheOutcomeItHad() throws {
-        let cluster = try MoveCluster()
+        let cluster = try Deployment.moving()
         let request = [Array(#"{"op":"move","service":"books","partition":2,"to":"w2","move_id":"move-restart-1"}"#.utf8)]
-        let client = cluster.client(timeout: .seconds(60))
+        let client = try cluster.client(timeout: .seconds(60))
         defer { client.close() }
-        let first = try client.call("lyceum.node.w1", body: request)
+        let first = try client.call(NodeService.namePrefix + "w1", body: request)
         #expect(try parse(first[0]).isOK, "\(first)")
 
         cluster.workers["w1"]?.stop()  // kill -9: the outcome was on disk before the reply
         try cluster.start("w1", registering: "books.p0")
-        let again = try client.call("lyceum.node.w1", body: request)
+        let again = try client.call(NodeService.namePrefix + "w1", body: request)
 
         #expect(again == first, "the same move's outcome, not a resumed one")
-        let other = try parse(try client.call("lyceum.node.w1", body: [Array(#"{"op":"move","service":"books","partition":3,"to":"w2","move_id":"move-restart-1"}"#.utf8)])[0])
+        let other = try parse(try client.call(NodeService.namePrefix + "w1", body: [Array(#"{"op":"move","service":"books","partition":3,"to":"w2","move_id":"move-restart-1"}"#.utf8)])[0])
         #expect(other.errorCode == "bad_request", "the id names another move: \(other)")
         #expect(try cluster.held("w1") == [0, 1, 3] && cluster.held("w2") == [2, 4, 5, 6, 7])
     }
 
     @Test func aMoveToAnUnknownNodeFailsCleanlyAndThePartitionKeepsBeingServed() throws {
-        let cluster = try MoveCluster()
+        let cluster = try Deployment.moving()
         let moved = try cluster.move(["2", "--to", "w9", "--service", "books"])
         #expect(moved.status == 1, "\(moved.stdout)\n\(moved.stderr)")
         #expect(cluster.entries("w1").contains("p2"))
-        let client = cluster.client(timeout: .seconds(10))
+        let client = try cluster.client(timeout: .seconds(10))
         defer { client.close() }
         #expect(try client.isRegistered("books.p2"))
     }
 
     @Test func theSourceKilledMidTransferServesThePartitionAloneAfterItsRestart() throws {
-        let cluster = try MoveCluster()
+        let cluster = try Deployment.moving()
         // A large file in the partition's directory makes the copy take long enough to cut.
         let padding = cluster.root("w1") + "/books/p2/padding"
         FileManager.default.createFile(atPath: padding, contents: Data(repeating: 7, count: 96 << 20))

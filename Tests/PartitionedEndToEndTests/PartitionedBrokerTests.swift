@@ -123,11 +123,11 @@ import ZeroMQ
     /// The real partitioned worker holding all 8 partitions behind the routing broker, beside
     /// one `lyceum serve`, given the same writes: every course_stats reply is the same bytes.
     @Test func courseStatsOfARealPartitionedClusterEqualsServe() throws {
-        let cluster = try PartitionedCluster(owned: "0-7")
+        let cluster = try Deployment.partitioned(owned: "0-7")
         try cluster.startWorker(registering: Self.scheme.all.flatMap { ["books.p\($0)", "progress.p\($0)"] })
         let data = try TemporaryDirectory()
         defer { data.remove() }
-        let serve = try Server(dataDirectory: data.path)
+        let serve = try Deployment.serve(data: data.path)
         let context = try Context()
         let clusterClient = Client(endpoint: cluster.endpoint, configuration: ClientConfiguration(timeout: .seconds(5), attempts: 1), context: context)
         defer { clusterClient.close() }

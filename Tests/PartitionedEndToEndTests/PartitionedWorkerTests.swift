@@ -1,4 +1,5 @@
 import Foundation
+import PartitionOperations
 import LyceumTestSupport
 import Testing
 
@@ -8,12 +9,12 @@ import Testing
 /// keeps acknowledged writes across kill -9, and refuses to start on a wrong manifest.
 @Suite(.serialized) struct PartitionedWorkerTests {
     @Test func registersExactlyItsPartitionsAndServesTheirLearners() throws {
-        let cluster = try PartitionedCluster(owned: "0-3")
-        try cluster.startWorker(registering: PartitionedCluster.servicesOfPartitions0to3)
+        let cluster = try Deployment.partitioned(owned: "0-3")
+        try cluster.startWorker(registering: Deployment.servicesOfPartitions0to3)
         for service in ["books.p4", "books.p7", "progress.p5", "books", "progress"] {
             #expect(try !cluster.isRegistered(service), "\(service)")
         }
-        let ada = PartitionedCluster.learner(in: 2)
+        let ada = Deployment.learner(in: 2)
         let created = try cluster.call("books.p2", #"{"op":"create","learner":"\#(ada)","title":"Dune","author":"Frank Herbert","genre":"Fantasy","rating":5}"#)
         #expect(created.isOK, "\(created)")
         let id = try #require((created.result["book"] as? [String: Any])?["id"] as? String)
@@ -25,13 +26,13 @@ import Testing
     }
 
     @Test func aLearnerOfAnotherPartitionIsRefusedAndNothingIsWritten() throws {
-        let cluster = try PartitionedCluster(owned: "0-3")
-        try cluster.startWorker(registering: PartitionedCluster.servicesOfPartitions0to3)
+        let cluster = try Deployment.partitioned(owned: "0-3")
+        try cluster.startWorker(registering: Deployment.servicesOfPartitions0to3)
         let before = try Self.describe(cluster)
         for (service, body) in [
-            ("books.p0", #"{"op":"create","learner":"\#(PartitionedCluster.learner(in: 1))","title":"T","author":"A","genre":"Fantasy","rating":3}"#),
-            ("books.p0", #"{"op":"create","learner":"\#(PartitionedCluster.learner(in: 6))","title":"T","author":"A","genre":"Fantasy","rating":3,"request_id":"r-1"}"#),
-            ("progress.p3", #"{"op":"begin_course","learner":"\#(PartitionedCluster.learner(in: 0))","course":"swiftui-essentials"}"#),
+            ("books.p0", #"{"op":"create","learner":"\#(Deployment.learner(in: 1))","title":"T","author":"A","genre":"Fantasy","rating":3}"#),
+            ("books.p0", #"{"op":"create","learner":"\#(Deployment.learner(in: 6))","title":"T","author":"A","genre":"Fantasy","rating":3,"request_id":"r-1"}"#),
+            ("progress.p3", #"{"op":"begin_course","learner":"\#(Deployment.learner(in: 0))","course":"swiftui-essentials"}"#),
         ] {
             let reply = try cluster.call(service, body)
             #expect(reply.errorCode == "bad_request", "\(reply)")
@@ -44,10 +45,10 @@ import Testing
     }
 
     @Test func journalMetricsCarryThePartition() throws {
-        let cluster = try PartitionedCluster(owned: "0-3")
+        let cluster = try Deployment.partitioned(owned: "0-3")
         let port = try freeLoopbackPort()
-        try cluster.startWorker(registering: PartitionedCluster.servicesOfPartitions0to3, arguments: ["--metrics-port", String(port)])
-        let learner = PartitionedCluster.learner(in: 3)
+        try cluster.startWorker(registering: Deployment.servicesOfPartitions0to3, arguments: ["--metrics-port", String(port)])
+        let learner = Deployment.learner(in: 3)
         #expect(try cluster.call("books.p3", #"{"op":"create","learner":"\#(learner)","title":"T","author":"A","genre":"Kids","rating":2}"#).isOK)
         let metrics = try Metrics.scrape(port: port)
         #expect(metrics.value("lyceum_journal_last_sequence", ["service": "books", "partition": "3"]) == 1)
@@ -57,50 +58,50 @@ import Testing
     }
 
     @Test func acknowledgedWritesOnSeveralPartitionsSurviveKillNine() throws {
-        let cluster = try PartitionedCluster(owned: "0-3")
-        try cluster.startWorker(registering: PartitionedCluster.servicesOfPartitions0to3)
+        let cluster = try Deployment.partitioned(owned: "0-3")
+        try cluster.startWorker(registering: Deployment.servicesOfPartitions0to3)
         var books: [(partition: Int, learner: String, id: String)] = []
         for partition in 0...3 {
             for index in 0..<2 {
-                let learner = PartitionedCluster.learner(in: partition, index: index)
+                let learner = Deployment.learner(in: partition, index: index)
                 let created = try cluster.call(
                     "books.p\(partition)", #"{"op":"create","learner":"\#(learner)","title":"T\#(index)","author":"A","genre":"Poetry","rating":4}"#)
                 try #require(created.isOK, "\(created)")
                 books.append((partition, learner, try #require((created.result["book"] as? [String: Any])?["id"] as? String)))
             }
-            #expect(try cluster.call("progress.p\(partition)", #"{"op":"begin_course","learner":"\#(PartitionedCluster.learner(in: partition))","course":"swiftui-essentials"}"#).isOK)
+            #expect(try cluster.call("progress.p\(partition)", #"{"op":"begin_course","learner":"\#(Deployment.learner(in: partition))","course":"swiftui-essentials"}"#).isOK)
         }
         cluster.killWorker(SIGKILL)
-        try cluster.startWorker(registering: PartitionedCluster.servicesOfPartitions0to3)
+        try cluster.startWorker(registering: Deployment.servicesOfPartitions0to3)
         for book in books {
             let got = try cluster.call("books.p\(book.partition)", #"{"op":"get","learner":"\#(book.learner)","id":"\#(book.id)"}"#)
             #expect(got.isOK, "partition \(book.partition): \(got)")
         }
         for partition in 0...3 {
-            let got = try cluster.call("progress.p\(partition)", #"{"op":"get","learner":"\#(PartitionedCluster.learner(in: partition))","course":"swiftui-essentials"}"#)
+            let got = try cluster.call("progress.p\(partition)", #"{"op":"get","learner":"\#(Deployment.learner(in: partition))","course":"swiftui-essentials"}"#)
             #expect(got.isOK, "progress partition \(partition): \(got)")
         }
     }
 
     @Test func journalCheckOfThePartitionedDataDirectoryChecksEveryPartitionAsItsService() throws {
-        let cluster = try PartitionedCluster(owned: "0-1")
+        let cluster = try Deployment.partitioned(owned: "0-1")
         try cluster.startWorker(registering: ["books.p0", "books.p1", "progress.p0", "progress.p1"])
-        let learner = PartitionedCluster.learner(in: 1)
+        let learner = Deployment.learner(in: 1)
         #expect(try cluster.call("books.p1", #"{"op":"create","learner":"\#(learner)","title":"T","author":"A","genre":"Kids","rating":2}"#).isOK)
         cluster.killWorker(SIGTERM)
-        let checked = try LyceumProcess.run(["journal", "check", "--data", cluster.root])
+        let checked = try LyceumProcess.run(["journal", "check", "--data", cluster.root("w1")])
         #expect(checked.status == 0, "\(checked.stdout)\(checked.stderr)")
         let headings = checked.stdout.split(separator: "\n").filter { $0.hasPrefix("== ") }.map { $0.dropFirst(3) }
-        #expect(headings == ["progress/p0", "progress/p1", "books/p0", "books/p1"].map { Substring(cluster.root + "/" + $0) })
+        #expect(headings == ["progress/p0", "progress/p1", "books/p0", "books/p1"].map { Substring(cluster.root("w1") + "/" + $0) })
         #expect(checked.stdout.components(separatedBy: "decoded as books").count == 3, "\(checked.stdout)")
         #expect(checked.stdout.contains("books=1"), "\(checked.stdout)")
     }
 
     @Test func aManifestOfAnotherCountStopsTheStartNamingTheFile() throws {
-        let cluster = try PartitionedCluster(owned: "0-3")
-        let manifest = cluster.root + "/books/p2/PARTITION"
+        let cluster = try Deployment.partitioned(owned: "0-3")
+        let manifest = cluster.root("w1") + "/books/p2/PARTITION"
         try #"{"service":"books","partition":2,"partitions":16}"#.write(toFile: manifest, atomically: true, encoding: .utf8)
-        let worker = try LyceumProcess(cluster.workerArguments)
+        let worker = try LyceumProcess(cluster.workerArguments("w1"))
         #expect(worker.waitForExit() == 2)
         #expect(worker.standardError.contains(manifest) && worker.standardError.contains("says 16 partitions; this cluster has 8"), "\(worker.standardError)")
     }
@@ -112,27 +113,27 @@ import Testing
         ("books/p1", "not json", "is not a partition manifest"),
     ])
     func aDirectoryThatIsNotThePartitionItsNameSaysStopsTheStart(directory: String, manifest: String, message: String) throws {
-        let cluster = try PartitionedCluster(owned: "0-3")
-        try FileManager.default.createDirectory(atPath: cluster.root + "/" + directory, withIntermediateDirectories: true)
-        try manifest.write(toFile: cluster.root + "/" + directory + "/PARTITION", atomically: true, encoding: .utf8)
-        let worker = try LyceumProcess(cluster.workerArguments)
+        let cluster = try Deployment.partitioned(owned: "0-3")
+        try FileManager.default.createDirectory(atPath: cluster.root("w1") + "/" + directory, withIntermediateDirectories: true)
+        try manifest.write(toFile: cluster.root("w1") + "/" + directory + "/PARTITION", atomically: true, encoding: .utf8)
+        let worker = try LyceumProcess(cluster.workerArguments("w1"))
         #expect(worker.waitForExit() == 2)
         #expect(worker.standardError.contains(directory) && worker.standardError.contains(message), "\(worker.standardError)")
     }
 
     @Test func theOtherKindOfJournalInAServiceDirectoryStopsTheStart() throws {
-        let cluster = try PartitionedCluster(owned: "0-3")
+        let cluster = try Deployment.partitioned(owned: "0-3")
         // An unpartitioned worker over partitions would open an empty journal beside them.
-        var unpartitioned = cluster.workerArguments
+        var unpartitioned = cluster.workerArguments("w1")
         unpartitioned.removeSubrange(unpartitioned.firstIndex(of: "--partitions")!...unpartitioned.firstIndex(of: "8")!)
         let plain = try LyceumProcess(unpartitioned)
         #expect(plain.waitForExit() == 2)
         #expect(plain.standardError.contains("/p0: holds a partition of a partitioned cluster; set partitions"), "\(plain.standardError)")
-        #expect(!FileManager.default.fileExists(atPath: cluster.root + "/progress/journal.jsonl"))
+        #expect(!FileManager.default.fileExists(atPath: cluster.root("w1") + "/progress/journal.jsonl"))
 
         // A partitioned worker beside an unpartitioned journal would leave its learners out.
-        FileManager.default.createFile(atPath: cluster.root + "/books/journal.jsonl", contents: Data())
-        let partitioned = try LyceumProcess(cluster.workerArguments)
+        FileManager.default.createFile(atPath: cluster.root("w1") + "/books/journal.jsonl", contents: Data())
+        let partitioned = try LyceumProcess(cluster.workerArguments("w1"))
         #expect(partitioned.waitForExit() == 2)
         #expect(partitioned.standardError.contains("books/journal.jsonl: is the journal of an unpartitioned deployment"), "\(partitioned.standardError)")
     }
@@ -151,9 +152,9 @@ import Testing
     }
 
     @Test func aWorkerHoldingNoPartitionOfAServiceRefusesToStart() throws {
-        let cluster = try PartitionedCluster(owned: "0-3")
-        try FileManager.default.removeItem(atPath: cluster.root + "/progress")
-        let worker = try LyceumProcess(cluster.workerArguments)
+        let cluster = try Deployment.partitioned(owned: "0-3")
+        try FileManager.default.removeItem(atPath: cluster.root("w1") + "/progress")
+        let worker = try LyceumProcess(cluster.workerArguments("w1"))
         #expect(worker.waitForExit() == 2)
         #expect(worker.standardError.contains("holds no partition of progress"), "\(worker.standardError)")
     }
@@ -162,23 +163,23 @@ import Testing
         // One pool for every partition: only each journal's own threads come with a partition.
         // The logger's summary thread starts with the first burst of log lines, whatever the count.
         func threads(owned: String, registering services: [String]) throws -> [String] {
-            let cluster = try PartitionedCluster(owned: owned)
+            let cluster = try Deployment.partitioned(owned: owned)
             try cluster.startWorker(registering: services)
-            let tasks = "/proc/\(try #require(cluster.worker).processIdentifier)/task"
+            let tasks = "/proc/\(try cluster.process("w1").processIdentifier)/task"
             return try FileManager.default.contentsOfDirectory(atPath: tasks).map { task in
                 try String(contentsOfFile: "\(tasks)/\(task)/comm", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
             }.sorted()
         }
-        let one = try threads(owned: "0", registering: ["books.p0", "progress.p0", "lyceum.node.w1"])
-        let sixteen = try threads(owned: "0-7", registering: PartitionedCluster.servicesOfPartitions0to3 + (4...7).flatMap { ["books.p\($0)", "progress.p\($0)"] })
+        let one = try threads(owned: "0", registering: ["books.p0", "progress.p0", NodeService.namePrefix + "w1"])
+        let sixteen = try threads(owned: "0-7", registering: Deployment.servicesOfPartitions0to3 + (4...7).flatMap { ["books.p\($0)", "progress.p\($0)"] })
         let notJournals = { (names: [String]) in names.filter { !$0.hasPrefix("journal-") && $0 != "log-summaries" } }
         #expect(notJournals(sixteen) == notJournals(one), "2 partitions: \(one.count) threads \(one); 16 partitions: \(sixteen.count) threads \(sixteen)")
         #expect(!sixteen.contains { $0.hasPrefix("books.p") || $0.hasPrefix("progress.p") }, "\(sixteen)")
     }
 
     /// The node service's `held` list.
-    static func describe(_ cluster: PartitionedCluster) throws -> [[String: String]] {
-        let reply = try cluster.call("lyceum.node.w1", #"{"op":"describe"}"#)
+    static func describe(_ cluster: Deployment) throws -> [[String: String]] {
+        let reply = try cluster.call(NodeService.namePrefix + "w1", #"{"op":"describe"}"#)
         try #require(reply.isOK, "\(reply)")
         let held = try #require(reply.result["held"] as? [[String: Any]])
         return held.map { $0.mapValues { "\($0)" } }

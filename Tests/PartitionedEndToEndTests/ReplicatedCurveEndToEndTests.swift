@@ -11,7 +11,7 @@ import ZeroMQ
 /// only to a leader whose key (carried in the leader key's value) it holds as a worker's.
 @Suite(.serialized, .offTheCooperativePool) struct ReplicatedCurveEndToEndTests {
     @Test func overCurveTheLeadersProcessIsKilledUnderWritesAndNoAcknowledgedWriteIsLostOrDoubled() throws {
-        try ReplicatedPartitionEndToEndTests.killTheLeaderUnderWrites(try ReplicaCluster(keys: try ReplicaKeys()))
+        try ReplicatedPartitionEndToEndTests.killTheLeaderUnderWrites(try Deployment.replicated(keys: try ReplicaKeys()))
     }
 
     /// A worker process holding an `app` key (listed in the replicas' directory, so known, but
@@ -20,9 +20,9 @@ import ZeroMQ
     /// handler refuses its key, and no record reaches its journal while writes are acknowledged.
     @Test func aKeyWithoutTheWorkerRoleNeitherLeadsNorFollows() throws {
         let keys = try ReplicaKeys()
-        let cluster = try ReplicaCluster(keys: keys, nodes: [])
+        let cluster = try Deployment.replicated(keys: keys, nodes: [])
         try cluster.start("rogue")
-        let etcd = try EtcdClient(endpoints: [cluster.etcd.endpoint])
+        let etcd = try EtcdClient(endpoints: [cluster.etcd!.endpoint])
         let rogueKey = try keys.publicKey("rogue")
         let heldByRogue = eventually {
             guard let value = (try? etcd.get("lyceum/leader/books.p0")) ?? nil else { return false }
@@ -39,7 +39,6 @@ import ZeroMQ
         #expect(cluster.workers["rogue"]?.standardError.contains("partition led") == false, "\(cluster.logs)")
 
         cluster.workers["rogue"]?.signal(SIGKILL)
-        cluster.workers["rogue"] = nil
         try waitUntilServing(["books.p0"], at: cluster.endpoint, security: try cluster.clientSecurity) { cluster.logs }
         let leader = try cluster.leader()
         try cluster.start("rogue")
@@ -53,9 +52,8 @@ import ZeroMQ
         writer.stop()
         try cluster.expectEveryAcknowledgedBookOnce(writer.acknowledged)
         cluster.workers["rogue"]?.stop()
-        cluster.workers["rogue"] = nil
         var state = KeyedJournalState()
-        let rogueJournal = try Journal.check(directory: cluster.data.path + "/rogue/books/p0", state: &state)
+        let rogueJournal = try Journal.check(directory: cluster.directory + "/rogue/books/p0", state: &state)
         #expect(rogueJournal.lastSequence == 0, "records reached a key without the worker role")
     }
 }
@@ -64,10 +62,10 @@ import ZeroMQ
 /// `w1`–`w3` (role `worker`) and `rogue` (role `app`); `replicas/`, every worker's
 /// `authorized-keys`, lists the three workers, `rogue` and `admin`.
 final class ReplicaKeys {
-    private let keys: CurveEndToEndTests.Keys
+    private let keys: CurveKeys
 
     init() throws {
-        keys = try CurveEndToEndTests.Keys().make("server", role: "admin", authorize: false).make("admin", role: "admin")
+        keys = try CurveKeys().make("server", role: "admin", authorize: false).make("admin", role: "admin")
             .make("w1", role: "worker").make("w2", role: "worker").make("w3", role: "worker").make("rogue", role: "app")
         try FileManager.default.createDirectory(atPath: replicas, withIntermediateDirectories: true)
         for name in ["w1", "w2", "w3", "rogue", "admin"] {

@@ -7,7 +7,7 @@ import Testing
 /// on through the broker; the moved replica then counts in the set's majority.
 @Suite(.serialized, .offTheCooperativePool) struct ReplicatedMoveEndToEndTests {
     @Test func theLeadersReplicaMovesToANewWorkerUnderWritesAndCountsThere() throws {
-        let cluster = try ReplicaCluster()
+        let cluster = try Deployment.replicated()
         let writer = Writer(endpoint: cluster.endpoint)
         defer { writer.stop() }
         try #require(eventually { writer.count >= 100 }, "no writes acknowledged")
@@ -31,11 +31,10 @@ import Testing
         print("moved: \(moved.stdout.split(separator: "\n").last ?? "") in \(ContinuousClock.now - movedAt)")
         try #require(eventually { writer.count >= before + 100 }, "no write acknowledged after the move:\n\(cluster.logs)")
         writer.printFailOver(around: movedAt, "the leader's replica moved")
-        let parent = cluster.data.path + "/\(leader)/books"
+        let parent = cluster.directory + "/\(leader)/books"
         #expect(try FileManager.default.contentsOfDirectory(atPath: parent).contains { $0.hasPrefix("p0.moved-to-w4-") })
-        #expect(FileManager.default.fileExists(atPath: cluster.data.path + "/w4/books/p0/epochs.jsonl"))
+        #expect(FileManager.default.fileExists(atPath: cluster.directory + "/w4/books/p0/epochs.jsonl"))
         cluster.workers[leader]?.stop()
-        cluster.workers[leader] = nil
 
         // The set is now the two left and w4: kill the leader among them, and writes go on only
         // if w4 holds the acknowledged writes and counts in the majority.
@@ -43,7 +42,6 @@ import Testing
         let killedAt = ContinuousClock.now
         before = writer.count
         cluster.workers[second]?.signal(SIGKILL)
-        cluster.workers[second] = nil
         try #require(eventually { writer.count >= before + 100 }, "no write acknowledged with w4 in the majority:\n\(cluster.logs)")
         writer.stop()
         writer.printFailOver(around: killedAt, "the next leader killed, w4 in the set")
@@ -53,7 +51,7 @@ import Testing
     /// `--leadership`: the leader hands over to the replica named, which leads next (never the
     /// third), twice in a row, under writes; nothing acknowledged is lost or doubled.
     @Test func theLeadershipMovesToTheChosenReplicaUnderWrites() throws {
-        let cluster = try ReplicaCluster()
+        let cluster = try Deployment.replicated()
         let writer = Writer(endpoint: cluster.endpoint)
         defer { writer.stop() }
         try #require(eventually { writer.count >= 100 }, "no writes acknowledged")

@@ -15,12 +15,12 @@ import ZeroMQ
 /// lease to expire.
 @Suite(.serialized, .offTheCooperativePool) struct ReplicatedPartitionEndToEndTests {
     @Test func theLeadersProcessIsKilledUnderWritesAndNoAcknowledgedWriteIsLostOrDoubled() throws {
-        try Self.killTheLeaderUnderWrites(try ReplicaCluster())
+        try Self.killTheLeaderUnderWrites(try Deployment.replicated())
     }
 
     /// Writes through `cluster`'s broker, kills the leader's process (SIGKILL) once 100 are
     /// acknowledged, writes 100 more, and expects every acknowledged book once.
-    static func killTheLeaderUnderWrites(_ cluster: ReplicaCluster) throws {
+    static func killTheLeaderUnderWrites(_ cluster: Deployment) throws {
         let writer = Writer(endpoint: cluster.endpoint, security: try cluster.clientSecurity)
         defer { writer.stop() }
         try #require(eventually { writer.count >= 100 }, "no writes acknowledged")
@@ -29,7 +29,6 @@ import ZeroMQ
         let killedAt = ContinuousClock.now
         let before = writer.count
         cluster.workers[leader]?.signal(SIGKILL)
-        cluster.workers[leader] = nil
         try #require(eventually { writer.count >= before + 100 }, "no write acknowledged after the kill")
         writer.stop()
         writer.printFailOver(around: killedAt, "the leader killed")
@@ -40,7 +39,7 @@ import ZeroMQ
     /// leader key deleted, its lease revoked) and exits 0; a follower leads without waiting for
     /// the lease's TTL, and every acknowledged write is there once. The fail-over is printed.
     @Test func aLeaderStoppedWithSIGTERMResignsAndAFollowerTakesOverAtOnce() throws {
-        let cluster = try ReplicaCluster()
+        let cluster = try Deployment.replicated()
         let writer = Writer(endpoint: cluster.endpoint)
         defer { writer.stop() }
         try #require(eventually { writer.count >= 100 }, "no writes acknowledged")
@@ -51,7 +50,6 @@ import ZeroMQ
         let worker = try #require(cluster.workers[leader])
         let status = worker.signal(SIGTERM)
         let exited = ContinuousClock.now - stoppedAt
-        cluster.workers[leader] = nil
         #expect(status == 0, "\(worker.standardError)")
         #expect(worker.standardError.contains("replicas stopped"), "\(worker.standardError)")
         try #require(eventually { writer.count >= before + 100 }, "no write acknowledged after SIGTERM")
@@ -68,7 +66,7 @@ import ZeroMQ
     /// flight, gets 40 acknowledged while the leader completes far fewer syncs (a reply that
     /// waited for the leader's sync would need one each). Nothing acknowledged is lost.
     @Test func aLeaderWithASlowDiskAcknowledgesAtItsFollowersPace() throws {
-        let cluster = try ReplicaCluster()
+        let cluster = try Deployment.replicated()
         let writer = Writer(endpoint: cluster.endpoint)
         defer { writer.stop() }
         try #require(eventually { writer.count >= 20 }, "no writes acknowledged")
@@ -97,7 +95,7 @@ import ZeroMQ
     /// leader, its epoch and each follower's lag: 0 once writes stop, then growing for a
     /// follower that is stopped while writes go on.
     @Test func statusAndMetricsShowTheLeaderTheEpochAndEachFollowersLag() throws {
-        let cluster = try ReplicaCluster()
+        let cluster = try Deployment.replicated()
         let writer = Writer(endpoint: cluster.endpoint)
         defer { writer.stop() }
         try #require(eventually { writer.count >= 50 }, "no writes acknowledged")
@@ -143,9 +141,9 @@ import ZeroMQ
             #expect(metrics.value("lyceum_journal_last_sequence", partition) == leaderMetrics.value("lyceum_journal_last_sequence", partition))
         }
 
-        if let script = StatusTableTests.script {
-            let table = try StatusTableTests.onTerminal(
-                script: script, "\(LyceumProcess.executable.path) status --broker \(cluster.endpoint) --partitions 1")
+        if PseudoTerminal.script != nil {
+            let table = try PseudoTerminal.run(
+                "\(LyceumProcess.executable.path) status --broker \(cluster.endpoint) --partitions 1")
             let lines = table.split(separator: "\n").map(String.init)
             let header = try #require(lines.first { $0.hasPrefix("SERVICE ") && $0.contains("PARTITION") }, "\(table)")
             #expect(header.contains(" OWNERS ") && header.hasSuffix("  EPOCH  FOLLOWERS"), "\(table)")
@@ -185,7 +183,7 @@ import ZeroMQ
     /// new leader; when that one is killed, one of the two left leads (the resumed one with its
     /// state replayed from its journal, if it wins).
     @Test func aLeaderPausedPastItsLeaseStepsDownAndTheSetGoesOnAfterTheNextLeaderIsKilled() throws {
-        let cluster = try ReplicaCluster()
+        let cluster = try Deployment.replicated()
         let writer = Writer(endpoint: cluster.endpoint)
         defer { writer.stop() }
         try #require(eventually { writer.count >= 100 }, "no writes acknowledged")
@@ -207,135 +205,10 @@ import ZeroMQ
         let killedAt = ContinuousClock.now
         before = writer.count
         cluster.workers[second]?.signal(SIGKILL)
-        cluster.workers[second] = nil
         try #require(eventually { writer.count >= before + 100 }, "no write acknowledged after the second kill")
         writer.stop()
         writer.printFailOver(around: killedAt, "the second leader killed")
         try cluster.expectEveryAcknowledgedBookOnce(writer.acknowledged)
-    }
-}
-
-/// etcd, a broker and three replicas (`w1`–`w3`) of each partition of books (one unless told), with 2 s leases; with
-/// `keys`, CURVE on every socket: the broker's key is `server`, each worker's its node's (role
-/// `worker`), and each worker's `authorized-keys` is `keys.replicas` (the other replicas' keys).
-final class ReplicaCluster {
-    /// The partitions of books, each replicated on every worker; with one, every learner's books are in `books.p0`.
-    let partitions: Int
-    let etcd: EtcdServer
-    let data: TemporaryDirectory
-    let endpoint: String
-    let forwarder: String
-    let keys: ReplicaKeys?
-    /// Each worker's metrics port.
-    var metricsPorts: [String: Int] = [:]
-    let broker: LyceumProcess
-    var workers: [String: LyceumProcess] = [:]
-    /// Added to every worker's command line.
-    let workerArguments: [String]
-
-    /// Starts etcd, the broker and `nodes` (with `workerArguments` added), and waits until they
-    /// serve every partition (unless `nodes` is empty).
-    init(keys: ReplicaKeys? = nil, nodes: [String] = ["w1", "w2", "w3"], partitions: Int = 1, workerArguments: [String] = []) throws {
-        self.partitions = partitions
-        self.workerArguments = workerArguments
-        etcd = try EtcdServer()
-        data = try TemporaryDirectory()
-        endpoint = try freeLoopbackEndpoint()
-        forwarder = try freeLoopbackEndpoint()
-        self.keys = keys
-        broker = try LyceumProcess([
-            "broker", "--endpoint", endpoint, "--forwarder-endpoint", forwarder, "--events-endpoint", try freeLoopbackEndpoint(),
-            "--partitions", String(partitions), "--unknown-service-timeout", "10000",
-        ] + (keys.map { ["--curve-secret-key", $0.secretPath("server"), "--authorized-keys", $0.authorized] } ?? []))
-        for node in nodes { try start(node) }
-        if !nodes.isEmpty { try waitUntilServing((0..<partitions).map { "books.p\($0)" }, at: endpoint, security: clientSecurity) { self.logs } }
-    }
-
-    /// Starts `node`'s worker (its data kept from an earlier run), over CURVE with the key of
-    /// the same name; `joining`, with an empty data directory, holding no partition until one
-    /// moves in.
-    func start(_ node: String, joining: Bool = false) throws {
-        let root = data.path + "/" + node
-        if joining {
-            try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        } else if !FileManager.default.fileExists(atPath: root) {
-            let initialized = try LyceumProcess.run(["partitions", "init", "--data", root, "--partitions", String(partitions), "--own", "0-\(partitions - 1)", "--service", "books"])
-            try #require(initialized.status == 0, "\(initialized.stderr)")
-        }
-        let base = try freeLoopbackPort()
-        let metrics = try metricsPorts[node] ?? freeLoopbackPort()
-        metricsPorts[node] = metrics
-        let curve = keys.map { ["--authorized-keys", $0.replicas] + $0.client(node) } ?? []
-        workers[node] = try LyceumProcess([
-            "worker", "--broker", endpoint, "--forwarder-endpoint", forwarder, "--partitions", String(partitions), "--node", node,
-            "--data", root, "--service", "books", "--sessions", "2",
-            "--replicas", "3", "--etcd-endpoint", etcd.endpoint, "--replication-endpoint", "tcp://127.0.0.1:\(base)",
-            "--lease-ttl", "2", "--lease-keep-alive", "500", "--lease-retry", "700", "--metrics-port", String(metrics),
-        ] + (joining ? ["--join"] : []) + curve + workerArguments)
-    }
-
-    /// The security of a client of the broker: the `admin` key over CURVE (it may call and `manage`).
-    var clientSecurity: SocketSecurity {
-        get throws { try keys?.clientSecurity("admin") ?? .plaintext }
-    }
-
-    deinit {
-        for worker in workers.values { worker.stop() }
-        broker.stop()
-        etcd.remove()
-        data.remove()
-    }
-
-    var logs: String { workers.map { "\($0.key):\n\($0.value.standardError)" }.joined(separator: "\n") }
-
-    /// The node leading books.p0 now: the one whose last leadership line says it leads.
-    func leader(excluding: Set<String> = []) throws -> String {
-        var found: String?
-        _ = eventually {
-            found = workers.first { node, worker in
-                guard !excluding.contains(node) else { return false }
-                let lines = worker.standardError.split(separator: "\n").filter { $0.contains("partition led") || $0.contains("partition no longer led") }
-                return lines.last?.contains("partition led") == true
-            }?.key
-            return found != nil
-        }
-        return try #require(found, "no leader among \(workers.keys.sorted()) but \(excluding):\n\(logs)")
-    }
-
-    /// books.p0's row of `lyceum status --json`'s partitions table.
-    func statusRow() throws -> [String: Any] {
-        let status = try LyceumProcess.run(["status", "--broker", endpoint, "--partitions", String(partitions), "--json"])
-        try #require(status.status == 0, "\(status.stderr)")
-        let table = (try parse(Array(status.stdout.utf8))["partitions"] as? [String: Any])?["table"] as? [[String: Any]] ?? []
-        return try #require(table.first { $0["service"] as? String == "books" && $0["partition"] as? Int == 0 }, "\(status.stdout)")
-    }
-
-    /// Lists ada's books through the broker and expects each of `acknowledged` there once.
-    func expectEveryAcknowledgedBookOnce(_ acknowledged: [(title: String, at: ContinuousClock.Instant)]) throws {
-        var titles: [String: Int] = [:]
-        var cursor: String?
-        repeat {
-            let page = try call(#"{"op":"list","learner":"ada","limit":100\#(cursor.map { #","cursor":"\#($0)""# } ?? "")}"#)
-            try #require(page.isOK, "\(page)")
-            for book in page.result["books"] as? [[String: Any]] ?? [] {
-                titles[book["title"] as? String ?? "", default: 0] += 1
-            }
-            cursor = page.result["next_cursor"] as? String
-        } while cursor != nil
-        let missing = acknowledged.filter { titles[$0.title] == nil }.map(\.title)
-        let doubled = titles.filter { $0.value > 1 }.map(\.key)
-        #expect(missing.isEmpty, "acknowledged and lost: \(missing.prefix(10))")
-        #expect(doubled.isEmpty, "applied twice: \(doubled.prefix(10))")
-    }
-
-    /// One `books` request through the broker (three attempts), its reply parsed.
-    func call(_ json: String) throws -> [String: Any] {
-        let configuration = ClientConfiguration(timeout: .seconds(10), attempts: 3, security: try clientSecurity)
-        let client = Client(endpoint: endpoint, configuration: configuration, context: try Context())
-        defer { client.close() }
-        let reply = try client.call("books", body: [Array(json.utf8)])
-        try #require(reply.count == 1)
-        return try parse(reply[0])
     }
 }
 

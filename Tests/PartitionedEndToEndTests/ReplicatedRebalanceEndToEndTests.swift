@@ -9,7 +9,7 @@ import Testing
     @Test func rebalanceSpreadsTheLeadershipsOverTheWorkersUnderWrites() throws {
         // The workers' own balance off: this is the command's test, and the balance would undo
         // the uneven start it needs (LeadershipBalanceEndToEndTests tests the balance).
-        let cluster = try ReplicaCluster(partitions: 6, workerArguments: ["--leader-balance-interval", "0"])
+        let cluster = try Deployment.replicated(partitions: 6, workerArguments: ["--leader-balance-interval", "0"])
         let writer = Writer(endpoint: cluster.endpoint)
         defer { writer.stop() }
         try #require(eventually { writer.count >= 50 }, "no writes acknowledged")
@@ -49,8 +49,8 @@ import Testing
     }
 
     /// Each partition's leader as `lyceum status --json` reports it (partitions without one left out).
-    private func leaders(_ cluster: ReplicaCluster) throws -> [Int: String] {
-        let status = try LyceumProcess.run(["status", "--broker", cluster.endpoint, "--partitions", String(cluster.partitions), "--json"])
+    private func leaders(_ cluster: Deployment) throws -> [Int: String] {
+        let status = try LyceumProcess.run(["status", "--broker", cluster.endpoint, "--partitions", String(cluster.partitions ?? 1), "--json"])
         try #require(status.status == 0, "\(status.stderr)")
         let table = (try parse(Array(status.stdout.utf8))["partitions"] as? [String: Any])?["table"] as? [[String: Any]] ?? []
         var leaders: [Int: String] = [:]

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import LyceumTestSupport
 import LyceumLifecycle
 import LyceumServer
 import Majordomo

@@ -28,7 +28,7 @@ private final class EchoService: LearningService {
 /// Runs what `serve` runs for `host`, each service on its own thread, in this process; stop the
 /// threads in reverse order.
 func serveInProcess(_ host: ServiceHost, settings: Settings) throws -> [ComponentThread] {
-    try ServerProcesses.serveServices(host, settings: settings, context: try Context()).map { ComponentThread($0.component, name: $0.name) }
+    try ServerProcesses.serveComponents(host, settings: settings, context: try Context()).map { ComponentThread($0.component, name: $0.name) }
 }
 
 struct RegistryTests {

@@ -112,10 +112,11 @@ struct ServiceEventsTests {
 
         var event: [[UInt8]]?
         var heartbeat: [String: Any]?
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline && (event == nil || heartbeat?["notes_seq"] as? Int != 1) {
-            guard let message = try nextMessage(timeout: .milliseconds(100)), message.count == 2 else { continue }
-            if message[0] == Array("hb/".utf8) { heartbeat = try parse(message[1]) } else { event = message }
+        _ = try eventually {
+            if let message = try nextMessage(timeout: .milliseconds(100)), message.count == 2 {
+                if message[0] == Array("hb/".utf8) { heartbeat = try parse(message[1]) } else { event = message }
+            }
+            return event != nil && heartbeat?["notes_seq"] as? Int == 1
         }
         let published = try #require(event, "no event on notes/")
         #expect(String(decoding: published[0], as: UTF8.self) == "notes/ada%2Fx")

@@ -17,7 +17,7 @@ struct ServiceHostTests {
         let created: [String: Any]
         do {
             let host = try ServiceHost(serving: ["books", "progress"], settings: settings.hosting)
-            created = try parse(host.books.handle(Array(ServeEndToEndTests.createDune.utf8)))
+            created = try parse(host.books.handle(Array(#"{"op":"create","learner":"ada","title":"Dune","author":"Frank Herbert","genre":"Fantasy","rating":5}"#.utf8)))
             host.close()
         }
         let host = try ServiceHost(serving: ["books"], settings: settings.hosting)
@@ -118,7 +118,7 @@ struct ServiceHostTests {
         settings.eventsEndpoint = "none"
         let served = try ServiceHost(serving: ServiceRegistry.standard.names, settings: settings.hosting)
         defer { served.close() }
-        let names = try ServerProcesses.serveServices(served, settings: settings, context: try Context()).map(\.name)
+        let names = try ServerProcesses.serveComponents(served, settings: settings, context: try Context()).map(\.name)
         #expect(names.suffix(2) == ["catalog-search", "broker"], "\(names)")
     }
 

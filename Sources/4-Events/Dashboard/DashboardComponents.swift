@@ -5,7 +5,7 @@ import ZeroMQ
 
 /// The dashboard of a process: its HTTP endpoint (the page and the Server-Sent Events stream)
 /// and the bridge that feeds the stream from the process's own events, in process.
-public enum DashboardServices {
+public enum DashboardComponents {
     /// The in-process endpoint the publisher or forwarder also publishes on, for the bridge.
     public static let eventsEndpoint = "inproc://lyceum-dashboard-events"
     /// The in-process endpoint `serve`'s publisher also answers snapshots on.
