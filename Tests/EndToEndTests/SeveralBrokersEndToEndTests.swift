@@ -67,23 +67,8 @@ import Testing
     @Test func benchVerifyFailsOverWithoutApplyingAWriteTwice() throws {
         let data = try TemporaryDirectory()
         defer { data.remove() }
-        let heartbeat = ["--heartbeat-interval", "250", "--heartbeat-liveness", "3"]
-        let (first, second) = (try freeLoopbackEndpoint(), try freeLoopbackEndpoint())
-        let firstBroker = try LyceumProcess(["broker", "--endpoint", first, "--events-endpoint", "none"] + heartbeat)
-        defer { firstBroker.stop() }
-        let secondBroker = try LyceumProcess(["broker", "--endpoint", second, "--events-endpoint", "none"] + heartbeat)
-        defer { secondBroker.stop() }
-        let worker = try LyceumProcess([
-            "worker", "--broker", first, "--broker", second, "--sessions", "4", "--data", data.path, "--durability", "always",
-            "--reconnect-initial", "100",
-        ] + heartbeat)
-        defer { worker.stop() }
-        for broker in [first, second] {
-            let served = try eventually {
-                try LyceumProcess.run(["call", "--broker", broker, "--timeout", "500", "books", #"{"op":"list","learner":"probe"}"#]).status == 0
-            }
-            try #require(served, "books not served through \(broker); worker:\n\(worker.standardError)")
-        }
+        let (cluster, second) = try Deployment.twoBrokers(data: data.path, services: Deployment.standardServices)
+        let first = cluster.endpoint
         // Creates only, paced, so that the books can be counted afterwards; the first broker dies mid-run.
         let bench = try LyceumProcess([
             "bench", "--endpoint", first, "--endpoint", second, "--scenario", "book-create", "--connections", "4", "--rate", "100",
@@ -97,7 +82,7 @@ import Testing
             return list.status == 0 && !list.stdout.contains(#""books":[]"#)
         }
         try #require(writing, "no book of bench-7-0 stored; bench:\n\(bench.standardError)")
-        firstBroker.stop()
+        cluster.stop("broker")
         try #require(bench.waitForExit() == 0, "bench failed:\n\(bench.standardOutput)\n\(bench.standardError)")
         let result = try #require(try JSONSerialization.jsonObject(with: Data(bench.standardOutput.utf8)) as? [String: Any])
         #expect((result["errors"] as? [String: Any])?.isEmpty == true, "\(result)")
@@ -120,6 +105,6 @@ import Testing
             } while cursor != nil
         }
         #expect(stored == acknowledged)
-        #expect(worker.signal(SIGTERM) == 0)
+        #expect(cluster.stop("w1", SIGTERM) == 0)
     }
 }

@@ -4,26 +4,6 @@ import LyceumTestSupport
 import Synchronization
 import Testing
 
-/// Two `lyceum broker`s and one `lyceum worker` registered with both (books, durability
-/// `always`): the deployment docs/operations.md's "Several brokers" describes, as real processes.
-extension Deployment {
-    /// Fast heartbeats (3 × 250 ms), so that a dead broker is noticed within a second.
-    static let heartbeat = ["--heartbeat-interval", "250", "--heartbeat-liveness", "3"]
-
-    /// The first broker (named `broker`, at ``endpoint``), a second (named `second`, whose
-    /// endpoint is returned beside) and worker `w1` with its data under `data`; returns once books
-    /// is served through each broker.
-    static func twoBrokers(data: String) throws -> (deployment: Deployment, second: String) {
-        let deployment = try Deployment.broker(arguments: heartbeat, directory: data)
-        let second = try deployment.startBroker("second", arguments: heartbeat)
-        try deployment.startWorker("w1", [
-            "--broker", second, "--service", "books", "--sessions", "4", "--durability", "always", "--reconnect-initial", "100",
-        ] + heartbeat, registering: ["books"])
-        try waitUntilServing(["books"], at: second) { deployment.logs }
-        return (deployment, second)
-    }
-}
-
 @Suite(.serialized, .offTheCooperativePool)
 struct SeveralBrokersTests {
     @Test("a broker killed during a write load: every acknowledged write is readable through the other, none applied twice")

@@ -59,7 +59,13 @@ public final class Deployment: @unchecked Sendable {
         self.clientSecurity = clientSecurity
         ownedDirectory = directory == nil ? try TemporaryDirectory() : nil
         self.directory = directory ?? ownedDirectory!.path
-        self.etcd = etcd ? try EtcdServer() : nil
+        do {
+            self.etcd = etcd ? try EtcdServer() : nil
+        } catch {
+            // Not yet a whole deployment, so no deinit: what was made is removed here.
+            ownedDirectory?.remove()
+            throw error
+        }
     }
 
     deinit {
@@ -229,5 +235,25 @@ public final class Deployment: @unchecked Sendable {
         let client = try client(timeout: .seconds(5))
         defer { client.close() }
         return try client.isRegistered(service)
+    }
+}
+
+/// Two `lyceum broker`s and one `lyceum worker` registered with both (durability `always`): the
+/// deployment docs/operations.md's "Several brokers" describes, as real processes.
+extension Deployment {
+    /// Fast heartbeats (3 × 250 ms), so that a dead broker is noticed within a second.
+    public static let heartbeat = ["--heartbeat-interval", "250", "--heartbeat-liveness", "3"]
+
+    /// The first broker (named `broker`, at ``endpoint``), a second (named `second`, whose
+    /// endpoint is returned beside) and worker `w1` serving `services` with its data under
+    /// `data`; returns once they are served through each broker.
+    public static func twoBrokers(data: String, services: [String] = ["books"]) throws -> (deployment: Deployment, second: String) {
+        let deployment = try Deployment.broker(arguments: heartbeat, directory: data)
+        let second = try deployment.startBroker("second", arguments: heartbeat)
+        try deployment.startWorker("w1", [
+            "--broker", second, "--sessions", "4", "--durability", "always", "--reconnect-initial", "100",
+        ] + services.flatMap { ["--service", $0] } + heartbeat, registering: services)
+        try waitUntilServing(services, at: second) { deployment.logs }
+        return (deployment, second)
     }
 }
