@@ -33,7 +33,9 @@ let package = Package(
         .target(name: "LyceumLogging", dependencies: ["LyceumSupport"], path: "Sources/0-Support/LyceumLogging"),
         // The metrics façade, shaped like swift-metrics, and its Prometheus backend: subsystems push.
         .target(name: "Telemetry", dependencies: ["LyceumSupport"], path: "Sources/0-Support/Telemetry"),
-        // The Service protocol and the one owner of signals and orderly shutdown.
+        // The Prometheus exposition read back by prometheus_client (Clients/, run by /usr/bin/python3).
+        .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", "LyceumTestSupport"], exclude: ["Clients"]),
+        // The Component protocol and the one owner of signals and orderly shutdown.
         .target(name: "LyceumLifecycle", dependencies: ["LyceumLogging", "LyceumSupport"], path: "Sources/0-Support/LyceumLifecycle"),
         // Who may connect: zcert certificates as Lyceum authorises them (KeyRing), the ZAP handler
         // and its decision (Authenticator).
@@ -68,7 +70,7 @@ let package = Package(
 
         // Utilities the test targets share: threads, processes (ChildProcess, LyceumProcess), free
         // endpoints, waiting for a server (waitUntilServing).
-        .target(name: "LyceumTestSupport", dependencies: ["LyceumSupport", "Access", "Majordomo", "ZeroMQ"], path: "Tests/LyceumTestSupport"),
+        .target(name: "LyceumTestSupport", dependencies: ["LyceumSupport", "Access", "Majordomo", "ZeroMQ"], path: "Tests/LyceumTestSupport", exclude: ["Clients"]),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "LyceumTestSupport"]),
         .testTarget(name: "LyceumLoggingTests", dependencies: ["LyceumLogging"]),
         // Every fsync and fdatasync of the project, under one policy: a failed sync is final
@@ -114,19 +116,21 @@ let package = Package(
         // protocol's frames, received events, snapshots and heartbeats, course titles and figures,
         // and the gap-repairing ProgressSubscriber that `lyceum watch`, the dashboard and
         // LyceumClient use. No domain or storage module.
-        .target(name: "EventWire", dependencies: ["ZeroMQ", "JSON", "LyceumLogging", "LyceumSupport"], path: "Sources/4-Events/EventWire"),
+        .target(name: "EventSubscription", dependencies: ["ZeroMQ", "JSON", "LyceumLogging", "LyceumSupport"], path: "Sources/4-Events/EventSubscription"),
         // The publishing side of the events: PUB with sequence numbers, Clone-pattern snapshots
         // of the services' tables, and the XSUB/XPUB forwarder. Socket code; the domain arrives as values.
-        .target(name: "Events", dependencies: ["EventWire", "ZeroMQ", "JSON", "LyceumLogging", "LyceumLifecycle", "Progress", "Books", "Telemetry", "LyceumSupport"], path: "Sources/4-Events/Events"),
+        // protocol/event-examples/ decoded, damaged messages refused with the field at fault, topics.
+        .testTarget(name: "EventSubscriptionTests", dependencies: ["EventSubscription"]),
+        .target(name: "EventPublishing", dependencies: ["EventSubscription", "ZeroMQ", "JSON", "LyceumLogging", "LyceumLifecycle", "Progress", "Books", "Telemetry", "LyceumSupport"], path: "Sources/4-Events/EventPublishing"),
         // The browser dashboard: its page (plain files served as they are, no build step), the
         // SSE feed over HTTPServer, and the bridge that feeds it from the process's own events.
         .target(
-            name: "Dashboard", dependencies: ["HTTPServer", "EventWire", "Majordomo", "ZeroMQ", "JSON", "LyceumLifecycle", "LyceumLogging"],
+            name: "Dashboard", dependencies: ["HTTPServer", "EventSubscription", "Majordomo", "ZeroMQ", "JSON", "LyceumLifecycle", "LyceumLogging"],
             path: "Sources/4-Events/Dashboard", resources: [.copy("DashboardPage")]
         ),
         .testTarget(
-            name: "EventsTests",
-            dependencies: ["LearningServicesTestSupport", "Events", "LearningServices", "Catalog", "Progress", "Books", "JSON", "ZeroMQ", "LyceumLifecycle", "LyceumTestSupport", "lyceum", "EventWire"],
+            name: "EventPublishingTests",
+            dependencies: ["LearningServicesTestSupport", "EventPublishing", "LearningServices", "Catalog", "Progress", "Books", "JSON", "ZeroMQ", "LyceumLifecycle", "LyceumTestSupport", "lyceum", "EventSubscription"],
             exclude: ["Subscribers"]
         ),
 
@@ -140,13 +144,13 @@ let package = Package(
         ),
         // The declarations against docs/operations.md's tables, and the settings' bounds against
         // those of the modules that apply them.
-        .testTarget(name: "ConfigurationTests", dependencies: ["Configuration", "Books", "LearningServices", "Partitions", "EventWire", "Coordination"]),
+        .testTarget(name: "ConfigurationTests", dependencies: ["Configuration", "Books", "LearningServices", "Partitions", "EventSubscription", "Coordination"]),
         // The services a process hosts: the registry, journals opened and replayed as the
         // services' change logs, one-frame handlers counted in the metrics, events published
         // after durable writes.
         .target(
             name: "ServiceHosting",
-            dependencies: ["LearningServices", "Books", "Catalog", "Partitions", "Journal", "Replication", "Majordomo", "ZeroMQ", "Access", "LyceumLifecycle", "LyceumLogging", "LyceumSupport", "Events", "EventWire", "Telemetry", "Configuration"],
+            dependencies: ["LearningServices", "Books", "Catalog", "Partitions", "Journal", "Replication", "Majordomo", "ZeroMQ", "Access", "LyceumLifecycle", "LyceumLogging", "LyceumSupport", "EventPublishing", "EventSubscription", "Telemetry", "Configuration"],
             path: "Sources/5-Application/ServiceHosting"
         ),
         // A partitioned cluster's operations: the broker's routing and coordinator, a partitioned
@@ -170,16 +174,49 @@ let package = Package(
         // backup, restore, version).
         .target(
             name: "LyceumServer",
-            dependencies: ["ServiceHosting", "PartitionOperations", "Backup", "DurableFiles", "Coordination", "LearningServices", "Catalog", "Books", "Progress", "Partitions", "JSON", "Journal", "Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumLogging", "Events", "Telemetry", "CommandSyntax", "LyceumSupport", "Access", "Security", "Configuration", "HTTPServer", "Dashboard", "EventWire"], path: "Sources/5-Application/LyceumServer"
+            dependencies: ["ServiceHosting", "PartitionOperations", "Backup", "DurableFiles", "Coordination", "LearningServices", "Catalog", "Books", "Progress", "Partitions", "JSON", "Journal", "Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumLogging", "EventPublishing", "Telemetry", "CommandSyntax", "LyceumSupport", "Access", "Security", "Configuration", "HTTPServer", "Dashboard", "EventSubscription"], path: "Sources/5-Application/LyceumServer"
         ),
         // `lyceum watch`: the subscriber's dashboard, its terminal and its signals.
-        .target(name: "ProgressWatch", dependencies: ["EventWire", "ZeroMQ", "Majordomo", "LyceumLogging", "CommandSyntax", "Security", "Configuration"], path: "Sources/5-Application/ProgressWatch"),
-        // The end-to-end tests start the real `lyceum` (the dependency builds it); the Python
-        // client is run by /usr/bin/python3.
+        .target(name: "ProgressWatch", dependencies: ["EventSubscription", "ZeroMQ", "Majordomo", "LyceumLogging", "CommandSyntax", "Security", "Configuration"], path: "Sources/5-Application/ProgressWatch"),
+        // The screen and lines of `lyceum watch` (its processes under tmux: EventPublishingTests.ProcessTests).
+        .testTarget(name: "ProgressWatchTests", dependencies: ["ProgressWatch", "EventSubscription"]),
+        // The commands' assembly in process (settings, keys, permissions) and the tools that
+        // start no server (`partitions init`/`prune`, `keys`), run as the built `lyceum`.
         .testTarget(
             name: "LyceumServerTests",
-            dependencies: ["LearningServicesTestSupport", "LyceumServer", "ServiceHosting", "PartitionOperations", "Partitions", "LearningServices", "Catalog", "Books", "Majordomo", "ZeroMQ", "Access", "Security", "Journal", "Events", "Telemetry", "LyceumTestSupport", "lyceum", "CommandSyntax", "LoadTest", "ProgressWatch", "LyceumSupport", "LyceumLifecycle", "Configuration", "EventWire", "Dashboard", "Coordination"],
-            exclude: ["Clients", "Fixtures"]
+            dependencies: ["LearningServicesTestSupport", "LyceumServer", "ServiceHosting", "PartitionOperations", "LearningServices", "Books", "Majordomo", "ZeroMQ", "Access", "Security", "JSON", "LyceumTestSupport", "lyceum", "CommandSyntax", "LoadTest", "ProgressWatch", "LyceumLifecycle", "LyceumLogging", "Configuration"]
+        ),
+        // Hosting in process: the registry, frames in and replies out, journals as change logs
+        // (their format against Fixtures/ of earlier releases), events after durable writes.
+        .testTarget(
+            name: "ServiceHostingTests",
+            dependencies: ["ServiceHosting", "LyceumServer", "LearningServices", "Books", "Catalog", "Journal", "Configuration", "Access", "EventPublishing", "EventSubscription", "JSON", "LyceumLifecycle", "Majordomo", "ZeroMQ", "Telemetry", "LyceumTestSupport", "lyceum"],
+            exclude: ["Fixtures"]
+        ),
+        // Moves between nodes on in-process brokers and workers, and the leadership balance's plans.
+        .testTarget(
+            name: "PartitionOperationsTests",
+            dependencies: ["PartitionOperations", "LyceumServer", "Partitions", "LearningServices", "Journal", "JSON", "Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumTestSupport"]
+        ),
+        // The dashboard of a real `lyceum serve`: its HTTP endpoint read by a Python client and
+        // its page in headless chromium (Clients/).
+        .testTarget(
+            name: "DashboardTests",
+            dependencies: ["Dashboard", "EventSubscription", "EventPublishing", "Catalog", "Majordomo", "ZeroMQ", "LyceumTestSupport", "lyceum"],
+            exclude: ["Clients"]
+        ),
+        // End to end: the real `lyceum serve`, `broker` and `worker` (the dependency builds it),
+        // unpartitioned, and independent Python peers (Clients/, run by /usr/bin/python3).
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["LearningServicesTestSupport", "LyceumServer", "LearningServices", "Catalog", "Configuration", "EventPublishing", "EventSubscription", "JSON", "Majordomo", "ZeroMQ", "LyceumTestSupport", "lyceum"],
+            exclude: ["Clients"]
+        ),
+        // End to end, partitioned: a broker and partitioned or replicated workers (with etcd) as
+        // real processes on loopback; moves, joins, leaderships and fail-overs under writes.
+        .testTarget(
+            name: "PartitionedEndToEndTests",
+            dependencies: ["LearningServicesTestSupport", "LyceumServer", "ServiceHosting", "PartitionOperations", "LearningServices", "Catalog", "Partitions", "Coordination", "Journal", "EventPublishing", "EventSubscription", "Majordomo", "ZeroMQ", "LyceumLifecycle", "LyceumTestSupport", "lyceum"]
         ),
 
         // Issue 14's abuse suite and fuzzer: the real `lyceum serve`/`broker`/`worker` (the dependency
@@ -229,13 +266,13 @@ let package = Package(
 
         // The Swift client library for other apps' backends: typed async calls, retries, fail-over,
         // request ids, and the gap-repairing progress subscription (docs/clients.md). It links
-        // EventWire, never Events, the journal or the domain modules: an app compiles no server code.
-        .target(name: "LyceumClient", dependencies: ["Majordomo", "ZeroMQ", "Security", "EventWire", "JSON", "LyceumLogging", "LyceumSupport"], path: "Sources/5-Application/LyceumClient"),
+        // EventSubscription, never EventPublishing, the journal or the domain modules: an app compiles no server code.
+        .target(name: "LyceumClient", dependencies: ["Majordomo", "ZeroMQ", "Security", "EventSubscription", "JSON", "LyceumLogging", "LyceumSupport"], path: "Sources/5-Application/LyceumClient"),
         // docs/clients.md's example, run by LyceumClientTests against a real serve.
         .executableTarget(name: "SwiftClientExample", dependencies: ["LyceumClient"], path: "Examples/SwiftClientExample"),
         .testTarget(
             name: "LyceumClientTests",
-            dependencies: ["LyceumClient", "Majordomo", "ZeroMQ", "Events", "JSON", "LyceumTestSupport", "lyceum", "SwiftClientExample", "EventWire"]
+            dependencies: ["LyceumClient", "Majordomo", "ZeroMQ", "EventPublishing", "JSON", "LyceumTestSupport", "lyceum", "SwiftClientExample", "EventSubscription"]
         ),
 
         // `make bench-client`: LyceumClient's overhead over raw MDP (Benchmarks/client-overhead.sh).
@@ -251,7 +288,7 @@ let package = Package(
         // `make bench-events`: events/s with 100 subscribers, delivery latency, cost added to a write.
         .executableTarget(
             name: "events-bench",
-            dependencies: ["LearningServicesTestSupport", "Events", "LearningServices", "LyceumServer", "ServiceHosting", "Journal", "Catalog", "Progress", "ZeroMQ", "LyceumLifecycle", "EventWire", "LyceumSupport"],
+            dependencies: ["LearningServicesTestSupport", "EventPublishing", "LearningServices", "LyceumServer", "ServiceHosting", "Journal", "Catalog", "Progress", "ZeroMQ", "LyceumLifecycle", "EventSubscription", "LyceumSupport"],
             path: "Benchmarks/EventsBench",
             exclude: ["pub_floor.c"]
         ),

@@ -24,17 +24,9 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/backup-bench.XXXXXX")
 serve_pid=""
 redis_pid=""
 stop_serve() { if [ -n "$serve_pid" ]; then kill -TERM "$serve_pid" 2>/dev/null || true; wait "$serve_pid" 2>/dev/null || true; serve_pid=""; fi; }
-stop_redis() {
-  if [ -n "$redis_pid" ]; then
-    redis-cli -p "$redis_port" shutdown nosave >/dev/null 2>&1 || kill -KILL "$redis_pid" 2>/dev/null || true
-    wait "$redis_pid" 2>/dev/null || true
-    redis_pid=""
-  fi
-}
 trap 'stop_serve; stop_redis; rm -rf "$work"' EXIT
 source Benchmarks/common.sh
 seconds_since() { /usr/bin/python3 -c "import time,sys; print(f'{time.time() - float(sys.argv[1]):.1f}')" "$1"; }
-now() { /usr/bin/python3 -c 'import time; print(time.time())'; }
 
 start_serve() {
   local durability=$1
@@ -86,12 +78,7 @@ kill "$loop_pid" 2>/dev/null || true; wait "$loop_pid" 2>/dev/null || true
 stop_serve
 
 echo "== redis: $books keys of 200 bytes, appendfsync always"
-mkdir -p "$work/redis"
-redis_port=$(free_port)
-redis-server --bind 127.0.0.1 --port "$redis_port" --dir "$work/redis" --save "" --appendonly yes --appendfsync always \
-  --enable-debug-command yes --logfile "$work/redis/redis.log" &
-redis_pid=$!
-until [ "$(redis-cli -p "$redis_port" ping 2>/dev/null)" = "PONG" ]; do sleep 0.05; done
+start_redis "$work/redis" --appendonly yes --appendfsync always --enable-debug-command yes
 redis-cli -p "$redis_port" debug populate "$books" book 200 >/dev/null
 redis-cli -p "$redis_port" bgsave >/dev/null
 while [ "$(redis-cli -p "$redis_port" info persistence | tr -d '\r' | sed -n 's/^rdb_bgsave_in_progress://p')" = 1 ]; do sleep 0.1; done

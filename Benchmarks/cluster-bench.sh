@@ -49,7 +49,6 @@ lyceum=$BIN_DIR/lyceum
 work=$(mktemp -d "${TMPDIR:-/tmp}/lyceum-cluster.XXXXXX")
 pids=()
 # TERM every process of the current point, then wait for each (workers drain and sync first).
-source Benchmarks/processes.sh
 stop_all() { stop_processes "${pids[@]}"; pids=(); }
 trap 'stop_all; rm -rf "$work"' EXIT
 

@@ -36,7 +36,6 @@ trap 'stop; rm -rf "$work"' EXIT
 source Benchmarks/common.sh
 # CPU seconds the process has used so far, user and system.
 cpu_seconds() { awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15) / hz }' "/proc/$1/stat"; }
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 # run ARM DURABILITY ROUND: one serve, both loads; appends "cpu_us_per_write rps p50_us p99_us" to $work/ARM-DURABILITY.
 run() {

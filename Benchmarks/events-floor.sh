@@ -14,7 +14,7 @@ rate=${2:-10000}
 work=$(mktemp -d "${TMPDIR:-/tmp}/lyceum-events-floor.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cc -O2 -o "$work/pub_floor" Benchmarks/EventsBench/pub_floor.c $(pkg-config --cflags --libs libzmq)
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+source Benchmarks/common.sh
 
 echo "C reference, libzmq alone: $rate messages/s of 450 bytes to 1 TCP subscriber in another process; median of $rounds runs"
 echo "| sent in groups of | send to arrival p50 | p99 (each run) | CPU per delivered message |"

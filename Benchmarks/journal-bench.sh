@@ -23,35 +23,19 @@ if [ -z "$bench" ]; then
 fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/journal-bench.XXXXXX")
 redis_pid=""
-stop_redis() {
-  if [ -n "$redis_pid" ]; then
-    # Through the protocol: a parent (such as a test runner) may leave SIGTERM blocked.
-    redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || kill -KILL "$redis_pid" 2>/dev/null || true
-    wait "$redis_pid" 2>/dev/null || true
-    redis_pid=""
-  fi
-}
 trap 'stop_redis; rm -rf "$work"' EXIT
 
 divide() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f", a / b }'; }
 source Benchmarks/common.sh
 
-# Starts redis-server on a free loopback port with the given extra options; sets $port.
-start_redis() {
-  local dir=$1; shift
-  port=$(free_port)
-  redis-server --bind 127.0.0.1 --port "$port" --dir "$dir" --save "" --logfile "$dir/redis.log" "$@" &
-  redis_pid=$!
-  until [ "$(redis-cli -p "$port" ping 2>/dev/null)" = "PONG" ]; do sleep 0.05; done
-}
 
 if [[ $sections == *append* ]]; then
 echo "== appends per second: ~200-byte books, ${run_seconds}s per run, files in $work"
 mkdir -p "$work/redis-append"
 start_redis "$work/redis-append" --appendonly yes --appendfsync always
-redis_one=$(redis-benchmark -p "$port" -t set -d 200 -c 1 -n 3000 -r 1000000 -q | sed -n 's/.*SET: \([0-9.]*\) requests.*/\1/p')
-redis_many=$(redis-benchmark -p "$port" -t set -d 200 -c 64 -n 30000 -r 1000000 -q | sed -n 's/.*SET: \([0-9.]*\) requests.*/\1/p')
-redis_fifty=$(redis-benchmark -p "$port" -t set -d 200 -c 50 -n 30000 -r 1000000 -q | sed -n 's/.*SET: \([0-9.]*\) requests.*/\1/p')
+redis_one=$(redis-benchmark -p "$redis_port" -t set -d 200 -c 1 -n 3000 -r 1000000 -q | sed -n 's/.*SET: \([0-9.]*\) requests.*/\1/p')
+redis_many=$(redis-benchmark -p "$redis_port" -t set -d 200 -c 64 -n 30000 -r 1000000 -q | sed -n 's/.*SET: \([0-9.]*\) requests.*/\1/p')
+redis_fifty=$(redis-benchmark -p "$redis_port" -t set -d 200 -c 50 -n 30000 -r 1000000 -q | sed -n 's/.*SET: \([0-9.]*\) requests.*/\1/p')
 stop_redis
 printf "%-26s %12s %12s %10s\n" "" "1 writer" "64 writers" "64 vs 1"
 printf "%-26s %12.0f %12.0f %9.1fx\n" "redis appendfsync always" "$redis_one" "$redis_many" "$(divide $redis_many $redis_one)"
@@ -91,8 +75,8 @@ journal_bytes=$(echo "$journal" | sed -n 's/.*journal_bytes=\([0-9]*\).*/\1/p')
 
 start_redis "$work/redis-load" --appendonly yes --appenddirname appendonlydir
 redis_seconds=$(sed -n 's/.*DB loaded from append only file: \([0-9.]*\) seconds.*/\1/p' "$work/redis-load/redis.log" | tail -1)
-redis_keys=$(redis-cli -p "$port" dbsize)
-redis_rss=$(redis-cli -p "$port" info memory | tr -d '\r' | sed -n 's/^used_memory_rss:\([0-9]*\)$/\1/p')
+redis_keys=$(redis-cli -p "$redis_port" dbsize)
+redis_rss=$(redis-cli -p "$redis_port" info memory | tr -d '\r' | sed -n 's/^used_memory_rss:\([0-9]*\)$/\1/p')
 redis_aof_bytes=$(stat -c %s "$work/redis-load/appendonlydir/appendonly.aof.1.base.aof")
 stop_redis
 

@@ -76,38 +76,22 @@ if [ -z "${REPLICATION_CLUSTER:-}" ]; then
 fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/lyceum-replication.XXXXXX")
 log() { echo "replication-bench: $*" >&2; }
-now() { date +%s.%N; }
 source Benchmarks/common.sh
-source Benchmarks/processes.sh
 
 # --- namespaces of this benchmark (NATS; and Lyceum's loopback processes need none) ---------
-# ns_up NAME SUBNET HOST=OCTET…: a switch namespace and one namespace per host on its bridge.
+# The NATS hosts' network: deploy/netns-network.sh's, as the netns Lyceum cluster's.
+source deploy/netns-network.sh
 ns_made=()
+# ns_up NAME SUBNET HOST=OCTET…: a switch namespace and one namespace per host on its bridge.
 ns_up() {
-  local name=$1 subnet=$2 switch="${prefix}$1-sw" pair host octet ns
+  local name=$1 subnet=$2 pair hosts=()
   shift 2
-  ip netns add "$switch"; ns_made+=("$switch")
-  ip -n "$switch" link set lo up
-  ip -n "$switch" link add br0 type bridge
-  ip -n "$switch" link set br0 up
-  for pair in "$@"; do
-    host=${pair%=*} octet=${pair#*=} ns="${prefix}$name-$host"
-    ip netns add "$ns"; ns_made+=("$ns")
-    ip -n "$ns" link set lo up
-    ip -n "$switch" link add "$host" type veth peer name eth0 netns "$ns"
-    ip -n "$switch" link set "$host" master br0 up
-    ip -n "$ns" addr add "$subnet.$octet/24" dev eth0
-    ip -n "$ns" link set eth0 up
-  done
+  ns_made+=("${prefix}$name-sw")
+  for pair in "$@"; do hosts+=("${pair%=*}:${prefix}$name-${pair%=*}:$subnet.${pair#*=}"); ns_made+=("${prefix}$name-${pair%=*}"); done
+  netns_network_up "${prefix}$name-sw" "${hosts[@]}"
 }
 # kill -9 of every process in namespace $1; returns once none is left.
-ns_kill() {
-  local pids
-  pids=$(ip netns pids "$1" 2>/dev/null | tr '\n' ' ')
-  # shellcheck disable=SC2086
-  [ -z "${pids// /}" ] || kill -KILL $pids 2>/dev/null || true
-  while [ -n "$(ip netns pids "$1" 2>/dev/null)" ]; do sleep 0.05; done
-}
+ns_kill() { netns_kill 0 "$1" >/dev/null; }
 ns_down() {
   local ns
   for ns in "${ns_made[@]}"; do ns_kill "$ns"; done

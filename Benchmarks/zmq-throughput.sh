@@ -19,7 +19,7 @@ if [ -z "$swift_bin" ]; then
   swift_bin=$(swift build -c release --show-bin-path)/zmq-throughput
 fi
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+source Benchmarks/common.sh
 declare -A rates
 for round in $(seq 1 "$rounds"); do
   c=$("$work/pushpull" "$messages" "$size")

@@ -62,6 +62,8 @@ readonly ETCD_CLIENT_PORT=2379 ETCD_PEER_PORT=2380 REPLICATION_PORT=6000
 readonly STOP_GRACE=12
 
 repository=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# netns_network_up, netns_pids, netns_kill: shared with Benchmarks/replication-bench.sh.
+source "$repository/deploy/netns-network.sh"
 state=/tmp/lyceum-netns
 prefix=${PREFIX:-lyc-}
 # Without a state directory, down removes namespaces by prefix only when told the prefix.
@@ -141,24 +143,13 @@ validate_settings() {
 namespace_exists() { [ -e "/var/run/netns/$1" ]; }
 
 make_network() {
-  local switch host ns
-  switch=$(switch_namespace)
-  ip netns add "$switch"
-  ip -n "$switch" link set lo up
-  ip -n "$switch" link add br0 type bridge
-  ip -n "$switch" link set br0 up
+  local host hosts=()
   for host in "${HOSTS[@]}"; do
     # The etcd hosts exist only with replicas.
     case "$host" in e*) etcd_hosts_in_use || continue ;; esac
-    ns=$(namespace "$host")
-    ip netns add "$ns"
-    ip -n "$ns" link set lo up
-    # Both ends are created inside namespaces, so no name is taken in the machine's own.
-    ip -n "$switch" link add "$host" type veth peer name eth0 netns "$ns"
-    ip -n "$switch" link set "$host" master br0 up
-    ip -n "$ns" addr add "$(address "$host")/24" dev eth0
-    ip -n "$ns" link set eth0 up
+    hosts+=("$host:$(namespace "$host"):$(address "$host")")
   done
+  netns_network_up "$(switch_namespace)" "${hosts[@]}"
 }
 
 # --- keys -----------------------------------------------------------------------------------
@@ -401,29 +392,23 @@ start_processes() {
   done < <(processes_of "$host")
 }
 
-# Every process in a namespace (what `ip netns pids` finds: ours, and what `exec` ran there).
-namespace_pids() { ip netns pids "$1" 2>/dev/null || true; }
-
-# The processes of every namespace in $@, all on one line.
-pids_in() { local ns; for ns in "$@"; do namespace_pids "$ns"; done | tr '\n' ' '; }
-
 # TERM every process of the namespaces in $@ at once (they drain in parallel), then KILL
 # whatever still runs after STOP_GRACE seconds.
 stop_processes_in() {
   local pids deadline
-  pids=$(pids_in "$@")
+  pids=$(netns_pids "$@")
   [ -n "${pids// /}" ] || return 0
   # shellcheck disable=SC2086
   kill -TERM $pids 2>/dev/null || true
   deadline=$((SECONDS + STOP_GRACE))
-  while [ -n "$(pids_in "$@" | tr -d ' ')" ] && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
-  pids=$(pids_in "$@")
+  while [ -n "$(netns_pids "$@" | tr -d ' ')" ] && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
+  pids=$(netns_pids "$@")
   [ -n "${pids// /}" ] || return 0
   note "killing ${pids% } after ${STOP_GRACE}s"
   # shellcheck disable=SC2086
   kill -KILL $pids 2>/dev/null || true
   deadline=$((SECONDS + 5))
-  while [ -n "$(pids_in "$@" | tr -d ' ')" ] && [ $SECONDS -lt $deadline ]; do sleep 0.1; done
+  while [ -n "$(netns_pids "$@" | tr -d ' ')" ] && [ $SECONDS -lt $deadline ]; do sleep 0.1; done
 }
 
 # --- readiness ------------------------------------------------------------------------------
@@ -666,12 +651,8 @@ verb_kill() {
     namespace_exists "$(namespace "$host")" || fail "no namespace $(namespace "$host")"
     namespaces+=("$(namespace "$host")")
   done
-  pids=$(pids_in "${namespaces[@]}")
-  # shellcheck disable=SC2086
-  [ -z "${pids// /}" ] || kill -KILL $pids 2>/dev/null || true
-  local deadline=$((SECONDS + 5))
-  while [ -n "$(pids_in "${namespaces[@]}" | tr -d ' ')" ] && [ $SECONDS -lt $deadline ]; do sleep 0.1; done
-  echo "killed $*: ${pids% }"
+  pids=$(netns_kill 5 "${namespaces[@]}")
+  echo "killed $*: $pids"
 }
 
 # Starts the processes of every host in $@ (etcd members together: one alone has no quorum),
@@ -742,7 +723,7 @@ verb_wipe() {
   check_host "$1"
   local host=$1 index=0 candidate
   case "$host" in w*) ;; *) usage_error "wipe takes a worker host (${WORKER_HOSTS[*]}), got '$host'" ;; esac
-  [ -z "$(pids_in "$(namespace "$host")" | tr -d ' ')" ] || fail "$host still runs processes: kill it first"
+  [ -z "$(netns_pids "$(namespace "$host")" | tr -d ' ')" ] || fail "$host still runs processes: kill it first"
   for candidate in "${WORKER_HOSTS[@]}"; do [ "$candidate" = "$host" ] && break; index=$((index + 1)); done
   rm -rf "${state:?}/$host/data"
   initialise_partitions "$host" "$index"

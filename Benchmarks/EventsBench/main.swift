@@ -11,8 +11,8 @@
 // Run with `make bench-events` (release build). Progress is printed to stderr.
 import Catalog
 import Dispatch
-import EventWire
-import Events
+import EventSubscription
+import EventPublishing
 import Foundation
 import Journal
 import LearningServices

@@ -15,7 +15,7 @@ extension ClusterTests {
         let learners = try cluster.learners(in: Set(0..<Self.partitions), count: 12, tag: "backup")
         let ledger = cluster.state + "/backup-ledger.jsonl"
         let load = cluster.startWriting(to: ledger, learners: learners, seconds: 8)
-        Thread.sleep(forTimeInterval: 2)
+        try Self.awaitAcknowledged(ledger)
         // What the cluster acknowledged before the backup began: the ledger's whole lines so far
         // (each is appended once its write is acknowledged).
         let acknowledged = (try? String(contentsOfFile: ledger, encoding: .utf8)) ?? ""

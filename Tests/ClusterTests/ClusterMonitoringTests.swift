@@ -86,13 +86,9 @@ enum PrometheusAPI {
         return data
     }
 
-    /// Calls `condition` every quarter second until it holds or `minutes` pass (a hang limit).
+    /// Asks `condition` until it holds or `minutes` pass (a hang limit).
     static func poll(minutes: Int, _ condition: () throws -> Bool) -> Bool {
-        let deadline = ContinuousClock.now + .seconds(60 * minutes)
-        while ContinuousClock.now < deadline {
-            if (try? condition()) == true { return true }
-            Thread.sleep(forTimeInterval: 0.25)
-        }
-        return false
+        // A condition that throws (Prometheus not answering yet) has not held yet.
+        eventually(timeout: .seconds(60 * minutes)) { (try? condition()) == true }
     }
 }

@@ -175,14 +175,21 @@ struct ClusterTests {
         }
     }
 
+    /// Waits until `ledger` holds `count` acknowledged writes (its whole lines: ledger.py appends
+    /// each once it is acknowledged): a load under way, before a fault.
+    static func awaitAcknowledged(_ ledger: String, count: Int = 20) throws {
+        let written = eventually { ((try? String(contentsOfFile: ledger, encoding: .utf8)) ?? "").filter { $0 == "\n" }.count >= count }
+        try #require(written, "\(ledger) did not reach \(count) acknowledged writes")
+    }
+
     /// Writes for `learners` for `seconds` (1 s attempts, 5 of them), runs `fault` with the
-    /// ledger's path 2 s in, then reads every acknowledged write back through `readingThrough`
+    /// ledger's path once writes are acknowledged, then reads every acknowledged write back through `readingThrough`
     /// (default: both brokers).
     static func writeThrough(_ cluster: NetnsCluster, learners: [String], seconds: Int, timeout: Int = 1, readingThrough brokers: [String]? = nil,
                              during fault: (String) throws -> Void) throws -> (written: WriteReport, verified: VerifyReport) {
         let ledger = cluster.state + "/ledger-\(UUID().uuidString).jsonl"
         let load = cluster.startWriting(to: ledger, learners: learners, seconds: seconds, timeout: timeout)
-        Thread.sleep(forTimeInterval: 2)
+        try awaitAcknowledged(ledger)
         try fault(ledger)
         let written = try load.value(within: .seconds(seconds + 90))
         return (written, try cluster.verify(ledger, through: brokers))

@@ -33,7 +33,7 @@ struct ReplicatedClusterTests {
         let learners = try cluster.learners(in: Set(0..<Self.partitions), count: 12, tag: "kill")
         let ledger = cluster.state + "/killed.jsonl"
         let load = cluster.startWriting(to: ledger, learners: learners, seconds: 15, timeout: 2, attempts: 12)
-        Thread.sleep(forTimeInterval: 3)
+        try ClusterTests.awaitAcknowledged(ledger)
         try #require(try cluster.run("kill", [victim]).succeeded)
         let written = try load.value(within: .hangLimit)
         print("replicated cluster: leader host \(victim) killed under load: \(written.acknowledged) acknowledged, longest wait \(written.longestWait ?? -1) s, errors \(written.errors)")
@@ -68,7 +68,7 @@ struct ReplicatedClusterTests {
         let learners = try cluster.learners(in: Set(0..<Self.partitions), count: 12, tag: "cut")
         let ledger = cluster.state + "/cut.jsonl"
         let load = cluster.startWriting(to: ledger, learners: learners, seconds: 30, timeout: 2, attempts: 20)
-        Thread.sleep(forTimeInterval: 3)
+        try ClusterTests.awaitAcknowledged(ledger)
         try #require(try cluster.run("link", [victim, "down"]).succeeded)
         let cutAt = ContinuousClock.now
 
@@ -184,12 +184,12 @@ struct ReplicatedClusterTests {
         #expect(differences.isEmpty, "the journals differ: \(differences)")
     }
 
-    /// Writes for `learners` for `seconds` (2 s attempts, `attempts` of them), runs `fault` 3 s
-    /// in, and returns what the writer reported once it is done.
+    /// Writes for `learners` for `seconds` (2 s attempts, `attempts` of them), runs `fault` once
+    /// writes are acknowledged, and returns what the writer reported once it is done.
     static func writing(_ cluster: NetnsCluster, to ledger: String, learners: [String], seconds: Int, attempts: Int = 12,
                         during fault: () throws -> Void) throws -> (WriteReport, String) {
         let load = cluster.startWriting(to: ledger, learners: learners, seconds: seconds, timeout: 2, attempts: attempts)
-        Thread.sleep(forTimeInterval: 3)
+        try ClusterTests.awaitAcknowledged(ledger)
         try fault()
         return (try load.value(within: .hangLimit), ledger)
     }

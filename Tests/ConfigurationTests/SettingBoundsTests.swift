@@ -1,7 +1,7 @@
 import Books
 import Configuration
 import Coordination
-import EventWire
+import EventSubscription
 import LearningServices
 import Partitions
 import Testing

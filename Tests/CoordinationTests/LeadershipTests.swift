@@ -141,8 +141,11 @@ import Testing
         defer { candidate.stop(resign: false) }
         let epoch = try #require(Self.epoch(candidate.wait(timeout: Self.hang) { Self.isLeader($0) }))
         let keeper = try #require(candidate.lease)
-        // Let a renewal or two succeed, so the last one is recent when etcd dies.
-        Thread.sleep(forTimeInterval: 1)
+        // Let two renewals succeed, so the last one is recent when etcd dies.
+        for _ in 0..<2 {
+            let renewed = keeper.lastRenewal
+            try #require(eventually(timeout: Self.hang) { keeper.lastRenewal > renewed })
+        }
         etcd.kill()
         let killed = ContinuousClock.now
         #expect(eventually(timeout: Self.hang) { !candidate.mayAcknowledge(epoch: epoch) })

@@ -13,8 +13,8 @@ struct CurveTests {
         defer { keys.remove() }
         let admin = try keys.client("ops", role: "admin")
         try await withDataDirectory { data in
-            let serve = try await ServeProcess(data: data, arguments: keys.serveArguments, probeKeys: admin)
-            let lyceum = try serve.client(curve: admin)
+            let serve = try Deployment.serve(data: data, arguments: keys.serveArguments, clientSecurity: admin.security)
+            let lyceum = try serve.lyceumClient(curve: admin)
             defer { lyceum.close() }
             let book = try await lyceum.books.create(learner: "ada", title: "Dune", author: "Frank Herbert", genre: .fantasy, rating: 5)
             #expect(try await lyceum.books.get(learner: "ada", id: book.id) == book)
@@ -43,8 +43,8 @@ struct CurveTests {
         let admin = try keys.client("ops", role: "admin")
         let learner = try keys.client("ada-phone", role: "learner", "--learners", "ada")
         try await withDataDirectory { data in
-            let serve = try await ServeProcess(data: data, arguments: keys.serveArguments, probeKeys: admin)
-            let phone = try serve.client(curve: learner)
+            let serve = try Deployment.serve(data: data, arguments: keys.serveArguments, clientSecurity: admin.security)
+            let phone = try serve.lyceumClient(curve: learner)
             defer { phone.close() }
             #expect(try await phone.books.create(learner: "ada", title: "Emma", author: "Jane Austen", genre: .romance, rating: 4).version == 1)
             let otherLearner = await lyceumError { () async throws(LyceumError) in
@@ -53,17 +53,17 @@ struct CurveTests {
             #expect(otherLearner?.code == .forbidden && otherLearner?.field == "$.learner", "\(String(describing: otherLearner))")
             let stats = await lyceumError { () async throws(LyceumError) in try await phone.progress.courseStats(course: "1") }
             #expect(stats?.code == .forbidden && stats?.field == "$.op", "\(String(describing: stats))")
-            let operators = try serve.client(curve: admin)
+            let operators = try serve.lyceumClient(curve: admin)
             defer { operators.close() }
             #expect(try await operators.books.list(learner: "bob").books.isEmpty, "the forbidden write changed nothing")
 
-            let plain = try serve.client(timeout: .milliseconds(500), attempts: 1)
+            let plain = try serve.lyceumClient(timeout: .milliseconds(500), attempts: 1)
             defer { plain.close() }
             let unkeyed = await lyceumError { () async throws(LyceumError) in try await plain.catalog.listCategories() }
             #expect(unkeyed?.code == .brokerUnreachable, "\(String(describing: unkeyed))")
             var impostorKeys = admin
             impostorKeys.serverPublicKey = learner.keyPair.publicKey
-            let impostor = try serve.client(timeout: .milliseconds(500), attempts: 1, curve: impostorKeys)
+            let impostor = try serve.lyceumClient(timeout: .milliseconds(500), attempts: 1, curve: impostorKeys)
             defer { impostor.close() }
             let misled = await lyceumError { () async throws(LyceumError) in try await impostor.catalog.listCategories() }
             #expect(misled?.code == .brokerUnreachable, "\(String(describing: misled))")

@@ -14,8 +14,8 @@ struct ErrorTests {
 
     @Test func theServicesErrorCodes() async throws {
         try await withDataDirectory { data in
-            let serve = try await ServeProcess(data: data)
-            let lyceum = try serve.client()
+            let serve = try Deployment.serve(data: data)
+            let lyceum = try serve.lyceumClient()
             defer { lyceum.close() }
             let badRating = await lyceumError { () async throws(LyceumError) in
                 try await lyceum.books.create(learner: "ada", title: "Dune", author: "Frank Herbert", genre: .fantasy, rating: 9)
@@ -50,8 +50,8 @@ struct ErrorTests {
     @Test("service_unknown after the broker's wait, broker_unreachable when no broker listens, timed_out when it never answers")
     func clientSideErrors() async throws {
         try await withDataDirectory { data in
-            let serve = try await ServeProcess(data: data)
-            let patient = try serve.client(timeout: .seconds(6), attempts: 1)
+            let serve = try Deployment.serve(data: data)
+            let patient = try serve.lyceumClient(timeout: .seconds(6), attempts: 1)
             defer { patient.close() }
             let unknown = await lyceumError { () async throws(LyceumError) in
                 try await patient.caller.call("library", "list", as: AnyResult.self)
@@ -64,7 +64,7 @@ struct ErrorTests {
             let unreachable = await lyceumError { () async throws(LyceumError) in try await nowhere.catalog.listCategories() }
             #expect(unreachable?.code == .brokerUnreachable && unreachable?.op == "list_categories", "\(String(describing: unreachable))")
 
-            let impatient = try serve.client(timeout: .milliseconds(300), attempts: 2)
+            let impatient = try serve.lyceumClient(timeout: .milliseconds(300), attempts: 2)
             defer { impatient.close() }
             _ = try await impatient.catalog.listCategories()
             #expect(serve.process.suspend())
@@ -133,14 +133,4 @@ struct ErrorTests {
         #expect(code(of: "not json") == .invalidReply)
         #expect(code(of: #"{"ok":true,"result":null}"#) == .invalidReply)
     }
-}
-
-/// Polls `condition` every 50 ms until it holds or `timeout` passes.
-func eventuallyAsync(timeout: Duration = .seconds(20), _ condition: () async -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(50))
-    }
-    return false
 }

@@ -11,7 +11,7 @@ struct EventsTests {
     @Test("a lost event shows as a gap and is repaired from a snapshot")
     func gapRepairedFromSnapshot() async throws {
         try await withDataDirectory { data in
-            let serve = try await ServeProcess(data: data)
+            let serve = try Deployment.serve(data: data)
             let relay = try LossyRelay(from: serve.eventsEndpoint, dropping: 2)
             let lyceum = try LyceumClient(configuration: LyceumClientConfiguration(
                 brokers: [serve.endpoint], events: .init(events: relay.endpoint, snapshot: serve.snapshotEndpoint)))
@@ -46,8 +46,8 @@ struct EventsTests {
     @Test("the subscription ends when its task is cancelled", .timeLimit(.minutes(3)))
     func cancellationEndsTheSequence() async throws {
         try await withDataDirectory { data in
-            let serve = try await ServeProcess(data: data)
-            let lyceum = try serve.client()
+            let serve = try Deployment.serve(data: data)
+            let lyceum = try serve.lyceumClient()
             defer { lyceum.close() }
             let events = try lyceum.progressEvents()
             let updates = AsyncStream<Void>.makeStream()

@@ -7,7 +7,7 @@ import Testing
 @Suite(.offTheCooperativePool) struct ExampleTests {
     @Test func readmeExampleRuns() async throws {
         try await withDataDirectory { data in
-            let serve = try await ServeProcess(data: data)
+            let serve = try Deployment.serve(data: data)
             let example = try ChildProcess(productsDirectory.appendingPathComponent("SwiftClientExample"),
                                            [serve.endpoint, serve.eventsEndpoint, serve.snapshotEndpoint])
             defer { example.stop() }

@@ -1,4 +1,5 @@
 import LyceumClient
+import LyceumTestSupport
 import Testing
 
 /// Every operation of the three services once, through the client, against a real serve.
@@ -6,8 +7,8 @@ import Testing
 struct OperationsTests {
     @Test func everyBooksOperation() async throws {
         try await withDataDirectory { data in
-            let serve = try await ServeProcess(data: data)
-            let lyceum = try serve.client()
+            let serve = try Deployment.serve(data: data)
+            let lyceum = try serve.lyceumClient()
             defer { lyceum.close() }
             let dune = try await lyceum.books.create(learner: "ada", title: "Dune", author: "Frank Herbert", genre: .fantasy, rating: 5)
             #expect(dune.version == 1 && dune.review == "" && dune.genre == .fantasy)
@@ -31,8 +32,8 @@ struct OperationsTests {
 
     @Test func everyCatalogOperation() async throws {
         try await withDataDirectory { data in
-            let serve = try await ServeProcess(data: data)
-            let lyceum = try serve.client()
+            let serve = try Deployment.serve(data: data)
+            let lyceum = try serve.lyceumClient()
             defer { lyceum.close() }
             let page = try await lyceum.catalog.listCourses(limit: 2)
             #expect(page.courses.count == 2)
@@ -56,8 +57,8 @@ struct OperationsTests {
 
     @Test func everyProgressOperation() async throws {
         try await withDataDirectory { data in
-            let serve = try await ServeProcess(data: data)
-            let lyceum = try serve.client()
+            let serve = try Deployment.serve(data: data)
+            let lyceum = try serve.lyceumClient()
             defer { lyceum.close() }
             let begun = try await lyceum.progress.beginCourse(learner: "bo", course: "1")
             #expect(begun.currentLesson == "1" && begun.watchedCount == 0)
@@ -85,8 +86,8 @@ struct OperationsTests {
     @Test("many requests in flight on one connection, from many tasks")
     func concurrentCalls() async throws {
         try await withDataDirectory { data in
-            let serve = try await ServeProcess(data: data)
-            let lyceum = try serve.client()
+            let serve = try Deployment.serve(data: data)
+            let lyceum = try serve.lyceumClient()
             defer { lyceum.close() }
             let titles = try await withThrowingTaskGroup(of: String.self) { group in
                 for index in 0..<300 {

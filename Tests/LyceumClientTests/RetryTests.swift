@@ -10,7 +10,7 @@ struct RetryTests {
     @Test("a create retried while the server is stopped is applied once")
     func retriedCreateAppliedOnce() async throws {
         try await withDataDirectory { data in
-            let serve = try await ServeProcess(data: data)
+            let serve = try Deployment.serve(data: data)
             let lyceum = try LyceumClient(configuration: LyceumClientConfiguration(
                 brokers: [serve.endpoint], timeout: .seconds(1), attempts: 12, initialBackoff: .milliseconds(50)))
             defer { lyceum.close() }
@@ -32,12 +32,12 @@ struct RetryTests {
     @Test("the same request_id after a server restart returns the first reply and adds nothing")
     func sameRequestIDAcrossRestart() async throws {
         try await withDataDirectory { data in
-            let serve = try await ServeProcess(data: data)
-            let first = try serve.client()
+            let serve = try Deployment.serve(data: data)
+            let first = try serve.lyceumClient()
             let book = try await first.books.create(learner: "ada", title: "Dune", author: "Frank Herbert", genre: .fantasy, rating: 5, requestID: "order-42")
             first.close()
-            try await serve.restart()
-            let lyceum = try serve.client()
+            try serve.restart(after: SIGKILL)
+            let lyceum = try serve.lyceumClient()
             defer { lyceum.close() }
             let again = try await lyceum.books.create(learner: "ada", title: "Dune", author: "Frank Herbert", genre: .fantasy, rating: 5, requestID: "order-42")
             #expect(again == book)
@@ -52,14 +52,14 @@ struct RetryTests {
     @Test("when the first broker dies the client fails over to the second, which serves the same data")
     func failOverToTheSecondBroker() async throws {
         try await withDataDirectory { data in
-            let active = try await ServeProcess(data: data)
+            let active = try Deployment.serve(data: data)
             let standbyEndpoint = try freeLoopbackEndpoint()
             let lyceum = try LyceumClient(configuration: LyceumClientConfiguration(
                 brokers: [active.endpoint, standbyEndpoint], timeout: .milliseconds(500), attempts: 4, initialBackoff: .milliseconds(20)))
             defer { lyceum.close() }
             let book = try await lyceum.books.create(learner: "ada", title: "Dune", author: "Frank Herbert", genre: .fantasy, rating: 5)
             active.process.stop()
-            let standby = try await ServeProcess(data: data, endpoint: standbyEndpoint)
+            let standby = try Deployment.serve(data: data, endpoint: standbyEndpoint)
             #expect(try await lyceum.books.get(learner: "ada", id: book.id) == book)
             let second = try await lyceum.books.create(learner: "ada", title: "Emma", author: "Jane Austen", genre: .romance, rating: 4)
             #expect(try await lyceum.books.list(learner: "ada").books.map(\.id) == [book.id, second.id])

@@ -46,7 +46,7 @@ struct DeployTests {
         try node.write(toFile: directory.path + "/lyceum-shard@w1a.service", atomically: true, encoding: .utf8)
         for unit in ["lyceum-broker.service", "lyceum-worker@.service", "lyceum-worker@books.service", "lyceum-shard.service",
                      "lyceum-shard@.service", "lyceum-shard@w1a.service"] {
-            let result = try Self.run(Self.systemdAnalyze!, ["verify", directory.path + "/" + unit])
+            let result = try ChildProcess.output(of: Self.systemdAnalyze!, ["verify", directory.path + "/" + unit])
             #expect(result.status == 0 && result.output.isEmpty, "\(unit): \(result.output)")
         }
     }
@@ -194,10 +194,5 @@ struct DeployTests {
         } catch {
             return "cannot read the logs in \(directory): \(error)"
         }
-    }
-
-    static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32?, output: String) {
-        let finished = try ChildProcess.run(executable, arguments, standardError: .standardOutput)
-        return (finished.status, finished.standardOutput)
     }
 }

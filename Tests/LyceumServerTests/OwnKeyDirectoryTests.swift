@@ -12,7 +12,7 @@ import ZeroMQ
 /// another on their replication links).
 @Suite struct OwnKeyDirectoryTests {
     @Test func theOwnKeyIsAnAppUnlessTheDirectoryListsIt() throws {
-        let keys = try CurveEndToEndTests.Keys().make("w1", role: "worker").make("self", role: "worker", authorize: false)
+        let keys = try CurveKeys().make("w1", role: "worker").make("self", role: "worker", authorize: false)
         let ring = try KeyRing(directory: keys.authorized, logger: Logger(component: "keys"))
         let listed = try Z85.encode(try CurveCertificate.load(from: keys.publicPath("w1")).publicKey)
         let unlisted = try Z85.encode(try CurveCertificate.load(from: keys.publicPath("self")).publicKey)

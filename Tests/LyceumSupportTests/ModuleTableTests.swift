@@ -153,3 +153,83 @@ import Testing
         String(path.split(separator: "/").dropFirst().first ?? "")
     }
 }
+
+/// The diagram above docs/ARCHITECTURE.md's module table draws every module, and each of its
+/// arrows `A ─▶ B` is a dependency of `Package.swift` (B imports A, directly or through others).
+@Suite struct ModuleDiagramTests {
+    @Test func everyArrowIsADependencyAndEveryModuleIsDrawn() throws {
+        let manifest = try String(contentsOf: ModuleTableTests.repository.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let architecture = try String(contentsOf: ModuleTableTests.repository.appendingPathComponent("docs/ARCHITECTURE.md"), encoding: .utf8)
+        let modules = ModuleTableTests.sourceModuleDeclarations(inManifest: manifest)
+        let diagram = try Self.diagram(in: architecture)
+        let arrows = Self.arrows(in: diagram, modules: Set(modules.map(\.name)))
+        // Guards the parser: a diagram it no longer reads would check nothing.
+        #expect(arrows.count > 10 && arrows.contains { $0 == ("CZMQ", "ZeroMQ") })
+        #expect(Self.falseArrows(arrows, modules).isEmpty, "arrows of the diagram that are no dependency: \(Self.falseArrows(arrows, modules))")
+        let drawn = Self.words(diagram)
+        let undrawn = modules.map(\.name).filter { !drawn.contains($0) }.sorted()
+        #expect(undrawn.isEmpty, "modules the diagram does not draw: \(undrawn)")
+    }
+
+    @Test func findsAnArrowThatIsNoDependency() {
+        let manifest = """
+            .target(name: "Catalog", dependencies: ["JSON"], path: "Sources/3-Domain/Catalog"),
+            .target(name: "Books", dependencies: ["JSON"], path: "Sources/3-Domain/Books"),
+            .target(name: "Progress", dependencies: ["Catalog"], path: "Sources/3-Domain/Progress"),
+            .target(name: "LearningServices", dependencies: ["Progress"], path: "Sources/3-Domain/LearningServices"),
+            """
+        let modules = ModuleTableTests.sourceModuleDeclarations(inManifest: manifest)
+        let arrows = Self.arrows(in: "3-Domain:  Catalog ─▶ Books, Progress (their records) ─▶ LearningServices ──┤", modules: Set(modules.map(\.name)))
+        #expect(arrows.map { "\($0.from)→\($0.to)" } == ["Catalog→Books", "Catalog→Progress", "Books→LearningServices", "Progress→LearningServices"])
+        #expect(Self.falseArrows(arrows, modules).map { "\($0.from)→\($0.to)" } == ["Catalog→Books", "Books→LearningServices"])
+    }
+
+    /// The first code block under "## Modules and what each may import".
+    static func diagram(in document: String) throws -> String {
+        let section = try #require(document.range(of: "## Modules and what each may import"))
+        let start = try #require(document[section.upperBound...].range(of: "```\n"))
+        let end = try #require(document[start.upperBound...].range(of: "```"))
+        return String(document[start.upperBound..<end.lowerBound])
+    }
+
+    /// Each arrow `A ─▶ B` of `diagram` between module names (parenthesised remarks aside): on a
+    /// line `A, B ─▶ C ─▶ D`, A→C, B→C and C→D.
+    static func arrows(in diagram: String, modules: Set<String>) -> [(from: String, to: String)] {
+        var arrows: [(from: String, to: String)] = []
+        for line in diagram.split(separator: "\n") {
+            var depth = 0
+            let text = String(line.compactMap { character -> Character? in
+                if character == "(" { depth += 1 }
+                defer { if character == ")" { depth -= 1 } }
+                return depth > 0 || character == ")" ? nil : character
+            })
+            // `;` ends a chain: `A ─▶ B; C ─▶ D` has no arrow B→C.
+            for chain in text.split(separator: ";") {
+                let segments = chain.components(separatedBy: "─▶").map { words(String($0)).filter(modules.contains) }
+                for (from, to) in zip(segments, segments.dropFirst()) {
+                    for source in from { for target in to { arrows.append((source, target)) } }
+                }
+            }
+        }
+        return arrows
+    }
+
+    /// The arrows whose target does not import their source, directly or through other modules.
+    static func falseArrows(_ arrows: [(from: String, to: String)], _ modules: [(name: String, path: String, dependencies: [String])]) -> [(from: String, to: String)] {
+        let direct = Dictionary(modules.map { ($0.name, Set($0.dependencies)) }, uniquingKeysWith: { $0.union($1) })
+        func imports(_ module: String, _ wanted: String, _ seen: inout Set<String>) -> Bool {
+            guard seen.insert(module).inserted else { return false }
+            let dependencies = direct[module] ?? []
+            return dependencies.contains(wanted) || dependencies.contains { imports($0, wanted, &seen) }
+        }
+        return arrows.filter { arrow in
+            var seen: Set<String> = []
+            return !imports(arrow.to, arrow.from, &seen)
+        }
+    }
+
+    /// The identifiers of `text` (letters, digits and `-`).
+    static func words(_ text: String) -> [String] {
+        text.split { !($0.isLetter || $0.isNumber || $0 == "-") }.map(String.init)
+    }
+}

@@ -371,6 +371,28 @@ public func eventually(timeout: Duration = .hangLimit, _ condition: () throws ->
     return try condition()
 }
 
+extension ChildProcess {
+    /// Runs `executable` with `arguments` to completion (killed at the hang limit), its standard
+    /// error merged into its output: what a tool such as `systemctl` or `prlimit` said.
+    public static func output(of executable: String, _ arguments: [String]) throws -> (status: Int32?, output: String) {
+        let finished = try run(executable, arguments, standardError: .standardOutput)
+        return (finished.status, finished.standardOutput)
+    }
+}
+
+/// Awaits `condition` every 50 ms until it holds or the hang limit `timeout` passes: ``eventually(timeout:_:)``
+/// for conditions that are asked with `await`.
+/// - Returns: whether it held.
+public func eventuallyAsync(timeout: Duration = .hangLimit, _ condition: () async -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if await condition() { return true }
+        // Cancelled, the wait ends at the next check of the deadline's condition: nothing to report.
+        try? await Task.sleep(for: .milliseconds(50))
+    }
+    return await condition()
+}
+
 /// Where `swift build` put the executables the tests run (beside the test bundle).
 public let productsDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
 

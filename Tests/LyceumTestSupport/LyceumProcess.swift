@@ -37,6 +37,11 @@ public func freeLoopbackEndpoint() throws -> String {
     "tcp://127.0.0.1:\(try freeLoopbackPorts(count: 1))"
 }
 
+/// A loopback TCP port that was free a moment ago, chosen as ``freeLoopbackEndpoint()`` chooses one.
+public func freeLoopbackPort() throws -> Int {
+    try freeLoopbackPorts(count: 1)
+}
+
 /// The first of `count` consecutive loopback ports that were all free a moment ago, chosen and
 /// reserved as ``freeLoopbackEndpoint()`` chooses one (for a script that numbers its ports from
 /// a base).

@@ -17,12 +17,10 @@ import ZeroMQ
     /// Whether the broker counted `sessions` workers of ``service`` at every look during
     /// `duration`, looking every 20 ms: a wait for idling, not a timing assertion.
     static func stayedRegistered(_ broker: RunningBroker, sessions: Int, for duration: TimeInterval) -> Bool {
-        let end = Date(timeIntervalSinceNow: duration)
-        while Date() < end {
-            if broker.broker.snapshot.services.first(where: { $0.name == service })?.workers != sessions { return false }
-            pause(milliseconds: 20)
+        // Stayed: no look in `duration` found another count.
+        !eventually(timeout: .milliseconds(Int(duration * 1000))) {
+            broker.broker.snapshot.services.first(where: { $0.name == service })?.workers != sessions
         }
-        return true
     }
 
     static func pool(_ broker: RunningBroker, heartbeat: Heartbeat, dialect: MDPDialect, context: Context) throws -> ComponentThread {

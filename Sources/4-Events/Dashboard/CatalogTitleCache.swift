@@ -1,4 +1,4 @@
-import EventWire
+import EventSubscription
 import LyceumLogging
 import Majordomo
 import Synchronization

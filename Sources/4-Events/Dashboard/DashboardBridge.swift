@@ -1,4 +1,4 @@
-import EventWire
+import EventSubscription
 import LyceumLifecycle
 import LyceumLogging
 import Synchronization
@@ -18,7 +18,7 @@ final class DashboardBridge: Component {
     private let stopping = Atomic<Bool>(false)
     private let logger = Logger(component: "dashboard")
 
-    /// A bridge subscribing at ``DashboardServices/eventsEndpoint``; snapshots come from `snapshotEndpoint`, or,
+    /// A bridge subscribing at ``DashboardComponents/eventsEndpoint``; snapshots come from `snapshotEndpoint`, or,
     /// when `nil`, from the endpoint each source's heartbeats advertise, reached with
     /// `security`'s keys (a CURVE client of the key advertised beside it). `titles` gives the
     /// catalog's courses, with lesson titles at least for those `seen` (the courses of the batch
@@ -27,7 +27,7 @@ final class DashboardBridge: Component {
          titles: @escaping @Sendable (_ seen: Set<String>) -> [CourseTitle]) {
         self.context = context
         self.feed = feed
-        var options = ProgressSubscriber.Options(eventsEndpoint: DashboardServices.eventsEndpoint, snapshotEndpoint: snapshotEndpoint)
+        var options = ProgressSubscriber.Options(eventsEndpoint: DashboardComponents.eventsEndpoint, snapshotEndpoint: snapshotEndpoint)
         options.security = security
         self.options = options
         self.titles = titles

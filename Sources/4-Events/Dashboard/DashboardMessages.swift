@@ -1,4 +1,4 @@
-import EventWire
+import EventSubscription
 import JSON
 
 /// The Server-Sent Events of the dashboard's stream and their JSON bodies

@@ -1,4 +1,4 @@
-import EventWire
+import EventSubscription
 import Foundation
 import LyceumSupport
 import ZeroMQ

@@ -112,7 +112,7 @@ public enum PartitionMoveCommand {
         if settings.origins[.timeout] == nil { long.timeout = moveTimeout }
         let frames: [[UInt8]]
         do {
-            frames = try CallCommand.callOnce("lyceum.node.\(source)", body: request.frames, settings: long, security: security)
+            frames = try CallCommand.callOnce(NodeService.namePrefix + source, body: request.frames, settings: long, security: security)
         } catch let error as MajordomoError where error.code.isBrokerRejection {
             printError("lyceum partitions move: the broker refused the move: \(error.code.rawValue): \(error.detail)")
             return Status.refused

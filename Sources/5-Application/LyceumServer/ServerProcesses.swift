@@ -3,8 +3,8 @@ import Configuration
 import Coordination
 import Dashboard
 import DurableFiles
-import EventWire
-import Events
+import EventSubscription
+import EventPublishing
 import Foundation
 import HTTPServer
 import LearningServices
@@ -44,7 +44,7 @@ public enum ServerProcesses {
             let readiness = Readiness(awaiting: [Readiness.started])
             return try runGroup(logger: logger, readiness: readiness,
                                 reload: reloader(sources, host: host, security: security, revocations: revocations)) { context in
-                try serveServices(host, settings: settings, security: security, revocations: revocations, readiness: readiness, context: context)
+                try serveComponents(host, settings: settings, security: security, revocations: revocations, readiness: readiness, context: context)
             }
         } catch {
             logger.critical("cannot start", ["error": "\(error)"])
@@ -62,7 +62,7 @@ public enum ServerProcesses {
     /// with the broker, answers the searches still waiting `unavailable` at once, which the
     /// broker sends among its last replies; the ZAP handler first, so that no CURVE server
     /// socket is ever bound without it.
-    public static func serveServices(
+    public static func serveComponents(
         _ host: ServiceHost, settings: Settings, security: ProcessSecurity = .plaintext, revocations: Revocations = Revocations(),
         readiness: Readiness? = nil, watchdog: Watchdog = .forProcess(), context: Context
     ) throws -> [(name: String, component: any Component)] {
@@ -70,8 +70,8 @@ public enum ServerProcesses {
         // The dashboard's bridge subscribes and asks for snapshots in-process, beside the network endpoints.
         let dashboard = settings.dashboardPort != 0
         var eventConfiguration = EventPublisherConfiguration(
-            publishEndpoints: [settings.eventsEndpoint] + (dashboard ? [DashboardServices.eventsEndpoint] : []),
-            snapshotEndpoints: [settings.snapshotEndpoint] + (dashboard ? [DashboardServices.snapshotEndpoint] : []),
+            publishEndpoints: [settings.eventsEndpoint] + (dashboard ? [DashboardComponents.eventsEndpoint] : []),
+            snapshotEndpoints: [settings.snapshotEndpoint] + (dashboard ? [DashboardComponents.snapshotEndpoint] : []),
             snapshotPageBytes: settings.snapshotPageBytes)
         eventConfiguration.publisherSecurity = security.bound(.events)
         let publisher = settings.publishesEvents
@@ -85,7 +85,7 @@ public enum ServerProcesses {
         let broker = try Broker(endpoints: settings.endpoints, configuration: configuration, context: context)
         let catalog = host.catalog
         return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report, readiness: readiness, watchdog: watchdog)
-            + dashboardServices(settings, context: context, snapshotEndpoint: DashboardServices.snapshotEndpoint, security: .plaintext) { _ in
+            + dashboardComponents(settings, context: context, snapshotEndpoint: DashboardComponents.snapshotEndpoint, security: .plaintext) { _ in
                 catalog.catalog.courses.map { course in
                     CourseTitle(id: course.id, title: course.title,
                                 lessons: Dictionary(course.lessons.map { ($0.id, $0.title) }, uniquingKeysWith: { first, _ in first }))
@@ -119,7 +119,7 @@ public enum ServerProcesses {
                 if settings.publishesEvents {
                     let events = try EventForwarder(
                         publisherEndpoints: settings.forwarderEndpoints,
-                        subscriberEndpoints: [settings.eventsEndpoint] + (dashboard ? [DashboardServices.eventsEndpoint] : []),
+                        subscriberEndpoints: [settings.eventsEndpoint] + (dashboard ? [DashboardComponents.eventsEndpoint] : []),
                         publisherSecurity: security.bound(.forwarder), subscriberSecurity: security.bound(.events), context: context)
                     revocations.onRevocation { revoked in
                         if revoked.contains(.subscribeEvents) { events.rebindSubscribers() }
@@ -133,7 +133,7 @@ public enum ServerProcesses {
                 // this broker, which knows its own key as an app.
                 let titles = CatalogTitleCache(broker: settings.endpoints[0], security: security.connectingToItself, context: context)
                 return try security.zapHandler(context: context) + metricsEndpoint(settings, report: report, readiness: readiness, watchdog: watchdog)
-                    + dashboardServices(settings, context: context, snapshotEndpoint: nil, security: security.connectingToItself) { titles.titles(seen: $0) }
+                    + dashboardComponents(settings, context: context, snapshotEndpoint: nil, security: security.connectingToItself) { titles.titles(seen: $0) }
                     + forwarder + coordinating + [("broker", broker)]
             }
         } catch {
@@ -410,12 +410,12 @@ public enum ServerProcesses {
     /// The dashboard's HTTP endpoint and the bridge that feeds it, when `settings.dashboardPort`
     /// is set; bound now, so that a taken port stops the start. The bridge reaches advertised
     /// snapshot endpoints with `security`.
-    private static func dashboardServices(
+    private static func dashboardComponents(
         _ settings: Settings, context: Context, snapshotEndpoint: String?, security: SocketSecurity,
         titles: @escaping @Sendable (_ seen: Set<String>) -> [CourseTitle]
     ) throws -> [(name: String, component: any Component)] {
         guard settings.dashboardPort != 0 else { return [] }
-        return try DashboardServices.make(
+        return try DashboardComponents.make(
             address: settings.dashboardAddress, port: settings.dashboardPort, setting: SettingKey.dashboardPort.rawValue,
             token: settings.dashboardToken, context: context, snapshotEndpoint: snapshotEndpoint, security: security, titles: titles)
     }

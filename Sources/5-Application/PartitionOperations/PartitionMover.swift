@@ -147,7 +147,7 @@ public struct PartitionMover: Sendable {
     private func send(_ request: PartitionMoveRequest, to node: String) throws {
         let reply: [[UInt8]]
         do {
-            reply = try call("lyceum.node.\(node)", request.frames)
+            reply = try call(NodeService.namePrefix + node, request.frames)
         } catch let error as MajordomoError where error.code.isBrokerRejection {
             throw ServiceError(.unavailable, "the broker refused the request to node \(node): \(error.code.rawValue): \(error.detail)")
         }

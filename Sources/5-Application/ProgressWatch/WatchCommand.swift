@@ -3,7 +3,7 @@ import Glibc
 #endif
 import CommandSyntax
 import Configuration
-import EventWire
+import EventSubscription
 import Foundation
 import LyceumLogging
 import Majordomo

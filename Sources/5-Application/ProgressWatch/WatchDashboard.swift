@@ -1,4 +1,4 @@
-import EventWire
+import EventSubscription
 
 /// What `lyceum watch` shows: per-course figures from the mirrored state, a feed of recent
 /// events and the latest gap warning, as lines of text.

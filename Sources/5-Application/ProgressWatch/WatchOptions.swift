@@ -1,6 +1,6 @@
 import CommandSyntax
 import Configuration
-import EventWire
+import EventSubscription
 import Security
 import ZeroMQ
 

@@ -1,7 +1,7 @@
 import Books
 import Catalog
-import EventWire
-import Events
+import EventSubscription
+import EventPublishing
 import Journal
 import LearningServices
 import LyceumLifecycle

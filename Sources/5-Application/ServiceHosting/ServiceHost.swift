@@ -1,7 +1,7 @@
 import Catalog
 import Configuration
-import EventWire
-import Events
+import EventSubscription
+import EventPublishing
 import Foundation
 import Journal
 import LearningServices

@@ -1,6 +1,6 @@
 import Catalog
-import EventWire
-import Events
+import EventSubscription
+import EventPublishing
 import Majordomo
 import ZeroMQ
 

@@ -1,5 +1,5 @@
-import EventWire
-import Events
+import EventSubscription
+import EventPublishing
 
 /// The services a Lyceum process can serve, one `ServiceDescriptor` each. `standard` lists
 /// Lyceum's own; a test (or a product built on Lyceum) adds its own with `adding(_:)` and passes

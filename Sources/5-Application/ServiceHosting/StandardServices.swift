@@ -1,5 +1,5 @@
-import EventWire
-import Events
+import EventSubscription
+import EventPublishing
 import LearningServices
 
 // Lyceum's own services: the one place that lists them. A new service adds its descriptor here

@@ -2,7 +2,7 @@ extension SettingKey {
     /// Events: where they are published, forwarded and snapshotted (protocol/events.md).
     static let eventsKeys = [eventsEndpoint, snapshotEndpoint, forwarderEndpoint, snapshotPageBytes]
 
-    /// The bytes one snapshot page may be set to; `EventWire.SnapshotProtocol.pageBytesRange`,
+    /// The bytes one snapshot page may be set to; `EventSubscription.SnapshotProtocol.pageBytesRange`,
     /// which the publisher checks, is the same (`SettingBoundsTests`).
     public static let snapshotPageBytesRange = 4096...(64 << 20)
 
