@@ -13,10 +13,8 @@ import ZeroMQ
 final class FollowerLink: @unchecked Sendable {
     let endpoint: String
     private let logger = Logger(component: "replication")
-    private let wakeup: WakeupPipe
-    private let stopped = Atomic<Bool>(false)
-    /// Whether the thread has closed its socket and returned.
-    private let finished = Monitor(false)
+    /// The thread's wake-up, stop and passes (``detach(_:)`` waits for the pass in progress).
+    private let control: LinkControl
     private let limits: ReplicationMessage.Limits
     /// The format spoken (the link's thread only): the newest both ends read, until the leader
     /// answers none of three rounds of `follow` in it (it may be an older build than its
@@ -28,11 +26,6 @@ final class FollowerLink: @unchecked Sendable {
     private let entries = Mutex<[String: Entry]>([:])
     /// Acknowledgements made durable on the journals' threads, for the link's thread to send.
     private let outbox = Mutex<[FollowerReplica.Unacknowledged]>([])
-    /// Whether the thread is inside a pass over the partitions, and how many it finished
-    /// (``detach(_:)`` waits for the pass in progress, as ``ReplicationRouter/detach(_:)`` does).
-    private let passes = Monitor((inside: false, finished: UInt64(0)))
-    /// The link's thread, once it runs.
-    private let thread = Mutex<pthread_t?>(nil)
 
     /// The most bytes of messages handled in one pass: a bound on what one pass holds in memory
     /// (the leaders' windows keep it far below in practice).
@@ -69,7 +62,7 @@ final class FollowerLink: @unchecked Sendable {
         self.endpoint = endpoint
         self.limits = limits
         self.version = version
-        wakeup = try WakeupPipe()
+        control = try LinkControl()
         do {
             // The socket is made, connected and used by the link's thread only.
             try LinkThread.start(name: "follower-link", open: {
@@ -80,8 +73,7 @@ final class FollowerLink: @unchecked Sendable {
                 return socket
             }, run: { [self] socket in run(socket) })
         } catch {
-            stopped.store(true, ordering: .relaxed)
-            finished.update { $0 = true }
+            control.finish()
             throw error
         }
     }
@@ -90,7 +82,7 @@ final class FollowerLink: @unchecked Sendable {
     /// `follow` at once).
     func attach(_ entry: Entry) {
         entries.withLock { $0[entry.replica.partition] = entry }
-        wakeup.signal()
+        control.wake()
     }
 
     /// Stops following `entry`'s partition; once this returns the link's thread never touches
@@ -102,39 +94,31 @@ final class FollowerLink: @unchecked Sendable {
             if table[entry.replica.partition] === entry { table[entry.replica.partition] = nil }
             return table.count
         }
-        if let thread = thread.withLock({ $0 }), pthread_equal(thread, pthread_self()) != 0 { return left }
-        let (inside, finished) = passes.withLock { ($0.inside, $0.finished) }
-        if inside { passes.wait(until: { $0.finished > finished }) }
+        control.awaitPassInProgress()
         return left
     }
 
     /// Stops the thread and closes the socket.
     func stop() {
-        guard !stopped.exchange(true, ordering: .relaxed) else { return }
-        wakeup.signal()
-        finished.wait(until: { $0 })
+        control.stop()
     }
 
     private func run(_ socket: Socket) {
         defer {
             socket.close()
-            finished.update { $0 = true }
+            control.finish()
         }
-        thread.withLock { $0 = pthread_self() }
-        var poller = Poller()
-        do {
-            try poller.add(socket)
-            poller.add(fileDescriptor: wakeup.fileDescriptor)
-        } catch {
+        var poller: Poller
+        do { poller = try control.started(polling: socket) } catch {
             logger.error("follower link cannot poll", ["endpoint": endpoint, "error": "\(error)"])
             return
         }
-        while !stopped.load(ordering: .relaxed) {
+        while !control.isStopped {
             do {
-                try pass { try sayFollow(on: socket) }
+                try control.pass { try sayFollow(on: socket) }
                 try poller.poll(timeout: .milliseconds(100))
-                wakeup.reset()
-                try pass {
+                control.wakeup.reset()
+                try control.pass {
                     try sendAcknowledgements(on: socket)
                     try receive(on: socket)
                     // Under `interval` and `none` the appends just written are durable as the
@@ -146,13 +130,6 @@ final class FollowerLink: @unchecked Sendable {
                 Thread.sleep(forTimeInterval: 0.1)
             }
         }
-    }
-
-    /// Runs `body` as one pass over the partitions (see ``detach(_:)``).
-    private func pass(_ body: () throws -> Void) throws {
-        passes.withLock { $0.inside = true }
-        defer { passes.update { $0 = (inside: false, finished: $0.finished + 1) } }
-        try body()
     }
 
     /// Says `follow` for every partition the leader has been silent about for a second (a new
@@ -231,7 +208,7 @@ final class FollowerLink: @unchecked Sendable {
         // (the journal refuses writes from then on and the process stops: DurableFiles' policy).
         unacknowledged.write.whenDurable({ [self] _ in
             outbox.withLock { $0.append(unacknowledged) }
-            wakeup.signal()
+            control.wake()
         }, ifFailed: { _ in })
     }
 

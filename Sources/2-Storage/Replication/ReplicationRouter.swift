@@ -12,25 +12,16 @@ import ZeroMQ
 /// recover and ship on every pass. Followers of several partitions connect to the one endpoint.
 public final class ReplicationRouter: @unchecked Sendable {
     private let logger = Logger(component: "replication")
-    private let wakeup: WakeupPipe
-    private let stopped = Atomic<Bool>(false)
-    /// Whether the thread has closed its socket and returned.
-    private let finished = Monitor(false)
+    /// The thread's wake-up, stop and passes (``detach(_:)`` waits for the pass in progress).
+    private let control: LinkControl
     private let bound = Mutex<String?>(nil)
     /// The leaders served, by partition.
     private let leaders = Mutex<[String: ReplicationLeader]>([:])
-    /// Whether the thread is inside a pass over the leaders, and how many passes it finished:
-    /// ``detach(_:)`` waits for the pass in progress to end, so that a detached leader is never
-    /// called again.
-    private let passes = Monitor((inside: false, finished: UInt64(0)))
-    /// The router's thread, once it runs: a leader stopped from inside a pass (on this thread)
-    /// does not wait for the pass to end.
-    private let thread = Mutex<pthread_t?>(nil)
 
     /// Binds `endpoint` with `security` and starts serving (no partition yet).
     /// - Throws: the socket's error (an address in use, a bad endpoint).
     public init(context: Context, endpoint: String, security: SocketSecurity = .plaintext) throws {
-        wakeup = try WakeupPipe()
+        control = try LinkControl()
         // The socket is made, bound and used by the router's thread only.
         do {
             try LinkThread.start(name: "replication", open: { [self] in
@@ -43,8 +34,7 @@ public final class ReplicationRouter: @unchecked Sendable {
                 return socket
             }, run: { [self] socket in run(socket) })
         } catch {
-            stopped.store(true, ordering: .relaxed)
-            finished.update { $0 = true }
+            control.finish()
             throw error
         }
     }
@@ -65,39 +55,30 @@ public final class ReplicationRouter: @unchecked Sendable {
             if table[leader.partition] === leader { table[leader.partition] = nil }
         }
         // On the router's own thread the pass calls no stopped leader (`step` checks first).
-        if let thread = thread.withLock({ $0 }), pthread_equal(thread, pthread_self()) != 0 { return }
-        let (inside, finished) = passes.withLock { ($0.inside, $0.finished) }
-        guard inside else { return }
-        passes.wait(until: { $0.finished > finished })
+        control.awaitPassInProgress()
     }
 
     /// Wakes the thread at once (records to ship).
-    func wake() { wakeup.signal() }
+    func wake() { control.wake() }
 
     /// Stops the thread and closes the socket (the leaders attached are not stopped).
     public func stop() {
-        guard !stopped.exchange(true, ordering: .relaxed) else { return }
-        wakeup.signal()
-        finished.wait(until: { $0 })
+        control.stop()
     }
 
     private func run(_ socket: Socket) {
         defer {
             socket.close()
-            finished.update { $0 = true }
+            control.finish()
         }
-        thread.withLock { $0 = pthread_self() }
-        var poller = Poller()
-        do {
-            try poller.add(socket)
-            poller.add(fileDescriptor: wakeup.fileDescriptor)
-        } catch {
+        var poller: Poller
+        do { poller = try control.started(polling: socket) } catch {
             logger.error("replication link cannot poll", ["error": "\(error)"])
             return
         }
         var lastHeartbeat = ContinuousClock.now
-        while !stopped.load(ordering: .relaxed) {
-            pass {
+        while !control.isStopped {
+            control.pass {
                 for leader in leaders.withLock({ Array($0.values) }) { step(leader) { try leader.prepare(socket: socket) } }
             }
             do {
@@ -106,8 +87,8 @@ public final class ReplicationRouter: @unchecked Sendable {
                 logger.error("replication link cannot poll", ["error": "\(error)"])
                 Thread.sleep(forTimeInterval: 0.1)
             }
-            wakeup.reset()
-            pass {
+            control.wakeup.reset()
+            control.pass {
                 do {
                     while let frames = try socket.receiveMultipart(options: .dontWait) {
                         guard frames.count >= 2 else { continue }
@@ -128,13 +109,6 @@ public final class ReplicationRouter: @unchecked Sendable {
                 for leader in leaders.withLock({ Array($0.values) }) { step(leader) { try leader.ship(socket: socket, heartbeat: heartbeat) } }
             }
         }
-    }
-
-    /// Runs `body` as one pass over the leaders (see ``detach(_:)``).
-    private func pass(_ body: () -> Void) {
-        passes.withLock { $0.inside = true }
-        body()
-        passes.update { $0 = (inside: false, finished: $0.finished + 1) }
     }
 
     /// Runs one leader's part of a pass unless it was stopped meanwhile; its failure is its own.
