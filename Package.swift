@@ -193,6 +193,9 @@ let package = Package(
             dependencies: ["Partitions", "LyceumTestSupport", "lyceum"],
             exclude: ["Clients"]
         ),
+        // Power loss (scripts/powerloss_fs.py, a FUSE filesystem that drops what was not synced) of
+        // the real `lyceum serve` under retried writes, and the filesystem's own unittest. Root.
+        .testTarget(name: "FaultTests", dependencies: ["LyceumTestSupport", "lyceum"]),
 
         // Benchmarks are executables, never timed tests: `make bench-zmq` runs this one.
         .executableTarget(

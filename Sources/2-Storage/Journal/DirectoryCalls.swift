@@ -37,6 +37,17 @@ extension SystemCall {
         syncDirectoryOrStop(parentDirectory(path))
     }
 
+    /// The directories of `path` and its ancestors that do not exist, deepest first.
+    static func missingDirectories(_ path: String) -> [String] {
+        var missing: [String] = []
+        var candidate = path
+        while !exists(candidate), !missing.contains(candidate) {
+            missing.append(candidate)
+            candidate = parentDirectory(candidate)
+        }
+        return missing
+    }
+
     static func parentDirectory(_ path: String) -> String {
         let parent = (path as NSString).deletingLastPathComponent
         return parent.isEmpty ? "." : parent
