@@ -18,8 +18,9 @@ would. Beside it, the filesystem remembers what the disk would hold durably:
   unlinked one is back (its data is kept aside until its directory is synced).
 
 `cut` is the power loss: from that instant every operation fails with EIO (a dead disk), then
-BACKING is put back to the durable state above and the filesystem unmounts (lazily, so a process
-still holding files does not hold the cut up: kill it). `--torn` also keeps a random part (seeded)
+BACKING is put back to the durable state above, the filesystem unmounts (lazily, so a process
+still holding files does not hold the cut up: kill it first) and this process ends. SIGTERM after
+an unmount ends it too (libfuse's handler). `--torn` also keeps a random part (seeded)
 of the last write's unsynced bytes beyond the durable size of its file, within the page where they
 start: a torn last page, the tail a journal's recovery must cut.
 
@@ -434,7 +435,10 @@ def serve_control(fs, socket_path, mountpoint):
                 server.close()
                 os.unlink(socket_path)
                 subprocess.run(["fusermount", "-u", "-z", mountpoint], check=False)
-                return
+                # Other mount namespaces (every `ip netns exec` copies the mounts it finds) may still
+                # hold the mount, and it would stay served until they end: the power is off, so end
+                # now. Their copies then answer ENOTCONN, as a dead disk.
+                os._exit(0)
 
 
 def ask(socket_path, line):
