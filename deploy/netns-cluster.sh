@@ -29,10 +29,11 @@
 #   start HOST...        start the HOSTs' processes again with the same data and keys, and wait as up
 #   wipe HOST            remove a killed worker host's data and make its partitions again, empty
 #   link HOST down|up    take HOST's link down or up (its end at the bridge)
-#   power-cut [--torn] HOST...  with --power-loss-fs: the power of each worker HOST lost at once:
-#                        kill -9 its processes, then drop what its disk had not synced (--torn: and
-#                        keep part of the last unsynced write), printing what was lost; its disk
-#                        is mounted again by `start`
+#   power-cut [--torn|--partial] HOST...  with --power-loss-fs: the power of each worker HOST
+#                        lost at once: kill -9 its processes, then drop what its disk had not synced
+#                        (--torn: but part of the last unsynced write; --partial: but a random
+#                        prefix of each file's unsynced appends, as written back by the kernel),
+#                        printing what was lost; its disk is mounted again by `start`
 #   disk HOST full|free  with --power-loss-fs: worker HOST's disk answers writes ENOSPC, or again not
 # options (up; the other verbs read them from the state directory):
 #   --state DIR          logs, data, keys, pids (default /tmp/lyceum-netns)
@@ -778,9 +779,9 @@ verb_link() {
 # The power of every worker host in $@ lost at once: their processes killed (SIGKILL, one kill for
 # all), then each disk's unsynced writes and entries dropped (in parallel) and the disk unmounted.
 verb_power_cut() {
-  local torn=0 hosts=() host
+  local how="" hosts=() host
   for host in "$@"; do
-    if [ "$host" = --torn ]; then torn=1; continue; fi
+    case "$host" in --torn|--partial) how=$host; continue ;; esac
     hosts+=("$host")
   done
   [ ${#hosts[@]} -ge 1 ] || usage_error "power-cut needs a worker host"
@@ -793,7 +794,7 @@ verb_power_cut() {
   verb_kill "${hosts[@]}"
   local pids=()
   for host in "${hosts[@]}"; do
-    /usr/bin/python3 "$repository/scripts/powerloss_fs.py" cut "$(disk_control "$host")" $([ "$torn" -eq 0 ] || echo --torn) >"$state/$host/logs/power-cut.out" 2>&1 &
+    /usr/bin/python3 "$repository/scripts/powerloss_fs.py" cut "$(disk_control "$host")" ${how:+"$how"} >"$state/$host/logs/power-cut.out" 2>&1 &
     pids+=($!)
   done
   local failed=0 index=0
@@ -837,7 +838,7 @@ while [ $# -gt 0 ]; do
     --scrape-interval) [ $# -ge 2 ] || usage_error "--scrape-interval needs a value"; scrape_interval=$2; shift 2 ;;
     --durability) [ $# -ge 2 ] || usage_error "--durability needs a value"; durability=$2; shift 2 ;;
     --power-loss-fs) power_loss_fs=1; shift ;;
-    --torn) arguments+=("$1"); shift ;;
+    --torn|--partial) arguments+=("$1"); shift ;;
     --foreground) foreground=1; shift ;;
     --keep-state) keep_state=1; shift ;;
     -h|--help) sed -n '2,/^set -euo pipefail/{/^set -euo/!p}' "$0"; exit 0 ;;

@@ -2,7 +2,7 @@
 """A power-loss filesystem for tests: what a disk holds after the power goes, as Jepsen's LazyFS.
 
     powerloss_fs.py mount BACKING MOUNTPOINT --control SOCKET [--seed N]   (runs until cut)
-    powerloss_fs.py cut SOCKET [--torn]      drop everything unsynced, unmount; prints what was lost
+    powerloss_fs.py cut SOCKET [--torn|--partial]   drop what was not synced, unmount; prints what was lost
     powerloss_fs.py enospc SOCKET on|off     refuse (or allow again) writes, creates and mkdirs: ENOSPC
     powerloss_fs.py status SOCKET            unsynced files, bytes and directories, as JSON
 
@@ -22,11 +22,16 @@ BACKING is put back to the durable state above, the filesystem unmounts (lazily,
 still holding files does not hold the cut up: kill it first) and this process ends. SIGTERM after
 an unmount ends it too (libfuse's handler). `--torn` also keeps a random part (seeded)
 of the last write's unsynced bytes beyond the durable size of its file, within the page where they
-start: a torn last page, the tail a journal's recovery must cut.
+start: a torn last page, the tail a journal's recovery must cut. `--partial` instead keeps, of every
+file, a random prefix (seeded, possibly empty or whole) of the bytes appended since its last sync:
+the pages a kernel had written back on its own before the power went, file by file in any order.
 
 What it does not model: metadata other than sizes and entries (modes, owners and times pass through
-and survive, as does a directory's own existence once its parent is synced); reordering (any synced
-state is kept whole; unsynced writes are lost whole, except the torn page); a disk that lies about
+and survive, as does a directory's own existence once its parent is synced); background writeback
+(without `--partial`, nothing written since the last sync survives, however old: a kernel writes
+dirty pages back within about 30 s); reordering within a file (any synced state is kept whole;
+unsynced appends are lost whole, except the torn or partial prefix; unsynced overwrites are undone
+whole); a disk that lies about
 fsync, or fails it (EIO), or reads back corrupt sectors; memory-mapped writes the kernel has not yet
 written back through FUSE; extended attributes, special files and locks (flock and fcntl locks are
 the kernel's, local to the mount). The durable state is kept in this process's memory: if it dies
@@ -312,7 +317,7 @@ class PowerLossFS:
         record = self.files[inode]
         return sum(len(old) for _, old in record.undo) + max(0, record.now - record.size)
 
-    def cut(self, torn):
+    def cut(self, torn, partial=False):
         """The power loss: every operation fails from now; BACKING goes back to its durable state."""
         with self.mutex:
             self.dead = True
@@ -332,6 +337,7 @@ class PowerLossFS:
             shutil.rmtree(restore, ignore_errors=True)
             os.mkdir(restore)
             torn_kept = self._torn_bytes(live) if torn else None
+            written_back = self._written_back(live) if partial else []
             self._build(self.root, restore, live)
             restored = {}
             for directory, _, files in os.walk(restore):
@@ -344,6 +350,14 @@ class PowerLossFS:
                         file.truncate(record.size)
                         for offset, old in reversed(record.undo):
                             os.pwrite(file.fileno(), old, offset)
+            kept = {}
+            for inode, offset, data in written_back:
+                if inode in restored and data:
+                    with open(restored[inode], "r+b") as file:
+                        os.pwrite(file.fileno(), data, offset)
+                    kept[os.path.relpath(restored[inode], restore)] = len(data)
+            if partial:
+                summary["written_back"] = kept
             if torn_kept is not None:
                 inode, offset, data = torn_kept
                 if inode in restored:
@@ -393,6 +407,16 @@ class PowerLossFS:
         with open(live[inode], "rb") as file:
             return inode, start, os.pread(file.fileno(), keep, start)
 
+    def _written_back(self, live):
+        """Of every file with unsynced appended bytes, a random prefix of them: [(inode, offset, bytes)]."""
+        chosen = []
+        for inode, record in sorted(self.files.items()):
+            if inode in live and record.now > record.size:
+                keep = self.random.randrange(0, record.now - record.size + 1)
+                with open(live[inode], "rb") as file:
+                    chosen.append((inode, record.size, os.pread(file.fileno(), keep, record.size)))
+        return chosen
+
     def _build(self, token, directory, live):
         for name, (kind, value) in self.durable.get(token, {}).items():
             path = os.path.join(directory, name)
@@ -419,7 +443,7 @@ def serve_control(fs, socket_path, mountpoint):
             command = words[0] if words else ""
             if command == "cut":
                 try:
-                    reply = fs.cut(torn="torn" in words[1:])
+                    reply = fs.cut(torn="torn" in words[1:], partial="partial" in words[1:])
                 except OSError as error:
                     reply = {"error": "the restore failed, BACKING is in between: %s" % error}
             elif command == "enospc" and words[1:] in (["on"], ["off"]):
@@ -429,7 +453,7 @@ def serve_control(fs, socket_path, mountpoint):
             elif command == "status":
                 reply = fs.status()
             else:
-                reply = {"error": "unknown command %r (cut [torn], enospc on|off, status)" % " ".join(words)}
+                reply = {"error": "unknown command %r (cut [torn|partial], enospc on|off, status)" % " ".join(words)}
             connection.sendall((json.dumps(reply) + "\n").encode())
             if command == "cut":
                 server.close()
@@ -459,7 +483,9 @@ def main():
     mount.add_argument("--seed", type=int, default=None)
     cut = verbs.add_parser("cut")
     cut.add_argument("control")
-    cut.add_argument("--torn", action="store_true")
+    how = cut.add_mutually_exclusive_group()
+    how.add_argument("--torn", action="store_true")
+    how.add_argument("--partial", action="store_true")
     enospc = verbs.add_parser("enospc")
     enospc.add_argument("control")
     enospc.add_argument("switch", choices=["on", "off"])
@@ -481,6 +507,8 @@ def main():
         line = arguments.verb
         if arguments.verb == "cut" and arguments.torn:
             line += " torn"
+        if arguments.verb == "cut" and arguments.partial:
+            line += " partial"
         if arguments.verb == "enospc":
             line += " " + arguments.switch
         reply = ask(arguments.control, line)

@@ -3,7 +3,7 @@
 
 Each test mounts scripts/powerloss_fs.py on a fresh directory (root and /dev/fuse needed; skipped
 otherwise), writes through the mount, cuts, and reads the backing directory as the next mount would.
-Run: /usr/bin/python3 -m unittest scripts/powerloss_fs_test.py (FaultTests runs it in `swift test`).
+Run: /usr/bin/python3 scripts/powerloss_fs_test.py -v (FaultTests runs it in `swift test`).
 """
 
 import errno
@@ -151,6 +151,18 @@ class PowerLossFilesystemTests(unittest.TestCase):
         kept = summary["torn"]["kept_bytes"]
         self.assertTrue(0 < kept < 500, summary)
         self.assertEqual(read_file(self.after("before")), b"there at mount\n" + (b"0123456789" * 50)[:kept])
+
+    def test_a_partial_cut_keeps_a_prefix_of_each_files_unsynced_appends(self):
+        write_file(self.inside("before"), b"abcdefghij" * 30, sync=False)
+        write_file(self.inside("journal"), b"synced\n", sync=True)
+        sync_directory(self.mount)
+        write_file(self.inside("journal"), b"0123456789" * 30, sync=False)
+        summary = self.tool("cut", "--partial")
+        self.process.wait(timeout=300)
+        print("cut:", summary)
+        kept = summary["written_back"]
+        self.assertEqual(read_file(self.after("before")), b"there at mount\n" + (b"abcdefghij" * 30)[:kept.get("before", 0)])
+        self.assertEqual(read_file(self.after("journal")), b"synced\n" + (b"0123456789" * 30)[:kept.get("journal", 0)])
 
     def test_enospc_refuses_writes_until_switched_off(self):
         self.tool("enospc", "on")

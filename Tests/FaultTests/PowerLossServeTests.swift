@@ -20,7 +20,7 @@ struct PowerLossServeTests {
     /// The filesystem's own unittest: unsynced data, entries, renames and unlinks are dropped at a
     /// cut, synced ones kept, a torn cut keeps part of the last write, ENOSPC refuses writes.
     @Test func theFilesystemDropsWhatWasNotSyncedAndKeepsWhatWas() throws {
-        let result = try ChildProcess.run("/usr/bin/python3", ["-m", "unittest", "-v", Self.filesystemTest], timeout: .hangLimit)
+        let result = try ChildProcess.run("/usr/bin/python3", [Self.filesystemTest, "-v"], timeout: .hangLimit)
         print(result.standardError.split(separator: "\n").filter { $0.contains(" ... ") || $0.hasPrefix("Ran ") }.joined(separator: "\n"))
         #expect(result.status == 0, "\(result)")
         #expect(!result.standardError.contains("skipped"), "\(result.standardError)")
