@@ -12,7 +12,8 @@ after a random hold:
 - kill: kill -9 every process of a host, then `start` it;
 - pause: SIGSTOP every process of a host, then SIGCONT;
 - link: the host's link down, then up;
-- power: `power-cut` a host, or all three at once (sometimes --torn), then `start` them.
+- power: `power-cut` a host, or all three at once (a third of them --torn, a third --partial), then
+  `start` them.
 
 After the load ends and every fault is healed, every replica's journals must hold the same records
 (waited for, within a bound), and every learner's books are read back (ledger.py verify): an
@@ -120,17 +121,17 @@ class Schedule:
             if kind == "power" and self.rng.random() < 0.3:
                 hosts = list(WORKERS)
             hold = self.rng.uniform(1.0, 4.0)
-            torn = kind == "power" and self.rng.random() < 0.5
+            how = self.rng.choice(["", "--torn", "--partial"]) if kind == "power" else ""
             wait = started + moment - time.monotonic()
             if wait > 0:
                 time.sleep(wait)
-            self.hit(kind, hosts, torn)
+            self.hit(kind, hosts, how)
             time.sleep(hold)
             self.heal()
-            self.done.append("%s%s %s %.1fs@%.1f" % (kind, "(torn)" if torn else "", "+".join(hosts), hold, moment))
+            self.done.append("%s%s %s %.1fs@%.1f" % (kind, "(%s)" % how.strip("-") if how else "", "+".join(hosts), hold, moment))
             moment = time.monotonic() - started + self.rng.uniform(0.5, 3.0)
 
-    def hit(self, kind, hosts, torn):
+    def hit(self, kind, hosts, how):
         self.broken = (kind, hosts)
         if kind == "kill":
             self.cluster.script("kill", *hosts)
@@ -141,7 +142,7 @@ class Schedule:
             for host in hosts:
                 self.cluster.script("link", host, "down")
         else:
-            result = self.cluster.script("power-cut", *(["--torn"] if torn else []), *hosts)
+            result = self.cluster.script("power-cut", *([how] if how else []), *hosts)
             for line in result.stdout.splitlines():
                 if line.startswith("power cut ") and "{" in line:
                     self.dropped += json.loads(line[line.index("{"):]).get("unsynced_bytes", 0)
@@ -177,12 +178,23 @@ def one_run(cluster, number, seed, seconds):
                                "--seconds", str(seconds), "--timeout", "2", "--attempts", "12", "--in-flight", "4"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ, LYCEUM=cluster.lyceum))
     schedule = Schedule(cluster, rng, seconds)
+    faulted = None
     try:
         schedule.run(started)
-    finally:
         schedule.heal()
+    except RuntimeError as error:
+        # A host that did not come back (every partition not served within `start`'s bound) is
+        # this run's failure; the next run starts from whatever state the cluster is in.
+        faulted = str(error)[-3000:]
     output, errors = writer.communicate(timeout=seconds + 400)
     outcome = {"run": number, "seed": seed, "faults": schedule.done, "dropped_bytes": schedule.dropped}
+    if faulted is not None:
+        outcome["failure"] = "a fault or its heal failed: " + faulted
+        for host in WORKERS:
+            cluster.signal(host, signal.SIGCONT)
+            cluster.script("link", host, "up", check=False)
+        cluster.script("start", *WORKERS, check=False)
+        return outcome
     if writer.returncode != 0:
         outcome["failure"] = "the writer failed: " + errors[-2000:]
         return outcome
