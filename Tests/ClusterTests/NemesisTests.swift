@@ -9,7 +9,7 @@ import Testing
 /// prints each run, the seed that replays it, and a total. `make nemesis` runs long ones.
 @Suite(.serialized, .offTheCooperativePool, .enabled(if: NetnsCluster.unavailability == nil, Comment(rawValue: NetnsCluster.unavailability ?? "")),
        .enabled(if: NetnsCluster.replicatedClusterMissing == nil, Comment(rawValue: NetnsCluster.replicatedClusterMissing ?? "")),
-       .enabled(if: NetnsCluster.powerLossFilesystemMissing == nil, Comment(rawValue: NetnsCluster.powerLossFilesystemMissing ?? "")))
+       .enabled(if: PowerLossFilesystem.unavailability == nil, Comment(rawValue: PowerLossFilesystem.unavailability ?? "")))
 struct NemesisTests {
     static let script = NetnsCluster.repository.appendingPathComponent("Tests/ClusterTests/Clients/nemesis.py").path
 

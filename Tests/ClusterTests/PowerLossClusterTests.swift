@@ -9,7 +9,7 @@ import Testing
 /// their `request_id` (Clients/ledger.py). Counts and waits are printed, never asserted.
 @Suite(.serialized, .offTheCooperativePool, .enabled(if: NetnsCluster.unavailability == nil, Comment(rawValue: NetnsCluster.unavailability ?? "")),
        .enabled(if: NetnsCluster.replicatedClusterMissing == nil, Comment(rawValue: NetnsCluster.replicatedClusterMissing ?? "")),
-       .enabled(if: NetnsCluster.powerLossFilesystemMissing == nil, Comment(rawValue: NetnsCluster.powerLossFilesystemMissing ?? "")))
+       .enabled(if: PowerLossFilesystem.unavailability == nil, Comment(rawValue: PowerLossFilesystem.unavailability ?? "")))
 struct PowerLossClusterTests {
     static let partitions = 3
 
@@ -81,14 +81,4 @@ struct PowerLossClusterTests {
         let written = try load.value(within: .hangLimit)
         return Outcome(written: written, verified: try cluster.verify(ledger), backAfter: backAfter)
     }
-}
-
-extension NetnsCluster {
-    /// What the machine lacks for `up --power-loss-fs` (/dev/fuse, fusepy), or `nil`.
-    static let powerLossFilesystemMissing: String? = {
-        guard FileManager.default.fileExists(atPath: "/dev/fuse") else { return "the power-loss filesystem needs /dev/fuse" }
-        let probe = try? Command.run("/usr/bin/python3", ["-c", "import fusepy"], timeout: .seconds(30))
-        guard probe?.succeeded == true else { return "the power-loss filesystem needs Debian's python3-fusepy (scripts/ensure-deps.sh test)" }
-        return nil
-    }()
 }

@@ -115,10 +115,11 @@ final class PowerLossRun: @unchecked Sendable {
 
     /// Creates acknowledged so far (the writers' progress file, rewritten every 200 ms).
     var acknowledged: Int {
+        // The file appears with the first acknowledgement: none before it.
         Int(((try? String(contentsOfFile: directory.path + "/progress", encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     }
 
-    /// The log of the latest start.
+    /// The log of the latest start (empty until the process writes it).
     var log: String { (try? String(contentsOfFile: directory.path + "/serve-\(starts).log", encoding: .utf8)) ?? "" }
 
     func awaitAcknowledgements(_ count: Int) throws {
