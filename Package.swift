@@ -67,7 +67,7 @@ let package = Package(
         .testTarget(name: "CommandSyntaxTests", dependencies: ["CommandSyntax"]),
 
         // Utilities the test targets share: threads, processes (ChildProcess, LyceumProcess), free
-        // endpoints, waiting for a server (waitUntilServing).
+        // endpoints, waiting for a server (waitUntilServing), a power-loss filesystem's mount.
         .target(name: "LyceumTestSupport", dependencies: ["LyceumSupport", "Access", "Majordomo", "ZeroMQ"], path: "Tests/LyceumTestSupport"),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "LyceumTestSupport"]),
         .testTarget(name: "LyceumLoggingTests", dependencies: ["LyceumLogging"]),
