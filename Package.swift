@@ -194,8 +194,9 @@ let package = Package(
             exclude: ["Clients"]
         ),
         // Power loss (scripts/powerloss_fs.py, a FUSE filesystem that drops what was not synced) of
-        // the real `lyceum serve` under retried writes, and the filesystem's own unittest. Root.
-        .testTarget(name: "FaultTests", dependencies: ["LyceumTestSupport", "lyceum"]),
+        // the real `lyceum serve` under retried writes, an epoch history's directory sync, and the
+        // filesystem's own unittest. Root.
+        .testTarget(name: "FaultTests", dependencies: ["LyceumTestSupport", "Replication", "lyceum"]),
 
         // Benchmarks are executables, never timed tests: `make bench-zmq` runs this one.
         .executableTarget(
