@@ -39,6 +39,18 @@ test-kubernetes:
 	$(SWIFT) build --product lyceum
 	scripts/check-kubernetes.sh
 
+## Randomized fault schedules (issue 36): kills, pauses, link cuts and power cuts of random worker
+## hosts of a replicated netns cluster on power-loss filesystems under a retried write load, checked
+## by Jepsen's total-queue rules, the replicas' journals compared; each run and a total printed.
+## NEMESIS_RUNS (default 10) runs of NEMESIS_SECONDS (default 20) each; NEMESIS_SEED replays a
+## schedule; NEMESIS_DURABILITY (default always). Needs root and /dev/fuse. Never part of `make test`.
+.PHONY: nemesis
+nemesis:
+	@scripts/ensure-deps.sh test
+	$(SWIFT) build -c release --product lyceum
+	/usr/bin/python3 Tests/ClusterTests/Clients/nemesis.py --lyceum .build/release/lyceum --runs $${NEMESIS_RUNS:-10} \
+	  --seconds $${NEMESIS_SECONDS:-20} --durability $${NEMESIS_DURABILITY:-always} $${NEMESIS_SEED:+--seed $$NEMESIS_SEED}
+
 ## The Python client's tests (clients/python/tests) against the debug `lyceum` (LYCEUM_BIN overrides).
 .PHONY: test-python
 test-python:

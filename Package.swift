@@ -69,7 +69,7 @@ let package = Package(
         .testTarget(name: "CommandSyntaxTests", dependencies: ["CommandSyntax"]),
 
         // Utilities the test targets share: threads, processes (ChildProcess, LyceumProcess), free
-        // endpoints, waiting for a server (waitUntilServing).
+        // endpoints, waiting for a server (waitUntilServing), a power-loss filesystem's mount.
         .target(name: "LyceumTestSupport", dependencies: ["LyceumSupport", "Access", "Majordomo", "ZeroMQ"], path: "Tests/LyceumTestSupport", exclude: ["Clients"]),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "LyceumTestSupport"]),
         .testTarget(name: "LyceumLoggingTests", dependencies: ["LyceumLogging"]),
@@ -235,6 +235,10 @@ let package = Package(
             dependencies: ["Partitions", "LyceumTestSupport", "lyceum"],
             exclude: ["Clients"]
         ),
+        // Power loss (scripts/powerloss_fs.py, a FUSE filesystem that drops what was not synced) of
+        // the real `lyceum serve` under retried writes, an epoch history's directory sync, and the
+        // filesystem's own unittest. Root.
+        .testTarget(name: "FaultTests", dependencies: ["LyceumTestSupport", "Replication", "lyceum"]),
 
         // Faults of the disk and of the replica set under the real `lyceum` (the dependency builds
         // it): fdatasync failing (libfiu), a full file system (a small tmpfs), a slow sync

@@ -34,6 +34,12 @@
 #                        rolling restart (workers one at a time, brokers last: docs/cluster.md)
 #   wipe HOST            remove a killed worker host's data and make its partitions again, empty
 #   link HOST down|up    take HOST's link down or up (its end at the bridge)
+#   power-cut [--torn|--partial] HOST...  with --power-loss-fs: the power of each worker HOST
+#                        lost at once: kill -9 its processes, then drop what its disk had not synced
+#                        (--torn: but part of the last unsynced write; --partial: but a random
+#                        prefix of each file's unsynced appends, as written back by the kernel),
+#                        printing what was lost; its disk is mounted again by `start`
+#   disk HOST full|free  with --power-loss-fs: worker HOST's disk answers writes ENOSPC, or again not
 # options (up; the other verbs read them from the state directory):
 #   --state DIR          logs, data, keys, pids (default /tmp/lyceum-netns)
 #   --prefix P           namespace names P-b1 … (default lyc-; also PREFIX=)
@@ -47,6 +53,10 @@
 #   --heartbeat MS       heartbeat-interval of every process (default 1000; expiry 3 intervals ≤ lease)
 #   --timeout S          how long up and start wait for the cluster (default 90)
 #   --scrape-interval S  Prometheus's scrape and rule evaluation interval on m1 (default 15)
+#   --durability D       the workers' journal durability: always (default), interval[:MS], none
+#   --power-loss-fs      each worker host's data directory on a power-loss filesystem of its own
+#                        (scripts/powerloss_fs.py: what was not synced is lost at `power-cut`);
+#                        needs /dev/fuse and Debian's python3-fusepy (ensure-deps.sh test)
 # LYCEUM=PATH selects the binary; by default the script builds a release one once
 # (`swift build -c release --product lyceum`) and uses .build/release/lyceum.
 set -euo pipefail
@@ -77,12 +87,14 @@ lease_ttl=3
 heartbeat=1000
 timeout=90
 scrape_interval=15
+durability=always
+power_loss_fs=0
 foreground=0
 keep_state=0
 lyceum=${LYCEUM:-}
 
 fail() { echo "netns-cluster: $*" >&2; exit 1; }
-usage_error() { echo "netns-cluster: $*" >&2; echo "usage: deploy/netns-cluster.sh up|down|status|env|exec|kill|start|restart|wipe|link [options] (--help)" >&2; exit 2; }
+usage_error() { echo "netns-cluster: $*" >&2; echo "usage: deploy/netns-cluster.sh up|down|status|env|exec|kill|start|restart|wipe|link|power-cut|disk [options] (--help)" >&2; exit 2; }
 note() { echo "netns-cluster: $*" >&2; }
 
 # --- settings -------------------------------------------------------------------------------
@@ -109,8 +121,8 @@ owned_range() {
 
 # The settings `up` chose are kept in the state directory, so later verbs act on that cluster.
 save_settings() {
-  printf 'prefix=%q\nsubnet=%q\npartitions=%q\nreplicas=%q\nlease_ttl=%q\nheartbeat=%q\ntimeout=%q\nlyceum=%q\nscrape_interval=%q\n' \
-    "$prefix" "$subnet" "$partitions" "$replicas" "$lease_ttl" "$heartbeat" "$timeout" "$lyceum" "$scrape_interval" >"$state/cluster.env"
+  printf 'prefix=%q\nsubnet=%q\npartitions=%q\nreplicas=%q\nlease_ttl=%q\nheartbeat=%q\ntimeout=%q\nlyceum=%q\nscrape_interval=%q\ndurability=%q\npower_loss_fs=%q\n' \
+    "$prefix" "$subnet" "$partitions" "$replicas" "$lease_ttl" "$heartbeat" "$timeout" "$lyceum" "$scrape_interval" "$durability" "$power_loss_fs" >"$state/cluster.env"
 }
 load_settings() {
   [ -f "$state/cluster.env" ] || return 1
@@ -136,6 +148,7 @@ validate_settings() {
   [[ "$state" =~ ^[A-Za-z0-9_./+-]+$ ]] || usage_error "--state must be a path of A-Z a-z 0-9 _ . / + -, got '$state'"
   [[ "$timeout" =~ ^[1-9][0-9]*$ ]] || usage_error "--timeout must be a positive number of seconds, got '$timeout'"
   [[ "$scrape_interval" =~ ^[1-9][0-9]*$ ]] || usage_error "--scrape-interval must be a positive number of seconds, got '$scrape_interval'"
+  [[ "$durability" =~ ^(always|none|interval(:[1-9][0-9]*)?)$ ]] || usage_error "--durability must be always, none, interval or interval:MS, got '$durability'"
 }
 
 # --- the network ----------------------------------------------------------------------------
@@ -221,7 +234,7 @@ write_configuration() {
         # host (lyceum watch on c1, a broker's dashboard) can load and repair from it.
         echo "snapshot-endpoint = tcp://$(address "$host"):*"
         echo "data = $state/$host/data"
-        echo "durability = always"
+        echo "durability = $durability"
         echo "sessions = 4"
         # A host whose link came back reconnects within seconds, not the default 32 s back-off.
         echo "reconnect-initial = 500"
@@ -244,6 +257,49 @@ replication_configuration() {
   echo "lease-ttl = $lease_ttl"
   echo "lease-keep-alive = $((lease_ttl * 200))"
   echo "lease-retry = $((lease_ttl * 400))"
+}
+
+# --- power-loss disks (--power-loss-fs) ----------------------------------------------------
+
+# A worker host's data directory is the mount of scripts/powerloss_fs.py over $state/HOST/disk,
+# run in the machine's own mount namespace (a host's processes, started later by `ip netns exec`,
+# see the mount); its control socket is $state/HOST/disk.sock.
+disk_control() { echo "$state/$1/disk.sock"; }
+disk_mounted() { mountpoint -q "$state/$1/data"; }
+
+mount_disk() {
+  local host=$1 deadline
+  [ "$power_loss_fs" -eq 1 ] && ! disk_mounted "$host" || return 0
+  [ -e /dev/fuse ] || fail "--power-loss-fs needs /dev/fuse"
+  /usr/bin/python3 -c 'import fusepy' 2>/dev/null || fail "--power-loss-fs needs Debian's python3-fusepy (scripts/ensure-deps.sh test installs it)"
+  mkdir -p "$state/$host/disk" "$state/$host/data" "$state/$host/logs"
+  setsid /usr/bin/python3 "$repository/scripts/powerloss_fs.py" mount "$state/$host/disk" "$state/$host/data" \
+    --control "$(disk_control "$host")" </dev/null >>"$state/$host/logs/powerloss-fs.log" 2>&1 &
+  echo $! >"$state/$host/powerloss-fs.pid"
+  deadline=$((SECONDS + timeout))
+  until disk_mounted "$host" && [ -S "$(disk_control "$host")" ]; do
+    kill -0 "$(cat "$state/$host/powerloss-fs.pid")" 2>/dev/null || fail "the power-loss filesystem of $host exited: $(tail -n 5 "$state/$host/logs/powerloss-fs.log")"
+    [ $SECONDS -lt $deadline ] || fail "the power-loss filesystem of $host did not mount after ${timeout}s"
+    sleep 0.1
+  done
+}
+
+# Waits (bounded) for a host's filesystem process to end after its cut or unmount.
+await_disk_exit() {
+  local pid deadline=$((SECONDS + 30))
+  pid=$(cat "$state/$1/powerloss-fs.pid" 2>/dev/null) || return 0
+  while kill -0 "$pid" 2>/dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.1; done
+  if kill -0 "$pid" 2>/dev/null; then note "the power-loss filesystem of $1 (pid $pid) did not end; killing it"; kill -KILL "$pid" 2>/dev/null || true; fi
+  rm -f "$state/$1/powerloss-fs.pid"
+}
+
+# Unmounts a host's disk as it is (no cut: what it holds stays), after its processes stopped, and
+# ends its filesystem (TERM: other namespaces' copies of the mount would keep it serving).
+unmount_disk() {
+  [ -f "$state/$1/powerloss-fs.pid" ] || return 0
+  ! disk_mounted "$1" || fusermount -u -z "$state/$1/data" || note "could not unmount $state/$1/data"
+  kill -TERM "$(cat "$state/$1/powerloss-fs.pid")" 2>/dev/null || true
+  await_disk_exit "$1"
 }
 
 # --- etcd (e1-e3, with replicas) -------------------------------------------------------------
@@ -377,6 +433,7 @@ start_processes() {
   local host=$1 ns name arguments pid program
   ns=$(namespace "$host")
   mkdir -p "$state/$host/logs"
+  case "$host" in w*) mount_disk "$host" ;; esac
   while read -r name arguments; do
     [ -n "$name" ] || continue
     if running "$host" "$name"; then continue; fi
@@ -518,7 +575,7 @@ verb_up() {
   for host in "${ETCD_HOSTS[@]}"; do start_processes "$host"; done
   await_etcd
   for host in "${BROKER_HOSTS[@]}"; do start_processes "$host"; done
-  for host in "${WORKER_HOSTS[@]}"; do initialise_partitions "$host" "$index"; index=$((index + 1)); done
+  for host in "${WORKER_HOSTS[@]}"; do mount_disk "$host"; initialise_partitions "$host" "$index"; index=$((index + 1)); done
   for host in "${WORKER_HOSTS[@]}"; do start_processes "$host"; done
   start_processes m1
   await_ready
@@ -550,6 +607,7 @@ teardown() {
     if namespace_exists "$(namespace "$host")"; then namespaces+=("$(namespace "$host")"); fi
   done
   if [ ${#namespaces[@]} -gt 0 ]; then stop_processes_in "${namespaces[@]}"; fi
+  for host in "${WORKER_HOSTS[@]}"; do unmount_disk "$host"; done
   for ns in ${namespaces[@]+"${namespaces[@]}"}; do
     # Deleting a namespace deletes its end of each veth, and so the whole link.
     ip netns del "$ns" || note "could not delete namespace $ns"
@@ -725,7 +783,12 @@ verb_wipe() {
   case "$host" in w*) ;; *) usage_error "wipe takes a worker host (${WORKER_HOSTS[*]}), got '$host'" ;; esac
   [ -z "$(netns_pids "$(namespace "$host")" | tr -d ' ')" ] || fail "$host still runs processes: kill it first"
   for candidate in "${WORKER_HOSTS[@]}"; do [ "$candidate" = "$host" ] && break; index=$((index + 1)); done
-  rm -rf "${state:?}/$host/data"
+  if [ "$power_loss_fs" -eq 1 ]; then
+    mount_disk "$host"
+    find "$state/$host/data" -mindepth 1 -maxdepth 1 -exec rm -rf {} +
+  else
+    rm -rf "${state:?}/$host/data"
+  fi
   initialise_partitions "$host" "$index"
   echo "wiped $host"
 }
@@ -739,12 +802,54 @@ verb_link() {
   echo "link $1 $2"
 }
 
+# The power of every worker host in $@ lost at once: their processes killed (SIGKILL, one kill for
+# all), then each disk's unsynced writes and entries dropped (in parallel) and the disk unmounted.
+verb_power_cut() {
+  local how="" hosts=() host
+  for host in "$@"; do
+    case "$host" in --torn|--partial) how=$host; continue ;; esac
+    hosts+=("$host")
+  done
+  [ ${#hosts[@]} -ge 1 ] || usage_error "power-cut needs a worker host"
+  load_settings || fail "no cluster state in $state"
+  [ "$power_loss_fs" -eq 1 ] || fail "power-cut needs a cluster made with up --power-loss-fs"
+  for host in "${hosts[@]}"; do
+    case "$host" in w*) check_host "$host" ;; *) usage_error "power-cut takes worker hosts (${WORKER_HOSTS[*]}), got '$host'" ;; esac
+    disk_mounted "$host" || fail "$host's disk is not mounted (its power is already off: start it)"
+  done
+  verb_kill "${hosts[@]}"
+  local pids=()
+  for host in "${hosts[@]}"; do
+    /usr/bin/python3 "$repository/scripts/powerloss_fs.py" cut "$(disk_control "$host")" ${how:+"$how"} >"$state/$host/logs/power-cut.out" 2>&1 &
+    pids+=($!)
+  done
+  local failed=0 index=0
+  for host in "${hosts[@]}"; do
+    wait "${pids[$index]}" || failed=1
+    index=$((index + 1))
+    echo "power cut $host: $(cat "$state/$host/logs/power-cut.out")"
+    cat "$state/$host/logs/power-cut.out" >>"$state/$host/logs/powerloss-fs.log"
+    await_disk_exit "$host"
+  done
+  [ "$failed" -eq 0 ] || fail "a disk could not be cut (see above)"
+}
+
+verb_disk() {
+  [ $# -eq 2 ] || usage_error "disk needs a worker host and full or free"
+  load_settings || fail "no cluster state in $state"
+  [ "$power_loss_fs" -eq 1 ] || fail "disk needs a cluster made with up --power-loss-fs"
+  case "$1" in w*) check_host "$1" ;; *) usage_error "disk takes a worker host (${WORKER_HOSTS[*]}), got '$1'" ;; esac
+  case "$2" in full) set -- "$1" on ;; free) set -- "$1" off ;; *) usage_error "disk: '$2' is neither full nor free" ;; esac
+  /usr/bin/python3 "$repository/scripts/powerloss_fs.py" enospc "$(disk_control "$1")" "$2" >/dev/null || fail "$1's disk did not answer"
+  echo "disk $1 $([ "$2" = on ] && echo full || echo free)"
+}
+
 # --- command line ---------------------------------------------------------------------------
 
 [ $# -gt 0 ] || usage_error "no verb"
 verb=$1
 shift
-case "$verb" in -h|--help) sed -n '2,51p' "$0"; exit 0 ;; esac
+case "$verb" in -h|--help) sed -n '2,/^set -euo pipefail/{/^set -euo/!p}' "$0"; exit 0 ;; esac
 arguments=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -757,9 +862,12 @@ while [ $# -gt 0 ]; do
     --heartbeat) [ $# -ge 2 ] || usage_error "--heartbeat needs a value"; heartbeat=$2; shift 2 ;;
     --timeout) [ $# -ge 2 ] || usage_error "--timeout needs a value"; timeout=$2; shift 2 ;;
     --scrape-interval) [ $# -ge 2 ] || usage_error "--scrape-interval needs a value"; scrape_interval=$2; shift 2 ;;
+    --durability) [ $# -ge 2 ] || usage_error "--durability needs a value"; durability=$2; shift 2 ;;
+    --power-loss-fs) power_loss_fs=1; shift ;;
+    --torn|--partial) arguments+=("$1"); shift ;;
     --foreground) foreground=1; shift ;;
     --keep-state) keep_state=1; shift ;;
-    -h|--help) sed -n '2,51p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^set -euo pipefail/{/^set -euo/!p}' "$0"; exit 0 ;;
     --*) usage_error "unknown option '$1'" ;;
     *) arguments+=("$1"); shift
        # After exec's host comes the command, with options of its own.
@@ -786,5 +894,7 @@ case "$verb" in
   restart) verb_restart ${arguments[@]+"${arguments[@]}"} ;;
   wipe) verb_wipe ${arguments[@]+"${arguments[@]}"} ;;
   link) verb_link ${arguments[@]+"${arguments[@]}"} ;;
+  power-cut) verb_power_cut ${arguments[@]+"${arguments[@]}"} ;;
+  disk) verb_disk ${arguments[@]+"${arguments[@]}"} ;;
   *) usage_error "unknown verb '$verb'" ;;
 esac

@@ -55,9 +55,13 @@ final class NetnsCluster: Sendable {
 
     /// Brings a cluster up and waits until every partition is served through both brokers (and
     /// m1's Prometheus, scraping and evaluating every `scrapeIntervalSeconds`, answers). With
-    /// `replicas` 3, `leaseSeconds` is the leaders' etcd lease (`--lease-ttl`).
+    /// `replicas` 3, `leaseSeconds` is the leaders' etcd lease (`--lease-ttl`). The workers'
+    /// journals have `durability`; with `powerLossFilesystem`, each worker host's data directory
+    /// is on a power-loss filesystem of its own (`--power-loss-fs`: `power-cut` drops what it had
+    /// not synced).
     /// - Throws: `ClusterError` with the script's output when it could not (nothing is left behind).
-    init(partitions: Int, replicas: Int = 1, leaseSeconds: Int = 5, heartbeatMilliseconds: Int = 1000, scrapeIntervalSeconds: Int = 15) throws {
+    init(partitions: Int, replicas: Int = 1, leaseSeconds: Int = 5, heartbeatMilliseconds: Int = 1000, scrapeIntervalSeconds: Int = 15,
+         durability: String = "always", powerLossFilesystem: Bool = false) throws {
         self.partitions = partitions
         self.replicas = replicas
         directory = try TemporaryDirectory()
@@ -68,7 +72,8 @@ final class NetnsCluster: Sendable {
         let up = try Self.script(["up", "--state", state, "--prefix", "lct\(tag)-", "--subnet", subnet, "--partitions", String(partitions),
                                   "--replicas", String(replicas), "--lease-ttl", String(leaseSeconds),
                                   "--heartbeat", String(heartbeatMilliseconds), "--timeout", "120",
-                                  "--scrape-interval", String(scrapeIntervalSeconds)], timeout: .seconds(180))
+                                  "--scrape-interval", String(scrapeIntervalSeconds), "--durability", durability]
+                                  + (powerLossFilesystem ? ["--power-loss-fs"] : []), timeout: .seconds(180))
         guard up.succeeded else {
             // up tore down what it made; the state holds its logs, which the error shows.
             Self.tearDown(state: state, directory: directory)
@@ -223,6 +228,8 @@ struct VerifyReport: Decodable, Sendable {
     let checked: Int
     let missing: Int
     let duplicates: Int
+    /// Books read whose create was never sent (0 unless verify was given the unknown creates).
+    let unexpected: Int
     let examples: [String]
 
     /// Whether every acknowledged book was there exactly once (and there were some).

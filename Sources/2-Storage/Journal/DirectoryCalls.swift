@@ -39,6 +39,17 @@ extension SystemCall {
         try syncDirectoryOrStop(parentDirectory(path), outcome: "removed \(path), which may come back")
     }
 
+    /// The directories of `path` and its ancestors that do not exist, deepest first.
+    static func missingDirectories(_ path: String) -> [String] {
+        var missing: [String] = []
+        var candidate = path
+        while !exists(candidate), !missing.contains(candidate) {
+            missing.append(candidate)
+            candidate = parentDirectory(candidate)
+        }
+        return missing
+    }
+
     static func parentDirectory(_ path: String) -> String {
         let parent = (path as NSString).deletingLastPathComponent
         return parent.isEmpty ? "." : parent

@@ -82,10 +82,17 @@ public final class Journal: Sendable {
         progress: ((JournalProgress) -> Void)? = nil
     ) throws -> Journal {
         let paths = JournalPaths(directory: directory)
+        let missing = SystemCall.missingDirectories(directory)
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
             throw JournalError(.io, "cannot create the data directory: \(error.localizedDescription)", path: directory)
+        }
+        // A new directory's entry is durable only once its parent is synced: without this, a
+        // power loss could take a fresh data directory with every journal acknowledged in it
+        // (found by issue 36's power-loss filesystem).
+        for made in missing {
+            try SystemCall.syncDirectoryOrStop(SystemCall.parentDirectory(made), outcome: "the journal was not opened: its new directory's entry is not durable")
         }
         let lock = try DirectoryLock(path: paths.lock)
         if SystemCall.exists(paths.temporary) {

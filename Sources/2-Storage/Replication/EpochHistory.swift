@@ -51,6 +51,11 @@ public final class EpochHistory {
         let opened = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard opened >= 0 else { throw ReplicationError(.history, "cannot open \(path): \(String(cString: strerror(errno)))") }
         fd = opened
+        // The file's entry is durable only once its directory is synced: without this, a power
+        // loss after the first facts were synced could take the whole new file, adoption included
+        // (found by issue 36's power-loss filesystem). Once per open: it may have been created by
+        // a run that stopped before syncing. (Every property is set: a throw closes `fd` in deinit.)
+        try Self.durably { () throws(DurableFileError) in try DurableFile.syncDirectory((path as NSString).deletingLastPathComponent) }
         // A history that cannot be read must not pass for an empty one: the replica would
         // forget the epochs it adopted and take appends from a deposed leader.
         var contents: [UInt8]

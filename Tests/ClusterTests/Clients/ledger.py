@@ -1,8 +1,8 @@
 """A client of the netns cluster that keeps a ledger of what the cluster acknowledged, so a test can
 check afterwards that nothing acknowledged was lost and nothing was applied twice.
 
-    ledger.py write  --out FILE --learners a,b,… --seconds S [--until FILE] [--in-flight K] [--run NAME]
-    ledger.py verify --ledger FILE [FILE…]
+    ledger.py write  --out FILE --learners a,b,… --seconds S [--until FILE] [--in-flight K] [--run NAME] [--unknown FILE]
+    ledger.py verify --ledger FILE [FILE…] [--unknown FILE…]
     ledger.py probe  --learners a,b,… [--write]
 
 Every command takes the brokers (``--brokers EP,EP``, tried in order, failing over) and the CURVE
@@ -14,11 +14,16 @@ certificates (``--key SECRET --server-key PUBLIC``; neither: plaintext), ``--tim
   more), or sooner once the file ``--until`` names exists (a test's steps of unknown length).
   Each create has a unique title and ``request_id``; a reply whose book is not the one
   asked for counts as ``wrong``. Every acknowledged create is appended to ``--out`` as a JSON line
-  before the next is sent. Prints ``{"acknowledged", "wrong", "errors": {code: count},
-  "longest_wait"}``: the longest a create took, retries included, in seconds.
+  before the next is sent; with ``--unknown``, every create that failed for good (its outcome
+  unknown: it may or may not have been applied) is appended there. Prints ``{"acknowledged",
+  "sent", "wrong", "errors": {code: count}, "longest_wait"}``: the longest a create took, retries
+  included, in seconds.
 - ``verify`` lists each learner's books (every page) and checks that each acknowledged book is
-  there with its title, and that no title appears twice. Prints ``{"checked", "missing",
-  "duplicates", "examples"}``.
+  there with its title, and that no title appears twice. With ``--unknown``, a book whose title
+  is neither acknowledged nor unknown (never sent) counts as unexpected. Prints ``{"checked",
+  "missing", "duplicates", "unexpected", "unknown_applied", "examples"}`` (Jepsen's total-queue
+  rules: acknowledged and not read is lost, read and never sent is unexpected, applied twice is
+  duplicated, a create that failed for good is unknown, never counted as either).
 - ``probe`` sends one ``list`` per learner at once (with ``--write``, one ``create`` of a new
   book) and prints, per learner, ``{"ok", "code", "seconds"}``: how each was answered and how
   long it took.
@@ -55,7 +60,8 @@ async def write(arguments: argparse.Namespace) -> dict[str, Any]:
     longest = 0.0
     stop_at = time.monotonic() + arguments.seconds
     async with connect(arguments) as client:
-        with open(arguments.out, "a", encoding="utf-8") as ledger:
+        with open(arguments.out, "a", encoding="utf-8") as ledger, \
+                open(arguments.unknown[0] if arguments.unknown else os.devnull, "a", encoding="utf-8") as unknown:
             async def one_writer() -> None:
                 nonlocal longest
                 while time.monotonic() < stop_at and not (arguments.until and os.path.exists(arguments.until)):
@@ -69,6 +75,8 @@ async def write(arguments: argparse.Namespace) -> dict[str, Any]:
                         result = await client.call("books", body)
                     except LyceumError as error:
                         errors[error.code] += 1
+                        unknown.write(json.dumps({"learner": learner, "title": title}) + "\n")
+                        unknown.flush()
                         continue
                     finally:
                         longest = max(longest, time.monotonic() - started)
@@ -80,7 +88,7 @@ async def write(arguments: argparse.Namespace) -> dict[str, Any]:
                     ledger.flush()
                     outcome["acknowledged"] += 1
             await asyncio.gather(*(one_writer() for _ in range(arguments.in_flight)))
-    return {**outcome, "errors": dict(errors), "longest_wait": round(longest, 3)}
+    return {**outcome, "sent": next(sequence), "errors": dict(errors), "longest_wait": round(longest, 3)}
 
 
 async def verify(arguments: argparse.Namespace) -> dict[str, Any]:
@@ -90,9 +98,16 @@ async def verify(arguments: argparse.Namespace) -> dict[str, Any]:
             for line in ledger:
                 entry = json.loads(line)
                 expected.setdefault(entry["learner"], {})[entry["id"]] = entry["title"]
-    missing, duplicates, examples = 0, 0, []
+    unknown: dict[str, set[str]] = {}
+    for path in arguments.unknown or []:
+        with open(path, encoding="utf-8") as file:
+            for line in file:
+                entry = json.loads(line)
+                unknown.setdefault(entry["learner"], set()).add(entry["title"])
+    missing, duplicates, unexpected, unknown_applied, examples = 0, 0, 0, 0, []
     async with connect(arguments) as client:
-        for learner, books in sorted(expected.items()):
+        for learner in sorted(set(expected) | set(unknown)):
+            books = expected.get(learner, {})
             found: dict[str, str] = {}
             titles: Counter[str] = Counter()
             cursor = None
@@ -117,8 +132,18 @@ async def verify(arguments: argparse.Namespace) -> dict[str, Any]:
                     duplicates += count - 1
                     if len(examples) < 10:
                         examples.append(f"{learner}: {title} applied {count} times")
+            if arguments.unknown is not None:
+                acknowledged = set(books.values())
+                for title in titles:
+                    if title in unknown.get(learner, ()):
+                        unknown_applied += 1
+                    elif title not in acknowledged:
+                        unexpected += 1
+                        if len(examples) < 10:
+                            examples.append(f"{learner}: {title} read but never sent")
     checked = sum(len(books) for books in expected.values())
-    return {"checked": checked, "missing": missing, "duplicates": duplicates, "examples": examples}
+    return {"checked": checked, "missing": missing, "duplicates": duplicates, "unexpected": unexpected,
+            "unknown_applied": unknown_applied, "examples": examples}
 
 
 async def probe(arguments: argparse.Namespace) -> dict[str, Any]:
@@ -159,6 +184,7 @@ def main() -> int:
     parser.add_argument("--run", default="w")
     parser.add_argument("--out")
     parser.add_argument("--ledger", nargs="+")
+    parser.add_argument("--unknown", nargs="*")
     parser.add_argument("--write", action="store_true")
     arguments = parser.parse_args()
     if (arguments.key is None) != (arguments.server_key is None):
