@@ -16,7 +16,8 @@
 #                               etcd-client (the coordination service CoordinationTests start),
 #                               strace (which kills serve between a batch's write and its sync,
 #                               and slows every fdatasync), fiu-utils (libfiu: fdatasync failing
-#                               with EIO, DiskFaultTests), fusepy and libfuse2
+#                               with EIO, DiskFaultTests), gcc (ClockJumpTests' clock shim),
+#                               fusepy and libfuse2
 #                               (scripts/powerloss_fs.py, the power-loss filesystem of the fault
 #                               tests and `make nemesis`)
 #   ensure-deps.sh bench      + redis-server, redis-benchmark (reference figures), pyzmq (the
@@ -55,6 +56,7 @@ for group in "$@"; do
       [ -x /usr/bin/etcdctl ] || missing+=(etcd-client)
       [ -x /usr/bin/strace ] || missing+=(strace)
       [ -x /usr/bin/fiu-run ] || missing+=(fiu-utils)
+      [ -x /usr/bin/cc ] || missing+=(gcc)
       /usr/bin/python3 -c 'import fusepy' 2>/dev/null || missing+=(python3-fusepy fuse) ;;
     bench)
       command -v redis-server >/dev/null || missing+=(redis-server)
